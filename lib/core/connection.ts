@@ -1,0 +1,686 @@
+import { Observable, Subject, type Observer, type Subscription } from 'rxjs';
+import { createActor, type Actor } from 'xstate';
+import {
+  connectionMachine,
+  type ConnectionEvent,
+  type ConnectionHost,
+  type ConnectionState,
+  type Negotiated,
+  type QuitReason,
+} from '../../machines/connection';
+import type { Transport, TransportSendOptions } from '../../transports/transport';
+import { classifyMessage, describeInvalid, isParamsObject, isRequestId } from '../jsonrpc/classify';
+import {
+  CapabilityNotSupportedError,
+  ConnectionClosedError,
+  ErrorCode,
+  NotReadyError,
+  RequestCancelledError,
+  TransportError,
+  toWireError,
+} from '../jsonrpc/errors';
+import {
+  FrameError,
+  type InboundFrame,
+  type JsonObject,
+  type JsonRpcErrorResponse,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  type JsonRpcResultResponse,
+  type RequestId,
+} from '../jsonrpc/types';
+import { describeCapability, hasCapability } from '../protocol/capabilities';
+import { maySend, methodSpec, type MethodSpec, type Role } from '../protocol/methods';
+import type { CancelledParams, LoggingLevel, ProgressParams } from '../protocol/types';
+import { isAtLeast } from '../protocol/versions';
+import type { TraceEvent, TraceKind } from '../trace/types';
+import { BatchReply } from './batch';
+import { systemClock, type Clock } from './clock';
+import { CorrelationTable, DEFAULT_REQUEST_TIMEOUT_MS, type RequestOptions } from './correlation';
+import { EventFacade } from './events';
+import { defaultLogger, type Logger } from './logger';
+import { RequestContext } from './request-context';
+
+export interface ConnectionOptions {
+  readonly clock?: Clock;
+  readonly logger?: Logger;
+  /** Default idle timeout for outbound requests, in ms (60 000). */
+  readonly defaultTimeout?: number;
+  /** Outbound requests in flight at once; beyond it `request()` rejects (10 000). */
+  readonly maxPendingRequests?: number;
+  /** Inbound requests being handled at once; beyond it the peer gets -32603 (10 000). */
+  readonly maxConcurrentHandlers?: number;
+}
+
+export interface SendOptions extends RequestOptions, TransportSendOptions {}
+
+export type RequestHandler<C extends Connection = Connection> = (
+  context: RequestContext<C>,
+  params: JsonObject | undefined,
+) => unknown;
+
+/** Method -> handler. A null-prototype object, so no inherited key can pose as a method. */
+export type HandlerTable<C extends Connection = Connection> = Readonly<Record<string, RequestHandler<C>>>;
+
+export function handlerTable<C extends Connection>(handlers: Record<string, RequestHandler<C>>): HandlerTable<C> {
+  return Object.freeze(Object.assign(Object.create(null) as Record<string, RequestHandler<C>>, handlers));
+}
+
+export interface ConnectionEvents {
+  notification: (message: JsonRpcNotification) => void;
+  close: (reason: QuitReason) => void;
+}
+
+let connectionCount = 0;
+const DEFAULT_LIMIT = 10_000;
+
+/** Receives the transport's frames; kept apart so the connection's public surface has no `next()`. */
+class InboundObserver implements Observer<InboundFrame> {
+  constructor(private readonly connection: Connection) {}
+  next(frame: InboundFrame): void {
+    this.connection.receive(frame);
+  }
+  error(error: unknown): void {
+    this.connection.transportEnded(error);
+  }
+  complete(): void {
+    this.connection.transportEnded(undefined);
+  }
+}
+
+/**
+ * One MCP connection, either role: the lifecycle actor, the router for inbound messages, the correlation
+ * core for outbound requests, and the handlers' contexts for inbound ones.
+ *
+ * Routing is one switch on the structural kind of each inbound frame: responses settle correlation
+ * records, requests go to the role's handler table, notifications to the built-in ones (cancel, progress)
+ * and then to `notifications$`. Streams for subscribers (`notifications$`, `trace$`) are created on
+ * first use, and nothing is built for them while nobody listens.
+ */
+export abstract class Connection implements ConnectionHost {
+  readonly id: string;
+  abstract readonly role: Role;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** Resolves with the quit reason once the connection is closed, whoever closed it. */
+  readonly closed: Promise<QuitReason>;
+
+  protected abstract readonly handlers: HandlerTable<any>;
+  /** The capabilities this side declared: they gate inbound requests and the notifications we may send. */
+  abstract readonly capabilities: Readonly<Record<string, unknown>>;
+
+  private readonly actor: Actor<typeof connectionMachine>;
+  private readonly correlation: CorrelationTable;
+  private readonly inflight = new Map<RequestId, RequestContext<any>>();
+  private readonly maxPending: number;
+  private readonly maxHandlers: number;
+  private transport: Transport | undefined;
+  private subscription: Subscription | undefined;
+  private resolveClosed: ((reason: QuitReason) => void) | undefined;
+  private traceSubject: Subject<TraceEvent> | undefined;
+  private notificationSubject: Subject<JsonRpcNotification> | undefined;
+  private eventFacade: EventFacade<ConnectionEvents> | undefined;
+
+  constructor(idPrefix: string, options: ConnectionOptions = {}) {
+    this.id = `${idPrefix}${++connectionCount}`;
+    this.clock = options.clock ?? systemClock;
+    this.logger = options.logger ?? defaultLogger;
+    this.maxPending = options.maxPendingRequests ?? DEFAULT_LIMIT;
+    this.maxHandlers = options.maxConcurrentHandlers ?? DEFAULT_LIMIT;
+    this.correlation = new CorrelationTable(this, options.defaultTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS);
+    this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
+    this.actor = createActor(connectionMachine, { input: { host: this }, clock: this.clock }).start();
+  }
+
+  // ---- state -------------------------------------------------------------------------------------
+
+  get state(): ConnectionState {
+    return this.actor.getSnapshot().value as ConnectionState;
+  }
+
+  get negotiated(): Negotiated | undefined {
+    return this.actor.getSnapshot().context.negotiated;
+  }
+
+  get protocolVersion(): string | undefined {
+    return this.negotiated?.protocolVersion;
+  }
+
+  get peerCapabilities(): Readonly<Record<string, unknown>> | undefined {
+    return this.negotiated?.peerCapabilities;
+  }
+
+  /** `notifications/progress` has carried `message` since 2025-03-26. */
+  get supportsProgressMessage(): boolean {
+    const version = this.protocolVersion;
+    return version === undefined || isAtLeast(version, '2025-03-26');
+  }
+
+  /** Outbound requests waiting for their response. */
+  get pendingRequestCount(): number {
+    return this.correlation.size;
+  }
+
+  /** Inbound requests whose handlers have not finished. */
+  get activeHandlerCount(): number {
+    return this.inflight.size;
+  }
+
+  // ---- streams and events ------------------------------------------------------------------------
+
+  /** Every message in and out and every lifecycle change. Costs nothing while nobody subscribes. */
+  get trace$(): Observable<TraceEvent> {
+    if (!this.traceSubject) {
+      const subject = (this.traceSubject = new Subject<TraceEvent>());
+      // The actor reports `closed` after its entry actions ran: complete the trace only then.
+      this.actor.subscribe({ next: this.lifecycleTracer(), complete: () => subject.complete() });
+    }
+    return this.traceSubject.asObservable();
+  }
+
+  /** Every inbound notification, after the runtime has acted on it. */
+  get notifications$(): Observable<JsonRpcNotification> {
+    return (this.notificationSubject ??= new Subject<JsonRpcNotification>()).asObservable();
+  }
+
+  /** eventemitter3 facade for those who do not use RxJS. A throwing listener does not stop the others. */
+  get events(): EventFacade<ConnectionEvents> {
+    return (this.eventFacade ??= new EventFacade<ConnectionEvents>((error, event) =>
+      this.logger.error(`A listener for "${String(event)}" threw`, error),
+    ));
+  }
+
+  // ---- outbound ----------------------------------------------------------------------------------
+
+  /**
+   * Sends a request and resolves with its result. Rejects with `McpError` for an error response, or with
+   * a local error: `RequestTimeoutError`, `RequestCancelledError`, `ConnectionClosedError`,
+   * `TransportError`, `CapabilityNotSupportedError`, `NotReadyError`.
+   */
+  request(method: string, params?: JsonObject, options?: SendOptions): Promise<JsonObject> {
+    const refusal = this.refuseOutbound(method, 'request');
+    if (refusal) return Promise.reject(refusal);
+    const signal = options?.signal;
+    if (signal?.aborted) return Promise.reject(new RequestCancelledError(method, signal.reason));
+    if (this.correlation.size >= this.maxPending) {
+      return Promise.reject(new NotReadyError(`Too many requests in flight (limit ${this.maxPending})`));
+    }
+    const record = this.correlation.begin(method, options);
+    const sentParams = record.wantsProgress ? withProgressToken(params, record.id) : params;
+    const message: JsonRpcRequest =
+      sentParams === undefined
+        ? { jsonrpc: '2.0', id: record.id, method }
+        : { jsonrpc: '2.0', id: record.id, method, params: sentParams };
+    this.send(message, options?.relatedRequestId === undefined ? undefined : options).then(undefined, (error) =>
+      this.correlation.fail(record, asTransportError(error, `Could not send ${method}`)),
+    );
+    return record.promise;
+  }
+
+  notify(method: string, params?: JsonObject, options?: TransportSendOptions): Promise<void> {
+    const refusal = this.refuseOutbound(method, 'notification');
+    if (refusal) return Promise.reject(refusal);
+    const message: JsonRpcNotification =
+      params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
+    return this.send(message, options);
+  }
+
+  /** Local diagnostics for roles that cannot log to the peer; `ServerConnection` overrides it. */
+  log(level: LoggingLevel, data: unknown, logger?: string, _relatedRequestId?: RequestId): Promise<void> {
+    const text = `${logger ? `${logger}: ` : ''}${typeof data === 'string' ? data : JSON.stringify(data)}`;
+    if (level === 'debug') this.logger.debug(text);
+    else if (level === 'info' || level === 'notice') this.logger.info(text);
+    else if (level === 'warning') this.logger.warn(text);
+    else this.logger.error(text);
+    return Promise.resolve();
+  }
+
+  /** Closes the connection: pending requests reject, running handlers are aborted, the transport closes. */
+  close(): Promise<QuitReason> {
+    const state = this.state;
+    if (state !== 'closing' && state !== 'closed') {
+      this.transition({ type: 'close', reason: { kind: 'local-close', message: `Closed by the ${this.role}` } });
+    }
+    return this.closed;
+  }
+
+  // ---- for subclasses ----------------------------------------------------------------------------
+
+  /** Binds the transport and starts routing its messages. A connection takes exactly one transport. */
+  protected attach(transport: Transport): void {
+    if (this.transport || this.state !== 'uninitialized') {
+      throw new Error(
+        `Connection ${this.id} already has a transport or has closed; create a new ${this.role} for another connection`,
+      );
+    }
+    this.transport = transport;
+    this.subscription = transport.messages.subscribe(new InboundObserver(this));
+  }
+
+  protected transition(event: ConnectionEvent): void {
+    if (this.state !== 'closed') this.actor.send(event);
+  }
+
+  /** Role hook for notifications other than cancel and progress. */
+  protected onNotification(_message: JsonRpcNotification): void {}
+
+  // ---- machine host ------------------------------------------------------------------------------
+
+  /** @internal Called by the machine on entering `closing`. */
+  beginClose(reason: QuitReason): void {
+    this.releaseInFlight(reason);
+    const transport = this.transport;
+    const done = () => this.transition({ type: 'transport.closed', reason });
+    if (!transport) {
+      queueMicrotask(done);
+      return;
+    }
+    transport.close().then(done, done);
+  }
+
+  /** @internal Called when the transport's stream ends; `error` is set when it failed. */
+  transportEnded(error: unknown): void {
+    const reason: QuitReason =
+      error === undefined
+        ? { kind: 'transport-closed', message: 'The transport closed' }
+        : {
+            kind: 'transport-error',
+            message: `The transport failed: ${(error as Error)?.message ?? String(error)}`,
+            error: asTransportError(error, 'The transport failed'),
+          };
+    this.transition({ type: 'transport.closed', reason });
+  }
+
+  /** @internal Called by the machine on entering `closed`, whichever way it got there. */
+  finishClose(reason: QuitReason): void {
+    const resolve = this.resolveClosed;
+    if (!resolve) return;
+    this.resolveClosed = undefined;
+    this.releaseInFlight(reason);
+    this.subscription?.unsubscribe();
+    this.subscription = undefined;
+    this.transport?.close().catch(() => undefined);
+    resolve(reason);
+    this.eventFacade?.emit('close', reason);
+    this.notificationSubject?.complete();
+    this.onClosed();
+  }
+
+  /** Role hook: the connection has closed. */
+  protected onClosed(): void {}
+
+  private releaseInFlight(reason: QuitReason): void {
+    if (this.correlation.size > 0) {
+      this.correlation.failAll(new ConnectionClosedError(`Connection closed: ${reason.message}`, { cause: reason.error }));
+    }
+    if (this.inflight.size > 0) {
+      const abortReason = new ConnectionClosedError(`Connection closed: ${reason.message}`);
+      for (const context of this.inflight.values()) context.abort(abortReason);
+      this.inflight.clear();
+    }
+  }
+
+  /** @internal CorrelationHost */
+  sendCancelled(id: RequestId, reason: string): void {
+    if (this.state === 'closing' || this.state === 'closed') return;
+    this.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } }).catch(
+      (error) => this.logger.debug('Could not send notifications/cancelled', error),
+    );
+  }
+
+  /** @internal CorrelationHost */
+  reportCallbackError(error: unknown): void {
+    this.logger.error('A progress callback threw', error);
+  }
+
+  // ---- inbound -----------------------------------------------------------------------------------
+
+  /** @internal Routes one inbound frame. Never throws. */
+  receive(frame: InboundFrame): void {
+    if (this.state === 'closed') return;
+    if (frame instanceof FrameError) {
+      this.trace('invalid', 'in', frame, undefined, undefined, frame.message);
+      this.sendError(undefined, frame.code, frame.message, undefined);
+      return;
+    }
+    this.route(frame, undefined);
+  }
+
+  private route(message: unknown, batch: BatchReply | undefined): void {
+    switch (classifyMessage(message)) {
+      case 'request':
+        return this.onRequest(message as JsonRpcRequest, batch);
+      case 'notification':
+        return this.onNotificationMessage(message as JsonRpcNotification);
+      case 'result':
+        return this.onResult(message as JsonRpcResultResponse);
+      case 'error':
+        return this.onErrorResponse(message as JsonRpcErrorResponse);
+      case 'batch':
+        return batch ? this.refuseInvalid(message, batch) : this.onBatch(message as unknown[]);
+      default:
+        return this.refuseInvalid(message, batch);
+    }
+  }
+
+  private refuseInvalid(message: unknown, batch: BatchReply | undefined): void {
+    const invalid = describeInvalid(message);
+    this.trace('invalid', 'in', message, undefined, invalid.id, invalid.message);
+    this.sendError(invalid.id, invalid.code, invalid.message, batch);
+  }
+
+  private onResult(message: JsonRpcResultResponse): void {
+    const record = this.correlation.resolve(message.id, message.result);
+    if (this.traced()) {
+      if (record) this.trace('result', 'in', message, record.method, message.id, undefined, this.clock.now() - record.startedAt);
+      else this.trace('ignored', 'in', message, undefined, message.id, 'No request in flight has this id (late or duplicate response)');
+    }
+  }
+
+  private onErrorResponse(message: JsonRpcErrorResponse): void {
+    const id = message.id;
+    const record = isRequestId(id) ? this.correlation.reject(id, message.error) : undefined;
+    if (!record) {
+      if (!isRequestId(id)) this.logger.warn(`The peer reported an error without an id: ${message.error.message}`);
+      this.trace('ignored', 'in', message, undefined, id ?? undefined, 'No request in flight has this id');
+      return;
+    }
+    if (this.traced()) this.trace('error', 'in', message, record.method, id, undefined, this.clock.now() - record.startedAt);
+  }
+
+  private onBatch(elements: unknown[]): void {
+    this.trace('batch', 'in', elements);
+    if (elements.length === 0) {
+      this.sendError(undefined, ErrorCode.InvalidRequest, 'Invalid Request: an empty batch', undefined);
+      return;
+    }
+    if (this.protocolVersion !== '2025-03-26') {
+      const message = 'Invalid Request: JSON-RPC batches are only allowed with protocol version 2025-03-26';
+      this.sendError(undefined, ErrorCode.InvalidRequest, message, undefined);
+      return;
+    }
+    const reply = new BatchReply((responses) => this.send(responses).catch((error) => this.reportSendFailure(error)));
+    for (const element of elements) this.route(element, reply);
+    reply.seal();
+  }
+
+  private onRequest(message: JsonRpcRequest, batch: BatchReply | undefined): void {
+    const { id, method } = message;
+    this.trace('request', 'in', message, method, id);
+    const refusal = this.refuseInbound(message, batch);
+    if (refusal === 'drop') return;
+    if (refusal) {
+      this.sendError(id, refusal[0], refusal[1], batch);
+      return;
+    }
+    const handler = this.handlers[method]!;
+    const context = new RequestContext(this, id, method, message.params, this.traced() ? this.clock.now() : 0, batch);
+    this.inflight.set(id, context);
+    batch?.expect();
+    let result: unknown;
+    try {
+      result = handler(context, message.params);
+    } catch (error) {
+      this.answerError(context, error);
+      return;
+    }
+    if (isThenable(result)) {
+      result.then(
+        (value) => this.answer(context, value),
+        (error) => this.answerError(context, error),
+      );
+    } else {
+      this.answer(context, result);
+    }
+  }
+
+  /** Why an inbound request is refused (code and message), `drop` to ignore it, or undefined to serve it. */
+  private refuseInbound(message: JsonRpcRequest, batch: BatchReply | undefined): [number, string] | 'drop' | undefined {
+    const { id, method } = message;
+    const spec = methodSpec(method);
+    if (!this.handlers[method] || (spec && (spec.kind !== 'request' || !maySend(spec, peerRole(this.role))))) {
+      return [ErrorCode.MethodNotFound, `Method not found: ${method}`];
+    }
+    const state = this.state;
+    if (state === 'closing' || state === 'closed') return 'drop';
+    if (method === 'initialize') {
+      if (state !== 'uninitialized') return [ErrorCode.InvalidRequest, 'initialize was already received: it may be sent once per connection'];
+      if (batch) return [ErrorCode.InvalidRequest, 'initialize must not be part of a JSON-RPC batch'];
+    } else if (method !== 'ping' && state !== 'ready') {
+      return [ErrorCode.InvalidRequest, `${method} received before initialization completed: send initialize first`];
+    }
+    if (spec && state === 'ready' && this.gatedOut(spec, this.capabilities)) {
+      return [ErrorCode.MethodNotFound, `Method not found: ${method} (this ${this.role} did not declare the ${describeCapability(spec.capability!)} capability)`];
+    }
+    if (!isParamsObject(message.params)) return [ErrorCode.InvalidParams, `Invalid params: "params" must be an object`];
+    if (this.inflight.has(id)) return [ErrorCode.InvalidRequest, `Request id ${JSON.stringify(id)} is already in use by a request in flight`];
+    if (this.inflight.size >= this.maxHandlers) return [ErrorCode.InternalError, `Too many requests in flight (limit ${this.maxHandlers})`];
+    return undefined;
+  }
+
+  /** Whether the capability gate of `spec` (checked against `capabilities`) keeps it out at the negotiated version. */
+  private gatedOut(spec: MethodSpec, capabilities: Readonly<Record<string, unknown>> | undefined): boolean {
+    if (!spec.capability) return false;
+    const version = this.protocolVersion;
+    if (spec.capabilitySince && version !== undefined && !isAtLeast(version, spec.capabilitySince)) return false;
+    return !hasCapability(capabilities, spec.capability);
+  }
+
+  private answer(context: RequestContext<any>, value: unknown): void {
+    if (!this.finishHandler(context)) return;
+    const result = (value === undefined || value === null ? {} : value) as JsonObject;
+    const response: JsonRpcResultResponse = { jsonrpc: '2.0', id: context.id, result };
+    this.reply(context, response, 'result');
+  }
+
+  private answerError(context: RequestContext<any>, error: unknown): void {
+    if (!this.finishHandler(context)) return;
+    if (!(error instanceof Error && 'code' in error && typeof error.code === 'number')) {
+      this.logger.debug(`Handler for ${context.method} failed`, error);
+    }
+    const response: JsonRpcErrorResponse = { jsonrpc: '2.0', id: context.id, error: toWireError(error) };
+    this.reply(context, response, 'error');
+  }
+
+  /** Ends a handler's record; false when its answer must not be sent (cancelled, or the connection closed). */
+  private finishHandler(context: RequestContext<any>): boolean {
+    if (this.inflight.get(context.id) === context) this.inflight.delete(context.id);
+    if (context.cancelled) {
+      context.batch?.skip();
+      this.trace('ignored', 'out', undefined, context.method, context.id, 'The request was cancelled: no response is sent');
+      return false;
+    }
+    context.done = true;
+    return this.state !== 'closed';
+  }
+
+  private reply(context: RequestContext<any>, response: JsonRpcResponse, kind: 'result' | 'error'): void {
+    if (this.traced()) {
+      this.trace(kind, 'out', response, context.method, context.id, undefined, context.startedAt ? this.clock.now() - context.startedAt : undefined);
+    }
+    if (context.batch) context.batch.answer(response);
+    else this.transmit(response, context.id);
+  }
+
+  private sendError(id: RequestId | undefined, code: number, message: string, batch: BatchReply | undefined): void {
+    const response: JsonRpcErrorResponse =
+      id === undefined
+        ? { jsonrpc: '2.0', error: { code, message } }
+        : { jsonrpc: '2.0', id, error: { code, message } };
+    this.trace('error', 'out', response, undefined, id);
+    if (batch) batch.reject(response);
+    else this.transmit(response, id);
+  }
+
+  private transmit(response: JsonRpcResponse, relatedRequestId: RequestId | undefined): void {
+    const transport = this.transport;
+    if (!transport || this.state === 'closed') return;
+    transport
+      .send(response, relatedRequestId === undefined ? undefined : { relatedRequestId })
+      .then(undefined, (error) => this.reportSendFailure(error));
+  }
+
+  private reportSendFailure(error: unknown): void {
+    this.logger.debug('Could not send a response', error);
+  }
+
+  private onNotificationMessage(message: JsonRpcNotification): void {
+    this.trace('notification', 'in', message, message.method);
+    switch (message.method) {
+      case 'notifications/cancelled':
+        this.onCancelled(message.params as CancelledParams | undefined);
+        break;
+      case 'notifications/progress': {
+        const outcome = this.correlation.progress(message.params as ProgressParams | undefined);
+        if (outcome !== 'delivered') this.trace('ignored', 'in', message, message.method, undefined, `Progress ignored: ${outcome}`);
+        break;
+      }
+      default:
+        this.onNotification(message);
+    }
+    this.notificationSubject?.next(message);
+    this.eventFacade?.emit('notification', message);
+  }
+
+  private onCancelled(params: CancelledParams | undefined): void {
+    const requestId = params?.requestId;
+    const context = isRequestId(requestId) ? this.inflight.get(requestId) : undefined;
+    if (!context || context.method === 'initialize') {
+      this.trace('ignored', 'in', params, 'notifications/cancelled', requestId, 'No cancellable request has this id');
+      return;
+    }
+    this.inflight.delete(context.id);
+    const reason = typeof params?.reason === 'string' ? params.reason : undefined;
+    context.abort(new RequestCancelledError(context.method, reason));
+  }
+
+  // ---- helpers -----------------------------------------------------------------------------------
+
+  private send(message: JsonRpcMessage | JsonRpcMessage[], options?: TransportSendOptions): Promise<void> {
+    const transport = this.transport;
+    if (!transport) return Promise.reject(new NotReadyError('Not connected: attach a transport first'));
+    if (this.traced() && !Array.isArray(message)) {
+      const m = message as Partial<JsonRpcRequest>;
+      this.trace(m.id === undefined ? 'notification' : 'request', 'out', message, m.method, m.id);
+    }
+    return transport.send(message, options);
+  }
+
+  /** Why we may not send `method` now, or undefined. */
+  private refuseOutbound(method: string, kind: 'request' | 'notification'): Error | undefined {
+    const state = this.state;
+    if (state === 'closing' || state === 'closed') return new ConnectionClosedError(`Cannot send ${method}: the connection is ${state}`);
+    if (!this.transport) return new NotReadyError(`Cannot send ${method}: not connected`);
+    const spec = methodSpec(method);
+    if (spec) {
+      if (spec.kind !== kind) return new CapabilityNotSupportedError(method, `${method} is a ${spec.kind}, not a ${kind}`);
+      if (!maySend(spec, this.role)) return new CapabilityNotSupportedError(method, `A ${this.role} cannot send ${method}`);
+    }
+    if (state !== 'ready') {
+      return mayPrecedeReady(method, this.role, state)
+        ? undefined
+        : new NotReadyError(`Cannot send ${method} before initialization completes (state: ${state})`);
+    }
+    if (!spec) return undefined; // extension methods are not gated
+    const version = this.protocolVersion!;
+    if (!isAtLeast(version, spec.since)) {
+      return new CapabilityNotSupportedError(method, `${method} needs protocol version ${spec.since} or later; ${version} was negotiated`);
+    }
+    const senderGated = spec.capabilityOf === 'sender';
+    if (this.gatedOut(spec, senderGated ? this.capabilities : this.peerCapabilities)) {
+      const capability = describeCapability(spec.capability!);
+      return new CapabilityNotSupportedError(
+        method,
+        senderGated
+          ? `Cannot send ${method}: this ${this.role} did not declare the ${capability} capability`
+          : `The ${peerRole(this.role)} did not declare the ${capability} capability, so ${method} cannot be used`,
+      );
+    }
+    return undefined;
+  }
+
+  private traced(): boolean {
+    return this.traceSubject !== undefined && this.traceSubject.observed;
+  }
+
+  private trace(
+    kind: TraceKind,
+    direction: 'in' | 'out',
+    message: unknown,
+    method?: string,
+    id?: RequestId,
+    reason?: string,
+    latencyMs?: number,
+  ): void {
+    if (!this.traced()) return;
+    const event: { -readonly [K in keyof TraceEvent]: TraceEvent[K] } = {
+      time: this.clock.now(),
+      connection: this.id,
+      role: this.role,
+      kind,
+      direction,
+    };
+    if (method !== undefined) event.method = method;
+    if (id !== undefined) event.id = id;
+    if (latencyMs !== undefined) event.latencyMs = latencyMs;
+    if (message !== undefined) event.message = message;
+    if (reason !== undefined) event.reason = reason;
+    this.traceSubject!.next(event);
+  }
+
+  private lifecycleTracer(): (snapshot: { value: unknown; context: { quitReason?: QuitReason } }) => void {
+    let previous = this.state as string;
+    return (snapshot) => {
+      const next = snapshot.value as string;
+      if (next === previous) return;
+      const from = previous;
+      previous = next;
+      if (!this.traced()) return;
+      const reason = snapshot.context.quitReason?.message;
+      this.traceSubject!.next({
+        time: this.clock.now(),
+        connection: this.id,
+        role: this.role,
+        kind: 'lifecycle',
+        from,
+        to: next,
+        ...(reason !== undefined && { reason }),
+      });
+    };
+  }
+}
+
+function peerRole(role: Role): Role {
+  return role === 'client' ? 'server' : 'client';
+}
+
+/** Before `ready` only the handshake, ping, logging, and cancel/progress for those may flow. */
+function mayPrecedeReady(method: string, role: Role, state: ConnectionState): boolean {
+  switch (method) {
+    case 'ping':
+    case 'notifications/cancelled':
+    case 'notifications/progress':
+      return true;
+    case 'initialize':
+      return role === 'client' && state === 'initializing';
+    case 'notifications/message':
+      return role === 'server';
+    default:
+      return false;
+  }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | undefined)?.then === 'function';
+}
+
+function withProgressToken(params: JsonObject | undefined, token: RequestId): JsonObject {
+  const meta = params?._meta as JsonObject | undefined;
+  return { ...params, _meta: { ...meta, progressToken: token } };
+}
+
+function asTransportError(error: unknown, message: string): TransportError {
+  return error instanceof TransportError ? error : new TransportError(`${message}: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+}

@@ -1,0 +1,110 @@
+import { RequestCancelledError } from '../jsonrpc/errors';
+import { isRequestId } from '../jsonrpc/classify';
+import type { JsonObject, RequestId } from '../jsonrpc/types';
+import type { RequestOptions } from './correlation';
+import type { LoggingLevel, Meta } from '../protocol/types';
+import type { Connection } from './connection';
+import type { BatchReply } from './batch';
+
+/**
+ * What a request handler gets besides its params: cancellation, progress, logging, requests back to the
+ * peer tied to this request, and what was negotiated. One object per inbound request; it is also the
+ * record of that request while it is in flight (so `notifications/cancelled` can find it).
+ */
+export class RequestContext<C extends Connection = Connection> {
+  /** Set when the peer cancelled the request: its response will not be sent. */
+  cancelled = false;
+  /** Set when the handler finished (or the request was cancelled). */
+  done = false;
+  private controller: AbortController | undefined;
+  private lastProgress = -Infinity;
+
+  constructor(
+    readonly connection: C,
+    readonly id: RequestId,
+    readonly method: string,
+    readonly params: JsonObject | undefined,
+    readonly startedAt: number,
+    /** @internal The batch this request arrived in, if any: its response joins the batch reply. */
+    readonly batch: BatchReply | undefined,
+  ) {}
+
+  /** Aborted when the peer cancels the request or the connection closes. Created on first use. */
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.cancelled) this.controller.abort(new RequestCancelledError(this.method));
+    }
+    return this.controller.signal;
+  }
+
+  get _meta(): Meta | undefined {
+    return this.params?._meta as Meta | undefined;
+  }
+
+  get progressToken(): RequestId | undefined {
+    const token = this._meta?.progressToken;
+    return isRequestId(token) ? token : undefined;
+  }
+
+  get protocolVersion(): string | undefined {
+    return this.connection.protocolVersion;
+  }
+
+  /** What the peer declared at initialization. */
+  get peerCapabilities(): Readonly<Record<string, unknown>> | undefined {
+    return this.connection.peerCapabilities;
+  }
+
+  /**
+   * Reports progress to the requester, if it asked for progress (a no-op otherwise, and after the request
+   * finished). `progress` must increase with every call: a value that does not throws a RangeError.
+   */
+  progress(progress: number, total?: number, message?: string): Promise<void> {
+    if (!(progress > this.lastProgress)) {
+      throw new RangeError(`Progress must increase: got ${progress} after ${this.lastProgress}`);
+    }
+    this.lastProgress = progress;
+    const progressToken = this.progressToken;
+    if (progressToken === undefined || this.done) return Promise.resolve();
+    return this.connection.notify(
+      'notifications/progress',
+      {
+        progressToken,
+        progress,
+        ...(total !== undefined && { total }),
+        ...(message !== undefined && this.connection.supportsProgressMessage && { message }),
+      },
+      { relatedRequestId: this.id },
+    );
+  }
+
+  /** Logs to the peer (a server's `notifications/message`, filtered by the client's level) or locally. */
+  log(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
+    return this.connection.log(level, data, logger, this.id);
+  }
+
+  /**
+   * Sends a request to the peer as part of this request (a server's sampling, elicitation or roots call):
+   * it travels with this request (`relatedRequestId`) and is cancelled when this request is.
+   */
+  request(method: string, params?: JsonObject, options?: RequestOptions): Promise<JsonObject> {
+    return this.connection.request(method, params, {
+      ...options,
+      signal: options?.signal ?? this.signal,
+      relatedRequestId: this.id,
+    });
+  }
+
+  notify(method: string, params?: JsonObject): Promise<void> {
+    return this.connection.notify(method, params, { relatedRequestId: this.id });
+  }
+
+  /** @internal The peer cancelled, or the connection closed. */
+  abort(reason: Error): void {
+    if (this.cancelled) return;
+    this.cancelled = true;
+    this.done = true;
+    this.controller?.abort(reason);
+  }
+}

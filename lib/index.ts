@@ -1,0 +1,22 @@
+/**
+ * mcp-switchboard: the runtime-neutral entry. Node-only transports live behind subpath exports.
+ */
+export * from './jsonrpc';
+export * from './protocol';
+export { Connection, handlerTable } from './core/connection';
+export type { ConnectionOptions, ConnectionEvents, HandlerTable, RequestHandler, SendOptions } from './core/connection';
+export type { RequestOptions } from './core/correlation';
+export { RequestContext } from './core/request-context';
+export { systemClock, type Clock } from './core/clock';
+export { createStderrLogger, silentLogger, type Logger } from './core/logger';
+export { EventFacade } from './core/events';
+export type { TraceEvent, TraceKind } from './trace/types';
+export { connectionMachine } from '../machines/connection';
+export type { QuitReason, Negotiated, ConnectionState } from '../machines/connection';
+export { defineServer, ServerDefinition, type ServerSpec } from './server/definition';
+export { defineTool, ToolCatalog, type ToolDefinition, type ToolHandler } from './server/tools';
+export { Server, ServerConnection } from './server/server';
+export { Client, type ClientOptions, type ConnectOptions } from './client/client';
+export { createAjvValidator, defaultValidator, type SchemaCheck, type SchemaValidator } from './validation/json-schema';
+export type { Transport, TransportSendOptions } from '../transports/transport';
+export { createMemoryPair, MemoryTransport, type MemoryPairOptions } from '../transports/memory';

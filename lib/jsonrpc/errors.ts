@@ -1,0 +1,160 @@
+/**
+ * Two families of errors:
+ * - `McpError` is a JSON-RPC error that crossed (or will cross) the wire: it has a numeric `code`.
+ * - `SwitchboardError` subclasses are local outcomes that never came from the peer: a timeout, a cancel,
+ *   a closed connection, a transport failure, a capability the peer did not declare.
+ * A cancel is never reported as a timeout, and neither is ever reported as an `McpError`.
+ */
+
+export const ErrorCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  /** Implementation-defined; the TypeScript SDK uses it for request timeouts. We only read it. */
+  RequestTimeout: -32001,
+  ResourceNotFound: -32002,
+  UrlElicitationRequired: -32042,
+} as const;
+
+export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/** A JSON-RPC error, received from the peer or raised by a handler to be sent to it. */
+export class McpError extends Error {
+  override readonly name = 'McpError';
+
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+
+  /** The wire form of this error. */
+  toJSON(): { code: number; message: string; data?: unknown } {
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
+  }
+}
+
+export type LocalErrorCode =
+  | 'REQUEST_TIMEOUT'
+  | 'REQUEST_CANCELLED'
+  | 'CONNECTION_CLOSED'
+  | 'TRANSPORT_ERROR'
+  | 'CAPABILITY_NOT_SUPPORTED'
+  | 'NOT_READY'
+  | 'UNSUPPORTED_PROTOCOL_VERSION'
+  | 'RESULT_VALIDATION'
+  | 'PROTOCOL_VIOLATION';
+
+/** Base of every local (never on the wire) error. `code` is a stable string to switch on. */
+export abstract class SwitchboardError extends Error {
+  abstract readonly code: LocalErrorCode;
+}
+
+export class RequestTimeoutError extends SwitchboardError {
+  override readonly name = 'RequestTimeoutError';
+  readonly code = 'REQUEST_TIMEOUT';
+
+  constructor(
+    readonly method: string,
+    /** `idle`: no response or progress within `timeout`; `total`: `maxTotalTimeout` ran out. */
+    readonly limit: 'idle' | 'total',
+    readonly budgetMs: number,
+    readonly elapsedMs: number,
+  ) {
+    super(
+      limit === 'idle'
+        ? `${method} timed out: no response within ${budgetMs} ms`
+        : `${method} timed out: exceeded the maximum total time of ${budgetMs} ms`,
+    );
+  }
+}
+
+export class RequestCancelledError extends SwitchboardError {
+  override readonly name = 'RequestCancelledError';
+  readonly code = 'REQUEST_CANCELLED';
+
+  constructor(
+    readonly method: string,
+    /** The AbortSignal's reason, kept locally: it is never sent to the peer. */
+    readonly reason?: unknown,
+  ) {
+    super(`${method} was cancelled`);
+  }
+}
+
+export class ConnectionClosedError extends SwitchboardError {
+  override readonly name = 'ConnectionClosedError';
+  readonly code = 'CONNECTION_CLOSED';
+
+  constructor(message = 'Connection closed', options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+export class TransportError extends SwitchboardError {
+  override readonly name = 'TransportError';
+  readonly code = 'TRANSPORT_ERROR';
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** Raised locally when we would call a method the peer did not declare, or one our role may not send. */
+export class CapabilityNotSupportedError extends SwitchboardError {
+  override readonly name = 'CapabilityNotSupportedError';
+  readonly code = 'CAPABILITY_NOT_SUPPORTED';
+
+  constructor(
+    readonly method: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Raised locally when a message may not flow in the connection's current lifecycle state. */
+export class NotReadyError extends SwitchboardError {
+  override readonly name = 'NotReadyError';
+  readonly code = 'NOT_READY';
+}
+
+export class UnsupportedProtocolVersionError extends SwitchboardError {
+  override readonly name = 'UnsupportedProtocolVersionError';
+  readonly code = 'UNSUPPORTED_PROTOCOL_VERSION';
+
+  constructor(
+    readonly offered: unknown,
+    readonly supported: readonly string[],
+  ) {
+    super(
+      `The server answered protocol version ${JSON.stringify(offered)}, which this client does not support ` +
+        `(supported: ${supported.join(', ')})`,
+    );
+  }
+}
+
+/** A result from the peer that does not match what it promised (for example a tool's `outputSchema`). */
+export class ResultValidationError extends SwitchboardError {
+  override readonly name = 'ResultValidationError';
+  readonly code = 'RESULT_VALIDATION';
+}
+
+/** The peer broke the protocol in a way we cannot work with (for example a malformed initialize result). */
+export class ProtocolViolationError extends SwitchboardError {
+  override readonly name = 'ProtocolViolationError';
+  readonly code = 'PROTOCOL_VIOLATION';
+}
+
+/** Turns anything a handler threw into the error object we put on the wire. */
+export function toWireError(error: unknown): { code: number; message: string; data?: unknown } {
+  if (error instanceof McpError) return error.toJSON();
+  const message = error instanceof Error ? error.message : String(error);
+  return { code: ErrorCode.InternalError, message: message || 'Internal error' };
+}

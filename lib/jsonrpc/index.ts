@@ -1,0 +1,4 @@
+export * from './types';
+export * from './errors';
+export * from './classify';
+export * from './codec';

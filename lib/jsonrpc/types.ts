@@ -1,0 +1,60 @@
+/** JSON-RPC 2.0 envelopes as MCP uses them. */
+
+export type RequestId = string | number;
+
+export interface JsonObject {
+  [key: string]: unknown;
+}
+
+export interface JsonRpcRequest {
+  readonly jsonrpc: '2.0';
+  readonly id: RequestId;
+  readonly method: string;
+  readonly params?: JsonObject;
+}
+
+export interface JsonRpcNotification {
+  readonly jsonrpc: '2.0';
+  readonly method: string;
+  readonly params?: JsonObject;
+}
+
+export interface JsonRpcResultResponse {
+  readonly jsonrpc: '2.0';
+  readonly id: RequestId;
+  readonly result: JsonObject;
+}
+
+export interface JsonRpcErrorObject {
+  readonly code: number;
+  readonly message: string;
+  readonly data?: unknown;
+}
+
+export interface JsonRpcErrorResponse {
+  readonly jsonrpc: '2.0';
+  /** Absent when the id of the offending request could not be read (MCP 2025-11-25). */
+  readonly id?: RequestId;
+  readonly error: JsonRpcErrorObject;
+}
+
+export type JsonRpcResponse = JsonRpcResultResponse | JsonRpcErrorResponse;
+
+export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse;
+
+/** A JSON-RPC batch: only the 2025-03-26 revision allows these. */
+export type JsonRpcBatch = readonly JsonRpcMessage[];
+
+/** What a transport may hand to a connection: one message, a batch, or a frame it could not decode. */
+export type InboundFrame = JsonRpcMessage | JsonRpcBatch | FrameError;
+
+/**
+ * A frame the transport could not turn into JSON (malformed or too large). Transports emit it as a value
+ * so the connection can answer with an id-less error and carry on.
+ */
+export class FrameError {
+  constructor(
+    readonly code: number,
+    readonly message: string,
+  ) {}
+}

@@ -1,0 +1,4 @@
+export * from './versions';
+export * from './capabilities';
+export * from './methods';
+export * from './types';

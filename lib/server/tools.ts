@@ -1,0 +1,157 @@
+import { ErrorCode, McpError } from '../jsonrpc/errors';
+import type { JsonObject } from '../jsonrpc/types';
+import type { RequestContext } from '../core/request-context';
+import { shapeCallToolResult, shapeTool } from '../protocol/shape';
+import type { CallToolResult, Tool } from '../protocol/types';
+import type { SchemaCheck, SchemaValidator } from '../validation/json-schema';
+import { decodeCursor, encodeCursor } from './cursor';
+import type { ServerConnection } from './server';
+
+export type ToolHandler<Args extends JsonObject = JsonObject> = (
+  args: Args,
+  context: RequestContext<ServerConnection>,
+) => CallToolResult | Promise<CallToolResult>;
+
+/** A tool: its wire description plus the function that runs it. */
+export interface ToolDefinition<Args extends JsonObject = JsonObject> extends Tool {
+  readonly handler: ToolHandler<Args>;
+}
+
+/** 2025-11-25 guidance: 1 to 128 characters from A-Z a-z 0-9 _ - . */
+export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
+
+/** Checks and freezes a tool definition; throws a clear error for a bad name or schema. */
+export function defineTool<Args extends JsonObject = JsonObject>(tool: ToolDefinition<Args>): ToolDefinition<Args> {
+  if (!TOOL_NAME_PATTERN.test(tool.name)) {
+    throw new TypeError(`Tool name ${JSON.stringify(tool.name)} is invalid: use 1 to 128 characters from A-Z, a-z, 0-9, _, - and .`);
+  }
+  if (tool.inputSchema?.type !== 'object') {
+    throw new TypeError(`Tool ${tool.name}: inputSchema must be a JSON Schema with "type": "object"`);
+  }
+  if (tool.outputSchema !== undefined && tool.outputSchema.type !== 'object') {
+    throw new TypeError(`Tool ${tool.name}: outputSchema must be a JSON Schema with "type": "object"`);
+  }
+  if (typeof tool.handler !== 'function') throw new TypeError(`Tool ${tool.name}: handler must be a function`);
+  return Object.freeze({ ...tool });
+}
+
+interface ToolEntry {
+  readonly definition: ToolDefinition<any>;
+  readonly checkInput: SchemaCheck;
+  readonly checkOutput: SchemaCheck | undefined;
+}
+
+function wireForm(definition: ToolDefinition<any>): Tool {
+  const { handler: _handler, ...tool } = definition;
+  return Object.freeze(tool);
+}
+
+/**
+ * An immutable set of tools: lookup by name, validators compiled on first use, and `tools/list` pages
+ * shaped per protocol revision (computed once per revision, then shared by every connection).
+ */
+export class ToolCatalog {
+  private readonly entries = new Map<string, ToolEntry>();
+  private readonly wire: readonly Tool[];
+  private readonly shapedByVersion = new Map<string, readonly Tool[]>();
+
+  constructor(
+    readonly definitions: readonly ToolDefinition<any>[],
+    validator: SchemaValidator,
+  ) {
+    for (const definition of definitions) {
+      if (this.entries.has(definition.name)) throw new TypeError(`Two tools are named ${definition.name}`);
+      this.entries.set(definition.name, {
+        definition,
+        checkInput: validator.compile(definition.inputSchema),
+        checkOutput: definition.outputSchema && validator.compile(definition.outputSchema),
+      });
+    }
+    this.wire = definitions.map(wireForm);
+  }
+
+  get size(): number {
+    return this.definitions.length;
+  }
+
+  has(name: string): boolean {
+    return this.entries.has(name);
+  }
+
+  /** A `tools/list` page. Throws -32602 for a cursor we did not issue. */
+  page(cursor: unknown, version: string, pageSize: number): { tools: readonly Tool[]; nextCursor?: string } {
+    const all = this.shaped(version);
+    let offset = 0;
+    if (cursor !== undefined) {
+      offset = decodeCursor('tools', cursor, all.length) ?? -1;
+      if (offset < 0) throw new McpError(ErrorCode.InvalidParams, 'Invalid params: unknown or expired cursor');
+    }
+    if (offset === 0 && all.length <= pageSize) return { tools: all };
+    const end = offset + pageSize;
+    const tools = all.slice(offset, end);
+    return end < all.length ? { tools, nextCursor: encodeCursor('tools', end) } : { tools };
+  }
+
+  /** Runs `tools/call`. Protocol errors throw `McpError`; tool failures come back as `isError` results. */
+  call(params: JsonObject | undefined, context: RequestContext<ServerConnection>): CallToolResult | Promise<CallToolResult> {
+    const name = params?.name;
+    if (typeof name !== 'string') throw new McpError(ErrorCode.InvalidParams, 'Invalid params: tools/call needs a string "name"');
+    const args = params!.arguments ?? {};
+    if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+      throw new McpError(ErrorCode.InvalidParams, 'Invalid params: "arguments" must be an object');
+    }
+    const entry = this.entries.get(name);
+    if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    const problems = entry.checkInput(args);
+    if (problems) return toolError(`Invalid arguments for tool ${name}: ${problems.join('; ')}`);
+    const version = context.protocolVersion!;
+    let result: CallToolResult | Promise<CallToolResult>;
+    try {
+      result = entry.definition.handler(args as JsonObject, context);
+    } catch (error) {
+      return failure(error);
+    }
+    if (typeof (result as Promise<CallToolResult>).then === 'function') {
+      return (result as Promise<CallToolResult>).then((value) => finish(entry, value, version), failure);
+    }
+    return finish(entry, result as CallToolResult, version);
+  }
+
+  private shaped(version: string): readonly Tool[] {
+    let shaped = this.shapedByVersion.get(version);
+    if (!shaped) this.shapedByVersion.set(version, (shaped = this.wire.map((tool) => shapeTool(tool, version))));
+    return shaped;
+  }
+}
+
+function toolError(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+/** A thrown `McpError` stays a protocol error (a tool may need -32042); anything else is a tool error. */
+function failure(error: unknown): CallToolResult {
+  if (error instanceof McpError) throw error;
+  return toolError(error instanceof Error ? error.message : String(error));
+}
+
+function finish(entry: ToolEntry, result: CallToolResult, version: string): CallToolResult {
+  const name = entry.definition.name;
+  if (typeof result !== 'object' || result === null) {
+    return toolError(`Tool ${name} returned ${result === null ? 'null' : typeof result} instead of a result object`);
+  }
+  if (result.isError) return result.content ? result : { ...result, content: [] };
+  const structured = result.structuredContent;
+  if (entry.checkOutput) {
+    if (structured === undefined) return toolError(`Tool ${name} declares an outputSchema but returned no structuredContent`);
+    const problems = entry.checkOutput(structured);
+    if (problems) return toolError(`Tool ${name} returned structuredContent that does not match its outputSchema: ${problems.join('; ')}`);
+  }
+  const hasContent = Array.isArray(result.content) && result.content.length > 0;
+  if (!hasContent && structured !== undefined) {
+    // Clients before 2025-06-18 (and models) read structured output from a text block holding its JSON.
+    result = { ...result, content: [{ type: 'text', text: JSON.stringify(structured) }] };
+  } else if (!Array.isArray(result.content)) {
+    return toolError(`Tool ${name} returned a result without a content array`);
+  }
+  return shapeCallToolResult(result, version);
+}

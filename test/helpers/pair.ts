@@ -1,0 +1,41 @@
+import { afterEach } from 'vitest';
+import { Client, type ClientOptions } from '../../lib/client/client';
+import type { Connection } from '../../lib/core/connection';
+import type { ServerDefinition } from '../../lib/server/definition';
+import { Server, type ServerConnection } from '../../lib/server/server';
+import { createMemoryPair, type MemoryPairOptions } from '../../transports/memory';
+import { recordEmitted } from './schema';
+
+const recorders: { assertValid(): void }[] = [];
+
+/** Validates everything `connection` emits against the official schema; checked after each test. */
+export function validateEmitted(connection: Connection): void {
+  recorders.push(recordEmitted(connection));
+}
+
+afterEach(() => {
+  const pending = recorders.splice(0);
+  for (const recorder of pending) recorder.assertValid();
+});
+
+export interface Pair {
+  readonly client: Client;
+  readonly server: Server;
+  readonly serverConnection: ServerConnection;
+}
+
+/** A server for `definition` and a client connected to it in memory; everything both emit is schema-checked. */
+export async function connectPair(
+  definition: ServerDefinition,
+  clientOptions: ClientOptions = {},
+  transportOptions: MemoryPairOptions = {},
+): Promise<Pair> {
+  const [clientSide, serverSide] = createMemoryPair(transportOptions);
+  const server = new Server(definition);
+  const serverConnection = server.connect(serverSide);
+  const client = new Client({ name: 'test-client', version: '1.0.0' }, clientOptions);
+  validateEmitted(serverConnection);
+  validateEmitted(client);
+  await client.connect(clientSide);
+  return { client, server, serverConnection };
+}

@@ -1,0 +1,148 @@
+/**
+ * Validates what the runtime emits against the official JSON schema of the negotiated revision
+ * (copies in test/schemas, from ../shared/spec/schemas).
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import Ajv, { type ValidateFunction } from 'ajv';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import type { Connection } from '../../lib/core/connection';
+import type { TraceEvent } from '../../lib/trace/types';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '../../lib/protocol/versions';
+
+type Version = (typeof SUPPORTED_PROTOCOL_VERSIONS)[number];
+
+const REQUESTS: Record<string, [request: string, result: string]> = {
+  initialize: ['InitializeRequest', 'InitializeResult'],
+  ping: ['PingRequest', 'EmptyResult'],
+  'tools/list': ['ListToolsRequest', 'ListToolsResult'],
+  'tools/call': ['CallToolRequest', 'CallToolResult'],
+  'resources/list': ['ListResourcesRequest', 'ListResourcesResult'],
+  'resources/templates/list': ['ListResourceTemplatesRequest', 'ListResourceTemplatesResult'],
+  'resources/read': ['ReadResourceRequest', 'ReadResourceResult'],
+  'resources/subscribe': ['SubscribeRequest', 'EmptyResult'],
+  'resources/unsubscribe': ['UnsubscribeRequest', 'EmptyResult'],
+  'prompts/list': ['ListPromptsRequest', 'ListPromptsResult'],
+  'prompts/get': ['GetPromptRequest', 'GetPromptResult'],
+  'completion/complete': ['CompleteRequest', 'CompleteResult'],
+  'logging/setLevel': ['SetLevelRequest', 'EmptyResult'],
+  'sampling/createMessage': ['CreateMessageRequest', 'CreateMessageResult'],
+  'roots/list': ['ListRootsRequest', 'ListRootsResult'],
+  'elicitation/create': ['ElicitRequest', 'ElicitResult'],
+};
+
+const NOTIFICATIONS: Record<string, string> = {
+  'notifications/initialized': 'InitializedNotification',
+  'notifications/cancelled': 'CancelledNotification',
+  'notifications/progress': 'ProgressNotification',
+  'notifications/message': 'LoggingMessageNotification',
+  'notifications/resources/list_changed': 'ResourceListChangedNotification',
+  'notifications/resources/updated': 'ResourceUpdatedNotification',
+  'notifications/prompts/list_changed': 'PromptListChangedNotification',
+  'notifications/tools/list_changed': 'ToolListChangedNotification',
+  'notifications/roots/list_changed': 'RootsListChangedNotification',
+  'notifications/elicitation/complete': 'ElicitationCompleteNotification',
+};
+
+interface Revision {
+  validator(definition: string): ValidateFunction;
+}
+
+const revisions = new Map<Version, Revision>();
+
+function revision(version: Version): Revision {
+  let known = revisions.get(version);
+  if (known) return known;
+  const path = fileURLToPath(new URL(`../schemas/schema-${version}.json`, import.meta.url));
+  const schema = JSON.parse(readFileSync(path, 'utf8'));
+  const modern = version === '2025-11-25';
+  const ajv = modern ? new Ajv2020({ strict: false, allErrors: true }) : new Ajv({ strict: false, allErrors: true });
+  addFormats(ajv as Ajv);
+  ajv.addSchema(schema, version);
+  const section = modern ? '$defs' : 'definitions';
+  const cache = new Map<string, ValidateFunction>();
+  known = {
+    validator(definition) {
+      let validate = cache.get(definition);
+      if (!validate) {
+        validate = ajv.getSchema(`${version}#/${section}/${definition}`);
+        if (!validate) throw new Error(`Schema ${version} has no definition ${definition}`);
+        cache.set(definition, validate);
+      }
+      return validate;
+    },
+  };
+  revisions.set(version, known);
+  return known;
+}
+
+function check(version: Version, definition: string, value: unknown): string | undefined {
+  const validate = revision(version).validator(definition);
+  if (validate(value)) return undefined;
+  return `${definition} (${version}): ${JSON.stringify(validate.errors?.slice(0, 5))}`;
+}
+
+/**
+ * Problems of one emitted message, or an empty list. `method` names the request a response answers.
+ * An error response without an id is checked against 2025-11-25 whatever was negotiated: no earlier
+ * revision can express it (they require an id and forbid null), and we never invent one.
+ */
+export function problemsOf(message: Record<string, any>, version: Version, method: string | undefined): string[] {
+  const problems: (string | undefined)[] = [];
+  const modern = version === '2025-11-25';
+  if ('method' in message) {
+    if ('id' in message) {
+      problems.push(check(version, 'JSONRPCRequest', message));
+      const names = REQUESTS[message.method];
+      if (names) problems.push(check(version, names[0], message));
+    } else {
+      problems.push(check(version, 'JSONRPCNotification', message));
+      const name = NOTIFICATIONS[message.method];
+      if (name) problems.push(check(version, name, message));
+    }
+  } else if ('result' in message) {
+    problems.push(check(version, modern ? 'JSONRPCResultResponse' : 'JSONRPCResponse', message));
+    const names = method ? REQUESTS[method] : undefined;
+    if (names) problems.push(check(version, names[1], message.result));
+  } else if ('error' in message) {
+    if (message.id === undefined) problems.push(check('2025-11-25', 'JSONRPCErrorResponse', message));
+    else problems.push(check(version, modern ? 'JSONRPCErrorResponse' : 'JSONRPCError', message));
+  } else {
+    problems.push('not a JSON-RPC message: ' + JSON.stringify(message));
+  }
+  return problems.filter((problem): problem is string => problem !== undefined);
+}
+
+function versionFor(connection: Connection, event: TraceEvent): Version {
+  const negotiated = connection.protocolVersion as Version | undefined;
+  if (negotiated) return negotiated;
+  const requested = (event.message as any)?.params?.protocolVersion;
+  return (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(requested) ? requested : '2025-11-25';
+}
+
+/**
+ * Records every message `connection` sends and validates each against the schema of the revision in
+ * force when it was sent. Call `assertValid()` at the end of the test; `count` shows it saw traffic.
+ */
+export function recordEmitted(connection: Connection): { readonly count: number; assertValid(): void } {
+  const failures: string[] = [];
+  let count = 0;
+  connection.trace$.subscribe((event) => {
+    if (event.direction !== 'out' || event.message === undefined || event.kind === 'ignored') return;
+    const messages = Array.isArray(event.message) ? event.message : [event.message];
+    for (const message of messages) {
+      count++;
+      const problems = problemsOf(message as Record<string, any>, versionFor(connection, event), event.method);
+      if (problems.length) failures.push(`${JSON.stringify(message).slice(0, 300)}\n  ${problems.join('\n  ')}`);
+    }
+  });
+  return {
+    get count() {
+      return count;
+    },
+    assertValid() {
+      if (failures.length) throw new Error(`Emitted messages failed schema validation:\n${failures.join('\n')}`);
+    },
+  };
+}

@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // Messages passed by reference are immutable by contract: freeze them in every test so a mutation fails.
+    env: { SWITCHBOARD_FREEZE_MESSAGES: '1' },
+    testTimeout: 20_000,
+    pool: 'forks',
+  },
+});
