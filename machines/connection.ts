@@ -1,6 +1,7 @@
-import { assign, setup } from 'xstate';
+import { setup } from 'xstate';
+import { lifecycleLogic, type LifecycleSnapshot } from './lifecycle';
 
-/** Why a connection ended: the machine's output. */
+/** Why a connection ended: the lifecycle's output. */
 export interface QuitReason {
   readonly kind: 'local-close' | 'transport-closed' | 'transport-error' | 'handshake-failed';
   readonly message: string;
@@ -15,7 +16,7 @@ export interface Negotiated {
   readonly instructions?: string;
 }
 
-/** The side effects the machine asks of its connection. The machine decides; the host does the I/O. */
+/** The side effects the lifecycle asks of its connection. The machine decides; the host does the I/O. */
 export interface ConnectionHost {
   /** Entered `closing`: reject pending requests, abort handlers, close the transport, then send `transport.closed`. */
   beginClose(reason: QuitReason): void;
@@ -29,12 +30,6 @@ export type ConnectionEvent =
   | { type: 'close'; reason: QuitReason }
   | { type: 'transport.closed'; reason: QuitReason };
 
-export interface ConnectionContext {
-  readonly host: ConnectionHost;
-  readonly negotiated?: Negotiated;
-  readonly quitReason?: QuitReason;
-}
-
 export type ConnectionState = 'uninitialized' | 'initializing' | 'ready' | 'closing' | 'closed';
 
 /**
@@ -43,57 +38,27 @@ export type ConnectionState = 'uninitialized' | 'initializing' | 'ready' | 'clos
  *
  * The client enters `initializing` when it sends `initialize` and `ready` on the response; the server
  * enters `initializing` when `initialize` arrives and `ready` as it answers (so a first request racing
- * `notifications/initialized` is served). A transport that ends skips `closing`. Per-message checks read
- * the current state; no message causes a transition, which keeps the machine off the hot path.
+ * `notifications/initialized` is served). A transport that ends skips `closing`. Per-message checks
+ * read the current state; no message causes a transition, which keeps the machine off the hot path.
  */
 export const connectionMachine = setup({
-  types: {
-    context: {} as ConnectionContext,
-    events: {} as ConnectionEvent,
-    input: {} as { host: ConnectionHost },
-    output: {} as QuitReason,
-  },
-  actions: {
-    setQuitReason: assign({
-      quitReason: ({ context, event }) => context.quitReason ?? ('reason' in event ? event.reason : undefined),
-    }),
-    beginClose: ({ context }) => context.host.beginClose(quitReasonOf(context)),
-    finishClose: ({ context }) => context.host.finishClose(quitReasonOf(context)),
-  },
+  types: { events: {} as ConnectionEvent },
+  actions: { beginClose: () => {}, finishClose: () => {} },
 }).createMachine({
   id: 'connection',
   initial: 'uninitialized',
-  context: ({ input }) => ({ host: input.host }),
   on: {
-    'transport.closed': { target: '.closed', actions: 'setQuitReason' },
+    'transport.closed': '.closed',
   },
   states: {
     uninitialized: {
-      on: {
-        'initialize.start': 'initializing',
-        close: { target: 'closing', actions: 'setQuitReason' },
-      },
+      on: { 'initialize.start': 'initializing', close: 'closing' },
     },
     initializing: {
-      on: {
-        'initialize.done': {
-          target: 'ready',
-          actions: assign({
-            negotiated: ({ event }) => ({
-              protocolVersion: event.protocolVersion,
-              peerCapabilities: event.peerCapabilities,
-              peerInfo: event.peerInfo,
-              ...(event.instructions !== undefined && { instructions: event.instructions }),
-            }),
-          }),
-        },
-        close: { target: 'closing', actions: 'setQuitReason' },
-      },
+      on: { 'initialize.done': 'ready', close: 'closing' },
     },
     ready: {
-      on: {
-        close: { target: 'closing', actions: 'setQuitReason' },
-      },
+      on: { close: 'closing' },
     },
     closing: {
       entry: 'beginClose',
@@ -103,9 +68,44 @@ export const connectionMachine = setup({
       entry: 'finishClose',
     },
   },
-  output: ({ context }) => quitReasonOf(context),
 });
 
-function quitReasonOf(context: ConnectionContext): QuitReason {
-  return context.quitReason ?? { kind: 'transport-closed', message: 'The transport closed' };
+/** Per-connection data the lifecycle carries next to its state. */
+export interface ConnectionData {
+  readonly host: ConnectionHost;
+  readonly negotiated?: Negotiated;
+  /** The first reason given for ending (a local close stays the reason when the transport then ends). */
+  readonly quitReason?: QuitReason;
 }
+
+export type ConnectionSnapshot = LifecycleSnapshot<ConnectionState, ConnectionData, QuitReason>;
+
+const TRANSPORT_CLOSED: QuitReason = { kind: 'transport-closed', message: 'The transport closed' };
+
+function quitReasonOf(data: ConnectionData): QuitReason {
+  return data.quitReason ?? TRANSPORT_CLOSED;
+}
+
+/** The connection machine as actor logic (see `lifecycleLogic`). Its output is the quit reason. */
+export const connectionLifecycle = lifecycleLogic<ConnectionState, ConnectionEvent, ConnectionData, { host: ConnectionHost }, QuitReason>({
+  machine: connectionMachine,
+  data: ({ host }) => ({ host }),
+  reduce: (data, event) => {
+    switch (event.type) {
+      case 'initialize.done': {
+        const { type: _type, ...negotiated } = event;
+        return { ...data, negotiated };
+      }
+      case 'close':
+      case 'transport.closed':
+        return data.quitReason ? data : { ...data, quitReason: event.reason };
+      default:
+        return data;
+    }
+  },
+  actions: {
+    beginClose: (data) => data.host.beginClose(quitReasonOf(data)),
+    finishClose: (data) => data.host.finishClose(quitReasonOf(data)),
+  },
+  output: quitReasonOf,
+});

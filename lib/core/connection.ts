@@ -1,7 +1,7 @@
 import { Observable, Subject, type Observer, type Subscription } from 'rxjs';
 import { createActor, type Actor } from 'xstate';
 import {
-  connectionMachine,
+  connectionLifecycle,
   type ConnectionEvent,
   type ConnectionHost,
   type ConnectionState,
@@ -42,8 +42,11 @@ import { CorrelationTable, DEFAULT_REQUEST_TIMEOUT_MS, type RequestOptions } fro
 import { EventFacade } from './events';
 import { defaultLogger, type Logger } from './logger';
 import { RequestContext } from './request-context';
+import { defaultRuntime, type Runtime } from './runtime';
 
 export interface ConnectionOptions {
+  /** The actor system this connection's lifecycle actor joins (default: one per process). */
+  readonly runtime?: Runtime;
   readonly clock?: Clock;
   readonly logger?: Logger;
   /** Default idle timeout for outbound requests, in ms (60 000). */
@@ -111,7 +114,8 @@ export abstract class Connection implements ConnectionHost {
   /** The capabilities this side declared: they gate inbound requests and the notifications we may send. */
   abstract readonly capabilities: Readonly<Record<string, unknown>>;
 
-  private readonly actor: Actor<typeof connectionMachine>;
+  /** The lifecycle actor (see machines/connection). */
+  readonly actor: Actor<typeof connectionLifecycle>;
   private readonly correlation: CorrelationTable;
   private readonly inflight = new Map<RequestId, RequestContext<any>>();
   private readonly maxPending: number;
@@ -131,7 +135,8 @@ export abstract class Connection implements ConnectionHost {
     this.maxHandlers = options.maxConcurrentHandlers ?? DEFAULT_LIMIT;
     this.correlation = new CorrelationTable(this, options.defaultTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS);
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
-    this.actor = createActor(connectionMachine, { input: { host: this }, clock: this.clock }).start();
+    const runtime = options.runtime ?? defaultRuntime();
+    this.actor = createActor(connectionLifecycle, { input: { host: this }, parent: runtime.root }).start();
   }
 
   // ---- state -------------------------------------------------------------------------------------
@@ -141,7 +146,7 @@ export abstract class Connection implements ConnectionHost {
   }
 
   get negotiated(): Negotiated | undefined {
-    return this.actor.getSnapshot().context.negotiated;
+    return this.actor.getSnapshot().data.negotiated;
   }
 
   get protocolVersion(): string | undefined {
@@ -630,7 +635,7 @@ export abstract class Connection implements ConnectionHost {
     this.traceSubject!.next(event);
   }
 
-  private lifecycleTracer(): (snapshot: { value: unknown; context: { quitReason?: QuitReason } }) => void {
+  private lifecycleTracer(): (snapshot: { value: string; data: { quitReason?: QuitReason } }) => void {
     let previous = this.state as string;
     return (snapshot) => {
       const next = snapshot.value as string;
@@ -638,7 +643,7 @@ export abstract class Connection implements ConnectionHost {
       const from = previous;
       previous = next;
       if (!this.traced()) return;
-      const reason = snapshot.context.quitReason?.message;
+      const reason = snapshot.data.quitReason?.message;
       this.traceSubject!.next({
         time: this.clock.now(),
         connection: this.id,
