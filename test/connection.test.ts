@@ -1,0 +1,588 @@
+import { describe, expect, it } from 'vitest';
+import { firstValueFrom, filter, toArray, take } from 'rxjs';
+import { Client } from '../lib/client/client';
+import {
+  CapabilityNotSupportedError,
+  ConnectionClosedError,
+  McpError,
+  NotReadyError,
+  RequestCancelledError,
+  RequestTimeoutError,
+  UnsupportedProtocolVersionError,
+} from '../lib/jsonrpc/errors';
+import type { JsonRpcMessage } from '../lib/jsonrpc/types';
+import { defineServer } from '../lib/server/definition';
+import { Server } from '../lib/server/server';
+import type { TraceEvent } from '../lib/trace/types';
+import { createMemoryPair, type MemoryTransport } from '../transports/memory';
+import type { Transport, TransportSendOptions } from '../transports/transport';
+import { connectPair, validateEmitted } from './helpers/pair';
+import { RawPeer } from './helpers/raw-peer';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '../lib/protocol/versions';
+
+const echo = {
+  name: 'echo',
+  inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+  handler: ({ text }: { text?: unknown }) => ({ content: [{ type: 'text' as const, text: String(text) }] }),
+};
+
+function deferred<T = void>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** A server connection driven by a raw peer playing the client. */
+function serveRaw(definition = defineServer({ name: 's', version: '1', tools: [echo] })) {
+  const [peerSide, serverSide] = createMemoryPair();
+  const server = new Server(definition);
+  const connection = server.connect(serverSide);
+  validateEmitted(connection);
+  return { server, connection, peer: new RawPeer(peerSide) };
+}
+
+describe('initialization', () => {
+  for (const version of SUPPORTED_PROTOCOL_VERSIONS) {
+    it(`negotiates ${version} when the client asks for it`, async () => {
+      const { client, serverConnection } = await connectPair(defineServer({ name: 's', version: '1', tools: [echo] }), { protocolVersion: version });
+      expect(client.protocolVersion).toBe(version);
+      expect(serverConnection.protocolVersion).toBe(version);
+      expect(serverConnection.clientInfo).toEqual({ name: 'test-client', version: '1.0.0' });
+      expect(client.serverInfo).toEqual({ name: 's', version: '1' });
+      expect(await client.callTool('echo', { text: 'v' })).toEqual({ content: [{ type: 'text', text: 'v' }] });
+    });
+  }
+
+  it('answers an unknown version with its newest, and a client that cannot use it disconnects clearly', async () => {
+    const { peer } = serveRaw();
+    const response = await peer.initialize('2099-01-01');
+    expect(response.result.protocolVersion).toBe('2025-11-25');
+
+    const definition = defineServer({ name: 's', version: '1', protocolVersions: ['2025-11-25'] });
+    const [clientSide, serverSide] = createMemoryPair();
+    new Server(definition).connect(serverSide);
+    const client = new Client({ name: 'old', version: '1' }, { protocolVersions: ['2024-11-05'] });
+    validateEmitted(client);
+    const failure = await client.connect(clientSide).catch((error) => error);
+    expect(failure).toBeInstanceOf(UnsupportedProtocolVersionError);
+    expect(failure.message).toContain('"2025-11-25"');
+    expect(client.state).toBe('closed');
+    expect(await client.closed).toMatchObject({ kind: 'handshake-failed' });
+  });
+
+  it('refuses requests before initialize, serves ping, and refuses a second initialize', async () => {
+    const { peer } = serveRaw();
+    expect(await peer.request('tools/list', undefined, 1)).toMatchObject({
+      id: 1,
+      error: { code: -32600, message: 'tools/list received before initialization completed: send initialize first' },
+    });
+    expect(await peer.request('ping', undefined, 2)).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
+    await peer.initialize();
+    const again = await peer.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } }, 3);
+    expect(again.error).toMatchObject({ code: -32600, message: expect.stringContaining('already received') });
+    expect(await peer.request('tools/list', undefined, 4)).toMatchObject({ id: 4, result: { tools: [{ name: 'echo' }] } });
+  });
+
+  it('checks initialize params', async () => {
+    const { peer } = serveRaw();
+    const response = await peer.request('initialize', { protocolVersion: 5, capabilities: {}, clientInfo: { name: 'x', version: '1' } });
+    expect(response.error).toMatchObject({ code: -32602, message: expect.stringContaining('protocolVersion') });
+    // The failed initialize left the server uninitialized, so a correct one still works.
+    expect((await peer.initialize()).result.serverInfo).toEqual({ name: 's', version: '1' });
+  });
+
+  it('serves a first request that races notifications/initialized', async () => {
+    const { peer } = serveRaw();
+    await peer.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'r', version: '1' } } });
+    await peer.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    await peer.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    expect((await peer.next()).id).toBe(1);
+    expect(await peer.next()).toMatchObject({ id: 2, result: { tools: [{ name: 'echo' }] } });
+  });
+
+  it('before connect, requests fail with NotReadyError; a client connects once', async () => {
+    const client = new Client({ name: 'c', version: '1' });
+    await expect(client.request('ping')).rejects.toBeInstanceOf(NotReadyError);
+    const { client: connected } = await connectPair(defineServer({ name: 's', version: '1' }));
+    expect(() => (connected as unknown as { attach(t: Transport): void }).attach(createMemoryPair()[0])).toThrow(/already has a transport/);
+  });
+});
+
+describe('capability gating', () => {
+  it('fails locally, without sending, when the server did not declare what the client calls', async () => {
+    const { client, serverConnection } = await connectPair(defineServer({ name: 'no-tools', version: '1' }));
+    const inbound: string[] = [];
+    serverConnection.trace$.pipe(filter((e) => e.direction === 'in')).subscribe((e) => inbound.push(e.method ?? e.kind));
+    const failure = await client.listTools().catch((error) => error);
+    expect(failure).toBeInstanceOf(CapabilityNotSupportedError);
+    expect(failure.message).toBe('The server did not declare the tools capability, so tools/list cannot be used');
+    await client.ping();
+    expect(inbound).toEqual(['ping']);
+  });
+
+  it('answers -32601 for a method the server did not declare, or that only clients serve', async () => {
+    const { peer } = serveRaw(defineServer({ name: 'no-tools', version: '1' }));
+    await peer.initialize();
+    expect((await peer.request('tools/call', { name: 'x' })).error).toEqual({
+      code: -32601,
+      message: 'Method not found: tools/call (this server did not declare the tools capability)',
+    });
+    expect((await peer.request('sampling/createMessage', {})).error).toMatchObject({ code: -32601 });
+    expect((await peer.request('no/such/method')).error).toEqual({ code: -32601, message: 'Method not found: no/such/method' });
+  });
+
+  it('refuses to send what the role may not send, and notifications the sender did not declare', async () => {
+    const { client, serverConnection } = await connectPair(defineServer({ name: 's', version: '1' }));
+    await expect(client.request('sampling/createMessage', {})).rejects.toThrow('A client cannot send sampling/createMessage');
+    await expect(serverConnection.request('roots/list')).rejects.toThrow(
+      'The client did not declare the roots capability, so roots/list cannot be used',
+    );
+    await expect(serverConnection.notify('notifications/prompts/list_changed')).rejects.toThrow(
+      'Cannot send notifications/prompts/list_changed: this server did not declare the prompts.listChanged capability',
+    );
+    await expect(client.notify('tools/list')).rejects.toThrow('tools/list is a request, not a notification');
+  });
+
+  it('refuses methods newer than the negotiated revision', async () => {
+    const { serverConnection } = await connectPair(defineServer({ name: 's', version: '1' }), {
+      protocolVersion: '2025-03-26',
+      capabilities: { elicitation: {} },
+    });
+    await expect(serverConnection.request('elicitation/create', { message: 'x', requestedSchema: { type: 'object', properties: {} } })).rejects.toThrow(
+      'elicitation/create needs protocol version 2025-06-18 or later; 2025-03-26 was negotiated',
+    );
+  });
+
+  it('lets a server ping the client', async () => {
+    const { serverConnection } = await connectPair(defineServer({ name: 's', version: '1' }));
+    expect(await serverConnection.request('ping')).toEqual({});
+  });
+});
+
+describe('handlers and their context', () => {
+  it('gives handlers the negotiated version, capabilities, _meta, and an id', async () => {
+    const seen = deferred<Record<string, unknown>>();
+    const definition = defineServer({
+      name: 's',
+      version: '1',
+      tools: [
+        {
+          name: 'inspect',
+          inputSchema: { type: 'object' },
+          handler: (_args, ctx) => {
+            seen.resolve({ version: ctx.protocolVersion, caps: ctx.peerCapabilities, meta: ctx._meta, id: ctx.id, method: ctx.method });
+            return { content: [] };
+          },
+        },
+      ],
+    });
+    const { client } = await connectPair(definition, { protocolVersion: '2025-06-18', capabilities: { roots: {} } });
+    await client.request('tools/call', { name: 'inspect', _meta: { 'com.example/trace': 'abc' } });
+    expect(await seen.promise).toMatchObject({
+      version: '2025-06-18',
+      caps: { roots: {} },
+      meta: { 'com.example/trace': 'abc' },
+      method: 'tools/call',
+    });
+  });
+
+  it('delivers progress to onProgress, and the progress helper insists on increasing values', async () => {
+    const rangeError = deferred<unknown>();
+    const definition = defineServer({
+      name: 's',
+      version: '1',
+      tools: [
+        {
+          name: 'work',
+          inputSchema: { type: 'object' },
+          handler: async (_args, ctx) => {
+            await ctx.progress(1, 3, 'one');
+            await ctx.progress(2.5, 3);
+            try {
+              void ctx.progress(2);
+            } catch (error) {
+              rangeError.resolve(error);
+            }
+            return { content: [{ type: 'text', text: 'done' }] };
+          },
+        },
+      ],
+    });
+    const { client } = await connectPair(definition);
+    const progress: unknown[] = [];
+    const result = await client.callTool('work', {}, { onProgress: ({ progress: p, total, message }) => progress.push({ p, total, message }) });
+    expect(result.content).toEqual([{ type: 'text', text: 'done' }]);
+    expect(progress).toEqual([
+      { p: 1, total: 3, message: 'one' },
+      { p: 2.5, total: 3, message: undefined },
+    ]);
+    expect(await rangeError.promise).toBeInstanceOf(RangeError);
+  });
+
+  it('drops the progress message for 2024-11-05, which has no such field', async () => {
+    const definition = defineServer({
+      name: 's',
+      version: '1',
+      tools: [{ name: 'work', inputSchema: { type: 'object' }, handler: async (_a, ctx) => (await ctx.progress(1, 2, 'hidden'), { content: [] }) }],
+    });
+    const { client } = await connectPair(definition, { protocolVersion: '2024-11-05' });
+    const progress: unknown[] = [];
+    await client.callTool('work', {}, { onProgress: (p) => progress.push(p) });
+    expect(progress).toEqual([{ progressToken: expect.anything(), progress: 1, total: 2 }]);
+  });
+
+  it('aborts the handler when the client cancels, and sends no response', async () => {
+    const started = deferred();
+    const aborted = deferred<unknown>();
+    const definition = defineServer({
+      name: 's',
+      version: '1',
+      tools: [
+        {
+          name: 'slow',
+          inputSchema: { type: 'object' },
+          handler: (_args, ctx) =>
+            new Promise((resolve) => {
+              ctx.signal.addEventListener('abort', () => {
+                aborted.resolve(ctx.signal.reason);
+                resolve({ content: [{ type: 'text', text: 'too late' }] });
+              });
+              started.resolve();
+            }),
+        },
+      ],
+    });
+    const { client, serverConnection } = await connectPair(definition);
+    const serverTrace: TraceEvent[] = [];
+    serverConnection.trace$.subscribe((event) => serverTrace.push(event));
+    const controller = new AbortController();
+    const call = client.callTool('slow', {}, { signal: controller.signal });
+    await started.promise;
+    controller.abort();
+    await expect(call).rejects.toBeInstanceOf(RequestCancelledError);
+    const reason = await aborted.promise;
+    expect(reason).toBeInstanceOf(RequestCancelledError);
+    expect((reason as Error).message).toBe('tools/call was cancelled');
+    await client.ping(); // the response to the cancelled call would have come before this one
+    expect(serverTrace.filter((e) => e.direction === 'out' && e.kind === 'result').map((e) => e.method)).toEqual(['ping']);
+    expect(serverTrace.some((e) => e.kind === 'ignored' && e.reason?.includes('cancelled'))).toBe(true);
+    expect(serverConnection.activeHandlerCount).toBe(0);
+  });
+
+  it('times out a slow handler, and the server handler sees the cancellation', async () => {
+    const aborted = deferred();
+    const definition = defineServer({
+      name: 's',
+      version: '1',
+      tools: [{ name: 'hang', inputSchema: { type: 'object' }, handler: (_a, ctx) => new Promise(() => ctx.signal.addEventListener('abort', () => aborted.resolve())) }],
+    });
+    const { client } = await connectPair(definition);
+    await expect(client.callTool('hang', {}, { timeout: 30 })).rejects.toBeInstanceOf(RequestTimeoutError);
+    await aborted.promise;
+  });
+
+  it('sends server-to-client requests made in a handler with the relatedRequestId of that request', async () => {
+    const sent: { message: JsonRpcMessage; options?: TransportSendOptions }[] = [];
+    const [clientSide, serverSide] = createMemoryPair();
+    const spy: Transport = {
+      messages: serverSide.messages,
+      send: (message, options) => {
+        sent.push({ message: message as JsonRpcMessage, options });
+        return serverSide.send(message);
+      },
+      close: () => serverSide.close(),
+    };
+    const definition = defineServer({
+      name: 's',
+      version: '1',
+      tools: [{ name: 'ask', inputSchema: { type: 'object' }, handler: async (_a, ctx) => (await ctx.request('ping'), await ctx.log('info', 'asked'), { content: [] }) }],
+    });
+    const connection = new Server(definition).connect(spy);
+    validateEmitted(connection);
+    const client = new Client({ name: 'c', version: '1' });
+    await client.connect(clientSide);
+    await client.callTool('ask', {});
+    const call = sent.find((entry) => 'result' in entry.message && 'content' in (entry.message as { result: object }).result);
+    const related = call!.options!.relatedRequestId;
+    expect(sent.filter((entry) => entry.options?.relatedRequestId === related).map((entry) => (entry.message as { method?: string }).method ?? 'response')).toEqual([
+      'ping',
+      'notifications/message',
+      'response',
+    ]);
+  });
+});
+
+describe('logging', () => {
+  it('sends notifications/message at or above the level the client set', async () => {
+    const definition = defineServer({
+      name: 's',
+      version: '1',
+      tools: [
+        {
+          name: 'chatty',
+          inputSchema: { type: 'object' },
+          handler: async (_a, ctx) => {
+            for (const level of ['debug', 'info', 'warning', 'error'] as const) await ctx.log(level, { level }, 'chatty');
+            return { content: [] };
+          },
+        },
+      ],
+    });
+    const { client } = await connectPair(definition);
+    const levels: unknown[] = [];
+    client.notifications$.pipe(filter((n) => n.method === 'notifications/message')).subscribe((n) => levels.push(n.params?.level));
+    await client.callTool('chatty', {});
+    await client.request('logging/setLevel', { level: 'warning' });
+    await client.callTool('chatty', {});
+    expect(levels).toEqual(['debug', 'info', 'warning', 'error', 'warning', 'error']);
+  });
+
+  it('refuses an unknown level', async () => {
+    const { peer } = serveRaw();
+    await peer.initialize();
+    expect((await peer.request('logging/setLevel', { level: 'loud' })).error).toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('one of debug, info, notice'),
+    });
+  });
+});
+
+describe('closing', () => {
+  it('rejects pending requests, aborts running handlers, resolves closed, and forgets the connection', async () => {
+    const running = deferred();
+    const aborted = deferred<unknown>();
+    const definition = defineServer({
+      name: 's',
+      version: '1',
+      tools: [{ name: 'hang', inputSchema: { type: 'object' }, handler: (_a, ctx) => (running.resolve(), new Promise(() => ctx.signal.addEventListener('abort', () => aborted.resolve(ctx.signal.reason)))) }],
+    });
+    const { client, server, serverConnection } = await connectPair(definition);
+    const calls = [client.callTool('hang', {}), client.callTool('hang', {})];
+    await running.promise;
+    expect(client.pendingRequestCount).toBe(2);
+    expect(await client.close()).toEqual({ kind: 'local-close', message: 'Closed by the client' });
+    for (const call of calls) await expect(call).rejects.toBeInstanceOf(ConnectionClosedError);
+    expect(client.pendingRequestCount).toBe(0);
+    expect(await serverConnection.closed).toEqual({ kind: 'transport-closed', message: 'The transport closed' });
+    expect(await aborted.promise).toBeInstanceOf(ConnectionClosedError);
+    expect(serverConnection.activeHandlerCount).toBe(0);
+    expect(server.connectionCount).toBe(0);
+    await expect(client.ping()).rejects.toBeInstanceOf(ConnectionClosedError);
+    expect(await client.close()).toMatchObject({ kind: 'local-close' }); // idempotent
+  });
+
+  it('reports a transport failure as the quit reason', async () => {
+    const [clientSide, serverSide] = createMemoryPair();
+    new Server(defineServer({ name: 's', version: '1' })).connect(serverSide);
+    const cut = deferred();
+    let connected = false;
+    const failing: Transport = {
+      messages: new (await import('rxjs')).Observable((subscriber) => {
+        const inner = clientSide.messages.subscribe(subscriber);
+        void cut.promise.then(() => subscriber.error(new Error('cable cut')));
+        return inner;
+      }),
+      // Once connected, nothing gets through any more: the ping below stays pending.
+      send: (message) => (connected ? Promise.resolve() : clientSide.send(message)),
+      close: () => clientSide.close(),
+    };
+    const client = new Client({ name: 'c', version: '1' });
+    await client.connect(failing);
+    connected = true;
+    const pending = client.request('ping', undefined, { timeout: 0 });
+    cut.resolve();
+    expect(await client.closed).toMatchObject({ kind: 'transport-error', message: 'The transport failed: cable cut' });
+    await expect(pending).rejects.toBeInstanceOf(ConnectionClosedError);
+  });
+
+  it('tells close listeners even when one of them throws', async () => {
+    const { client } = await connectPair(defineServer({ name: 's', version: '1' }));
+    const heard: string[] = [];
+    client.events.on('close', () => {
+      throw new Error('bad listener');
+    });
+    client.events.on('close', (reason) => heard.push(reason.kind));
+    const logged: string[] = [];
+    (client as unknown as { logger: { error(message: string): void } }).logger.error = (message: string) => logged.push(message);
+    await client.close();
+    expect(heard).toEqual(['local-close']);
+    expect(logged).toEqual(['A listener for "close" threw']);
+  });
+});
+
+describe('tracing', () => {
+  it('reports lifecycle changes and every message in and out with latency for responses', async () => {
+    const [clientSide, serverSide] = createMemoryPair();
+    new Server(defineServer({ name: 's', version: '1', tools: [echo] })).connect(serverSide);
+    const client = new Client({ name: 'c', version: '1' });
+    const events = firstValueFrom(client.trace$.pipe(toArray()));
+    await client.connect(clientSide);
+    await client.callTool('echo', { text: 'x' });
+    await client.close();
+    const summary = (await events).map((e) => (e.kind === 'lifecycle' ? `${e.from}->${e.to}` : `${e.direction} ${e.kind} ${e.method ?? ''}`.trim()));
+    expect(summary).toEqual([
+      'uninitialized->initializing',
+      'out request initialize',
+      'in result initialize',
+      'initializing->ready',
+      'out notification notifications/initialized',
+      'out request tools/call',
+      'in result tools/call',
+      'ready->closing',
+      'closing->closed',
+    ]);
+    const result = (await events).find((e) => e.kind === 'result' && e.method === 'tools/call')!;
+    expect(result.latencyMs).toBeGreaterThanOrEqual(0);
+    expect(result.connection).toBe(client.id);
+  });
+
+  it('traces a late response as ignored instead of throwing', async () => {
+    const release = deferred();
+    const definition = defineServer({
+      name: 's',
+      version: '1',
+      tools: [{ name: 'late', inputSchema: { type: 'object' }, handler: async () => (await release.promise, { content: [] }) }],
+    });
+    const { client } = await connectPair(definition);
+    const ignored = firstValueFrom(client.trace$.pipe(filter((e) => e.kind === 'ignored'), take(1)));
+    // Keep the server from hearing the cancel so its late response really comes back.
+    const sendCancelled = client.sendCancelled.bind(client);
+    client.sendCancelled = () => {};
+    await expect(client.callTool('late', {}, { timeout: 10 })).rejects.toBeInstanceOf(RequestTimeoutError);
+    client.sendCancelled = sendCancelled;
+    release.resolve();
+    expect(await ignored).toMatchObject({ direction: 'in', reason: expect.stringContaining('late or duplicate') });
+    await client.ping();
+  });
+});
+
+describe('requests from the peer', () => {
+  it('refuses a request id that is still in flight', async () => {
+    const release = deferred();
+    const definition = defineServer({
+      name: 's',
+      version: '1',
+      tools: [{ name: 'wait', inputSchema: { type: 'object' }, handler: async () => (await release.promise, { content: [] }) }],
+    });
+    const { peer } = serveRaw(definition);
+    await peer.initialize();
+    await peer.send({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'wait' } });
+    const duplicate = await peer.request('ping', undefined, 9);
+    expect(duplicate.error).toEqual({ code: -32600, message: 'Request id 9 is already in use by a request in flight' });
+    release.resolve();
+    expect(await peer.next()).toMatchObject({ id: 9, result: { content: [] } });
+  });
+
+  it('answers a batch with a batch under 2025-03-26 and refuses batches otherwise', async () => {
+    const { peer } = serveRaw();
+    await peer.initialize('2025-03-26');
+    await peer.send([
+      { jsonrpc: '2.0', id: 1, method: 'ping' },
+      { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'x', progress: 1 } },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'b' } } },
+      { jsonrpc: '2.0', id: 3, method: 'nope' },
+      { jsonrpc: '1.0', id: 4, method: 'ping' },
+    ]);
+    const reply = await peer.next();
+    expect(Array.isArray(reply)).toBe(true);
+    const byId = Object.fromEntries(reply.map((response: { id: number }) => [response.id, response]));
+    expect(Object.keys(byId).sort()).toEqual(['1', '2', '3', '4']);
+    expect(byId[2].result).toEqual({ content: [{ type: 'text', text: 'b' }] });
+    expect(byId[3].error.code).toBe(-32601);
+    expect(byId[4].error.code).toBe(-32600);
+
+    const modern = serveRaw();
+    await modern.peer.initialize('2025-11-25');
+    await modern.peer.send([{ jsonrpc: '2.0', id: 1, method: 'ping' }]);
+    expect(await modern.peer.next()).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32600, message: 'Invalid Request: JSON-RPC batches are only allowed with protocol version 2025-03-26' },
+    });
+  });
+
+  it('sends nothing back for a batch of notifications, and refuses an empty batch', async () => {
+    const { peer } = serveRaw();
+    await peer.initialize('2025-03-26');
+    await peer.send([{ jsonrpc: '2.0', method: 'notifications/initialized' }]);
+    await peer.send([]);
+    expect(await peer.next()).toEqual({ jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: an empty batch' } });
+    expect(await peer.drain()).toEqual([]);
+  });
+});
+
+describe('the memory transport', () => {
+  it('freezes messages in debug mode, so a handler cannot corrupt the caller', async () => {
+    const definition = defineServer({
+      name: 's',
+      version: '1',
+      tools: [
+        {
+          name: 'mutate',
+          inputSchema: { type: 'object' },
+          handler: (args) => {
+            (args as Record<string, unknown>).injected = true;
+            return { content: [] };
+          },
+        },
+      ],
+    });
+    const { client } = await connectPair(definition, {}, { freeze: true });
+    const args = { value: 1 };
+    const result = await client.callTool('mutate', args);
+    expect(result.isError).toBe(true);
+    expect(result.content[0]).toMatchObject({ text: expect.stringContaining('object is not extensible') });
+    expect(args).toEqual({ value: 1 });
+  });
+
+  it('delivers in order, asynchronously, and completes both sides on close', async () => {
+    const [a, b] = createMemoryPair();
+    const received: unknown[] = [];
+    const done = deferred();
+    b.messages.subscribe({ next: (m) => received.push(m), complete: () => done.resolve() });
+    for (let i = 0; i < 100; i++) void a.send({ jsonrpc: '2.0', method: 'n', params: { i } });
+    expect(received).toEqual([]); // never inside send()
+    await a.close();
+    await done.promise;
+    expect(received.map((m) => (m as { params: { i: number } }).params.i)).toEqual(Array.from({ length: 100 }, (_, i) => i));
+    await expect(a.send({ jsonrpc: '2.0', method: 'n' })).rejects.toThrow('Transport closed');
+    await expect(b.send({ jsonrpc: '2.0', method: 'n' })).rejects.toThrow('Transport closed');
+  });
+
+  it('has a single consumer', async () => {
+    const [a] = createMemoryPair();
+    a.messages.subscribe();
+    const second = deferred<unknown>();
+    a.messages.subscribe({ error: (error) => second.resolve(error) });
+    expect(String(await second.promise)).toContain('single consumer');
+  });
+
+  it('copies with the json codec', async () => {
+    const [a, b] = createMemoryPair({ codec: 'json' });
+    const message = { jsonrpc: '2.0' as const, method: 'n', params: { x: [1] } };
+    const got = firstValueFrom(b.messages);
+    await a.send(message);
+    const received = await got;
+    expect(received).toEqual(message);
+    expect(received).not.toBe(message);
+  });
+
+  it('buffers messages sent before the peer subscribes', async () => {
+    const [a, b] = createMemoryPair() as [MemoryTransport, MemoryTransport];
+    await a.send({ jsonrpc: '2.0', method: 'early' });
+    expect(await firstValueFrom(b.messages)).toEqual({ jsonrpc: '2.0', method: 'early' });
+  });
+});
+
+describe('errors from handlers', () => {
+  it('passes an McpError through and hides nothing else but the message', async () => {
+    const { peer } = serveRaw(
+      defineServer({
+        name: 's',
+        version: '1',
+        tools: [{ name: 'gone', inputSchema: { type: 'object' }, handler: () => { throw new McpError(-32042, 'needs a browser', { elicitations: [] }); } }],
+      }),
+    );
+    await peer.initialize();
+    expect((await peer.request('tools/call', { name: 'gone' })).error).toEqual({ code: -32042, message: 'needs a browser', data: { elicitations: [] } });
+  });
+});

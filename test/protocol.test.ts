@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { hasCapability } from '../lib/protocol/capabilities';
+import { maySend, METHODS, methodSpec } from '../lib/protocol/methods';
+import { shapeCallToolResult, shapeTool } from '../lib/protocol/shape';
+import { isAtLeast, negotiateVersion, SUPPORTED_PROTOCOL_VERSIONS } from '../lib/protocol/versions';
+import type { Tool } from '../lib/protocol/types';
+
+describe('version negotiation', () => {
+  it('echoes a supported version', () => {
+    for (const version of SUPPORTED_PROTOCOL_VERSIONS) expect(negotiateVersion(version)).toBe(version);
+  });
+  it('answers its newest for anything else', () => {
+    for (const requested of ['2099-01-01', '2024-10-07', '', 5, undefined]) expect(negotiateVersion(requested)).toBe('2025-11-25');
+  });
+  it('respects a narrower list', () => {
+    expect(negotiateVersion('2025-11-25', ['2025-06-18', '2024-11-05'])).toBe('2025-06-18');
+    expect(negotiateVersion('2024-11-05', ['2025-06-18', '2024-11-05'])).toBe('2024-11-05');
+  });
+  it('orders revisions', () => {
+    expect(isAtLeast('2025-06-18', '2025-03-26')).toBe(true);
+    expect(isAtLeast('2024-11-05', '2025-03-26')).toBe(false);
+  });
+});
+
+describe('the method table', () => {
+  it('lists 20 requests and 11 notifications of 2025-11-25', () => {
+    const specs = Object.values(METHODS);
+    expect(specs.filter((spec) => spec.kind === 'request')).toHaveLength(20);
+    expect(specs.filter((spec) => spec.kind === 'notification')).toHaveLength(11);
+  });
+  it('knows direction, gate and first revision', () => {
+    expect(methodSpec('tools/call')).toMatchObject({ direction: 'toServer', capability: ['tools'], capabilityOf: 'receiver', since: '2024-11-05' });
+    expect(methodSpec('elicitation/create')).toMatchObject({ direction: 'toClient', since: '2025-06-18' });
+    expect(methodSpec('notifications/tools/list_changed')).toMatchObject({ capability: ['tools', 'listChanged'], capabilityOf: 'sender' });
+    expect(methodSpec('notifications/elicitation/complete')).toMatchObject({ capabilityOf: 'receiver' });
+    expect(methodSpec('completion/complete')).toMatchObject({ capabilitySince: '2025-03-26' });
+    expect(methodSpec('constructor')).toBeUndefined();
+    expect(methodSpec('nope')).toBeUndefined();
+  });
+  it('knows who may send what', () => {
+    expect(maySend(methodSpec('tools/call')!, 'client')).toBe(true);
+    expect(maySend(methodSpec('tools/call')!, 'server')).toBe(false);
+    expect(maySend(methodSpec('ping')!, 'server')).toBe(true);
+    expect(maySend(methodSpec('roots/list')!, 'client')).toBe(false);
+  });
+});
+
+describe('capabilities', () => {
+  it('treats present objects and true flags as declared', () => {
+    expect(hasCapability({ tools: {} }, ['tools'])).toBe(true);
+    expect(hasCapability({ tools: {} }, ['tools', 'listChanged'])).toBe(false);
+    expect(hasCapability({ tools: { listChanged: true } }, ['tools', 'listChanged'])).toBe(true);
+    expect(hasCapability({ tools: { listChanged: false } }, ['tools', 'listChanged'])).toBe(false);
+    expect(hasCapability({ tools: null }, ['tools'])).toBe(false);
+    expect(hasCapability(undefined, ['tools'])).toBe(false);
+  });
+});
+
+describe('shaping for older revisions', () => {
+  const tool: Tool = {
+    name: 't',
+    title: 'T',
+    description: 'd',
+    icons: [{ src: 'https://x/i.png' }],
+    inputSchema: { type: 'object' },
+    outputSchema: { type: 'object' },
+    annotations: { readOnlyHint: true },
+    execution: { taskSupport: 'forbidden' },
+    _meta: { 'com.example/x': 1 },
+  };
+  it('keeps everything for 2025-11-25 and returns the same object', () => {
+    expect(shapeTool(tool, '2025-11-25')).toBe(tool);
+  });
+  it('drops what each older revision cannot carry', () => {
+    expect(Object.keys(shapeTool(tool, '2025-06-18')).sort()).toEqual(['_meta', 'annotations', 'description', 'inputSchema', 'name', 'outputSchema', 'title']);
+    expect(Object.keys(shapeTool(tool, '2025-03-26')).sort()).toEqual(['annotations', 'description', 'inputSchema', 'name']);
+    expect(Object.keys(shapeTool(tool, '2024-11-05')).sort()).toEqual(['description', 'inputSchema', 'name']);
+  });
+  it('drops unknown fields too', () => {
+    expect(shapeTool({ ...tool, extra: 1 } as Tool, '2025-11-25')).not.toHaveProperty('extra');
+  });
+  it('drops structuredContent before 2025-06-18', () => {
+    const result = { content: [{ type: 'text' as const, text: '{}' }], structuredContent: {} };
+    expect(shapeCallToolResult(result, '2025-06-18')).toBe(result);
+    expect(shapeCallToolResult(result, '2025-03-26')).toEqual({ content: result.content });
+  });
+});
