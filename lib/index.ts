@@ -21,3 +21,4 @@ export { Client, type ClientOptions, type ConnectOptions } from './client/client
 export { createAjvValidator, defaultValidator, type SchemaCheck, type SchemaValidator } from './validation/json-schema';
 export type { Transport, TransportSendOptions } from '../transports/transport';
 export { createMemoryPair, MemoryTransport, type MemoryPairOptions } from '../transports/memory';
+export { formatTraceEvent } from './trace/format';

@@ -178,6 +178,14 @@ export class CorrelationTable {
     for (const record of [...this.pending.values()]) this.fail(record, error);
   }
 
+  /** Rejects what is pending and stops the timer, whose callback would keep the connection reachable. */
+  dispose(error: Error): void {
+    this.failAll(error);
+    if (this.timer !== undefined) this.host.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+    this.timerAt = Infinity;
+  }
+
   private settle(record: PendingRequest): void {
     this.pending.delete(record.id);
     record.signal?.removeEventListener('abort', record);
