@@ -93,8 +93,12 @@ export const connectionLifecycle = lifecycleLogic<ConnectionState, ConnectionEve
   reduce: (data, event) => {
     switch (event.type) {
       case 'initialize.done': {
-        const { type: _type, ...negotiated } = event;
-        return { ...data, negotiated };
+        const { protocolVersion, peerCapabilities, peerInfo, instructions } = event;
+        const negotiated: Negotiated =
+          instructions === undefined
+            ? { protocolVersion, peerCapabilities, peerInfo }
+            : { protocolVersion, peerCapabilities, peerInfo, instructions };
+        return { host: data.host, negotiated };
       }
       case 'close':
       case 'transport.closed':

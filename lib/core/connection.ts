@@ -304,7 +304,7 @@ export abstract class Connection implements ConnectionHost {
     if (!resolve) return;
     this.resolveClosed = undefined;
     this.releaseInFlight(reason);
-    this.correlation.dispose(new ConnectionClosedError(`Connection closed: ${reason.message}`));
+    this.correlation.dispose();
     this.subscription?.unsubscribe();
     this.subscription = undefined;
     this.transport?.close().catch(() => undefined);

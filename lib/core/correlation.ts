@@ -178,9 +178,8 @@ export class CorrelationTable {
     for (const record of [...this.pending.values()]) this.fail(record, error);
   }
 
-  /** Rejects what is pending and stops the timer, whose callback would keep the connection reachable. */
-  dispose(error: Error): void {
-    this.failAll(error);
+  /** Stops the timer, whose callback would keep a closed connection reachable. Call after `failAll`. */
+  dispose(): void {
     if (this.timer !== undefined) this.host.clock.clearTimeout(this.timer);
     this.timer = undefined;
     this.timerAt = Infinity;
