@@ -4,6 +4,7 @@ export default defineConfig({
   entry: {
     index: 'lib/index.ts',
     'transports/memory': 'transports/memory.ts',
+    'transports/sdk-adapter': 'transports/sdk-adapter.ts',
   },
   format: ['esm', 'cjs'],
   dts: true,

@@ -22,3 +22,4 @@ export { createAjvValidator, defaultValidator, type SchemaCheck, type SchemaVali
 export type { Transport, TransportSendOptions } from '../transports/transport';
 export { createMemoryPair, MemoryTransport, type MemoryPairOptions } from '../transports/memory';
 export { formatTraceEvent } from './trace/format';
+export { fromSdkTransport, type SdkTransportLike, type SdkAdapterOptions } from '../transports/sdk-adapter';
