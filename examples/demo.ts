@@ -13,7 +13,11 @@ const definition = defineServer({
     {
       name: 'add',
       title: 'Add two numbers',
-      inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+      inputSchema: {
+        type: 'object',
+        properties: { a: { type: 'number' }, b: { type: 'number' } },
+        required: ['a', 'b'],
+      },
       outputSchema: { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] },
       annotations: { readOnlyHint: true },
       handler: ({ a, b }) => ({ content: [], structuredContent: { sum: (a as number) + (b as number) } }),
@@ -21,7 +25,11 @@ const definition = defineServer({
     {
       name: 'countdown',
       description: 'Counts down, reporting progress; stops when cancelled.',
-      inputSchema: { type: 'object', properties: { from: { type: 'integer', minimum: 1, maximum: 10 } }, required: ['from'] },
+      inputSchema: {
+        type: 'object',
+        properties: { from: { type: 'integer', minimum: 1, maximum: 10 } },
+        required: ['from'],
+      },
       handler: async ({ from }, ctx) => {
         const steps = from as number;
         for (let done = 1; done <= steps; done++) {
@@ -40,7 +48,9 @@ const [clientSide, serverSide] = createMemoryPair();
 const serverConnection = server.connect(serverSide);
 const client = new Client({ name: 'demo-client', version: '1.0.0' });
 
-merge(client.trace$, serverConnection.trace$).subscribe((event) => process.stderr.write(formatTraceEvent(event) + '\n'));
+merge(client.trace$, serverConnection.trace$).subscribe((event) =>
+  process.stderr.write(formatTraceEvent(event) + '\n'),
+);
 
 await client.connect(clientSide);
 const say = (line: string) => process.stdout.write(line + '\n');
@@ -48,7 +58,11 @@ say(`connected to ${client.serverInfo?.name} (protocol ${client.protocolVersion}
 say(`tools: ${(await client.listTools()).map((tool) => tool.name).join(', ')}`);
 say(`add(2, 3) = ${JSON.stringify((await client.callTool('add', { a: 2, b: 3 })).structuredContent)}`);
 say(`bad arguments: ${JSON.stringify((await client.callTool('add', { a: 'two' })).content)}`);
-const countdown = await client.callTool('countdown', { from: 3 }, { onProgress: (p) => say(`  progress ${p.progress}/${p.total}: ${p.message}`) });
+const countdown = await client.callTool(
+  'countdown',
+  { from: 3 },
+  { onProgress: (p) => say(`  progress ${p.progress}/${p.total}: ${p.message}`) },
+);
 say(`countdown: ${JSON.stringify(countdown.content)}`);
 const controller = new AbortController();
 setTimeout(() => controller.abort(), 120);

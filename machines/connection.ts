@@ -87,7 +87,13 @@ function quitReasonOf(data: ConnectionData): QuitReason {
 }
 
 /** The connection machine as actor logic (see `lifecycleLogic`). Its output is the quit reason. */
-export const connectionLifecycle = lifecycleLogic<ConnectionState, ConnectionEvent, ConnectionData, { host: ConnectionHost }, QuitReason>({
+export const connectionLifecycle = lifecycleLogic<
+  ConnectionState,
+  ConnectionEvent,
+  ConnectionData,
+  { host: ConnectionHost },
+  QuitReason
+>({
   machine: connectionMachine,
   data: ({ host }) => ({ host }),
   reduce: (data, event) => {

@@ -47,7 +47,11 @@ export function lifecycleLogic<TValue extends string, TEvent extends EventObject
       const event = { type } as EventObject;
       if (from.can(event)) {
         const [next, actions] = transition(machine, from, event);
-        step = { target: String(next.value), actions: actions.map((action) => action.type), done: next.status === 'done' };
+        step = {
+          target: String(next.value),
+          actions: actions.map((action) => action.type),
+          done: next.status === 'done',
+        };
       } else {
         step = null;
       }

@@ -8,7 +8,13 @@ import { RawPeer } from './helpers/raw-peer';
 const definition = defineServer({
   name: 's',
   version: '1',
-  tools: [{ name: 'echo', inputSchema: { type: 'object' }, handler: (args) => ({ content: [{ type: 'text', text: JSON.stringify(args) }] }) }],
+  tools: [
+    {
+      name: 'echo',
+      inputSchema: { type: 'object' },
+      handler: (args) => ({ content: [{ type: 'text', text: JSON.stringify(args) }] }),
+    },
+  ],
 });
 
 /** A server behind a JSON wire with a 2 KiB frame limit, and an initialized raw client. */
@@ -25,7 +31,9 @@ async function setup() {
 /** After each bad input the connection still works. */
 async function stillWorks(peer: RawPeer) {
   expect(await peer.request('ping', undefined, 'after')).toEqual({ jsonrpc: '2.0', id: 'after', result: {} });
-  expect((await peer.request('tools/call', { name: 'echo', arguments: { ok: 1 } })).result.content[0].text).toBe('{"ok":1}');
+  expect((await peer.request('tools/call', { name: 'echo', arguments: { ok: 1 } })).result.content[0].text).toBe(
+    '{"ok":1}',
+  );
 }
 
 const idless = (code: number, message: string | RegExp) => ({
@@ -55,7 +63,11 @@ describe('bad input', () => {
   it('a wrong jsonrpc version gets -32600 with the id when it can be read', async () => {
     const { peer } = await setup();
     await peer.send({ jsonrpc: '1.0', id: 5, method: 'ping' });
-    expect(await peer.next()).toEqual({ jsonrpc: '2.0', id: 5, error: { code: -32600, message: 'Invalid Request: "jsonrpc" must be "2.0", got "1.0"' } });
+    expect(await peer.next()).toEqual({
+      jsonrpc: '2.0',
+      id: 5,
+      error: { code: -32600, message: 'Invalid Request: "jsonrpc" must be "2.0", got "1.0"' },
+    });
     await peer.send({ id: 6, method: 'ping' });
     expect(await peer.next()).toMatchObject({ id: 6, error: { code: -32600 } });
     await stillWorks(peer);
@@ -66,7 +78,9 @@ describe('bad input', () => {
     await peer.send({ jsonrpc: '2.0', id: null, method: 'ping' });
     expect(await peer.next()).toEqual(idless(-32600, 'Invalid Request: "id" must be a string or a number, got null'));
     await peer.send({ jsonrpc: '2.0', result: {} });
-    expect(await peer.next()).toEqual(idless(-32600, 'Invalid Request: a result response needs a string or number "id"'));
+    expect(await peer.next()).toEqual(
+      idless(-32600, 'Invalid Request: a result response needs a string or number "id"'),
+    );
     await stillWorks(peer);
   });
 
@@ -82,7 +96,11 @@ describe('bad input', () => {
     const { peer } = await setup();
     for (const params of [[1, 2], 'x', 7, null]) {
       await peer.send({ jsonrpc: '2.0', id: 'p', method: 'tools/list', params });
-      expect(await peer.next()).toEqual({ jsonrpc: '2.0', id: 'p', error: { code: -32602, message: 'Invalid params: "params" must be an object' } });
+      expect(await peer.next()).toEqual({
+        jsonrpc: '2.0',
+        id: 'p',
+        error: { code: -32602, message: 'Invalid params: "params" must be an object' },
+      });
     }
     expect((await peer.request('tools/call', { name: ['echo'] })).error.code).toBe(-32602);
     await stillWorks(peer);
@@ -90,7 +108,11 @@ describe('bad input', () => {
 
   it('an unknown method gets -32601', async () => {
     const { peer } = await setup();
-    expect(await peer.request('tools/explode', {}, 'u')).toEqual({ jsonrpc: '2.0', id: 'u', error: { code: -32601, message: 'Method not found: tools/explode' } });
+    expect(await peer.request('tools/explode', {}, 'u')).toEqual({
+      jsonrpc: '2.0',
+      id: 'u',
+      error: { code: -32601, message: 'Method not found: tools/explode' },
+    });
     expect((await peer.request('__proto__')).error.code).toBe(-32601);
     expect((await peer.request('toString')).error.code).toBe(-32601);
     await stillWorks(peer);
@@ -98,7 +120,14 @@ describe('bad input', () => {
 
   it('an oversized message gets -32600 without an id and is never parsed', async () => {
     const { peer } = await setup();
-    await peer.sendRaw(JSON.stringify({ jsonrpc: '2.0', id: 'big', method: 'tools/call', params: { name: 'echo', arguments: { blob: 'x'.repeat(5000) } } }));
+    await peer.sendRaw(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'big',
+        method: 'tools/call',
+        params: { name: 'echo', arguments: { blob: 'x'.repeat(5000) } },
+      }),
+    );
     expect(await peer.next()).toEqual(idless(-32600, 'Message too large: the limit is 2048 bytes'));
     await stillWorks(peer);
   });
@@ -108,7 +137,11 @@ describe('bad input', () => {
     await peer.send({ jsonrpc: '2.0', id: 77, result: {} });
     await peer.send({ jsonrpc: '2.0', id: 78, error: { code: -1, message: 'no such request' } });
     await peer.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'nothing' } });
-    await peer.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'nothing', progress: 1 } });
+    await peer.send({
+      jsonrpc: '2.0',
+      method: 'notifications/progress',
+      params: { progressToken: 'nothing', progress: 1 },
+    });
     await peer.send({ jsonrpc: '2.0', method: 'notifications/cancelled' });
     expect(await peer.drain()).toEqual([]);
     expect(connection.state).toBe('ready');

@@ -11,7 +11,11 @@ import { Runtime } from '../lib/core/runtime';
 
 const LOCAL: QuitReason = { kind: 'local-close', message: 'bye' };
 const ENDED: QuitReason = { kind: 'transport-closed', message: 'The transport closed' };
-const NEGOTIATED = { protocolVersion: '2025-11-25', peerCapabilities: { tools: {} }, peerInfo: { name: 'p', version: '1' } };
+const NEGOTIATED = {
+  protocolVersion: '2025-11-25',
+  peerCapabilities: { tools: {} },
+  peerInfo: { name: 'p', version: '1' },
+};
 
 const EVENTS: Record<string, ConnectionEvent> = {
   'initialize.start': { type: 'initialize.start' },
@@ -98,7 +102,10 @@ describe('the connection lifecycle machine', () => {
 
   it('runs close actions after the new state is in place', () => {
     let seen: string | undefined;
-    const host: ConnectionHost = { beginClose: () => (seen = String(actor.getSnapshot().value)), finishClose: () => {} };
+    const host: ConnectionHost = {
+      beginClose: () => (seen = String(actor.getSnapshot().value)),
+      finishClose: () => {},
+    };
     const actor = createActor(connectionLifecycle, { input: { host }, parent: new Runtime().root }).start();
     actor.send(EVENTS.close!);
     expect(seen).toBe('closing');

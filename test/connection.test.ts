@@ -18,6 +18,7 @@ import { createMemoryPair, type MemoryTransport } from '../transports/memory';
 import type { Transport, TransportSendOptions } from '../transports/transport';
 import { connectPair, validateEmitted } from './helpers/pair';
 import { RawPeer } from './helpers/raw-peer';
+import { deferred, serverWith, tool } from './helpers/fixtures';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../lib/protocol/versions';
 
 const echo = {
@@ -26,14 +27,8 @@ const echo = {
   handler: ({ text }: { text?: unknown }) => ({ content: [{ type: 'text' as const, text: String(text) }] }),
 };
 
-function deferred<T = void>() {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve };
-}
-
 /** A server connection driven by a raw peer playing the client. */
-function serveRaw(definition = defineServer({ name: 's', version: '1', tools: [echo] })) {
+function serveRaw(definition = serverWith([echo])) {
   const [peerSide, serverSide] = createMemoryPair();
   const server = new Server(definition);
   const connection = server.connect(serverSide);
@@ -44,7 +39,7 @@ function serveRaw(definition = defineServer({ name: 's', version: '1', tools: [e
 describe('initialization', () => {
   for (const version of SUPPORTED_PROTOCOL_VERSIONS) {
     it(`negotiates ${version} when the client asks for it`, async () => {
-      const { client, serverConnection } = await connectPair(defineServer({ name: 's', version: '1', tools: [echo] }), { protocolVersion: version });
+      const { client, serverConnection } = await connectPair(serverWith([echo]), { protocolVersion: version });
       expect(client.protocolVersion).toBe(version);
       expect(serverConnection.protocolVersion).toBe(version);
       expect(serverConnection.clientInfo).toEqual({ name: 'test-client', version: '1.0.0' });
@@ -78,14 +73,25 @@ describe('initialization', () => {
     });
     expect(await peer.request('ping', undefined, 2)).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
     await peer.initialize();
-    const again = await peer.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } }, 3);
+    const again = await peer.request(
+      'initialize',
+      { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      3,
+    );
     expect(again.error).toMatchObject({ code: -32600, message: expect.stringContaining('already received') });
-    expect(await peer.request('tools/list', undefined, 4)).toMatchObject({ id: 4, result: { tools: [{ name: 'echo' }] } });
+    expect(await peer.request('tools/list', undefined, 4)).toMatchObject({
+      id: 4,
+      result: { tools: [{ name: 'echo' }] },
+    });
   });
 
   it('checks initialize params', async () => {
     const { peer } = serveRaw();
-    const response = await peer.request('initialize', { protocolVersion: 5, capabilities: {}, clientInfo: { name: 'x', version: '1' } });
+    const response = await peer.request('initialize', {
+      protocolVersion: 5,
+      capabilities: {},
+      clientInfo: { name: 'x', version: '1' },
+    });
     expect(response.error).toMatchObject({ code: -32602, message: expect.stringContaining('protocolVersion') });
     // The failed initialize left the server uninitialized, so a correct one still works.
     expect((await peer.initialize()).result.serverInfo).toEqual({ name: 's', version: '1' });
@@ -93,7 +99,12 @@ describe('initialization', () => {
 
   it('serves a first request that races notifications/initialized', async () => {
     const { peer } = serveRaw();
-    await peer.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'r', version: '1' } } });
+    await peer.send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'r', version: '1' } },
+    });
     await peer.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
     await peer.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     expect((await peer.next()).id).toBe(1);
@@ -104,7 +115,9 @@ describe('initialization', () => {
     const client = new Client({ name: 'c', version: '1' });
     await expect(client.request('ping')).rejects.toBeInstanceOf(NotReadyError);
     const { client: connected } = await connectPair(defineServer({ name: 's', version: '1' }));
-    expect(() => (connected as unknown as { attach(t: Transport): void }).attach(createMemoryPair()[0])).toThrow(/already has a transport/);
+    expect(() => (connected as unknown as { attach(t: Transport): void }).attach(createMemoryPair()[0])).toThrow(
+      /already has a transport/,
+    );
   });
 });
 
@@ -112,7 +125,9 @@ describe('capability gating', () => {
   it('fails locally, without sending, when the server did not declare what the client calls', async () => {
     const { client, serverConnection } = await connectPair(defineServer({ name: 'no-tools', version: '1' }));
     const inbound: string[] = [];
-    serverConnection.trace$.pipe(filter((e) => e.direction === 'in')).subscribe((e) => inbound.push(e.method ?? e.kind));
+    serverConnection.trace$
+      .pipe(filter((e) => e.direction === 'in'))
+      .subscribe((e) => inbound.push(e.method ?? e.kind));
     const failure = await client.listTools().catch((error) => error);
     expect(failure).toBeInstanceOf(CapabilityNotSupportedError);
     expect(failure.message).toBe('The server did not declare the tools capability, so tools/list cannot be used');
@@ -128,12 +143,17 @@ describe('capability gating', () => {
       message: 'Method not found: tools/call (this server did not declare the tools capability)',
     });
     expect((await peer.request('sampling/createMessage', {})).error).toMatchObject({ code: -32601 });
-    expect((await peer.request('no/such/method')).error).toEqual({ code: -32601, message: 'Method not found: no/such/method' });
+    expect((await peer.request('no/such/method')).error).toEqual({
+      code: -32601,
+      message: 'Method not found: no/such/method',
+    });
   });
 
   it('refuses to send what the role may not send, and notifications the sender did not declare', async () => {
     const { client, serverConnection } = await connectPair(defineServer({ name: 's', version: '1' }));
-    await expect(client.request('sampling/createMessage', {})).rejects.toThrow('A client cannot send sampling/createMessage');
+    await expect(client.request('sampling/createMessage', {})).rejects.toThrow(
+      'A client cannot send sampling/createMessage',
+    );
     await expect(serverConnection.request('roots/list')).rejects.toThrow(
       'The client did not declare the roots capability, so roots/list cannot be used',
     );
@@ -148,9 +168,12 @@ describe('capability gating', () => {
       protocolVersion: '2025-03-26',
       capabilities: { elicitation: {} },
     });
-    await expect(serverConnection.request('elicitation/create', { message: 'x', requestedSchema: { type: 'object', properties: {} } })).rejects.toThrow(
-      'elicitation/create needs protocol version 2025-06-18 or later; 2025-03-26 was negotiated',
-    );
+    await expect(
+      serverConnection.request('elicitation/create', {
+        message: 'x',
+        requestedSchema: { type: 'object', properties: {} },
+      }),
+    ).rejects.toThrow('elicitation/create needs protocol version 2025-06-18 or later; 2025-03-26 was negotiated');
   });
 
   it('lets a server ping the client', async () => {
@@ -162,20 +185,18 @@ describe('capability gating', () => {
 describe('handlers and their context', () => {
   it('gives handlers the negotiated version, capabilities, _meta, and an id', async () => {
     const seen = deferred<Record<string, unknown>>();
-    const definition = defineServer({
-      name: 's',
-      version: '1',
-      tools: [
-        {
-          name: 'inspect',
-          inputSchema: { type: 'object' },
-          handler: (_args, ctx) => {
-            seen.resolve({ version: ctx.protocolVersion, caps: ctx.peerCapabilities, meta: ctx._meta, id: ctx.id, method: ctx.method });
-            return { content: [] };
-          },
-        },
-      ],
-    });
+    const definition = serverWith([
+      tool('inspect', (_args, ctx) => {
+        seen.resolve({
+          version: ctx.protocolVersion,
+          caps: ctx.peerCapabilities,
+          meta: ctx._meta,
+          id: ctx.id,
+          method: ctx.method,
+        });
+        return { content: [] };
+      }),
+    ]);
     const { client } = await connectPair(definition, { protocolVersion: '2025-06-18', capabilities: { roots: {} } });
     await client.request('tools/call', { name: 'inspect', _meta: { 'com.example/trace': 'abc' } });
     expect(await seen.promise).toMatchObject({
@@ -188,29 +209,25 @@ describe('handlers and their context', () => {
 
   it('delivers progress to onProgress, and the progress helper insists on increasing values', async () => {
     const rangeError = deferred<unknown>();
-    const definition = defineServer({
-      name: 's',
-      version: '1',
-      tools: [
-        {
-          name: 'work',
-          inputSchema: { type: 'object' },
-          handler: async (_args, ctx) => {
-            await ctx.progress(1, 3, 'one');
-            await ctx.progress(2.5, 3);
-            try {
-              void ctx.progress(2);
-            } catch (error) {
-              rangeError.resolve(error);
-            }
-            return { content: [{ type: 'text', text: 'done' }] };
-          },
-        },
-      ],
-    });
+    const definition = serverWith([
+      tool('work', async (_args, ctx) => {
+        await ctx.progress(1, 3, 'one');
+        await ctx.progress(2.5, 3);
+        try {
+          void ctx.progress(2);
+        } catch (error) {
+          rangeError.resolve(error);
+        }
+        return { content: [{ type: 'text', text: 'done' }] };
+      }),
+    ]);
     const { client } = await connectPair(definition);
     const progress: unknown[] = [];
-    const result = await client.callTool('work', {}, { onProgress: ({ progress: p, total, message }) => progress.push({ p, total, message }) });
+    const result = await client.callTool(
+      'work',
+      {},
+      { onProgress: ({ progress: p, total, message }) => progress.push({ p, total, message }) },
+    );
     expect(result.content).toEqual([{ type: 'text', text: 'done' }]);
     expect(progress).toEqual([
       { p: 1, total: 3, message: 'one' },
@@ -220,11 +237,9 @@ describe('handlers and their context', () => {
   });
 
   it('drops the progress message for 2024-11-05, which has no such field', async () => {
-    const definition = defineServer({
-      name: 's',
-      version: '1',
-      tools: [{ name: 'work', inputSchema: { type: 'object' }, handler: async (_a, ctx) => (await ctx.progress(1, 2, 'hidden'), { content: [] }) }],
-    });
+    const definition = serverWith([
+      tool('work', async (_a, ctx) => (await ctx.progress(1, 2, 'hidden'), { content: [] })),
+    ]);
     const { client } = await connectPair(definition, { protocolVersion: '2024-11-05' });
     const progress: unknown[] = [];
     await client.callTool('work', {}, { onProgress: (p) => progress.push(p) });
@@ -234,24 +249,19 @@ describe('handlers and their context', () => {
   it('aborts the handler when the client cancels, and sends no response', async () => {
     const started = deferred();
     const aborted = deferred<unknown>();
-    const definition = defineServer({
-      name: 's',
-      version: '1',
-      tools: [
-        {
-          name: 'slow',
-          inputSchema: { type: 'object' },
-          handler: (_args, ctx) =>
-            new Promise((resolve) => {
-              ctx.signal.addEventListener('abort', () => {
-                aborted.resolve(ctx.signal.reason);
-                resolve({ content: [{ type: 'text', text: 'too late' }] });
-              });
-              started.resolve();
-            }),
-        },
-      ],
-    });
+    const definition = serverWith([
+      tool(
+        'slow',
+        (_args, ctx) =>
+          new Promise((resolve) => {
+            ctx.signal.addEventListener('abort', () => {
+              aborted.resolve(ctx.signal.reason);
+              resolve({ content: [{ type: 'text', text: 'too late' }] });
+            });
+            started.resolve();
+          }),
+      ),
+    ]);
     const { client, serverConnection } = await connectPair(definition);
     const serverTrace: TraceEvent[] = [];
     serverConnection.trace$.subscribe((event) => serverTrace.push(event));
@@ -264,18 +274,18 @@ describe('handlers and their context', () => {
     expect(reason).toBeInstanceOf(RequestCancelledError);
     expect((reason as Error).message).toBe('tools/call was cancelled');
     await client.ping(); // the response to the cancelled call would have come before this one
-    expect(serverTrace.filter((e) => e.direction === 'out' && e.kind === 'result').map((e) => e.method)).toEqual(['ping']);
+    expect(serverTrace.filter((e) => e.direction === 'out' && e.kind === 'result').map((e) => e.method)).toEqual([
+      'ping',
+    ]);
     expect(serverTrace.some((e) => e.kind === 'ignored' && e.reason?.includes('cancelled'))).toBe(true);
     expect(serverConnection.activeHandlerCount).toBe(0);
   });
 
   it('times out a slow handler, and the server handler sees the cancellation', async () => {
     const aborted = deferred();
-    const definition = defineServer({
-      name: 's',
-      version: '1',
-      tools: [{ name: 'hang', inputSchema: { type: 'object' }, handler: (_a, ctx) => new Promise(() => ctx.signal.addEventListener('abort', () => aborted.resolve())) }],
-    });
+    const definition = serverWith([
+      tool('hang', (_a, ctx) => new Promise(() => ctx.signal.addEventListener('abort', () => aborted.resolve()))),
+    ]);
     const { client } = await connectPair(definition);
     await expect(client.callTool('hang', {}, { timeout: 30 })).rejects.toBeInstanceOf(RequestTimeoutError);
     await aborted.promise;
@@ -292,45 +302,39 @@ describe('handlers and their context', () => {
       },
       close: () => serverSide.close(),
     };
-    const definition = defineServer({
-      name: 's',
-      version: '1',
-      tools: [{ name: 'ask', inputSchema: { type: 'object' }, handler: async (_a, ctx) => (await ctx.request('ping'), await ctx.log('info', 'asked'), { content: [] }) }],
-    });
+    const definition = serverWith([
+      tool('ask', async (_a, ctx) => (await ctx.request('ping'), await ctx.log('info', 'asked'), { content: [] })),
+    ]);
     const connection = new Server(definition).connect(spy);
     validateEmitted(connection);
     const client = new Client({ name: 'c', version: '1' });
     await client.connect(clientSide);
     await client.callTool('ask', {});
-    const call = sent.find((entry) => 'result' in entry.message && 'content' in (entry.message as { result: object }).result);
+    const call = sent.find(
+      (entry) => 'result' in entry.message && 'content' in (entry.message as { result: object }).result,
+    );
     const related = call!.options!.relatedRequestId;
-    expect(sent.filter((entry) => entry.options?.relatedRequestId === related).map((entry) => (entry.message as { method?: string }).method ?? 'response')).toEqual([
-      'ping',
-      'notifications/message',
-      'response',
-    ]);
+    expect(
+      sent
+        .filter((entry) => entry.options?.relatedRequestId === related)
+        .map((entry) => (entry.message as { method?: string }).method ?? 'response'),
+    ).toEqual(['ping', 'notifications/message', 'response']);
   });
 });
 
 describe('logging', () => {
   it('sends notifications/message at or above the level the client set', async () => {
-    const definition = defineServer({
-      name: 's',
-      version: '1',
-      tools: [
-        {
-          name: 'chatty',
-          inputSchema: { type: 'object' },
-          handler: async (_a, ctx) => {
-            for (const level of ['debug', 'info', 'warning', 'error'] as const) await ctx.log(level, { level }, 'chatty');
-            return { content: [] };
-          },
-        },
-      ],
-    });
+    const definition = serverWith([
+      tool('chatty', async (_a, ctx) => {
+        for (const level of ['debug', 'info', 'warning', 'error'] as const) await ctx.log(level, { level }, 'chatty');
+        return { content: [] };
+      }),
+    ]);
     const { client } = await connectPair(definition);
     const levels: unknown[] = [];
-    client.notifications$.pipe(filter((n) => n.method === 'notifications/message')).subscribe((n) => levels.push(n.params?.level));
+    client.notifications$
+      .pipe(filter((n) => n.method === 'notifications/message'))
+      .subscribe((n) => levels.push(n.params?.level));
     await client.callTool('chatty', {});
     await client.request('logging/setLevel', { level: 'warning' });
     await client.callTool('chatty', {});
@@ -351,11 +355,15 @@ describe('closing', () => {
   it('rejects pending requests, aborts running handlers, resolves closed, and forgets the connection', async () => {
     const running = deferred();
     const aborted = deferred<unknown>();
-    const definition = defineServer({
-      name: 's',
-      version: '1',
-      tools: [{ name: 'hang', inputSchema: { type: 'object' }, handler: (_a, ctx) => (running.resolve(), new Promise(() => ctx.signal.addEventListener('abort', () => aborted.resolve(ctx.signal.reason)))) }],
-    });
+    const definition = serverWith([
+      tool(
+        'hang',
+        (_a, ctx) => (
+          running.resolve(),
+          new Promise(() => ctx.signal.addEventListener('abort', () => aborted.resolve(ctx.signal.reason)))
+        ),
+      ),
+    ]);
     const { client, server, serverConnection } = await connectPair(definition);
     const calls = [client.callTool('hang', {}), client.callTool('hang', {})];
     await running.promise;
@@ -403,7 +411,8 @@ describe('closing', () => {
     });
     client.events.on('close', (reason) => heard.push(reason.kind));
     const logged: string[] = [];
-    (client as unknown as { logger: { error(message: string): void } }).logger.error = (message: string) => logged.push(message);
+    (client as unknown as { logger: { error(message: string): void } }).logger.error = (message: string) =>
+      logged.push(message);
     await client.close();
     expect(heard).toEqual(['local-close']);
     expect(logged).toEqual(['A listener for "close" threw']);
@@ -413,13 +422,15 @@ describe('closing', () => {
 describe('tracing', () => {
   it('reports lifecycle changes and every message in and out with latency for responses', async () => {
     const [clientSide, serverSide] = createMemoryPair();
-    new Server(defineServer({ name: 's', version: '1', tools: [echo] })).connect(serverSide);
+    new Server(serverWith([echo])).connect(serverSide);
     const client = new Client({ name: 'c', version: '1' });
     const events = firstValueFrom(client.trace$.pipe(toArray()));
     await client.connect(clientSide);
     await client.callTool('echo', { text: 'x' });
     await client.close();
-    const summary = (await events).map((e) => (e.kind === 'lifecycle' ? `${e.from}->${e.to}` : `${e.direction} ${e.kind} ${e.method ?? ''}`.trim()));
+    const summary = (await events).map((e) =>
+      e.kind === 'lifecycle' ? `${e.from}->${e.to}` : `${e.direction} ${e.kind} ${e.method ?? ''}`.trim(),
+    );
     expect(summary).toEqual([
       'uninitialized->initializing',
       'out request initialize',
@@ -438,13 +449,14 @@ describe('tracing', () => {
 
   it('traces a late response as ignored instead of throwing', async () => {
     const release = deferred();
-    const definition = defineServer({
-      name: 's',
-      version: '1',
-      tools: [{ name: 'late', inputSchema: { type: 'object' }, handler: async () => (await release.promise, { content: [] }) }],
-    });
+    const definition = serverWith([tool('late', async () => (await release.promise, { content: [] }))]);
     const { client } = await connectPair(definition);
-    const ignored = firstValueFrom(client.trace$.pipe(filter((e) => e.kind === 'ignored'), take(1)));
+    const ignored = firstValueFrom(
+      client.trace$.pipe(
+        filter((e) => e.kind === 'ignored'),
+        take(1),
+      ),
+    );
     // Keep the server from hearing the cancel so its late response really comes back.
     const sendCancelled = client.sendCancelled.bind(client);
     client.sendCancelled = () => {};
@@ -459,11 +471,7 @@ describe('tracing', () => {
 describe('requests from the peer', () => {
   it('refuses a request id that is still in flight', async () => {
     const release = deferred();
-    const definition = defineServer({
-      name: 's',
-      version: '1',
-      tools: [{ name: 'wait', inputSchema: { type: 'object' }, handler: async () => (await release.promise, { content: [] }) }],
-    });
+    const definition = serverWith([tool('wait', async () => (await release.promise, { content: [] }))]);
     const { peer } = serveRaw(definition);
     await peer.initialize();
     await peer.send({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'wait' } });
@@ -496,7 +504,10 @@ describe('requests from the peer', () => {
     await modern.peer.send([{ jsonrpc: '2.0', id: 1, method: 'ping' }]);
     expect(await modern.peer.next()).toEqual({
       jsonrpc: '2.0',
-      error: { code: -32600, message: 'Invalid Request: JSON-RPC batches are only allowed with protocol version 2025-03-26' },
+      error: {
+        code: -32600,
+        message: 'Invalid Request: JSON-RPC batches are only allowed with protocol version 2025-03-26',
+      },
     });
   });
 
@@ -505,27 +516,22 @@ describe('requests from the peer', () => {
     await peer.initialize('2025-03-26');
     await peer.send([{ jsonrpc: '2.0', method: 'notifications/initialized' }]);
     await peer.send([]);
-    expect(await peer.next()).toEqual({ jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: an empty batch' } });
+    expect(await peer.next()).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32600, message: 'Invalid Request: an empty batch' },
+    });
     expect(await peer.drain()).toEqual([]);
   });
 });
 
 describe('the memory transport', () => {
   it('freezes messages in debug mode, so a handler cannot corrupt the caller', async () => {
-    const definition = defineServer({
-      name: 's',
-      version: '1',
-      tools: [
-        {
-          name: 'mutate',
-          inputSchema: { type: 'object' },
-          handler: (args) => {
-            (args as Record<string, unknown>).injected = true;
-            return { content: [] };
-          },
-        },
-      ],
-    });
+    const definition = serverWith([
+      tool('mutate', (args) => {
+        (args as Record<string, unknown>).injected = true;
+        return { content: [] };
+      }),
+    ]);
     const { client } = await connectPair(definition, {}, { freeze: true });
     const args = { value: 1 };
     const result = await client.callTool('mutate', args);
@@ -543,7 +549,9 @@ describe('the memory transport', () => {
     expect(received).toEqual([]); // never inside send()
     await a.close();
     await done.promise;
-    expect(received.map((m) => (m as { params: { i: number } }).params.i)).toEqual(Array.from({ length: 100 }, (_, i) => i));
+    expect(received.map((m) => (m as { params: { i: number } }).params.i)).toEqual(
+      Array.from({ length: 100 }, (_, i) => i),
+    );
     await expect(a.send({ jsonrpc: '2.0', method: 'n' })).rejects.toThrow('Transport closed');
     await expect(b.send({ jsonrpc: '2.0', method: 'n' })).rejects.toThrow('Transport closed');
   });
@@ -576,13 +584,17 @@ describe('the memory transport', () => {
 describe('errors from handlers', () => {
   it('passes an McpError through and hides nothing else but the message', async () => {
     const { peer } = serveRaw(
-      defineServer({
-        name: 's',
-        version: '1',
-        tools: [{ name: 'gone', inputSchema: { type: 'object' }, handler: () => { throw new McpError(-32042, 'needs a browser', { elicitations: [] }); } }],
-      }),
+      serverWith([
+        tool('gone', () => {
+          throw new McpError(-32042, 'needs a browser', { elicitations: [] });
+        }),
+      ]),
     );
     await peer.initialize();
-    expect((await peer.request('tools/call', { name: 'gone' })).error).toEqual({ code: -32042, message: 'needs a browser', data: { elicitations: [] } });
+    expect((await peer.request('tools/call', { name: 'gone' })).error).toEqual({
+      code: -32042,
+      message: 'needs a browser',
+      data: { elicitations: [] },
+    });
   });
 });

@@ -64,7 +64,13 @@ describe('the correlation core', () => {
     await vi.advanceTimersByTimeAsync(1);
     const { error } = (await outcome) as { error: RequestTimeoutError };
     expect(error).toBeInstanceOf(RequestTimeoutError);
-    expect(error).toMatchObject({ code: 'REQUEST_TIMEOUT', limit: 'idle', budgetMs: 1000, elapsedMs: 1000, method: 'tools/call' });
+    expect(error).toMatchObject({
+      code: 'REQUEST_TIMEOUT',
+      limit: 'idle',
+      budgetMs: 1000,
+      elapsedMs: 1000,
+      method: 'tools/call',
+    });
     expect(cancels).toEqual([{ id: record.id, reason: 'The request timed out' }]);
     expect(table.size).toBe(0);
   });
@@ -104,7 +110,11 @@ describe('the correlation core', () => {
 
   it('enforces maxTotalTimeout even while progress keeps arriving', async () => {
     const { table, cancels, start } = makeTable();
-    const { record, outcome } = start('tools/call', { timeout: 1000, resetTimeoutOnProgress: true, maxTotalTimeout: 2500 });
+    const { record, outcome } = start('tools/call', {
+      timeout: 1000,
+      resetTimeoutOnProgress: true,
+      maxTotalTimeout: 2500,
+    });
     for (let step = 1; step <= 3; step++) {
       await vi.advanceTimersByTimeAsync(800);
       table.progress({ progressToken: record.id, progress: step });

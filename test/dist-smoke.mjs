@@ -12,7 +12,13 @@ for (const [format, { root, memory }] of Object.entries(builds)) {
   const definition = root.defineServer({
     name: 'smoke',
     version: '1.0.0',
-    tools: [{ name: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } } }, handler: ({ text }) => ({ content: [{ type: 'text', text }] }) }],
+    tools: [
+      {
+        name: 'echo',
+        inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+        handler: ({ text }) => ({ content: [{ type: 'text', text }] }),
+      },
+    ],
   });
   const [clientSide, serverSide] = memory.createMemoryPair();
   new root.Server(definition).connect(serverSide);

@@ -26,7 +26,13 @@ import { filter, firstValueFrom, take, toArray, type Observable } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Client } from '../lib/client/client';
-import { ConnectionClosedError, McpError, RequestCancelledError, RequestTimeoutError, TransportError } from '../lib/jsonrpc/errors';
+import {
+  ConnectionClosedError,
+  McpError,
+  RequestCancelledError,
+  RequestTimeoutError,
+  TransportError,
+} from '../lib/jsonrpc/errors';
 import type { InboundFrame, JsonRpcMessage, JsonRpcNotification, RequestId } from '../lib/jsonrpc/types';
 import type { Progress } from '../lib/protocol/types';
 import { SUPPORTED_PROTOCOL_VERSIONS, isAtLeast, type ProtocolVersion } from '../lib/protocol/versions';
@@ -162,7 +168,12 @@ async function sdkClientAgainstOurServer(
   version: ProtocolVersion | undefined,
   extra: { pageSize?: number; tools?: ToolDefinition<any>[]; sdkClient?: SdkClient } = {},
 ): Promise<SdkClientSetup> {
-  const hooks: ServerHooks = { progressSeen: deferred(), slowStarted: deferred(), slowAborted: deferred(), slowFinished: deferred() };
+  const hooks: ServerHooks = {
+    progressSeen: deferred(),
+    slowStarted: deferred(),
+    slowAborted: deferred(),
+    slowFinished: deferred(),
+  };
   const definition = defineServer({
     name: 'switchboard-server',
     version: '1.2.3',
@@ -174,7 +185,8 @@ async function sdkClientAgainstOurServer(
   const [sdkSide, ourSide] = InMemoryTransport.createLinkedPair();
   let negotiated: string | undefined;
   // InMemoryTransport has no setProtocolVersion; the SDK client calls it when present, which shows us what it settled on.
-  (sdkSide as InMemoryTransport & { setProtocolVersion?: (version: string) => void }).setProtocolVersion = (v) => (negotiated = v);
+  (sdkSide as InMemoryTransport & { setProtocolVersion?: (version: string) => void }).setProtocolVersion = (v) =>
+    (negotiated = v);
 
   const wire: SdkClientSetup['wire'] = [];
   const send = ourSide.send.bind(ourSide);
@@ -188,13 +200,17 @@ async function sdkClientAgainstOurServer(
   validateEmitted(connection);
   const sent: Record<string, any>[] = [];
   connection.trace$.subscribe((event) => {
-    if (event.direction === 'out' && event.message !== undefined && event.kind !== 'ignored') sent.push(event.message as Record<string, any>);
+    if (event.direction === 'out' && event.message !== undefined && event.kind !== 'ignored')
+      sent.push(event.message as Record<string, any>);
   });
 
   const sdkClient = extra.sdkClient ?? new SdkClient({ name: 'sdk-client', version: '9.9.9' });
   const sdkErrors: Error[] = [];
   sdkClient.onerror = (error) => sdkErrors.push(error);
-  cleanups.push(() => server.close(), () => sdkClient.close());
+  cleanups.push(
+    () => server.close(),
+    () => sdkClient.close(),
+  );
   await sdkClient.connect(sdkSide);
   return { sdkClient, server, connection, hooks, negotiated: () => negotiated, sdkErrors, sent, wire };
 }
@@ -316,7 +332,9 @@ describe.each(VERSIONS)('the SDK client against our server, negotiating %s', (ve
     ];
     const { connection, wire } = await sdkClientAgainstOurServer(version, { tools, sdkClient });
     expect(connection.clientCapabilities).toEqual({ roots: {} });
-    expect(await sdkClient.callTool({ name: 'roots', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'file:///work' }] });
+    expect(await sdkClient.callTool({ name: 'roots', arguments: {} })).toEqual({
+      content: [{ type: 'text', text: 'file:///work' }],
+    });
     const call = wire.find((entry) => entry.message.method === 'roots/list')!;
     expect(call.options?.relatedRequestId).toBeDefined();
   });
@@ -362,7 +380,9 @@ describe.each(VERSIONS)('the SDK client against our server, negotiating %s', (ve
     });
     expect(result).toEqual({ content: [{ type: 'text', text: 'done' }] });
     // `message` exists since 2025-03-26: our server drops it for older peers.
-    expect(reports).toEqual([isAtLeast(version, '2025-03-26') ? { progress: 1, total: 2, message: 'half way' } : { progress: 1, total: 2 }]);
+    expect(reports).toEqual([
+      isAtLeast(version, '2025-03-26') ? { progress: 1, total: 2, message: 'half way' } : { progress: 1, total: 2 },
+    ]);
     expect(sdkErrors).toEqual([]);
     // The adapter hands the SDK transport the request each message belongs to (HTTP transports route by it).
     const progress = wire.find((entry) => entry.message.method === 'notifications/progress')!;
@@ -383,7 +403,7 @@ describe.each(VERSIONS)('the SDK client against our server, negotiating %s', (ve
     expect(reason).toMatchObject({ method: 'tools/call', reason: 'the user gave up' });
     // The SDK rejects its own call at once, reporting the abort reason as an McpError (-32001, "RequestTimeout").
     expect(await failure).toMatchObject({ code: -32001 });
-    expect((await failure as Error).message).toMatch(/the user gave up/);
+    expect(((await failure) as Error).message).toMatch(/the user gave up/);
     await hooks.slowFinished.promise;
     await settle();
     expect(sent.filter((message) => message.id === requestId && !('method' in message))).toEqual([]);
@@ -397,9 +417,13 @@ describe.each(VERSIONS)('the SDK client against our server, negotiating %s', (ve
   it('sends log messages the SDK client receives', async () => {
     const { sdkClient } = await sdkClientAgainstOurServer(version);
     const logged = deferred<LoggingMessageNotification['params']>();
-    sdkClient.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => logged.resolve(notification.params));
+    sdkClient.setNotificationHandler(LoggingMessageNotificationSchema, (notification) =>
+      logged.resolve(notification.params),
+    );
     await sdkClient.setLoggingLevel('info');
-    expect(await sdkClient.callTool({ name: 'log', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'logged' }] });
+    expect(await sdkClient.callTool({ name: 'log', arguments: {} })).toEqual({
+      content: [{ type: 'text', text: 'logged' }],
+    });
     expect(await logged.promise).toEqual({ level: 'warning', logger: 'interop', data: { step: 1 } });
   });
 
@@ -445,22 +469,37 @@ interface SdkServerSetup {
 }
 
 function sdkServer(hooks: SdkServerHooks): McpServer {
-  const mcp = new McpServer({ name: 'sdk-server', version: '2.0.0' }, { capabilities: { logging: {} }, instructions: 'SDK instructions' });
+  const mcp = new McpServer(
+    { name: 'sdk-server', version: '2.0.0' },
+    { capabilities: { logging: {} }, instructions: 'SDK instructions' },
+  );
   mcp.registerTool(
     'echo',
-    { title: 'Echo', description: 'Echoes its text', inputSchema: { text: z.string() }, annotations: { readOnlyHint: true } },
+    {
+      title: 'Echo',
+      description: 'Echoes its text',
+      inputSchema: { text: z.string() },
+      annotations: { readOnlyHint: true },
+    },
     async ({ text }) => ({ content: [{ type: 'text', text }] }),
   );
   mcp.registerTool(
     'add',
-    { description: 'Adds two numbers', inputSchema: { a: z.number(), b: z.number() }, outputSchema: { sum: z.number() } },
+    {
+      description: 'Adds two numbers',
+      inputSchema: { a: z.number(), b: z.number() },
+      outputSchema: { sum: z.number() },
+    },
     async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }], structuredContent: { sum: a + b } }),
   );
   mcp.registerTool('progress', { description: 'Reports progress' }, async (extra) => {
     const progressToken = extra._meta?.progressToken;
     hooks.progressToken.resolve(progressToken);
     if (progressToken !== undefined) {
-      await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: 1, total: 2 } });
+      await extra.sendNotification({
+        method: 'notifications/progress',
+        params: { progressToken, progress: 1, total: 2 },
+      });
     }
     return { content: [{ type: 'text', text: 'done' }] };
   });
@@ -475,7 +514,10 @@ function sdkServer(hooks: SdkServerHooks): McpServer {
     return { content: [{ type: 'text', text: 'too late' }] };
   });
   mcp.registerTool('log', { description: 'Logs while running' }, async (extra) => {
-    await extra.sendNotification({ method: 'notifications/message', params: { level: 'info', logger: 'tool', data: 'from a tool' } });
+    await extra.sendNotification({
+      method: 'notifications/message',
+      params: { level: 'info', logger: 'tool', data: 'from a tool' },
+    });
     return { content: [{ type: 'text', text: 'logged' }] };
   });
   return mcp;
@@ -496,7 +538,10 @@ async function ourClientAgainstSdkServer(version: ProtocolVersion): Promise<SdkS
   await mcp.connect(sdkSide);
   const client = new Client({ name: 'switchboard-client', version: '1.0.0' }, { protocolVersion: version });
   validateEmitted(client);
-  cleanups.push(() => mcp.close(), () => client.close());
+  cleanups.push(
+    () => mcp.close(),
+    () => client.close(),
+  );
   await client.connect(fromSdkTransport(ourSide));
   return { client, mcp, hooks, sdkErrors };
 }
@@ -536,7 +581,10 @@ describe.each(VERSIONS)('our client against the SDK McpServer, negotiating %s', 
     expect(tools[1]?.outputSchema).toMatchObject({ type: 'object', properties: { sum: { type: 'number' } } });
     expect(await client.callTool('echo', { text: 'hi' })).toEqual({ content: [{ type: 'text', text: 'hi' }] });
     // Our client checks structuredContent against the outputSchema it listed.
-    expect(await client.callTool('add', { a: 2, b: 3 })).toEqual({ content: [{ type: 'text', text: '5' }], structuredContent: { sum: 5 } });
+    expect(await client.callTool('add', { a: 2, b: 3 })).toEqual({
+      content: [{ type: 'text', text: '5' }],
+      structuredContent: { sum: 5 },
+    });
     expect(sdkErrors).toEqual([]);
   });
 
@@ -554,7 +602,10 @@ describe.each(VERSIONS)('our client against the SDK McpServer, negotiating %s', 
     expect((invalid.content[0] as { text: string }).text).toMatch(/Invalid arguments for tool echo/);
     // The SDK server reports an unknown tool as a tool error too, not as a -32602 protocol error.
     const unknown = await client.callTool('nope', {});
-    expect(unknown).toEqual({ content: [{ type: 'text', text: 'MCP error -32602: Tool nope not found' }], isError: true });
+    expect(unknown).toEqual({
+      content: [{ type: 'text', text: 'MCP error -32602: Tool nope not found' }],
+      isError: true,
+    });
   });
 
   it('pings', async () => {
@@ -614,7 +665,7 @@ describe.each(VERSIONS)('our client against the SDK McpServer, negotiating %s', 
     expect(await hooks.neverAborted.promise).toBe('The request timed out');
   });
 
-  it('answers the SDK server\'s ping', async () => {
+  it("answers the SDK server's ping", async () => {
     const { mcp } = await ourClientAgainstSdkServer(version);
     expect(await mcp.server.ping()).toEqual({});
   });
@@ -674,19 +725,31 @@ describe('over the SDK stdio transport', () => {
   it('the SDK client calls our server', async () => {
     const [sdkSide, ourSide] = stdioPair();
     const transportErrors: Error[] = [];
-    const hooks: ServerHooks = { progressSeen: deferred(), slowStarted: deferred(), slowAborted: deferred(), slowFinished: deferred() };
+    const hooks: ServerHooks = {
+      progressSeen: deferred(),
+      slowStarted: deferred(),
+      slowAborted: deferred(),
+      slowFinished: deferred(),
+    };
     const server = new Server(defineServer({ name: 'switchboard-server', version: '1.2.3', tools: ourTools(hooks) }));
     const connection = server.connect(fromSdkTransport(ourSide, { onError: (error) => transportErrors.push(error) }));
     validateEmitted(connection);
     const sdkClient = new SdkClient({ name: 'sdk-client', version: '9.9.9' });
     const sdkErrors: Error[] = [];
     sdkClient.onerror = (error) => sdkErrors.push(error);
-    cleanups.push(() => server.close(), () => sdkClient.close());
+    cleanups.push(
+      () => server.close(),
+      () => sdkClient.close(),
+    );
     await sdkClient.connect(sdkSide);
     expect(connection.protocolVersion).toBe('2025-11-25');
     expect((await sdkClient.listTools()).tools).toHaveLength(6);
-    expect(await sdkClient.callTool({ name: 'weather', arguments: { city: 'Oslo' } })).toMatchObject({ structuredContent: { city: 'Oslo', celsius: 21.5 } });
-    const progress = await sdkClient.callTool({ name: 'progress', arguments: {} }, undefined, { onprogress: () => hooks.progressSeen.resolve() });
+    expect(await sdkClient.callTool({ name: 'weather', arguments: { city: 'Oslo' } })).toMatchObject({
+      structuredContent: { city: 'Oslo', celsius: 21.5 },
+    });
+    const progress = await sdkClient.callTool({ name: 'progress', arguments: {} }, undefined, {
+      onprogress: () => hooks.progressSeen.resolve(),
+    });
     expect(progress).toEqual({ content: [{ type: 'text', text: 'done' }] });
     expect(sdkErrors).toEqual([]);
     expect(transportErrors).toEqual([]);
@@ -694,7 +757,13 @@ describe('over the SDK stdio transport', () => {
 
   it.each(VERSIONS)('our client calls the SDK McpServer (%s)', async (version) => {
     const [ourSide, sdkSide] = stdioPair();
-    const hooks: SdkServerHooks = { slowStarted: deferred(), slowAborted: deferred(), neverStarted: deferred(), neverAborted: deferred(), progressToken: deferred() };
+    const hooks: SdkServerHooks = {
+      slowStarted: deferred(),
+      slowAborted: deferred(),
+      neverStarted: deferred(),
+      neverAborted: deferred(),
+      progressToken: deferred(),
+    };
     const mcp = sdkServer(hooks);
     const sdkErrors: Error[] = [];
     mcp.server.onerror = (error) => sdkErrors.push(error);
@@ -702,7 +771,10 @@ describe('over the SDK stdio transport', () => {
     const transportErrors: Error[] = [];
     const client = new Client({ name: 'switchboard-client', version: '1.0.0' }, { protocolVersion: version });
     validateEmitted(client);
-    cleanups.push(() => mcp.close(), () => client.close());
+    cleanups.push(
+      () => mcp.close(),
+      () => client.close(),
+    );
     await client.connect(fromSdkTransport(ourSide, { onError: (error) => transportErrors.push(error) }));
     expect(client.protocolVersion).toBe(version);
     await client.listTools();
@@ -740,7 +812,9 @@ class ScriptedTransport implements SdkTransportLike {
   callOnCloseFromClose = true;
 
   start(): Promise<void> {
-    this.calls.push(`start(callbacks: ${[this.onmessage, this.onclose, this.onerror].every((callback) => typeof callback === 'function')})`);
+    this.calls.push(
+      `start(callbacks: ${[this.onmessage, this.onclose, this.onerror].every((callback) => typeof callback === 'function')})`,
+    );
     return this.startResult;
   }
 
@@ -823,7 +897,13 @@ describe('fromSdkTransport', () => {
     observe(fromSdkTransport(quiet).messages);
     expect(() => quiet.onerror!(problem)).not.toThrow();
     const loud = new ScriptedTransport();
-    observe(fromSdkTransport(loud, { onError: () => { throw new Error('listener bug'); } }).messages);
+    observe(
+      fromSdkTransport(loud, {
+        onError: () => {
+          throw new Error('listener bug');
+        },
+      }).messages,
+    );
     expect(() => loud.onerror!(problem)).not.toThrow();
   });
 
@@ -903,7 +983,10 @@ describe('fromSdkTransport', () => {
     const client = new Client({ name: 'ours', version: '1.0.0' });
     validateEmitted(connection);
     validateEmitted(client);
-    cleanups.push(() => client.close(), () => server.close());
+    cleanups.push(
+      () => client.close(),
+      () => server.close(),
+    );
     await client.connect(fromSdkTransport(a));
     expect(await client.listTools()).toEqual([]);
     await client.close();

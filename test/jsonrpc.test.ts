@@ -114,7 +114,11 @@ describe('errors', () => {
   });
 
   it('turns anything thrown into a wire error', () => {
-    expect(toWireError(new McpError(-32002, 'gone', { uri: 'x' }))).toEqual({ code: -32002, message: 'gone', data: { uri: 'x' } });
+    expect(toWireError(new McpError(-32002, 'gone', { uri: 'x' }))).toEqual({
+      code: -32002,
+      message: 'gone',
+      data: { uri: 'x' },
+    });
     expect(toWireError(new Error('boom'))).toEqual({ code: -32603, message: 'boom' });
     expect(toWireError('text')).toEqual({ code: -32603, message: 'text' });
     expect(toWireError(new Error(''))).toEqual({ code: -32603, message: 'Internal error' });

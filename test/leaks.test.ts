@@ -37,7 +37,9 @@ describe('leaks', () => {
         await client.callTool('echo', {}, { signal: shared.signal, onProgress: () => {} });
         // Not `expect(...).rejects`: vitest keeps the error until the test ends, and an error's unformatted
         // stack holds the objects of its frames (the client among them).
-        const timedOut = await client.callTool('hang', {}, { timeout: 5, signal: shared.signal }).catch((error) => error);
+        const timedOut = await client
+          .callTool('hang', {}, { timeout: 5, signal: shared.signal })
+          .catch((error) => error);
         expect(timedOut instanceof RequestTimeoutError).toBe(true);
         const pending = client.callTool('hang', {}, { signal: shared.signal }).catch(() => undefined);
         client.trace$.subscribe();

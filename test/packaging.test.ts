@@ -36,7 +36,15 @@ describe('packaging', () => {
     const { files, packages } = importGraph('lib/index.ts');
     expect(files.size).toBeGreaterThan(20);
     expect([...packages].filter((name) => NODE_ONLY.has(name))).toEqual([]);
-    expect([...packages].sort()).toEqual(['ajv', 'ajv-formats', 'ajv/dist/2019.js', 'ajv/dist/2020.js', 'eventemitter3', 'rxjs', 'xstate']);
+    expect([...packages].sort()).toEqual([
+      'ajv',
+      'ajv-formats',
+      'ajv/dist/2019.js',
+      'ajv/dist/2020.js',
+      'eventemitter3',
+      'rxjs',
+      'xstate',
+    ]);
   });
 
   it('builds every subpath export from an entry of the build', () => {

@@ -10,7 +10,8 @@ describe('version negotiation', () => {
     for (const version of SUPPORTED_PROTOCOL_VERSIONS) expect(negotiateVersion(version)).toBe(version);
   });
   it('answers its newest for anything else', () => {
-    for (const requested of ['2099-01-01', '2024-10-07', '', 5, undefined]) expect(negotiateVersion(requested)).toBe('2025-11-25');
+    for (const requested of ['2099-01-01', '2024-10-07', '', 5, undefined])
+      expect(negotiateVersion(requested)).toBe('2025-11-25');
   });
   it('respects a narrower list', () => {
     expect(negotiateVersion('2025-11-25', ['2025-06-18', '2024-11-05'])).toBe('2025-06-18');
@@ -29,9 +30,17 @@ describe('the method table', () => {
     expect(specs.filter((spec) => spec.kind === 'notification')).toHaveLength(11);
   });
   it('knows direction, gate and first revision', () => {
-    expect(methodSpec('tools/call')).toMatchObject({ direction: 'toServer', capability: ['tools'], capabilityOf: 'receiver', since: '2024-11-05' });
+    expect(methodSpec('tools/call')).toMatchObject({
+      direction: 'toServer',
+      capability: ['tools'],
+      capabilityOf: 'receiver',
+      since: '2024-11-05',
+    });
     expect(methodSpec('elicitation/create')).toMatchObject({ direction: 'toClient', since: '2025-06-18' });
-    expect(methodSpec('notifications/tools/list_changed')).toMatchObject({ capability: ['tools', 'listChanged'], capabilityOf: 'sender' });
+    expect(methodSpec('notifications/tools/list_changed')).toMatchObject({
+      capability: ['tools', 'listChanged'],
+      capabilityOf: 'sender',
+    });
     expect(methodSpec('notifications/elicitation/complete')).toMatchObject({ capabilityOf: 'receiver' });
     expect(methodSpec('completion/complete')).toMatchObject({ capabilitySince: '2025-03-26' });
     expect(methodSpec('constructor')).toBeUndefined();
@@ -72,8 +81,21 @@ describe('shaping for older revisions', () => {
     expect(shapeTool(tool, '2025-11-25')).toBe(tool);
   });
   it('drops what each older revision cannot carry', () => {
-    expect(Object.keys(shapeTool(tool, '2025-06-18')).sort()).toEqual(['_meta', 'annotations', 'description', 'inputSchema', 'name', 'outputSchema', 'title']);
-    expect(Object.keys(shapeTool(tool, '2025-03-26')).sort()).toEqual(['annotations', 'description', 'inputSchema', 'name']);
+    expect(Object.keys(shapeTool(tool, '2025-06-18')).sort()).toEqual([
+      '_meta',
+      'annotations',
+      'description',
+      'inputSchema',
+      'name',
+      'outputSchema',
+      'title',
+    ]);
+    expect(Object.keys(shapeTool(tool, '2025-03-26')).sort()).toEqual([
+      'annotations',
+      'description',
+      'inputSchema',
+      'name',
+    ]);
     expect(Object.keys(shapeTool(tool, '2024-11-05')).sort()).toEqual(['description', 'inputSchema', 'name']);
   });
   it('drops unknown fields too', () => {

@@ -9,21 +9,20 @@ import { Client } from '../lib/client/client';
 import { createMemoryPair } from '../transports/memory';
 import { connectPair, validateEmitted } from './helpers/pair';
 import { RawPeer } from './helpers/raw-peer';
+import { tool } from './helpers/fixtures';
 
-const tool = (name: string, extra: Partial<ToolDefinition> = {}): ToolDefinition => ({
-  name,
-  inputSchema: { type: 'object' },
-  handler: () => ({ content: [{ type: 'text', text: name }] }),
-  ...extra,
-});
-
-const weather = tool('weather', {
+const weather = tool('weather', undefined, {
   title: 'Weather',
   description: 'Current weather',
   icons: [{ src: 'https://example.com/sun.png', mimeType: 'image/png', sizes: ['48x48'] }],
   annotations: { readOnlyHint: true, openWorldHint: true },
   _meta: { 'com.example/cost': 'free' },
-  inputSchema: { type: 'object', properties: { city: { type: 'string', minLength: 1 } }, required: ['city'], additionalProperties: false },
+  inputSchema: {
+    type: 'object',
+    properties: { city: { type: 'string', minLength: 1 } },
+    required: ['city'],
+    additionalProperties: false,
+  },
   outputSchema: { type: 'object', properties: { celsius: { type: 'number' } }, required: ['celsius'] },
   handler: ({ city }) => ({ content: [], structuredContent: { celsius: city === 'Oslo' ? -3 : 21 } }),
 });
@@ -37,8 +36,12 @@ describe('tools/list', () => {
   });
 
   it('shapes tools for an older revision', async () => {
-    const { client } = await connectPair(defineServer({ name: 's', version: '1', tools: [weather] }), { protocolVersion: '2024-11-05' });
-    expect(await client.listTools()).toEqual([{ name: 'weather', description: 'Current weather', inputSchema: weather.inputSchema }]);
+    const { client } = await connectPair(defineServer({ name: 's', version: '1', tools: [weather] }), {
+      protocolVersion: '2024-11-05',
+    });
+    expect(await client.listTools()).toEqual([
+      { name: 'weather', description: 'Current weather', inputSchema: weather.inputSchema },
+    ]);
   });
 
   it('pages with opaque cursors and the client follows them', async () => {
@@ -56,8 +59,17 @@ describe('tools/list', () => {
   });
 
   it('answers -32602 for a cursor it did not issue', async () => {
-    const { client } = await connectPair(defineServer({ name: 's', version: '1', pageSize: 1, tools: [tool('a'), tool('b')] }));
-    for (const cursor of ['garbage!', '', encodeCursor('prompts', 1), encodeCursor('tools', 99), encodeCursor('tools', 0), 'x'.repeat(100)]) {
+    const { client } = await connectPair(
+      defineServer({ name: 's', version: '1', pageSize: 1, tools: [tool('a'), tool('b')] }),
+    );
+    for (const cursor of [
+      'garbage!',
+      '',
+      encodeCursor('prompts', 1),
+      encodeCursor('tools', 99),
+      encodeCursor('tools', 0),
+      'x'.repeat(100),
+    ]) {
       const failure = await client.listToolsPage(cursor).catch((error) => error);
       expect(failure).toBeInstanceOf(McpError);
       expect(failure).toMatchObject({ code: -32602, message: 'Invalid params: unknown or expired cursor' });
@@ -71,16 +83,34 @@ describe('tools/call', () => {
     version: '1',
     tools: [
       weather,
-      tool('boom', { handler: () => { throw new Error('disk on fire'); } }),
-      tool('async-boom', { handler: async () => { throw new Error('later fire'); } }),
-      tool('garbage', { handler: () => 42 as never }),
-      tool('no-structure', { outputSchema: { type: 'object' }, handler: () => ({ content: [] }) }),
-      tool('wrong-structure', { outputSchema: weather.outputSchema!, handler: () => ({ content: [], structuredContent: { celsius: 'hot' } }) }),
-      tool('draft07', {
-        inputSchema: { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
+      tool('boom', undefined, {
+        handler: () => {
+          throw new Error('disk on fire');
+        },
       }),
-      tool('draft04', { inputSchema: { $schema: 'http://json-schema.org/draft-04/schema#', type: 'object' } }),
-      tool('modern', {
+      tool('async-boom', undefined, {
+        handler: async () => {
+          throw new Error('later fire');
+        },
+      }),
+      tool('garbage', undefined, { handler: () => 42 as never }),
+      tool('no-structure', undefined, { outputSchema: { type: 'object' }, handler: () => ({ content: [] }) }),
+      tool('wrong-structure', undefined, {
+        outputSchema: weather.outputSchema!,
+        handler: () => ({ content: [], structuredContent: { celsius: 'hot' } }),
+      }),
+      tool('draft07', undefined, {
+        inputSchema: {
+          $schema: 'http://json-schema.org/draft-07/schema#',
+          type: 'object',
+          properties: { n: { type: 'integer' } },
+          required: ['n'],
+        },
+      }),
+      tool('draft04', undefined, {
+        inputSchema: { $schema: 'http://json-schema.org/draft-04/schema#', type: 'object' },
+      }),
+      tool('modern', undefined, {
         inputSchema: {
           type: 'object',
           $defs: { pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }], items: false } },
@@ -103,7 +133,9 @@ describe('tools/call', () => {
 
   it('sends only the text to clients older than 2025-06-18', async () => {
     const { client } = await connectPair(definition, { protocolVersion: '2025-03-26' });
-    expect(await client.callTool('weather', { city: 'Rome' })).toEqual({ content: [{ type: 'text', text: '{"celsius":21}' }] });
+    expect(await client.callTool('weather', { city: 'Rome' })).toEqual({
+      content: [{ type: 'text', text: '{"celsius":21}' }],
+    });
   });
 
   it('reports invalid arguments as a tool error the model can read', async () => {
@@ -116,19 +148,28 @@ describe('tools/call', () => {
         text: 'Invalid arguments for tool weather: the value must NOT have additional properties ("country"); /city must NOT have fewer than 1 characters',
       },
     ]);
-    expect((await client.callTool('weather')).content[0]).toMatchObject({ text: expect.stringContaining("required property 'city'") });
+    expect((await client.callTool('weather')).content[0]).toMatchObject({
+      text: expect.stringContaining("required property 'city'"),
+    });
   });
 
   it('reports a throwing handler, sync or async, as a tool error with its message', async () => {
     const { client } = await connectPair(definition);
     expect(await client.callTool('boom')).toEqual({ content: [{ type: 'text', text: 'disk on fire' }], isError: true });
-    expect(await client.callTool('async-boom')).toEqual({ content: [{ type: 'text', text: 'later fire' }], isError: true });
+    expect(await client.callTool('async-boom')).toEqual({
+      content: [{ type: 'text', text: 'later fire' }],
+      isError: true,
+    });
   });
 
   it('reports a handler that breaks its contract as a tool error', async () => {
     const { client } = await connectPair(definition);
-    expect((await client.callTool('garbage')).content[0]).toMatchObject({ text: 'Tool garbage returned number instead of a result object' });
-    expect((await client.callTool('no-structure')).content[0]).toMatchObject({ text: expect.stringContaining('returned no structuredContent') });
+    expect((await client.callTool('garbage')).content[0]).toMatchObject({
+      text: 'Tool garbage returned number instead of a result object',
+    });
+    expect((await client.callTool('no-structure')).content[0]).toMatchObject({
+      text: expect.stringContaining('returned no structuredContent'),
+    });
     const wrong = await client.callTool('wrong-structure');
     expect(wrong.isError).toBe(true);
     expect(wrong.content[0]).toMatchObject({ text: expect.stringContaining('/celsius must be number') });
@@ -139,8 +180,14 @@ describe('tools/call', () => {
     await expect(client.callTool('nope')).rejects.toMatchObject({ code: -32602, message: 'Unknown tool: nope' });
     const { peer } = rawServer();
     await peer.initialize();
-    expect((await peer.request('tools/call', { name: 42 })).error).toMatchObject({ code: -32602, message: expect.stringContaining('"name"') });
-    expect((await peer.request('tools/call', { name: 'weather', arguments: [1] })).error).toMatchObject({ code: -32602, message: expect.stringContaining('"arguments"') });
+    expect((await peer.request('tools/call', { name: 42 })).error).toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('"name"'),
+    });
+    expect((await peer.request('tools/call', { name: 'weather', arguments: [1] })).error).toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('"arguments"'),
+    });
   });
 
   it('validates draft-07 and 2020-12 schemas, and refuses a dialect it does not support', async () => {
@@ -151,12 +198,27 @@ describe('tools/call', () => {
     expect((await client.callTool('modern', { pair: ['a', 1, 2] })).isError).toBe(true);
     expect((await client.callTool('modern', { pair: ['a', 1], extra: true })).isError).toBe(true);
     const old = await client.callTool('draft04', {});
-    expect(old).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('dialect "http://json-schema.org/draft-04/schema#" is not supported') }] });
+    expect(old).toMatchObject({
+      isError: true,
+      content: [
+        { text: expect.stringContaining('dialect "http://json-schema.org/draft-04/schema#" is not supported') },
+      ],
+    });
   });
 
   it('checks structuredContent on the client against the schema it listed', async () => {
     const lenient = { compile: () => () => undefined };
-    const lying = defineServer({ name: 's', version: '1', validator: lenient, tools: [tool('lie', { outputSchema: weather.outputSchema!, handler: () => ({ content: [], structuredContent: { celsius: 'warm' } }) })] });
+    const lying = defineServer({
+      name: 's',
+      version: '1',
+      validator: lenient,
+      tools: [
+        tool('lie', undefined, {
+          outputSchema: weather.outputSchema!,
+          handler: () => ({ content: [], structuredContent: { celsius: 'warm' } }),
+        }),
+      ],
+    });
     const { client } = await connectPair(lying);
     expect((await client.callTool('lie')).structuredContent).toEqual({ celsius: 'warm' }); // not listed yet: not checked
     await client.listTools();
@@ -184,7 +246,12 @@ describe('changing the set of tools', () => {
       clients.push(client);
     }
     const notified = clients.map((client) =>
-      firstValueFrom(client.notifications$.pipe(filter((n) => n.method === 'notifications/tools/list_changed'), take(1))),
+      firstValueFrom(
+        client.notifications$.pipe(
+          filter((n) => n.method === 'notifications/tools/list_changed'),
+          take(1),
+        ),
+      ),
     );
     const counts = clients.map((client) => {
       const seen: string[] = [];
@@ -202,7 +269,9 @@ describe('changing the set of tools', () => {
   });
 
   it('replaces a tool of the same name', () => {
-    const definition = defineServer({ name: 's', version: '1', tools: [tool('a'), tool('b')] }).withTools(tool('a', { title: 'New A' }));
+    const definition = defineServer({ name: 's', version: '1', tools: [tool('a'), tool('b')] }).withTools(
+      tool('a', undefined, { title: 'New A' }),
+    );
     expect(definition.tools!.definitions.map((t) => [t.name, t.title])).toEqual([
       ['b', undefined],
       ['a', 'New A'],
@@ -212,8 +281,12 @@ describe('changing the set of tools', () => {
   it('serves one definition to many connections at once', async () => {
     const definition = defineServer({ name: 's', version: '1', tools: [weather] });
     const pairs = await Promise.all(Array.from({ length: 20 }, () => connectPair(definition)));
-    const results = await Promise.all(pairs.map(({ client }, i) => client.callTool('weather', { city: i % 2 ? 'Oslo' : 'Rome' })));
-    expect(results.map((r) => r.structuredContent!.celsius)).toEqual(Array.from({ length: 20 }, (_, i) => (i % 2 ? -3 : 21)));
+    const results = await Promise.all(
+      pairs.map(({ client }, i) => client.callTool('weather', { city: i % 2 ? 'Oslo' : 'Rome' })),
+    );
+    expect(results.map((r) => r.structuredContent!.celsius)).toEqual(
+      Array.from({ length: 20 }, (_, i) => (i % 2 ? -3 : 21)),
+    );
     const trace = firstValueFrom(pairs[0]!.serverConnection.trace$.pipe(toArray()));
     await Promise.all(pairs.map(({ client }) => client.close()));
     expect((await trace).at(-1)).toMatchObject({ kind: 'lifecycle', to: 'closed' });
@@ -226,8 +299,12 @@ describe('defining tools', () => {
       expect(() => defineTool(tool(name))).toThrow(/Tool name .* is invalid/);
     }
     expect(() => defineTool(tool('ok.name_1-2'))).not.toThrow();
-    expect(() => defineTool(tool('a', { inputSchema: { type: 'string' } }))).toThrow('inputSchema must be a JSON Schema with "type": "object"');
-    expect(() => defineTool(tool('a', { outputSchema: { type: 'array' } }))).toThrow('outputSchema');
-    expect(() => defineServer({ name: 's', version: '1', tools: [tool('a'), tool('a')] })).toThrow('Two tools are named a');
+    expect(() => defineTool(tool('a', undefined, { inputSchema: { type: 'string' } }))).toThrow(
+      'inputSchema must be a JSON Schema with "type": "object"',
+    );
+    expect(() => defineTool(tool('a', undefined, { outputSchema: { type: 'array' } }))).toThrow('outputSchema');
+    expect(() => defineServer({ name: 's', version: '1', tools: [tool('a'), tool('a')] })).toThrow(
+      'Two tools are named a',
+    );
   });
 });

@@ -83,7 +83,9 @@ class SdkTransportAdapter implements Transport {
   ) {
     this.messages = new Observable<InboundFrame>((subscriber) => {
       if (this.subscribed) {
-        subscriber.error(new TransportError('An SDK transport adapter has a single subscriber (an SDK transport starts once)'));
+        subscriber.error(
+          new TransportError('An SDK transport adapter has a single subscriber (an SDK transport starts once)'),
+        );
         return;
       }
       this.subscribed = true;
@@ -120,9 +122,13 @@ class SdkTransportAdapter implements Transport {
     const forward = (): Promise<void> => {
       if (this.ended) return Promise.reject(new TransportError('Transport closed'));
       return attempt(() =>
-        relatedRequestId === undefined ? this.transport.send(message) : this.transport.send(message, { relatedRequestId }),
+        relatedRequestId === undefined
+          ? this.transport.send(message)
+          : this.transport.send(message, { relatedRequestId }),
       ).then(undefined, (error: unknown) => {
-        throw error instanceof TransportError ? error : new TransportError(`Could not send: ${describe(error)}`, { cause: error });
+        throw error instanceof TransportError
+          ? error
+          : new TransportError(`Could not send: ${describe(error)}`, { cause: error });
       });
     };
     // While start() is pending, sends wait for it (in order), as they would behind the SDK's own Protocol.

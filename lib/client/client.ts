@@ -1,4 +1,10 @@
-import { Connection, handlerTable, type ConnectionOptions, type HandlerTable, type SendOptions } from '../core/connection';
+import {
+  Connection,
+  handlerTable,
+  type ConnectionOptions,
+  type HandlerTable,
+  type SendOptions,
+} from '../core/connection';
 import type { RequestOptions } from '../core/correlation';
 import type { Transport } from '../../transports/transport';
 import { ProtocolViolationError, ResultValidationError, UnsupportedProtocolVersionError } from '../jsonrpc/errors';
@@ -12,7 +18,12 @@ import type {
   ServerCapabilities,
   Tool,
 } from '../protocol/types';
-import { isSupportedVersion, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type ProtocolVersion } from '../protocol/versions';
+import {
+  isSupportedVersion,
+  LATEST_PROTOCOL_VERSION,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type ProtocolVersion,
+} from '../protocol/versions';
 import { defaultValidator, type SchemaCheck, type SchemaValidator } from '../validation/json-schema';
 
 export interface ClientOptions extends ConnectionOptions {
@@ -89,7 +100,11 @@ export class Client extends Connection {
     try {
       const result = (await this.request(
         'initialize',
-        { protocolVersion: this.requestedVersion, capabilities: this.capabilities as JsonObject, clientInfo: this.info as unknown as JsonObject },
+        {
+          protocolVersion: this.requestedVersion,
+          capabilities: this.capabilities as JsonObject,
+          clientInfo: this.info as unknown as JsonObject,
+        },
         options,
       )) as unknown as InitializeResult;
       const version = this.checkInitializeResult(result);
@@ -105,7 +120,10 @@ export class Client extends Connection {
       return this;
     } catch (error) {
       const failure = error as Error;
-      this.transition({ type: 'close', reason: { kind: 'handshake-failed', message: failure.message, error: failure } });
+      this.transition({
+        type: 'close',
+        reason: { kind: 'handshake-failed', message: failure.message, error: failure },
+      });
       await this.closed;
       throw error;
     }
@@ -117,7 +135,11 @@ export class Client extends Connection {
 
   /** One page of `tools/list`. */
   listToolsPage(cursor?: string, options?: SendOptions): Promise<ListToolsResult> {
-    return this.request('tools/list', cursor === undefined ? undefined : { cursor }, options) as Promise<unknown> as Promise<ListToolsResult>;
+    return this.request(
+      'tools/list',
+      cursor === undefined ? undefined : { cursor },
+      options,
+    ) as Promise<unknown> as Promise<ListToolsResult>;
   }
 
   /** Every tool, following cursors. Remembers output schemas to check `callTool` results. */
@@ -145,7 +167,11 @@ export class Client extends Connection {
    * saw an `outputSchema` for the tool, `structuredContent` is checked against it.
    */
   callTool(name: string, args?: JsonObject, options?: SendOptions): Promise<CallToolResult> {
-    const pending = this.request('tools/call', args === undefined ? { name } : { name, arguments: args }, options) as Promise<unknown> as Promise<CallToolResult>;
+    const pending = this.request(
+      'tools/call',
+      args === undefined ? { name } : { name, arguments: args },
+      options,
+    ) as Promise<unknown> as Promise<CallToolResult>;
     const check = this.validateToolOutput ? this.outputChecks?.get(name) : undefined;
     return check ? pending.then((result) => checkToolOutput(name, result, check)) : pending;
   }
@@ -170,7 +196,8 @@ export class Client extends Connection {
   private rememberOutputSchemas(tools: readonly Tool[]): void {
     const checks = new Map<string, SchemaCheck>();
     for (const tool of tools) {
-      if (tool.outputSchema && typeof tool.outputSchema === 'object') checks.set(tool.name, this.validator.compile(tool.outputSchema));
+      if (tool.outputSchema && typeof tool.outputSchema === 'object')
+        checks.set(tool.name, this.validator.compile(tool.outputSchema));
     }
     this.outputChecks = checks;
   }
@@ -182,6 +209,9 @@ function checkToolOutput(name: string, result: CallToolResult, check: SchemaChec
     throw new ResultValidationError(`Tool ${name} has an outputSchema but returned no structuredContent`);
   }
   const problems = check(result.structuredContent);
-  if (problems) throw new ResultValidationError(`Tool ${name} returned structuredContent that does not match its outputSchema: ${problems.join('; ')}`);
+  if (problems)
+    throw new ResultValidationError(
+      `Tool ${name} returned structuredContent that does not match its outputSchema: ${problems.join('; ')}`,
+    );
   return result;
 }

@@ -319,7 +319,9 @@ export abstract class Connection implements ConnectionHost {
 
   private releaseInFlight(reason: QuitReason): void {
     if (this.correlation.size > 0) {
-      this.correlation.failAll(new ConnectionClosedError(`Connection closed: ${reason.message}`, { cause: reason.error }));
+      this.correlation.failAll(
+        new ConnectionClosedError(`Connection closed: ${reason.message}`, { cause: reason.error }),
+      );
     }
     if (this.inflight.size > 0) {
       const abortReason = new ConnectionClosedError(`Connection closed: ${reason.message}`);
@@ -331,8 +333,8 @@ export abstract class Connection implements ConnectionHost {
   /** @internal CorrelationHost */
   sendCancelled(id: RequestId, reason: string): void {
     if (this.state === 'closing' || this.state === 'closed') return;
-    this.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } }).catch(
-      (error) => this.logger.debug('Could not send notifications/cancelled', error),
+    this.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } }).catch((error) =>
+      this.logger.debug('Could not send notifications/cancelled', error),
     );
   }
 
@@ -380,8 +382,17 @@ export abstract class Connection implements ConnectionHost {
   private onResult(message: JsonRpcResultResponse): void {
     const record = this.correlation.resolve(message.id, message.result);
     if (this.traced()) {
-      if (record) this.trace('result', 'in', message, record.method, message.id, undefined, this.clock.now() - record.startedAt);
-      else this.trace('ignored', 'in', message, undefined, message.id, 'No request in flight has this id (late or duplicate response)');
+      if (record)
+        this.trace('result', 'in', message, record.method, message.id, undefined, this.clock.now() - record.startedAt);
+      else
+        this.trace(
+          'ignored',
+          'in',
+          message,
+          undefined,
+          message.id,
+          'No request in flight has this id (late or duplicate response)',
+        );
     }
   }
 
@@ -393,7 +404,8 @@ export abstract class Connection implements ConnectionHost {
       this.trace('ignored', 'in', message, undefined, id ?? undefined, 'No request in flight has this id');
       return;
     }
-    if (this.traced()) this.trace('error', 'in', message, record.method, id, undefined, this.clock.now() - record.startedAt);
+    if (this.traced())
+      this.trace('error', 'in', message, record.method, id, undefined, this.clock.now() - record.startedAt);
   }
 
   private onBatch(elements: unknown[]): void {
@@ -452,17 +464,23 @@ export abstract class Connection implements ConnectionHost {
     const state = this.state;
     if (state === 'closing' || state === 'closed') return 'drop';
     if (method === 'initialize') {
-      if (state !== 'uninitialized') return [ErrorCode.InvalidRequest, 'initialize was already received: it may be sent once per connection'];
+      if (state !== 'uninitialized')
+        return [ErrorCode.InvalidRequest, 'initialize was already received: it may be sent once per connection'];
       if (batch) return [ErrorCode.InvalidRequest, 'initialize must not be part of a JSON-RPC batch'];
     } else if (method !== 'ping' && state !== 'ready') {
       return [ErrorCode.InvalidRequest, `${method} received before initialization completed: send initialize first`];
     }
     if (spec && state === 'ready' && this.gatedOut(spec, this.capabilities)) {
-      return [ErrorCode.MethodNotFound, `Method not found: ${method} (this ${this.role} did not declare the ${describeCapability(spec.capability!)} capability)`];
+      return [
+        ErrorCode.MethodNotFound,
+        `Method not found: ${method} (this ${this.role} did not declare the ${describeCapability(spec.capability!)} capability)`,
+      ];
     }
     if (!isParamsObject(message.params)) return [ErrorCode.InvalidParams, `Invalid params: "params" must be an object`];
-    if (this.inflight.has(id)) return [ErrorCode.InvalidRequest, `Request id ${JSON.stringify(id)} is already in use by a request in flight`];
-    if (this.inflight.size >= this.maxHandlers) return [ErrorCode.InternalError, `Too many requests in flight (limit ${this.maxHandlers})`];
+    if (this.inflight.has(id))
+      return [ErrorCode.InvalidRequest, `Request id ${JSON.stringify(id)} is already in use by a request in flight`];
+    if (this.inflight.size >= this.maxHandlers)
+      return [ErrorCode.InternalError, `Too many requests in flight (limit ${this.maxHandlers})`];
     return undefined;
   }
 
@@ -495,7 +513,14 @@ export abstract class Connection implements ConnectionHost {
     if (this.inflight.get(context.id) === context) this.inflight.delete(context.id);
     if (context.cancelled) {
       context.batch?.skip();
-      this.trace('ignored', 'out', undefined, context.method, context.id, 'The request was cancelled: no response is sent');
+      this.trace(
+        'ignored',
+        'out',
+        undefined,
+        context.method,
+        context.id,
+        'The request was cancelled: no response is sent',
+      );
       return false;
     }
     context.done = true;
@@ -504,7 +529,15 @@ export abstract class Connection implements ConnectionHost {
 
   private reply(context: RequestContext<any>, response: JsonRpcResponse, kind: 'result' | 'error'): void {
     if (this.traced()) {
-      this.trace(kind, 'out', response, context.method, context.id, undefined, context.startedAt ? this.clock.now() - context.startedAt : undefined);
+      this.trace(
+        kind,
+        'out',
+        response,
+        context.method,
+        context.id,
+        undefined,
+        context.startedAt ? this.clock.now() - context.startedAt : undefined,
+      );
     }
     if (context.batch) context.batch.answer(response);
     else this.transmit(response, context.id);
@@ -540,7 +573,8 @@ export abstract class Connection implements ConnectionHost {
         break;
       case 'notifications/progress': {
         const outcome = this.correlation.progress(message.params as ProgressParams | undefined);
-        if (outcome !== 'delivered') this.trace('ignored', 'in', message, message.method, undefined, `Progress ignored: ${outcome}`);
+        if (outcome !== 'delivered')
+          this.trace('ignored', 'in', message, message.method, undefined, `Progress ignored: ${outcome}`);
         break;
       }
       default:
@@ -577,12 +611,15 @@ export abstract class Connection implements ConnectionHost {
   /** Why we may not send `method` now, or undefined. */
   private refuseOutbound(method: string, kind: 'request' | 'notification'): Error | undefined {
     const state = this.state;
-    if (state === 'closing' || state === 'closed') return new ConnectionClosedError(`Cannot send ${method}: the connection is ${state}`);
+    if (state === 'closing' || state === 'closed')
+      return new ConnectionClosedError(`Cannot send ${method}: the connection is ${state}`);
     if (!this.transport) return new NotReadyError(`Cannot send ${method}: not connected`);
     const spec = methodSpec(method);
     if (spec) {
-      if (spec.kind !== kind) return new CapabilityNotSupportedError(method, `${method} is a ${spec.kind}, not a ${kind}`);
-      if (!maySend(spec, this.role)) return new CapabilityNotSupportedError(method, `A ${this.role} cannot send ${method}`);
+      if (spec.kind !== kind)
+        return new CapabilityNotSupportedError(method, `${method} is a ${spec.kind}, not a ${kind}`);
+      if (!maySend(spec, this.role))
+        return new CapabilityNotSupportedError(method, `A ${this.role} cannot send ${method}`);
     }
     if (state !== 'ready') {
       return mayPrecedeReady(method, this.role, state)
@@ -592,7 +629,10 @@ export abstract class Connection implements ConnectionHost {
     if (!spec) return undefined; // extension methods are not gated
     const version = this.protocolVersion!;
     if (!isAtLeast(version, spec.since)) {
-      return new CapabilityNotSupportedError(method, `${method} needs protocol version ${spec.since} or later; ${version} was negotiated`);
+      return new CapabilityNotSupportedError(
+        method,
+        `${method} needs protocol version ${spec.since} or later; ${version} was negotiated`,
+      );
     }
     const senderGated = spec.capabilityOf === 'sender';
     if (this.gatedOut(spec, senderGated ? this.capabilities : this.peerCapabilities)) {
@@ -688,5 +728,7 @@ function withProgressToken(params: JsonObject | undefined, token: RequestId): Js
 }
 
 function asTransportError(error: unknown, message: string): TransportError {
-  return error instanceof TransportError ? error : new TransportError(`${message}: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+  return error instanceof TransportError
+    ? error
+    : new TransportError(`${message}: ${(error as Error)?.message ?? String(error)}`, { cause: error });
 }

@@ -18,10 +18,13 @@ export class Runtime {
 
   constructor(options: RuntimeOptions = {}) {
     // The root only parents connections: it ignores the done events they send when they close.
-    this.root = createActor(fromTransition((state: null) => state, null), {
-      clock: options.clock ?? systemClock,
-      ...(options.inspect && { inspect: options.inspect }),
-    }).start();
+    this.root = createActor(
+      fromTransition((state: null) => state, null),
+      {
+        clock: options.clock ?? systemClock,
+        ...(options.inspect && { inspect: options.inspect }),
+      },
+    ).start();
   }
 }
 

@@ -25,7 +25,12 @@ export function classifyMessage(value: unknown): MessageKind {
   }
   if (message.result !== undefined) return isRequestId(message.id) ? 'result' : 'invalid';
   const error = message.error as Record<string, unknown> | undefined;
-  if (typeof error === 'object' && error !== null && typeof error.code === 'number' && typeof error.message === 'string') {
+  if (
+    typeof error === 'object' &&
+    error !== null &&
+    typeof error.code === 'number' &&
+    typeof error.message === 'string'
+  ) {
     // Error responses may lack an id (the request's id could not be read); a null id is tolerated too.
     return message.id === undefined || message.id === null || isRequestId(message.id) ? 'error' : 'invalid';
   }
@@ -35,16 +40,21 @@ export function classifyMessage(value: unknown): MessageKind {
 /** For a value `classifyMessage` called invalid: the id to answer with (when readable) and why it was refused. */
 export function describeInvalid(value: unknown): { id?: RequestId; code: number; message: string } {
   if (typeof value !== 'object' || value === null) {
-    return { code: ErrorCode.InvalidRequest, message: `Invalid Request: expected a JSON object, got ${describeType(value)}` };
+    return {
+      code: ErrorCode.InvalidRequest,
+      message: `Invalid Request: expected a JSON object, got ${describeType(value)}`,
+    };
   }
   const message = value as Record<string, unknown>;
   const id = isRequestId(message.id) ? message.id : undefined;
   const refuse = (why: string) => ({ id, code: ErrorCode.InvalidRequest, message: `Invalid Request: ${why}` });
-  if (message.jsonrpc !== '2.0') return refuse(`"jsonrpc" must be "2.0", got ${JSON.stringify(message.jsonrpc) ?? 'nothing'}`);
+  if (message.jsonrpc !== '2.0')
+    return refuse(`"jsonrpc" must be "2.0", got ${JSON.stringify(message.jsonrpc) ?? 'nothing'}`);
   if (message.method !== undefined && typeof message.method !== 'string') return refuse('"method" must be a string');
   if (message.method !== undefined) return refuse(`"id" must be a string or a number, got ${describeType(message.id)}`);
   if (message.result !== undefined) return refuse('a result response needs a string or number "id"');
-  if (message.error !== undefined) return refuse('"error" must be an object with a numeric "code" and a string "message"');
+  if (message.error !== undefined)
+    return refuse('"error" must be an object with a numeric "code" and a string "message"');
   return refuse('not a request, notification or response');
 }
 

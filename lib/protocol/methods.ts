@@ -21,7 +21,12 @@ export interface MethodSpec {
   readonly since: ProtocolVersion;
 }
 
-const request = (direction: Direction, since: ProtocolVersion, capability?: CapabilityPath, capabilitySince?: ProtocolVersion): MethodSpec => ({
+const request = (
+  direction: Direction,
+  since: ProtocolVersion,
+  capability?: CapabilityPath,
+  capabilitySince?: ProtocolVersion,
+): MethodSpec => ({
   kind: 'request',
   direction,
   since,
@@ -29,7 +34,12 @@ const request = (direction: Direction, since: ProtocolVersion, capability?: Capa
   ...(capabilitySince && { capabilitySince }),
 });
 
-const notification = (direction: Direction, since: ProtocolVersion, capability?: CapabilityPath, capabilityOf: 'sender' | 'receiver' = 'sender'): MethodSpec => ({
+const notification = (
+  direction: Direction,
+  since: ProtocolVersion,
+  capability?: CapabilityPath,
+  capabilityOf: 'sender' | 'receiver' = 'sender',
+): MethodSpec => ({
   kind: 'notification',
   direction,
   since,

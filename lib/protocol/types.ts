@@ -161,7 +161,16 @@ export interface ListToolsResult {
   readonly _meta?: Meta;
 }
 
-export const LOGGING_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
+export const LOGGING_LEVELS = [
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+] as const;
 export type LoggingLevel = (typeof LOGGING_LEVELS)[number];
 
 export interface LoggingMessageParams {

@@ -47,7 +47,12 @@ export class ServerDefinition {
       ...(websiteUrl !== undefined && { websiteUrl }),
     });
     this.instructions = spec.instructions;
-    this.tools = spec.tools && new ToolCatalog(spec.tools.map((tool) => defineTool(tool)), validator);
+    this.tools =
+      spec.tools &&
+      new ToolCatalog(
+        spec.tools.map((tool) => defineTool(tool)),
+        validator,
+      );
     this.pageSize = spec.pageSize ?? DEFAULT_PAGE_SIZE;
     if (!(this.pageSize >= 1)) throw new RangeError('pageSize must be at least 1');
     this.protocolVersions = spec.protocolVersions ?? SUPPORTED_PROTOCOL_VERSIONS;
@@ -74,7 +79,10 @@ export class ServerDefinition {
   /** A definition without the named tools. */
   withoutTools(...names: string[]): ServerDefinition {
     const removed = new Set(names);
-    return new ServerDefinition({ ...this.spec, tools: (this.spec.tools ?? []).filter((tool) => !removed.has(tool.name)) }, this.validator);
+    return new ServerDefinition(
+      { ...this.spec, tools: (this.spec.tools ?? []).filter((tool) => !removed.has(tool.name)) },
+      this.validator,
+    );
   }
 }
 

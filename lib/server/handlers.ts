@@ -15,7 +15,11 @@ function initialize(context: Context, params: JsonObject | undefined): Initializ
   if (!isObject(clientInfo) || typeof clientInfo.name !== 'string' || typeof clientInfo.version !== 'string') {
     throw invalid('initialize needs "clientInfo" with a string "name" and "version"');
   }
-  return context.connection.acceptInitialize(negotiateVersion(protocolVersion, context.connection.definition.protocolVersions), capabilities, clientInfo as unknown as Implementation);
+  return context.connection.acceptInitialize(
+    negotiateVersion(protocolVersion, context.connection.definition.protocolVersions),
+    capabilities,
+    clientInfo as unknown as Implementation,
+  );
 }
 
 function listTools(context: Context, params: JsonObject | undefined) {

@@ -55,7 +55,11 @@ export class ServerConnection extends Connection {
   }
 
   /** @internal The `initialize` handler: records the negotiation and answers it. */
-  acceptInitialize(protocolVersion: ProtocolVersion, capabilities: ClientCapabilities, clientInfo: Implementation): InitializeResult {
+  acceptInitialize(
+    protocolVersion: ProtocolVersion,
+    capabilities: ClientCapabilities,
+    clientInfo: Implementation,
+  ): InitializeResult {
     const definition = this.definition;
     this.declared = definition.capabilities;
     this.transition({ type: 'initialize.start' });
@@ -80,7 +84,8 @@ export class ServerConnection extends Connection {
   override log(level: LoggingLevel, data: unknown, logger?: string, relatedRequestId?: RequestId): Promise<void> {
     if (!hasCapability(this.capabilities, ['logging'])) return super.log(level, data, logger);
     const minimum = this.logLevel;
-    if (minimum !== undefined && LOGGING_LEVELS.indexOf(level) < LOGGING_LEVELS.indexOf(minimum)) return Promise.resolve();
+    if (minimum !== undefined && LOGGING_LEVELS.indexOf(level) < LOGGING_LEVELS.indexOf(minimum))
+      return Promise.resolve();
     const state = this.state;
     if (state === 'closing' || state === 'closed') return Promise.resolve();
     return this.notify(
@@ -155,9 +160,9 @@ export class Server {
     this.toolsChanged = false;
     for (const connection of this.live) {
       if (connection.state !== 'ready' || !hasCapability(connection.capabilities, ['tools', 'listChanged'])) continue;
-      connection.notify('notifications/tools/list_changed').catch((error) =>
-        connection.logger.debug('Could not send notifications/tools/list_changed', error),
-      );
+      connection
+        .notify('notifications/tools/list_changed')
+        .catch((error) => connection.logger.debug('Could not send notifications/tools/list_changed', error));
     }
   }
 }

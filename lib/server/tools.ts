@@ -23,7 +23,9 @@ export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
 /** Checks and freezes a tool definition; throws a clear error for a bad name or schema. */
 export function defineTool<Args extends JsonObject = JsonObject>(tool: ToolDefinition<Args>): ToolDefinition<Args> {
   if (!TOOL_NAME_PATTERN.test(tool.name)) {
-    throw new TypeError(`Tool name ${JSON.stringify(tool.name)} is invalid: use 1 to 128 characters from A-Z, a-z, 0-9, _, - and .`);
+    throw new TypeError(
+      `Tool name ${JSON.stringify(tool.name)} is invalid: use 1 to 128 characters from A-Z, a-z, 0-9, _, - and .`,
+    );
   }
   if (tool.inputSchema?.type !== 'object') {
     throw new TypeError(`Tool ${tool.name}: inputSchema must be a JSON Schema with "type": "object"`);
@@ -93,9 +95,13 @@ export class ToolCatalog {
   }
 
   /** Runs `tools/call`. Protocol errors throw `McpError`; tool failures come back as `isError` results. */
-  call(params: JsonObject | undefined, context: RequestContext<ServerConnection>): CallToolResult | Promise<CallToolResult> {
+  call(
+    params: JsonObject | undefined,
+    context: RequestContext<ServerConnection>,
+  ): CallToolResult | Promise<CallToolResult> {
     const name = params?.name;
-    if (typeof name !== 'string') throw new McpError(ErrorCode.InvalidParams, 'Invalid params: tools/call needs a string "name"');
+    if (typeof name !== 'string')
+      throw new McpError(ErrorCode.InvalidParams, 'Invalid params: tools/call needs a string "name"');
     const args = params!.arguments ?? {};
     if (typeof args !== 'object' || args === null || Array.isArray(args)) {
       throw new McpError(ErrorCode.InvalidParams, 'Invalid params: "arguments" must be an object');
@@ -142,9 +148,13 @@ function finish(entry: ToolEntry, result: CallToolResult, version: string): Call
   if (result.isError) return result.content ? result : { ...result, content: [] };
   const structured = result.structuredContent;
   if (entry.checkOutput) {
-    if (structured === undefined) return toolError(`Tool ${name} declares an outputSchema but returned no structuredContent`);
+    if (structured === undefined)
+      return toolError(`Tool ${name} declares an outputSchema but returned no structuredContent`);
     const problems = entry.checkOutput(structured);
-    if (problems) return toolError(`Tool ${name} returned structuredContent that does not match its outputSchema: ${problems.join('; ')}`);
+    if (problems)
+      return toolError(
+        `Tool ${name} returned structuredContent that does not match its outputSchema: ${problems.join('; ')}`,
+      );
   }
   const hasContent = Array.isArray(result.content) && result.content.length > 0;
   if (!hasContent && structured !== undefined) {

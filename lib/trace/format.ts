@@ -14,9 +14,12 @@ export function formatTraceEvent(event: TraceEvent, options: { maxPayload?: numb
     return `${time} ${who} ·· ${event.from} → ${event.to}${event.reason ? ` (${event.reason})` : ''}`;
   }
   const arrow = ARROWS[event.direction ?? 'in'];
-  const what = [event.kind, event.method, event.id === undefined ? undefined : `#${event.id}`].filter(Boolean).join(' ');
+  const what = [event.kind, event.method, event.id === undefined ? undefined : `#${event.id}`]
+    .filter(Boolean)
+    .join(' ');
   const latency = event.latencyMs === undefined ? '' : ` ${event.latencyMs} ms`;
   const reason = event.reason ? ` (${event.reason})` : '';
-  const payload = event.message === undefined ? '' : ` ${clip(JSON.stringify(event.message), options.maxPayload ?? 160)}`;
+  const payload =
+    event.message === undefined ? '' : ` ${clip(JSON.stringify(event.message), options.maxPayload ?? 160)}`;
   return `${time} ${who} ${arrow} ${what}${latency}${reason}${payload}`;
 }

@@ -36,7 +36,8 @@ function describeProblems(errors: readonly ErrorObject[] | null | undefined): st
       error.keyword === 'additionalProperties' ? ` (${JSON.stringify(error.params.additionalProperty)})` : '';
     return `${where} ${error.message ?? 'is invalid'}${allowed}${extra}`;
   });
-  if ((errors?.length ?? 0) > MAX_REPORTED_PROBLEMS) problems.push(`and ${errors!.length - MAX_REPORTED_PROBLEMS} more`);
+  if ((errors?.length ?? 0) > MAX_REPORTED_PROBLEMS)
+    problems.push(`and ${errors!.length - MAX_REPORTED_PROBLEMS} more`);
   return problems;
 }
 
@@ -45,7 +46,8 @@ type AjvInstance = Pick<Ajv, 'compile'>;
 function newAjv(dialect: Dialect): AjvInstance {
   // Tool schemas in the wild carry unknown keywords and formats: strict mode would refuse them.
   const options = { strict: false, allErrors: true, validateFormats: true } as const;
-  const ajv = dialect === '2020-12' ? new Ajv2020(options) : dialect === '2019-09' ? new Ajv2019(options) : new Ajv(options);
+  const ajv =
+    dialect === '2020-12' ? new Ajv2020(options) : dialect === '2019-09' ? new Ajv2019(options) : new Ajv(options);
   addFormats(ajv as Ajv);
   return ajv;
 }
@@ -71,7 +73,9 @@ export function createAjvValidator(options: { maxCachedSchemas?: number } = {}):
   const build = (schema: JsonSchema): SchemaCheck => {
     const dialect = dialectOf(schema);
     if (!dialect) {
-      const problem = [`the schema's dialect ${JSON.stringify(schema.$schema)} is not supported (use JSON Schema 2020-12, 2019-09 or draft-07)`];
+      const problem = [
+        `the schema's dialect ${JSON.stringify(schema.$schema)} is not supported (use JSON Schema 2020-12, 2019-09 or draft-07)`,
+      ];
       return () => problem;
     }
     let validate: ValidateFunction;

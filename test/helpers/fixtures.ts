@@ -1,0 +1,23 @@
+import { defineServer, type ServerDefinition, type ServerSpec } from '../../lib/server/definition';
+import type { ToolDefinition, ToolHandler } from '../../lib/server/tools';
+
+/** A tool with an open object schema; the handler defaults to answering its own name. */
+export function tool(name: string, handler?: ToolHandler<any>, extra: Partial<ToolDefinition> = {}): ToolDefinition {
+  return {
+    name,
+    inputSchema: { type: 'object' },
+    handler: handler ?? (() => ({ content: [{ type: 'text', text: name }] })),
+    ...extra,
+  };
+}
+
+/** A server named `s`, version `1`, with these tools (and any other spec fields). */
+export function serverWith(tools: ToolDefinition<any>[], spec: Partial<ServerSpec> = {}): ServerDefinition {
+  return defineServer({ name: 's', version: '1', tools, ...spec });
+}
+
+export function deferred<T = void>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((settle) => (resolve = settle));
+  return { promise, resolve };
+}
