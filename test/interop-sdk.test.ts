@@ -41,19 +41,11 @@ import { Server, type ServerConnection } from '../lib/server/server';
 import type { ToolDefinition } from '../lib/server/tools';
 import { fromSdkTransport, type SdkTransportLike, type SdkTransportSendOptions } from '../transports/sdk-adapter';
 import { validateEmitted } from './helpers/pair';
+import { deferred } from './helpers/fixtures';
 
 // ---- helpers --------------------------------------------------------------------------------------
 
-interface Deferred<T> {
-  readonly promise: Promise<T>;
-  resolve(value: T): void;
-}
-
-function deferred<T = void>(): Deferred<T> {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((settle) => (resolve = settle));
-  return { promise, resolve };
-}
+type Deferred<T> = ReturnType<typeof deferred<T>>;
 
 /** Resolves with the abort reason once `signal` fires. */
 function aborted(signal: AbortSignal): Promise<unknown> {
@@ -523,7 +515,8 @@ function sdkServer(hooks: SdkServerHooks): McpServer {
   return mcp;
 }
 
-async function ourClientAgainstSdkServer(version: ProtocolVersion): Promise<SdkServerSetup> {
+/** An SDK McpServer with its hooks, collecting the errors the SDK reports. */
+function watchedSdkServer() {
   const hooks: SdkServerHooks = {
     slowStarted: deferred(),
     slowAborted: deferred(),
@@ -534,6 +527,11 @@ async function ourClientAgainstSdkServer(version: ProtocolVersion): Promise<SdkS
   const mcp = sdkServer(hooks);
   const sdkErrors: Error[] = [];
   mcp.server.onerror = (error) => sdkErrors.push(error);
+  return { hooks, mcp, sdkErrors };
+}
+
+async function ourClientAgainstSdkServer(version: ProtocolVersion): Promise<SdkServerSetup> {
+  const { hooks, mcp, sdkErrors } = watchedSdkServer();
   const [ourSide, sdkSide] = InMemoryTransport.createLinkedPair();
   await mcp.connect(sdkSide);
   const client = new Client({ name: 'switchboard-client', version: '1.0.0' }, { protocolVersion: version });
@@ -757,16 +755,7 @@ describe('over the SDK stdio transport', () => {
 
   it.each(VERSIONS)('our client calls the SDK McpServer (%s)', async (version) => {
     const [ourSide, sdkSide] = stdioPair();
-    const hooks: SdkServerHooks = {
-      slowStarted: deferred(),
-      slowAborted: deferred(),
-      neverStarted: deferred(),
-      neverAborted: deferred(),
-      progressToken: deferred(),
-    };
-    const mcp = sdkServer(hooks);
-    const sdkErrors: Error[] = [];
-    mcp.server.onerror = (error) => sdkErrors.push(error);
+    const { hooks, mcp, sdkErrors } = watchedSdkServer();
     await mcp.connect(sdkSide);
     const transportErrors: Error[] = [];
     const client = new Client({ name: 'switchboard-client', version: '1.0.0' }, { protocolVersion: version });
