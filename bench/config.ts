@@ -1,0 +1,45 @@
+/** How long and how often to measure: the full suite, the `--quick` smoke run, and the discarded warm-up pass. */
+import type { TimedWindow } from './harness';
+
+export interface BenchSettings {
+  readonly mode: 'full' | 'quick';
+  readonly runs: number;
+  /** Whether a complete, discarded pass over every scenario precedes the timed runs (JIT warm-up). */
+  readonly warmupPass: boolean;
+  readonly window: TimedWindow;
+  /** Calls in flight for the concurrent tools/call figure. */
+  readonly concurrency: number;
+  /** Notifications sent before awaiting their sends. */
+  readonly notificationBatch: number;
+  /** Pairs alive at once for the heap figure. */
+  readonly heapPairs: number;
+}
+
+const FULL: BenchSettings = {
+  mode: 'full',
+  runs: 5,
+  warmupPass: true,
+  window: { durationMs: 1500, warmupMs: 300 },
+  concurrency: 256,
+  notificationBatch: 256,
+  heapPairs: 1000,
+};
+
+const QUICK: BenchSettings = {
+  mode: 'quick',
+  runs: 1,
+  warmupPass: false,
+  window: { durationMs: 200, warmupMs: 50 },
+  concurrency: 256,
+  notificationBatch: 256,
+  heapPairs: 200,
+};
+
+/** The warm-up pass: every code path once, short. */
+export function warmupSettings(settings: BenchSettings): BenchSettings {
+  return { ...settings, window: { durationMs: 150, warmupMs: 50 }, heapPairs: 100 };
+}
+
+export function settingsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): BenchSettings {
+  return argv.includes('--quick') || env.BENCH_QUICK === '1' ? QUICK : FULL;
+}

@@ -1,0 +1,98 @@
+/** mcp-switchboard fixtures: a `Server` with one `echo` tool and a `Client`, linked by `createMemoryPair`. */
+import type { Subscription } from 'rxjs';
+import { Client } from '../lib/client/client';
+import { systemClock } from '../lib/core/clock';
+import { CorrelationTable } from '../lib/core/correlation';
+import type { JsonObject } from '../lib/jsonrpc/types';
+import { defineServer, type ServerDefinition } from '../lib/server/definition';
+import { Server, type ServerConnection } from '../lib/server/server';
+import type { ToolDefinition } from '../lib/server/tools';
+import { createMemoryPair } from '../transports/memory';
+import type { BenchPair, Contender, CorrelationProbe, PairFactory } from './contender';
+
+export interface OursPair extends BenchPair {
+  readonly client: Client;
+  readonly serverConnection: ServerConnection;
+}
+
+function echoTool(): ToolDefinition {
+  return {
+    name: 'echo',
+    inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+    handler: ({ text }) => ({ content: [{ type: 'text', text: String(text) }] }),
+  };
+}
+
+function echoServerDefinition(): ServerDefinition {
+  return defineServer({ name: 'bench-switchboard', version: '1.0.0', tools: [echoTool()] });
+}
+
+async function connectTo(server: Server): Promise<OursPair> {
+  // Explicitly unfrozen: the production path, whatever SWITCHBOARD_FREEZE_MESSAGES says.
+  const [clientSide, serverSide] = createMemoryPair({ freeze: false });
+  const serverConnection = server.connect(serverSide);
+  const client = await new Client({ name: 'bench-client', version: '1.0.0' }).connect(clientSide);
+  return {
+    client,
+    serverConnection,
+    callEcho: () => client.callTool('echo', { text: 'hi' }),
+    ping: () => client.ping(),
+    notifyClient: () => serverConnection.notify('notifications/message', { level: 'info', data: 'x' }),
+    onClientNotification: (listener) => {
+      client.notifications$.subscribe(listener);
+    },
+    close: async () => {
+      await client.close();
+      await serverConnection.closed;
+    },
+  };
+}
+
+let sharedServer: Server | undefined;
+
+/** One `Server` for every pair: our server definition is immutable and meant to be shared. */
+export const connectOnSharedServer = (): Promise<OursPair> =>
+  connectTo((sharedServer ??= new Server(echoServerDefinition())));
+
+/** A new definition and `Server` per pair, as the SDK builds a new `McpServer` per pair. */
+const connectOnOwnServer: PairFactory = () => connectTo(new Server(echoServerDefinition()));
+
+/** A pair whose client and server connection both have a `trace$` subscriber. */
+export async function connectTraced(): Promise<OursPair & { readonly traceEvents: () => number }> {
+  const pair = await connectOnSharedServer();
+  let events = 0;
+  const count = () => void events++;
+  const subscriptions: Subscription[] = [
+    pair.client.trace$.subscribe(count),
+    pair.serverConnection.trace$.subscribe(count),
+  ];
+  return {
+    ...pair,
+    traceEvents: () => events,
+    close: async () => {
+      for (const subscription of subscriptions) subscription.unsubscribe();
+      await pair.close();
+    },
+  };
+}
+
+const EMPTY_RESULT: JsonObject = {};
+
+async function createCorrelationProbe(): Promise<CorrelationProbe> {
+  const table = new CorrelationTable({ clock: systemClock, sendCancelled() {}, reportCallbackError() {} });
+  return {
+    roundTrip: () => {
+      const record = table.begin('ping', undefined);
+      table.resolve(record.id, EMPTY_RESULT);
+      return record.promise;
+    },
+    close: async () => {},
+  };
+}
+
+export const ours: Contender = {
+  name: 'ours',
+  createCorrelationProbe,
+  connectPair: connectOnSharedServer,
+  handshakeVariants: { 'ours-shared': connectOnSharedServer, 'ours-per-pair': connectOnOwnServer },
+};

@@ -1,0 +1,128 @@
+/**
+ * What is measured. A scenario has entrants (ours, the SDK, or variants of ours); each entrant's `measure`
+ * returns named figures for one run. The same harness call serves every entrant of a scenario.
+ */
+import type { BenchSettings } from './config';
+import type { Contender, PairFactory } from './contender';
+import { ArrivalCounter, measureDelivery, measureHeapPerItem, measureLatency, measureThroughput } from './harness';
+import { connectOnSharedServer, connectTraced, ours } from './ours';
+import { sdk } from './sdk';
+
+export type Figures = Readonly<Record<string, number>>;
+
+export interface Entrant {
+  readonly name: string;
+  measure(settings: BenchSettings): Promise<Figures>;
+}
+
+export interface Scenario {
+  readonly id: string;
+  readonly entrants: readonly Entrant[];
+}
+
+const CONTENDERS: readonly Contender[] = [ours, sdk];
+
+/** Opens a pair or probe, uses it, and closes it whatever happens. */
+async function withResource<R extends { close(): Promise<unknown> }, T>(
+  open: () => Promise<R>,
+  use: (resource: R) => Promise<T>,
+): Promise<T> {
+  const resource = await open();
+  try {
+    return await use(resource);
+  } finally {
+    await resource.close();
+  }
+}
+
+/** One entrant per contender, each measured by the same function. */
+function headToHead(
+  id: string,
+  measure: (contender: Contender, settings: BenchSettings) => Promise<Figures>,
+): Scenario {
+  return {
+    id,
+    entrants: CONTENDERS.map((contender) => ({
+      name: contender.name,
+      measure: (settings) => measure(contender, settings),
+    })),
+  };
+}
+
+/** One entrant per handshake variant of every contender (ours on a shared Server, ours with a Server per pair, the SDK). */
+function perHandshakeVariant(
+  id: string,
+  measure: (connect: PairFactory, settings: BenchSettings) => Promise<Figures>,
+): Scenario {
+  const entrants = CONTENDERS.flatMap((contender) =>
+    Object.entries(contender.handshakeVariants).map(([name, connect]) => ({
+      name,
+      measure: (settings: BenchSettings) => measure(connect, settings),
+    })),
+  );
+  return { id, entrants };
+}
+
+const sequentialToolCalls = (connect: PairFactory, settings: BenchSettings) =>
+  withResource(connect, async (pair) => ({ ...(await measureLatency(pair.callEcho, settings.window)) }));
+
+export const SCENARIOS: readonly Scenario[] = [
+  headToHead('correlation', (contender, settings) =>
+    withResource(contender.createCorrelationProbe, async (probe) => ({
+      perSecond: await measureThroughput(probe.roundTrip, 1, settings.window),
+    })),
+  ),
+
+  headToHead('toolsSequential', (contender, settings) => sequentialToolCalls(contender.connectPair, settings)),
+
+  headToHead('toolsConcurrent', (contender, settings) =>
+    withResource(contender.connectPair, async (pair) => ({
+      perSecond: await measureThroughput(pair.callEcho, settings.concurrency, settings.window),
+    })),
+  ),
+
+  headToHead('notifications', (contender, settings) =>
+    withResource(contender.connectPair, async (pair) => {
+      const arrivals = new ArrivalCounter();
+      pair.onClientNotification(arrivals.arrive);
+      return {
+        perSecond: await measureDelivery(pair.notifyClient, arrivals, settings.notificationBatch, settings.window),
+      };
+    }),
+  ),
+
+  headToHead('ping', (contender, settings) =>
+    withResource(contender.connectPair, async (pair) => ({
+      perSecond: await measureThroughput(pair.ping, 1, settings.window),
+    })),
+  ),
+
+  perHandshakeVariant('handshake', async (connect, settings) => {
+    const { perSecond, p50Us, p99Us } = await measureLatency(connect, settings.window, (pair) => pair.close());
+    return { perSecond, p50Us, p99Us };
+  }),
+
+  perHandshakeVariant('heap', async (connect, settings) => {
+    const heap = await measureHeapPerItem(connect, settings.heapPairs, (pairs) =>
+      Promise.all(pairs.map((pair) => pair.close())),
+    );
+    return { bytesPerPair: heap.bytesPerItem, retainedAfterCloseBytesPerPair: heap.retainedAfterDisposeBytesPerItem };
+  }),
+
+  {
+    id: 'traceTap',
+    entrants: [
+      // `trace$` is never touched here: even reading it creates the Subject.
+      { name: 'unobserved', measure: (settings) => sequentialToolCalls(connectOnSharedServer, settings) },
+      {
+        name: 'observed',
+        measure: (settings) =>
+          withResource(connectTraced, async (pair) => {
+            const figures = await measureLatency(pair.callEcho, settings.window);
+            if (pair.traceEvents() === 0) throw new Error('The trace$ subscribers saw no events: nothing was observed');
+            return { ...figures };
+          }),
+      },
+    ],
+  },
+];
