@@ -116,8 +116,11 @@ export abstract class Connection implements ConnectionHost {
 
   /** The lifecycle actor (see machines/connection). */
   readonly actor: Actor<typeof connectionLifecycle>;
-  private readonly correlation: CorrelationTable;
-  private readonly inflight = new Map<RequestId, RequestContext<any>>();
+  /** Outbound requests in flight; created with the first one (a server may never send any). */
+  private correlationTable: CorrelationTable | undefined;
+  /** Inbound requests being handled; created with the first one (a client may never receive any). */
+  private handling: Map<RequestId, RequestContext<any>> | undefined;
+  private readonly defaultTimeout: number;
   private readonly maxPending: number;
   private readonly maxHandlers: number;
   private transport: Transport | undefined;
@@ -133,7 +136,7 @@ export abstract class Connection implements ConnectionHost {
     this.logger = options.logger ?? defaultLogger;
     this.maxPending = options.maxPendingRequests ?? DEFAULT_LIMIT;
     this.maxHandlers = options.maxConcurrentHandlers ?? DEFAULT_LIMIT;
-    this.correlation = new CorrelationTable(this, options.defaultTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS);
+    this.defaultTimeout = options.defaultTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
     const runtime = options.runtime ?? defaultRuntime();
     this.actor = createActor(connectionLifecycle, { input: { host: this }, parent: runtime.root }).start();
@@ -165,12 +168,12 @@ export abstract class Connection implements ConnectionHost {
 
   /** Outbound requests waiting for their response. */
   get pendingRequestCount(): number {
-    return this.correlation.size;
+    return this.correlationTable?.size ?? 0;
   }
 
   /** Inbound requests whose handlers have not finished. */
   get activeHandlerCount(): number {
-    return this.inflight.size;
+    return this.handling?.size ?? 0;
   }
 
   // ---- streams and events ------------------------------------------------------------------------
@@ -209,17 +212,18 @@ export abstract class Connection implements ConnectionHost {
     if (refusal) return Promise.reject(refusal);
     const signal = options?.signal;
     if (signal?.aborted) return Promise.reject(new RequestCancelledError(method, signal.reason));
-    if (this.correlation.size >= this.maxPending) {
+    const correlation = (this.correlationTable ??= new CorrelationTable(this, this.defaultTimeout));
+    if (correlation.size >= this.maxPending) {
       return Promise.reject(new NotReadyError(`Too many requests in flight (limit ${this.maxPending})`));
     }
-    const record = this.correlation.begin(method, options);
+    const record = correlation.begin(method, options);
     const sentParams = record.wantsProgress ? withProgressToken(params, record.id) : params;
     const message: JsonRpcRequest =
       sentParams === undefined
         ? { jsonrpc: '2.0', id: record.id, method }
         : { jsonrpc: '2.0', id: record.id, method, params: sentParams };
     this.send(message, options?.relatedRequestId === undefined ? undefined : options).then(undefined, (error) =>
-      this.correlation.fail(record, asTransportError(error, `Could not send ${method}`)),
+      correlation.fail(record, asTransportError(error, `Could not send ${method}`)),
     );
     return record.promise;
   }
@@ -304,7 +308,7 @@ export abstract class Connection implements ConnectionHost {
     if (!resolve) return;
     this.resolveClosed = undefined;
     this.releaseInFlight(reason);
-    this.correlation.dispose();
+    this.correlationTable?.dispose();
     this.subscription?.unsubscribe();
     this.subscription = undefined;
     this.transport?.close().catch(() => undefined);
@@ -318,15 +322,17 @@ export abstract class Connection implements ConnectionHost {
   protected onClosed(): void {}
 
   private releaseInFlight(reason: QuitReason): void {
-    if (this.correlation.size > 0) {
-      this.correlation.failAll(
+    const correlation = this.correlationTable;
+    if (correlation && correlation.size > 0) {
+      correlation.failAll(
         new ConnectionClosedError(`Connection closed: ${reason.message}`, { cause: reason.error }),
       );
     }
-    if (this.inflight.size > 0) {
+    const handling = this.handling;
+    if (handling && handling.size > 0) {
       const abortReason = new ConnectionClosedError(`Connection closed: ${reason.message}`);
-      for (const context of this.inflight.values()) context.abort(abortReason);
-      this.inflight.clear();
+      for (const context of handling.values()) context.abort(abortReason);
+      handling.clear();
     }
   }
 
@@ -380,7 +386,7 @@ export abstract class Connection implements ConnectionHost {
   }
 
   private onResult(message: JsonRpcResultResponse): void {
-    const record = this.correlation.resolve(message.id, message.result);
+    const record = this.correlationTable?.resolve(message.id, message.result);
     if (this.traced()) {
       if (record)
         this.trace('result', 'in', message, record.method, message.id, undefined, this.clock.now() - record.startedAt);
@@ -398,7 +404,7 @@ export abstract class Connection implements ConnectionHost {
 
   private onErrorResponse(message: JsonRpcErrorResponse): void {
     const id = message.id;
-    const record = isRequestId(id) ? this.correlation.reject(id, message.error) : undefined;
+    const record = isRequestId(id) ? this.correlationTable?.reject(id, message.error) : undefined;
     if (!record) {
       if (!isRequestId(id)) this.logger.warn(`The peer reported an error without an id: ${message.error.message}`);
       this.trace('ignored', 'in', message, undefined, id ?? undefined, 'No request in flight has this id');
@@ -435,7 +441,7 @@ export abstract class Connection implements ConnectionHost {
     }
     const handler = this.handlers[method]!;
     const context = new RequestContext(this, id, method, message.params, this.traced() ? this.clock.now() : 0, batch);
-    this.inflight.set(id, context);
+    (this.handling ??= new Map()).set(id, context);
     batch?.expect();
     let result: unknown;
     try {
@@ -477,9 +483,9 @@ export abstract class Connection implements ConnectionHost {
       ];
     }
     if (!isParamsObject(message.params)) return [ErrorCode.InvalidParams, `Invalid params: "params" must be an object`];
-    if (this.inflight.has(id))
+    if (this.handling?.has(id))
       return [ErrorCode.InvalidRequest, `Request id ${JSON.stringify(id)} is already in use by a request in flight`];
-    if (this.inflight.size >= this.maxHandlers)
+    if (this.activeHandlerCount >= this.maxHandlers)
       return [ErrorCode.InternalError, `Too many requests in flight (limit ${this.maxHandlers})`];
     return undefined;
   }
@@ -510,7 +516,7 @@ export abstract class Connection implements ConnectionHost {
 
   /** Ends a handler's record; false when its answer must not be sent (cancelled, or the connection closed). */
   private finishHandler(context: RequestContext<any>): boolean {
-    if (this.inflight.get(context.id) === context) this.inflight.delete(context.id);
+    if (this.handling?.get(context.id) === context) this.handling.delete(context.id);
     if (context.cancelled) {
       context.batch?.skip();
       this.trace(
@@ -572,7 +578,7 @@ export abstract class Connection implements ConnectionHost {
         this.onCancelled(message.params as CancelledParams | undefined);
         break;
       case 'notifications/progress': {
-        const outcome = this.correlation.progress(message.params as ProgressParams | undefined);
+        const outcome = this.correlationTable?.progress(message.params as ProgressParams | undefined) ?? 'unknown-token';
         if (outcome !== 'delivered')
           this.trace('ignored', 'in', message, message.method, undefined, `Progress ignored: ${outcome}`);
         break;
@@ -586,12 +592,12 @@ export abstract class Connection implements ConnectionHost {
 
   private onCancelled(params: CancelledParams | undefined): void {
     const requestId = params?.requestId;
-    const context = isRequestId(requestId) ? this.inflight.get(requestId) : undefined;
+    const context = isRequestId(requestId) ? this.handling?.get(requestId) : undefined;
     if (!context || context.method === 'initialize') {
       this.trace('ignored', 'in', params, 'notifications/cancelled', requestId, 'No cancellable request has this id');
       return;
     }
-    this.inflight.delete(context.id);
+    this.handling!.delete(context.id);
     const reason = typeof params?.reason === 'string' ? params.reason : undefined;
     context.abort(new RequestCancelledError(context.method, reason));
   }

@@ -37,10 +37,27 @@ export function defineTool<Args extends JsonObject = JsonObject>(tool: ToolDefin
   return Object.freeze({ ...tool });
 }
 
-interface ToolEntry {
-  readonly definition: ToolDefinition<any>;
-  readonly checkInput: SchemaCheck;
-  readonly checkOutput: SchemaCheck | undefined;
+/** A tool and its validators, compiled the first time the tool is called. */
+class ToolEntry {
+  private input: SchemaCheck | undefined;
+  private output: SchemaCheck | null | undefined;
+
+  constructor(
+    readonly definition: ToolDefinition<any>,
+    private readonly validator: SchemaValidator,
+  ) {}
+
+  get checkInput(): SchemaCheck {
+    return (this.input ??= this.validator.compile(this.definition.inputSchema));
+  }
+
+  get checkOutput(): SchemaCheck | undefined {
+    if (this.output === undefined) {
+      const schema = this.definition.outputSchema;
+      this.output = schema ? this.validator.compile(schema) : null;
+    }
+    return this.output ?? undefined;
+  }
 }
 
 function wireForm(definition: ToolDefinition<any>): Tool {
@@ -49,13 +66,13 @@ function wireForm(definition: ToolDefinition<any>): Tool {
 }
 
 /**
- * An immutable set of tools: lookup by name, validators compiled on first use, and `tools/list` pages
- * shaped per protocol revision (computed once per revision, then shared by every connection).
+ * An immutable set of tools: lookup by name, validators compiled on first call, and `tools/list` pages
+ * shaped per protocol revision. Everything derived is built on first use and then shared by every
+ * connection, so a definition that is built and dropped (one per client, as SDK users do) stays cheap.
  */
 export class ToolCatalog {
   private readonly entries = new Map<string, ToolEntry>();
-  private readonly wire: readonly Tool[];
-  private readonly shapedByVersion = new Map<string, readonly Tool[]>();
+  private shapedByVersion: Map<string, readonly Tool[]> | undefined;
 
   constructor(
     readonly definitions: readonly ToolDefinition<any>[],
@@ -63,13 +80,8 @@ export class ToolCatalog {
   ) {
     for (const definition of definitions) {
       if (this.entries.has(definition.name)) throw new TypeError(`Two tools are named ${definition.name}`);
-      this.entries.set(definition.name, {
-        definition,
-        checkInput: validator.compile(definition.inputSchema),
-        checkOutput: definition.outputSchema && validator.compile(definition.outputSchema),
-      });
+      this.entries.set(definition.name, new ToolEntry(definition, validator));
     }
-    this.wire = definitions.map(wireForm);
   }
 
   get size(): number {
@@ -124,8 +136,9 @@ export class ToolCatalog {
   }
 
   private shaped(version: string): readonly Tool[] {
-    let shaped = this.shapedByVersion.get(version);
-    if (!shaped) this.shapedByVersion.set(version, (shaped = this.wire.map((tool) => shapeTool(tool, version))));
+    const byVersion = (this.shapedByVersion ??= new Map());
+    let shaped = byVersion.get(version);
+    if (!shaped) byVersion.set(version, (shaped = this.definitions.map((tool) => shapeTool(wireForm(tool), version))));
     return shaped;
   }
 }
