@@ -57,11 +57,9 @@ export class ServerDefinition {
     if (!(this.pageSize >= 1)) throw new RangeError('pageSize must be at least 1');
     this.protocolVersions = spec.protocolVersions ?? SUPPORTED_PROTOCOL_VERSIONS;
     if (this.protocolVersions.length === 0) throw new RangeError('protocolVersions must not be empty');
-    this.capabilities = deepFreeze({
-      logging: {},
-      ...(this.tools && { tools: { listChanged: true } }),
-      ...(spec.experimental && { experimental: spec.experimental }),
-    });
+    this.capabilities = spec.experimental
+      ? deepFreeze({ ...baseCapabilities(this), experimental: spec.experimental })
+      : baseCapabilities(this);
     Object.freeze(this);
   }
 
@@ -84,6 +82,19 @@ export class ServerDefinition {
       this.validator,
     );
   }
+}
+
+const sharedCapabilities = new Map<string, ServerCapabilities>();
+
+/** What a definition declares, as one frozen object shared by every definition that declares the same. */
+function baseCapabilities(definition: ServerDefinition): ServerCapabilities {
+  const key = definition.tools ? 'logging,tools' : 'logging';
+  let capabilities = sharedCapabilities.get(key);
+  if (!capabilities) {
+    capabilities = deepFreeze({ logging: {}, ...(definition.tools && { tools: { listChanged: true } }) });
+    sharedCapabilities.set(key, capabilities);
+  }
+  return capabilities;
 }
 
 /** Defines a server: its identity, instructions and tools. */

@@ -20,7 +20,10 @@ export interface ToolDefinition<Args extends JsonObject = JsonObject> extends To
 /** 2025-11-25 guidance: 1 to 128 characters from A-Z a-z 0-9 _ - . */
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
 
-/** Checks and freezes a tool definition; throws a clear error for a bad name or schema. */
+/**
+ * Checks a tool definition and freezes it (in place: definitions are shared, by reference, by every
+ * connection). Throws a clear error for a bad name or schema.
+ */
 export function defineTool<Args extends JsonObject = JsonObject>(tool: ToolDefinition<Args>): ToolDefinition<Args> {
   if (!TOOL_NAME_PATTERN.test(tool.name)) {
     throw new TypeError(
@@ -34,7 +37,7 @@ export function defineTool<Args extends JsonObject = JsonObject>(tool: ToolDefin
     throw new TypeError(`Tool ${tool.name}: outputSchema must be a JSON Schema with "type": "object"`);
   }
   if (typeof tool.handler !== 'function') throw new TypeError(`Tool ${tool.name}: handler must be a function`);
-  return Object.freeze({ ...tool });
+  return Object.freeze(tool);
 }
 
 /** A tool and its validators, compiled the first time the tool is called. */
