@@ -1,9 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { firstValueFrom, filter, toArray, take } from 'rxjs';
 import { Client } from '../lib/client/client';
 import {
   CapabilityNotSupportedError,
   ConnectionClosedError,
+  LimitExceededError,
   McpError,
   NotReadyError,
   RequestCancelledError,
@@ -596,5 +597,43 @@ describe('errors from handlers', () => {
       message: 'needs a browser',
       data: { elicitations: [] },
     });
+  });
+});
+
+describe('limits', () => {
+  it('refuses requests beyond the pending limit with a LimitExceededError', async () => {
+    const [clientSide, serverSide] = createMemoryPair();
+    new Server(serverWith([tool('hang', () => new Promise(() => {}))])).connect(serverSide);
+    const client = new Client({ name: 'c', version: '1' }, { maxPendingRequests: 2 });
+    validateEmitted(client);
+    await client.connect(clientSide);
+    const hanging = [client.callTool('hang'), client.callTool('hang')];
+    await expect(client.callTool('hang')).rejects.toBeInstanceOf(LimitExceededError);
+    await client.close();
+    for (const call of hanging) await expect(call).rejects.toBeInstanceOf(ConnectionClosedError);
+  });
+
+  it('counts as closed when the transport never finishes closing', async () => {
+    vi.useFakeTimers();
+    try {
+      const [clientSide, serverSide] = createMemoryPair();
+      new Server(serverWith([])).connect(serverSide);
+      const stuck: Transport = {
+        messages: clientSide.messages,
+        send: (m) => clientSide.send(m),
+        close: () => new Promise(() => {}),
+      };
+      const client = new Client({ name: 'c', version: '1' });
+      const connected = client.connect(stuck);
+      await vi.advanceTimersByTimeAsync(0);
+      await connected;
+      const closed = client.close();
+      await vi.advanceTimersByTimeAsync(4_999);
+      expect(client.state).toBe('closing');
+      await vi.advanceTimersByTimeAsync(1);
+      expect(await closed).toMatchObject({ kind: 'local-close' });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -14,6 +14,7 @@ import {
   CapabilityNotSupportedError,
   ConnectionClosedError,
   ErrorCode,
+  LimitExceededError,
   NotReadyError,
   RequestCancelledError,
   TransportError,
@@ -78,6 +79,8 @@ export interface ConnectionEvents {
 
 let connectionCount = 0;
 const DEFAULT_LIMIT = 10_000;
+/** How long `closing` waits for the transport to close before the connection counts as closed. */
+const CLOSE_TIMEOUT_MS = 5_000;
 
 /** Receives the transport's frames; kept apart so the connection's public surface has no `next()`. */
 class InboundObserver implements Observer<InboundFrame> {
@@ -205,7 +208,7 @@ export abstract class Connection implements ConnectionHost {
   /**
    * Sends a request and resolves with its result. Rejects with `McpError` for an error response, or with
    * a local error: `RequestTimeoutError`, `RequestCancelledError`, `ConnectionClosedError`,
-   * `TransportError`, `CapabilityNotSupportedError`, `NotReadyError`.
+   * `TransportError`, `CapabilityNotSupportedError`, `NotReadyError`, `LimitExceededError`.
    */
   request(method: string, params?: JsonObject, options?: SendOptions): Promise<JsonObject> {
     const refusal = this.refuseOutbound(method, 'request');
@@ -214,7 +217,7 @@ export abstract class Connection implements ConnectionHost {
     if (signal?.aborted) return Promise.reject(new RequestCancelledError(method, signal.reason));
     const correlation = (this.correlationTable ??= new CorrelationTable(this, this.defaultTimeout));
     if (correlation.size >= this.maxPending) {
-      return Promise.reject(new NotReadyError(`Too many requests in flight (limit ${this.maxPending})`));
+      return Promise.reject(new LimitExceededError(`Too many requests in flight (limit ${this.maxPending})`));
     }
     const record = correlation.begin(method, options);
     const sentParams = record.wantsProgress ? withProgressToken(params, record.id) : params;
@@ -281,11 +284,16 @@ export abstract class Connection implements ConnectionHost {
   beginClose(reason: QuitReason): void {
     this.releaseInFlight(reason);
     const transport = this.transport;
-    const done = () => this.transition({ type: 'transport.closed', reason });
     if (!transport) {
-      queueMicrotask(done);
+      queueMicrotask(() => this.transition({ type: 'transport.closed', reason }));
       return;
     }
+    // A transport that never finishes closing must not keep the connection in `closing` forever.
+    const giveUp = this.clock.setTimeout(() => this.transition({ type: 'transport.closed', reason }), CLOSE_TIMEOUT_MS);
+    const done = () => {
+      this.clock.clearTimeout(giveUp);
+      this.transition({ type: 'transport.closed', reason });
+    };
     transport.close().then(done, done);
   }
 
@@ -324,9 +332,7 @@ export abstract class Connection implements ConnectionHost {
   private releaseInFlight(reason: QuitReason): void {
     const correlation = this.correlationTable;
     if (correlation && correlation.size > 0) {
-      correlation.failAll(
-        new ConnectionClosedError(`Connection closed: ${reason.message}`, { cause: reason.error }),
-      );
+      correlation.failAll(new ConnectionClosedError(`Connection closed: ${reason.message}`, { cause: reason.error }));
     }
     const handling = this.handling;
     if (handling && handling.size > 0) {
@@ -578,7 +584,8 @@ export abstract class Connection implements ConnectionHost {
         this.onCancelled(message.params as CancelledParams | undefined);
         break;
       case 'notifications/progress': {
-        const outcome = this.correlationTable?.progress(message.params as ProgressParams | undefined) ?? 'unknown-token';
+        const outcome =
+          this.correlationTable?.progress(message.params as ProgressParams | undefined) ?? 'unknown-token';
         if (outcome !== 'delivered')
           this.trace('ignored', 'in', message, message.method, undefined, `Progress ignored: ${outcome}`);
         break;

@@ -47,6 +47,7 @@ export type LocalErrorCode =
   | 'TRANSPORT_ERROR'
   | 'CAPABILITY_NOT_SUPPORTED'
   | 'NOT_READY'
+  | 'LIMIT_EXCEEDED'
   | 'UNSUPPORTED_PROTOCOL_VERSION'
   | 'RESULT_VALIDATION'
   | 'PROTOCOL_VIOLATION';
@@ -123,6 +124,12 @@ export class CapabilityNotSupportedError extends SwitchboardError {
 export class NotReadyError extends SwitchboardError {
   override readonly name = 'NotReadyError';
   readonly code = 'NOT_READY';
+}
+
+/** Raised locally when a bound would be exceeded (too many requests in flight). */
+export class LimitExceededError extends SwitchboardError {
+  override readonly name = 'LimitExceededError';
+  readonly code = 'LIMIT_EXCEEDED';
 }
 
 export class UnsupportedProtocolVersionError extends SwitchboardError {
