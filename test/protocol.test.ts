@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { hasCapability } from '../lib/protocol/capabilities';
 import { maySend, METHODS, methodSpec } from '../lib/protocol/methods';
-import { shapeCallToolResult, shapeTool } from '../lib/protocol/shape';
+import { shape, shapeCallToolResult } from '../lib/protocol/shape';
 import { isAtLeast, negotiateVersion, SUPPORTED_PROTOCOL_VERSIONS } from '../lib/protocol/versions';
 import type { Tool } from '../lib/protocol/types';
 
@@ -78,10 +78,10 @@ describe('shaping for older revisions', () => {
     _meta: { 'com.example/x': 1 },
   };
   it('keeps everything for 2025-11-25 and returns the same object', () => {
-    expect(shapeTool(tool, '2025-11-25')).toBe(tool);
+    expect(shape('Tool', tool, '2025-11-25')).toBe(tool);
   });
   it('drops what each older revision cannot carry', () => {
-    expect(Object.keys(shapeTool(tool, '2025-06-18')).sort()).toEqual([
+    expect(Object.keys(shape('Tool', tool, '2025-06-18')).sort()).toEqual([
       '_meta',
       'annotations',
       'description',
@@ -90,16 +90,16 @@ describe('shaping for older revisions', () => {
       'outputSchema',
       'title',
     ]);
-    expect(Object.keys(shapeTool(tool, '2025-03-26')).sort()).toEqual([
+    expect(Object.keys(shape('Tool', tool, '2025-03-26')).sort()).toEqual([
       'annotations',
       'description',
       'inputSchema',
       'name',
     ]);
-    expect(Object.keys(shapeTool(tool, '2024-11-05')).sort()).toEqual(['description', 'inputSchema', 'name']);
+    expect(Object.keys(shape('Tool', tool, '2024-11-05')).sort()).toEqual(['description', 'inputSchema', 'name']);
   });
   it('drops unknown fields too', () => {
-    expect(shapeTool({ ...tool, extra: 1 } as Tool, '2025-11-25')).not.toHaveProperty('extra');
+    expect(shape('Tool', { ...tool, extra: 1 } as Tool, '2025-11-25')).not.toHaveProperty('extra');
   });
   it('drops structuredContent before 2025-06-18', () => {
     const result = { content: [{ type: 'text' as const, text: '{}' }], structuredContent: {} };

@@ -197,3 +197,91 @@ export interface Progress {
   readonly total?: number;
   readonly message?: string;
 }
+
+export interface Resource {
+  readonly uri: string;
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly mimeType?: string;
+  /** Raw size in bytes, when known. */
+  readonly size?: number;
+  readonly annotations?: Annotations;
+  readonly icons?: readonly Icon[];
+  readonly _meta?: Meta;
+}
+
+export interface ResourceTemplate {
+  /** An RFC 6570 URI template. */
+  readonly uriTemplate: string;
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly mimeType?: string;
+  readonly annotations?: Annotations;
+  readonly icons?: readonly Icon[];
+  readonly _meta?: Meta;
+}
+
+export type ResourceContents = TextResourceContents | BlobResourceContents;
+
+export interface ReadResourceResult {
+  readonly contents: readonly ResourceContents[];
+  readonly _meta?: Meta;
+}
+
+export interface PromptArgument {
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly required?: boolean;
+}
+
+export interface Prompt {
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly arguments?: readonly PromptArgument[];
+  readonly icons?: readonly Icon[];
+  readonly _meta?: Meta;
+}
+
+export interface PromptMessage {
+  readonly role: MessageRole;
+  readonly content: ContentBlock;
+}
+
+export interface GetPromptResult {
+  readonly description?: string;
+  readonly messages: readonly PromptMessage[];
+  readonly _meta?: Meta;
+}
+
+/** What `completion/complete` refers to: a prompt by name, or a resource template by its URI template. */
+export type CompletionReference =
+  | { readonly type: 'ref/prompt'; readonly name: string; readonly title?: string }
+  | { readonly type: 'ref/resource'; readonly uri: string };
+
+export interface CompleteParams {
+  readonly ref: CompletionReference;
+  readonly argument: { readonly name: string; readonly value: string };
+  /** Values already chosen for other arguments (2025-06-18 and later). */
+  readonly context?: { readonly arguments?: Readonly<Record<string, string>> };
+}
+
+export interface Completion {
+  /** At most 100. */
+  readonly values: readonly string[];
+  readonly total?: number;
+  readonly hasMore?: boolean;
+}
+
+export interface CompleteResult {
+  readonly completion: Completion;
+  readonly _meta?: Meta;
+}
+
+export interface ResourceUpdatedParams {
+  readonly uri: string;
+  readonly _meta?: Meta;
+}

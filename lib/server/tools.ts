@@ -1,7 +1,7 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors';
 import type { JsonObject } from '../jsonrpc/types';
 import type { RequestContext } from '../core/request-context';
-import { shapeCallToolResult, shapeTool } from '../protocol/shape';
+import { shape, shapeCallToolResult } from '../protocol/shape';
 import type { CallToolResult, Tool } from '../protocol/types';
 import type { SchemaCheck, SchemaValidator } from '../validation/json-schema';
 import { decodeCursor, encodeCursor } from './cursor';
@@ -141,7 +141,7 @@ export class ToolCatalog {
   private shaped(version: string): readonly Tool[] {
     const byVersion = (this.shapedByVersion ??= new Map());
     let shaped = byVersion.get(version);
-    if (!shaped) byVersion.set(version, (shaped = this.definitions.map((tool) => shapeTool(wireForm(tool), version))));
+    if (!shaped) byVersion.set(version, (shaped = this.definitions.map((tool) => shape('Tool', wireForm(tool), version))));
     return shaped;
   }
 }
