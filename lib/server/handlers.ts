@@ -25,7 +25,7 @@ function initialize(context: Context, params: JsonObject | undefined): Initializ
 function listTools(context: Context, params: JsonObject | undefined) {
   const definition = context.connection.definition;
   // A later definition may have dropped every tool: that is an empty list, not a failure.
-  return definition.tools?.page(params?.cursor, context.protocolVersion!, definition.pageSize) ?? { tools: [] };
+  return definition.tools?.list(params?.cursor, context.protocolVersion!, definition.pageSize) ?? { tools: [] };
 }
 
 function callTool(context: Context, params: JsonObject | undefined) {

@@ -1,10 +1,10 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors';
 import type { JsonObject } from '../jsonrpc/types';
 import type { RequestContext } from '../core/request-context';
-import { shape, shapeCallToolResult } from '../protocol/shape';
+import { shapeCallToolResult } from '../protocol/shape';
 import type { CallToolResult, Tool } from '../protocol/types';
 import type { SchemaCheck, SchemaValidator } from '../validation/json-schema';
-import { decodeCursor, encodeCursor } from './cursor';
+import { Listing, listResult } from './listing';
 import type { ServerConnection } from './server';
 
 export type ToolHandler<Args extends JsonObject = JsonObject> = (
@@ -75,7 +75,7 @@ function wireForm(definition: ToolDefinition<any>): Tool {
  */
 export class ToolCatalog {
   private readonly entries = new Map<string, ToolEntry>();
-  private shapedByVersion: Map<string, readonly Tool[]> | undefined;
+  private readonly listing: Listing<Tool>;
 
   constructor(
     readonly definitions: readonly ToolDefinition<any>[],
@@ -85,6 +85,7 @@ export class ToolCatalog {
       if (this.entries.has(definition.name)) throw new TypeError(`Two tools are named ${definition.name}`);
       this.entries.set(definition.name, new ToolEntry(definition, validator));
     }
+    this.listing = new Listing('tools', 'Tool', () => definitions.map(wireForm));
   }
 
   get size(): number {
@@ -95,18 +96,9 @@ export class ToolCatalog {
     return this.entries.has(name);
   }
 
-  /** A `tools/list` page. Throws -32602 for a cursor we did not issue. */
-  page(cursor: unknown, version: string, pageSize: number): { tools: readonly Tool[]; nextCursor?: string } {
-    const all = this.shaped(version);
-    let offset = 0;
-    if (cursor !== undefined) {
-      offset = decodeCursor('tools', cursor, all.length) ?? -1;
-      if (offset < 0) throw new McpError(ErrorCode.InvalidParams, 'Invalid params: unknown or expired cursor');
-    }
-    if (offset === 0 && all.length <= pageSize) return { tools: all };
-    const end = offset + pageSize;
-    const tools = all.slice(offset, end);
-    return end < all.length ? { tools, nextCursor: encodeCursor('tools', end) } : { tools };
+  /** A `tools/list` result. Throws -32602 for a cursor we did not issue. */
+  list(cursor: unknown, version: string, pageSize: number): { tools: readonly Tool[]; nextCursor?: string } {
+    return listResult('tools', this.listing.page(cursor, version, pageSize));
   }
 
   /** Runs `tools/call`. Protocol errors throw `McpError`; tool failures come back as `isError` results. */
@@ -136,13 +128,6 @@ export class ToolCatalog {
       return (result as Promise<CallToolResult>).then((value) => finish(entry, value, version), failure);
     }
     return finish(entry, result as CallToolResult, version);
-  }
-
-  private shaped(version: string): readonly Tool[] {
-    const byVersion = (this.shapedByVersion ??= new Map());
-    let shaped = byVersion.get(version);
-    if (!shaped) byVersion.set(version, (shaped = this.definitions.map((tool) => shape('Tool', wireForm(tool), version))));
-    return shaped;
   }
 }
 

@@ -1,0 +1,60 @@
+import { ErrorCode, McpError } from '../jsonrpc/errors';
+import { shape, type ShapedType } from '../protocol/shape';
+import { decodeCursor, encodeCursor } from './cursor';
+
+export interface Page<T> {
+  readonly items: readonly T[];
+  readonly nextCursor?: string;
+}
+
+/**
+ * A list a server offers (`tools/list`, `resources/list`, ...): paged with opaque cursors and shaped per
+ * protocol revision. The wire forms and each revision's shaped list are built on first use and then
+ * shared by every connection.
+ */
+export class Listing<T extends object> {
+  private wire: readonly T[] | undefined;
+  private byVersion: Map<string, readonly T[]> | undefined;
+
+  constructor(
+    /** Tags the cursors, so a cursor of one list is refused by another. */
+    private readonly tag: string,
+    private readonly type: ShapedType,
+    private readonly build: () => readonly T[],
+  ) {}
+
+  get all(): readonly T[] {
+    return (this.wire ??= this.build());
+  }
+
+  /** Throws -32602 for a cursor this listing did not issue. */
+  page(cursor: unknown, version: string, pageSize: number): Page<T> {
+    const all = this.shaped(version);
+    let offset = 0;
+    if (cursor !== undefined) {
+      offset = decodeCursor(this.tag, cursor, all.length) ?? -1;
+      if (offset < 0) throw new McpError(ErrorCode.InvalidParams, 'Invalid params: unknown or expired cursor');
+    }
+    if (offset === 0 && all.length <= pageSize) return { items: all };
+    const end = offset + pageSize;
+    const items = all.slice(offset, end);
+    return end < all.length ? { items, nextCursor: encodeCursor(this.tag, end) } : { items };
+  }
+
+  private shaped(version: string): readonly T[] {
+    const byVersion = (this.byVersion ??= new Map());
+    let shaped = byVersion.get(version);
+    if (!shaped) byVersion.set(version, (shaped = this.all.map((item) => shape(this.type, item, version))));
+    return shaped;
+  }
+}
+
+/** A list result (`tools/list`, `prompts/list`, ...) from a page: `{ [key]: items, nextCursor? }`. */
+export function listResult<K extends string, T>(
+  key: K,
+  page: Page<T>,
+): Record<K, readonly T[]> & { nextCursor?: string } {
+  const result = { [key]: page.items } as Record<K, readonly T[]> & { nextCursor?: string };
+  if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
+  return result;
+}
