@@ -17,7 +17,7 @@ import { Server } from '../lib/server/server';
 import type { TraceEvent } from '../lib/trace/types';
 import { createMemoryPair, type MemoryTransport } from '../transports/memory';
 import type { Transport, TransportSendOptions } from '../transports/transport';
-import { connectPair, validateEmitted } from './helpers/pair';
+import { connectPair, serveRaw as serveRawWith, validateEmitted } from './helpers/pair';
 import { RawPeer } from './helpers/raw-peer';
 import { deferred, serverWith, tool } from './helpers/fixtures';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../lib/protocol/versions';
@@ -28,14 +28,7 @@ const echo = {
   handler: ({ text }: { text?: unknown }) => ({ content: [{ type: 'text' as const, text: String(text) }] }),
 };
 
-/** A server connection driven by a raw peer playing the client. */
-function serveRaw(definition = serverWith([echo])) {
-  const [peerSide, serverSide] = createMemoryPair();
-  const server = new Server(definition);
-  const connection = server.connect(serverSide);
-  validateEmitted(connection);
-  return { server, connection, peer: new RawPeer(peerSide) };
-}
+const serveRaw = (definition = serverWith([echo])) => serveRawWith(definition);
 
 describe('initialization', () => {
   for (const version of SUPPORTED_PROTOCOL_VERSIONS) {
@@ -167,7 +160,7 @@ describe('capability gating', () => {
   it('refuses methods newer than the negotiated revision', async () => {
     const { serverConnection } = await connectPair(defineServer({ name: 's', version: '1' }), {
       protocolVersion: '2025-03-26',
-      capabilities: { elicitation: {} },
+      elicitation: { form: () => ({ action: 'decline' }) },
     });
     await expect(
       serverConnection.request('elicitation/create', {
@@ -198,11 +191,11 @@ describe('handlers and their context', () => {
         return { content: [] };
       }),
     ]);
-    const { client } = await connectPair(definition, { protocolVersion: '2025-06-18', capabilities: { roots: {} } });
+    const { client } = await connectPair(definition, { protocolVersion: '2025-06-18', roots: [] });
     await client.request('tools/call', { name: 'inspect', _meta: { 'com.example/trace': 'abc' } });
     expect(await seen.promise).toMatchObject({
       version: '2025-06-18',
-      caps: { roots: {} },
+      caps: { roots: { listChanged: true } },
       meta: { 'com.example/trace': 'abc' },
       method: 'tools/call',
     });

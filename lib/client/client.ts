@@ -1,3 +1,4 @@
+import { filter, map, type Observable } from 'rxjs';
 import {
   Connection,
   handlerTable,
@@ -7,26 +8,49 @@ import {
 } from '../core/connection';
 import type { RequestOptions } from '../core/correlation';
 import type { Transport } from '../../transports/transport';
-import { ProtocolViolationError, ResultValidationError, UnsupportedProtocolVersionError } from '../jsonrpc/errors';
+import { CapabilityNotSupportedError, ResultValidationError, UnsupportedProtocolVersionError } from '../jsonrpc/errors';
+import { ProtocolViolationError } from '../jsonrpc/errors';
 import type { JsonObject, JsonRpcNotification } from '../jsonrpc/types';
+import { shape } from '../protocol/shape';
 import type {
   CallToolResult,
   ClientCapabilities,
+  CompleteParams,
+  Completion,
+  GetPromptResult,
   Implementation,
   InitializeResult,
   ListToolsResult,
+  LoggingLevel,
+  LoggingMessageParams,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+  ResourceUpdatedParams,
   ServerCapabilities,
   Tool,
 } from '../protocol/types';
+import type { Root } from '../protocol/client-features';
 import {
   isSupportedVersion,
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
   type ProtocolVersion,
 } from '../protocol/versions';
+import { RESOURCE_SEARCH_EXTENSION } from '../server/definition';
 import { defaultValidator, type SchemaCheck, type SchemaValidator } from '../validation/json-schema';
+import { ClientFeatures, FEATURE_HANDLERS, type ClientFeatureOptions } from './features';
+import { ListCache } from './list-cache';
+import { collectPages } from './pages';
+import { checkRoots } from './roots';
+import { ResourceSubscriptions } from './resource-subscriptions';
 
-export interface ClientOptions extends ConnectionOptions {
+export interface ClientOptions extends ConnectionOptions, ClientFeatureOptions {
+  /**
+   * Extra capabilities (`experimental`, ...). `sampling`, `elicitation` and `roots` are declared by giving
+   * their handlers (`sampling`, `elicitation`, `roots` options), never by this field.
+   */
   readonly capabilities?: ClientCapabilities;
   /** The revision to ask for (default: the newest we support). */
   readonly protocolVersion?: ProtocolVersion;
@@ -43,39 +67,62 @@ export interface ConnectOptions {
   readonly signal?: AbortSignal;
 }
 
-/** Pages of a list followed at most this far: a server that keeps answering with cursors is broken. */
-const MAX_PAGES = 10_000;
+interface Page {
+  readonly nextCursor?: string;
+}
 
 const CLIENT_HANDLERS: HandlerTable<Client> = handlerTable<Client>({
   ping: () => ({}),
+  ...FEATURE_HANDLERS,
 });
 
+/** Which list cache a `list_changed` notification refreshes. */
+const LIST_CHANGED: Readonly<Record<string, 'toolList' | 'resourceList' | 'promptList'>> = {
+  'notifications/tools/list_changed': 'toolList',
+  'notifications/resources/list_changed': 'resourceList',
+  'notifications/prompts/list_changed': 'promptList',
+};
+
 /**
- * An MCP client: one connection to one server. `connect` performs the handshake; then typed calls
- * (`listTools`, `callTool`, `ping`) and the generic `request`/`notify` are available. A client connects
- * once: to reconnect, create a new one.
+ * An MCP client: one connection to one server. `connect` performs the handshake; then typed calls for
+ * every server feature, and the generic `request`/`notify`. A client connects once: to reconnect,
+ * create a new one.
  */
 export class Client extends Connection {
   readonly role = 'client';
   protected readonly handlers: HandlerTable<Client> = CLIENT_HANDLERS;
   readonly capabilities: ClientCapabilities;
+  /** @internal The application's sampling, elicitation and roots handlers. */
+  readonly features: ClientFeatures;
+  /** The server's tools, cached and re-listed after `notifications/tools/list_changed`. */
+  readonly toolList: ListCache<Tool>;
+  /** The server's resources, cached and re-listed after `notifications/resources/list_changed`. */
+  readonly resourceList: ListCache<Resource>;
+  /** The server's prompts, cached and re-listed after `notifications/prompts/list_changed`. */
+  readonly promptList: ListCache<Prompt>;
   private readonly requestedVersion: ProtocolVersion;
   private readonly acceptedVersions: readonly ProtocolVersion[];
   private readonly validator: SchemaValidator;
   private readonly validateToolOutput: boolean;
   /** Output checks of the tools from the last complete `listTools`; dropped on `tools/list_changed`. */
   private outputChecks: Map<string, SchemaCheck> | undefined;
+  private resourceSubscriptions: ResourceSubscriptions | undefined;
 
   constructor(
     readonly info: Implementation,
     options: ClientOptions = {},
   ) {
     super('c', options);
-    this.capabilities = options.capabilities ?? {};
+    this.features = new ClientFeatures(options);
+    this.capabilities = this.features.capabilities(options.capabilities);
     this.acceptedVersions = options.protocolVersions ?? SUPPORTED_PROTOCOL_VERSIONS;
     this.requestedVersion = options.protocolVersion ?? this.acceptedVersions[0] ?? LATEST_PROTOCOL_VERSION;
     this.validator = options.validator ?? defaultValidator();
     this.validateToolOutput = options.validateToolOutput ?? true;
+    const reportRefresh = (error: unknown) => this.logger.warn('Could not refresh a list after list_changed', error);
+    this.toolList = new ListCache(() => this.listTools(), reportRefresh);
+    this.resourceList = new ListCache(() => this.listResources(), reportRefresh);
+    this.promptList = new ListCache(() => this.listPrompts(), reportRefresh);
   }
 
   get serverInfo(): Implementation | undefined {
@@ -98,15 +145,12 @@ export class Client extends Connection {
     this.attach(transport);
     this.transition({ type: 'initialize.start' });
     try {
-      const result = (await this.request(
-        'initialize',
-        {
-          protocolVersion: this.requestedVersion,
-          capabilities: this.capabilities as JsonObject,
-          clientInfo: this.info as unknown as JsonObject,
-        },
-        options,
-      )) as unknown as InitializeResult;
+      const params = {
+        protocolVersion: this.requestedVersion,
+        capabilities: this.capabilities as JsonObject,
+        clientInfo: shape('Implementation', this.info, this.requestedVersion) as unknown as JsonObject,
+      };
+      const result = (await this.request('initialize', params, options)) as unknown as InitializeResult;
       const version = this.checkInitializeResult(result);
       transport.setProtocolVersion?.(version);
       this.transition({
@@ -133,33 +177,20 @@ export class Client extends Connection {
     return this.request('ping', undefined, options).then(() => undefined);
   }
 
+  // ---- tools -------------------------------------------------------------------------------------
+
   /** One page of `tools/list`. */
   listToolsPage(cursor?: string, options?: SendOptions): Promise<ListToolsResult> {
-    return this.request(
-      'tools/list',
-      cursor === undefined ? undefined : { cursor },
-      options,
-    ) as Promise<unknown> as Promise<ListToolsResult>;
+    return this.call('tools/list', pageParams(cursor), options);
   }
 
   /** Every tool, following cursors. Remembers output schemas to check `callTool` results. */
   async listTools(options?: SendOptions): Promise<Tool[]> {
-    const tools: Tool[] = [];
-    const seen = new Set<string>();
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const result = await this.listToolsPage(cursor, options);
-      if (!Array.isArray(result.tools)) throw new ProtocolViolationError('tools/list returned no "tools" array');
-      tools.push(...result.tools);
-      cursor = result.nextCursor;
-      if (cursor === undefined) {
-        this.rememberOutputSchemas(tools);
-        return tools;
-      }
-      if (seen.has(cursor)) throw new ProtocolViolationError('tools/list returned a cursor it had returned before');
-      seen.add(cursor);
-    }
-    throw new ProtocolViolationError(`tools/list returned more than ${MAX_PAGES} pages`);
+    const tools = await collectPages<Tool, 'tools'>('tools/list', 'tools', (cursor) =>
+      this.listToolsPage(cursor, options),
+    );
+    this.rememberOutputSchemas(tools);
+    return tools;
   }
 
   /**
@@ -167,17 +198,150 @@ export class Client extends Connection {
    * saw an `outputSchema` for the tool, `structuredContent` is checked against it.
    */
   callTool(name: string, args?: JsonObject, options?: SendOptions): Promise<CallToolResult> {
-    const pending = this.request(
+    const pending = this.call<CallToolResult>(
       'tools/call',
       args === undefined ? { name } : { name, arguments: args },
       options,
-    ) as Promise<unknown> as Promise<CallToolResult>;
+    );
     const check = this.validateToolOutput ? this.outputChecks?.get(name) : undefined;
     return check ? pending.then((result) => checkToolOutput(name, result, check)) : pending;
   }
 
+  // ---- resources ---------------------------------------------------------------------------------
+
+  listResourcesPage(cursor?: string, options?: SendOptions): Promise<{ resources: Resource[] } & Page> {
+    return this.call('resources/list', pageParams(cursor), options);
+  }
+
+  listResources(options?: SendOptions): Promise<Resource[]> {
+    return collectPages('resources/list', 'resources', (cursor) => this.listResourcesPage(cursor, options));
+  }
+
+  listResourceTemplatesPage(
+    cursor?: string,
+    options?: SendOptions,
+  ): Promise<{ resourceTemplates: ResourceTemplate[] } & Page> {
+    return this.call('resources/templates/list', pageParams(cursor), options);
+  }
+
+  listResourceTemplates(options?: SendOptions): Promise<ResourceTemplate[]> {
+    return collectPages('resources/templates/list', 'resourceTemplates', (cursor) =>
+      this.listResourceTemplatesPage(cursor, options),
+    );
+  }
+
+  /** Reads a resource. An unknown URI rejects with `McpError` -32002 (`data.uri` names it). */
+  readResource(uri: string, options?: SendOptions): Promise<ReadResourceResult> {
+    return this.call('resources/read', { uri }, options);
+  }
+
+  /**
+   * Changes of a resource (and its sub-resources) as an Observable: subscribing sends
+   * `resources/subscribe`, the last unsubscription sends `resources/unsubscribe`, and it completes when the
+   * connection closes. A server that refuses the subscription errors it.
+   */
+  subscribeResource(uri: string): Observable<ResourceUpdatedParams> {
+    this.resourceSubscriptions ??= new ResourceSubscriptions({
+      notifications$: this.notifications$,
+      subscribe: (target) => this.request('resources/subscribe', { uri: target }),
+      unsubscribe: (target) => this.request('resources/unsubscribe', { uri: target }),
+    });
+    return this.resourceSubscriptions.updates(uri);
+  }
+
+  /** The `resources/search` extension, when the server offers it (see `RESOURCE_SEARCH_EXTENSION`). */
+  searchResources(query: string, options?: SendOptions): Promise<Resource[]> {
+    if (!this.serverCapabilities?.experimental?.[RESOURCE_SEARCH_EXTENSION]) {
+      return Promise.reject(
+        new CapabilityNotSupportedError('resources/search', 'The server does not offer the resources/search extension'),
+      );
+    }
+    return this.call<{ resources: Resource[] }>('resources/search', { query }, options).then(
+      (result) => result.resources,
+    );
+  }
+
+  // ---- prompts and completion --------------------------------------------------------------------
+
+  listPromptsPage(cursor?: string, options?: SendOptions): Promise<{ prompts: Prompt[] } & Page> {
+    return this.call('prompts/list', pageParams(cursor), options);
+  }
+
+  listPrompts(options?: SendOptions): Promise<Prompt[]> {
+    return collectPages('prompts/list', 'prompts', (cursor) => this.listPromptsPage(cursor, options));
+  }
+
+  /** Renders a prompt. An unknown prompt or a missing required argument rejects with `McpError` -32602. */
+  getPrompt(name: string, args?: Readonly<Record<string, string>>, options?: SendOptions): Promise<GetPromptResult> {
+    return this.call('prompts/get', args === undefined ? { name } : { name, arguments: args }, options);
+  }
+
+  /** Suggestions for a prompt argument or a resource-template variable. */
+  complete(params: CompleteParams, options?: SendOptions): Promise<Completion> {
+    return this.call<{ completion: Completion }>('completion/complete', params as unknown as JsonObject, options).then(
+      (result) => result.completion,
+    );
+  }
+
+  // ---- logging -----------------------------------------------------------------------------------
+
+  setLoggingLevel(level: LoggingLevel, options?: SendOptions): Promise<void> {
+    return this.request('logging/setLevel', { level }, options).then(() => undefined);
+  }
+
+  /** The server's log messages (`notifications/message`). */
+  get logs$(): Observable<LoggingMessageParams> {
+    return this.notifications$.pipe(
+      filter((notification) => notification.method === 'notifications/message'),
+      map((notification) => notification.params as unknown as LoggingMessageParams),
+    );
+  }
+
+  // ---- client features ---------------------------------------------------------------------------
+
+  /** The roots offered to the server (a `roots` option declares them). */
+  get roots(): readonly Root[] | undefined {
+    return this.features.roots;
+  }
+
+  /** Changes the roots and tells a connected server (`notifications/roots/list_changed`). */
+  setRoots(roots: readonly Root[]): Promise<void> {
+    if (!this.features.roots) {
+      return Promise.reject(
+        new CapabilityNotSupportedError(
+          'roots/list',
+          'This client declared no roots: pass the roots option (even []) to offer them',
+        ),
+      );
+    }
+    this.features.roots = checkRoots(roots);
+    return this.state === 'ready' ? this.notify('notifications/roots/list_changed') : Promise.resolve();
+  }
+
+  /** URL-mode elicitations the server reports as completed (`notifications/elicitation/complete`). */
+  get elicitationComplete$(): Observable<{ readonly elicitationId: string }> {
+    return this.notifications$.pipe(
+      filter((notification) => notification.method === 'notifications/elicitation/complete'),
+      map((notification) => notification.params as unknown as { elicitationId: string }),
+    );
+  }
+
+  // ---- internals ---------------------------------------------------------------------------------
+
   protected override onNotification(message: JsonRpcNotification): void {
-    if (message.method === 'notifications/tools/list_changed') this.outputChecks = undefined;
+    const list = LIST_CHANGED[message.method];
+    if (list === 'toolList') this.outputChecks = undefined;
+    if (list) this[list].invalidate();
+  }
+
+  protected override onClosed(): void {
+    this.toolList.close();
+    this.resourceList.close();
+    this.promptList.close();
+  }
+
+  private call<T>(method: string, params: JsonObject | undefined, options: SendOptions | undefined): Promise<T> {
+    return this.request(method, params, options) as Promise<unknown> as Promise<T>;
   }
 
   private checkInitializeResult(result: InitializeResult): ProtocolVersion {
@@ -196,11 +360,16 @@ export class Client extends Connection {
   private rememberOutputSchemas(tools: readonly Tool[]): void {
     const checks = new Map<string, SchemaCheck>();
     for (const tool of tools) {
-      if (tool.outputSchema && typeof tool.outputSchema === 'object')
+      if (tool.outputSchema && typeof tool.outputSchema === 'object') {
         checks.set(tool.name, this.validator.compile(tool.outputSchema));
+      }
     }
     this.outputChecks = checks;
   }
+}
+
+function pageParams(cursor: string | undefined): JsonObject | undefined {
+  return cursor === undefined ? undefined : { cursor };
 }
 
 function checkToolOutput(name: string, result: CallToolResult, check: SchemaCheck): CallToolResult {
@@ -209,9 +378,10 @@ function checkToolOutput(name: string, result: CallToolResult, check: SchemaChec
     throw new ResultValidationError(`Tool ${name} has an outputSchema but returned no structuredContent`);
   }
   const problems = check(result.structuredContent);
-  if (problems)
+  if (problems) {
     throw new ResultValidationError(
       `Tool ${name} returned structuredContent that does not match its outputSchema: ${problems.join('; ')}`,
     );
+  }
   return result;
 }

@@ -1,4 +1,12 @@
-import { RequestCancelledError } from '../jsonrpc/errors';
+import { CapabilityNotSupportedError, RequestCancelledError } from '../jsonrpc/errors';
+import { hasCapability } from '../protocol/capabilities';
+import type {
+  CreateMessageParams,
+  CreateMessageResult,
+  ElicitParams,
+  ElicitResult,
+  Root,
+} from '../protocol/client-features';
 import { isRequestId } from '../jsonrpc/classify';
 import type { JsonObject, RequestId } from '../jsonrpc/types';
 import type { RequestOptions } from './correlation';
@@ -96,6 +104,49 @@ export class RequestContext<C extends Connection = Connection> {
     });
   }
 
+  /**
+   * Asks the client's model for a completion (`sampling/createMessage`), as part of this request. Fails
+   * fast when the client did not declare sampling, or `sampling.tools` for a request that offers tools.
+   */
+  createMessage(params: CreateMessageParams, options?: RequestOptions): Promise<CreateMessageResult> {
+    if ((params.tools || params.toolChoice) && !hasCapability(this.peerCapabilities, ['sampling', 'tools'])) {
+      return refuse(
+        'sampling/createMessage',
+        'The client did not declare sampling.tools, so tools cannot be offered to its model',
+      );
+    }
+    return this.request(
+      'sampling/createMessage',
+      params as unknown as JsonObject,
+      options,
+    ) as Promise<unknown> as Promise<CreateMessageResult>;
+  }
+
+  /**
+   * Asks the user through the client (`elicitation/create`), as part of this request. Fails fast when the
+   * client did not declare elicitation, or the mode asked for (`elicitation: {}` means form only).
+   */
+  elicit(params: ElicitParams, options?: RequestOptions): Promise<ElicitResult> {
+    const elicitation = this.peerCapabilities?.elicitation as { form?: object; url?: object } | undefined;
+    const url = params.mode === 'url';
+    const declared = url ? !!elicitation?.url : !!elicitation && (!!elicitation.form || !elicitation.url);
+    if (elicitation && !declared) {
+      return refuse('elicitation/create', `The client did not declare elicitation.${url ? 'url' : 'form'}`);
+    }
+    return this.request(
+      'elicitation/create',
+      params as unknown as JsonObject,
+      options,
+    ) as Promise<unknown> as Promise<ElicitResult>;
+  }
+
+  /** The client's roots (`roots/list`), as part of this request. */
+  listRoots(options?: RequestOptions): Promise<readonly Root[]> {
+    return this.request('roots/list', undefined, options).then(
+      (result) => (result as { roots: readonly Root[] }).roots,
+    );
+  }
+
   notify(method: string, params?: JsonObject): Promise<void> {
     return this.connection.notify(method, params, { relatedRequestId: this.id });
   }
@@ -107,4 +158,8 @@ export class RequestContext<C extends Connection = Connection> {
     this.done = true;
     this.controller?.abort(reason);
   }
+}
+
+function refuse(method: string, message: string): Promise<never> {
+  return Promise.reject(new CapabilityNotSupportedError(method, message));
 }

@@ -1,14 +1,36 @@
+import type { RequestContext } from '../core/request-context';
 import { deepFreeze } from '../core/freeze';
-import type { Implementation, ServerCapabilities } from '../protocol/types';
+import type { Implementation, Resource, ServerCapabilities } from '../protocol/types';
 import { SUPPORTED_PROTOCOL_VERSIONS, type ProtocolVersion } from '../protocol/versions';
 import { defaultValidator, type SchemaValidator } from '../validation/json-schema';
+import { PromptCatalog, type PromptDefinition } from './prompts';
+import { ResourceCatalog, type ResourceDefinition, type ResourceTemplateDefinition } from './resources';
+import type { ServerConnection } from './server';
 import { defineTool, ToolCatalog, type ToolDefinition } from './tools';
+
+/**
+ * `resources/search` is not part of MCP: we offer it as an extension, advertised under
+ * `capabilities.experimental` by this key, and only when the server defines `searchResources`.
+ */
+export const RESOURCE_SEARCH_EXTENSION = 'io.github.mcp-switchboard/resources-search';
+
+export type ResourceSearch = (
+  query: string,
+  context: RequestContext<ServerConnection>,
+) => readonly Resource[] | Promise<readonly Resource[]>;
 
 export interface ServerSpec extends Implementation {
   /** A usage hint the client may put in the model's system prompt. */
   readonly instructions?: string;
   /** Declaring `tools` (even empty) declares the tools capability. */
   readonly tools?: readonly ToolDefinition<any>[];
+  /** Declaring resources or templates (even empty) declares the resources capability, with subscriptions. */
+  readonly resources?: readonly ResourceDefinition[];
+  readonly resourceTemplates?: readonly ResourceTemplateDefinition[];
+  /** Declaring `prompts` (even empty) declares the prompts capability. */
+  readonly prompts?: readonly PromptDefinition[];
+  /** Turns on the `resources/search` extension. */
+  readonly searchResources?: ResourceSearch;
   /** Items per page of a list result (default 100). */
   readonly pageSize?: number;
   /** Revisions this server accepts, newest first (default: all four). */
@@ -23,12 +45,15 @@ export const DEFAULT_PAGE_SIZE = 100;
 
 /**
  * What a server offers: immutable, and shared by any number of connections (one per client). A changed
- * server is a new definition (`withTools`, `withoutTools`), handed to `Server.update`.
+ * server is a new definition (`withTools`, `withResources`, ...), handed to `Server.update`.
  */
 export class ServerDefinition {
   readonly info: Implementation;
   readonly instructions: string | undefined;
   readonly tools: ToolCatalog | undefined;
+  readonly resources: ResourceCatalog | undefined;
+  readonly prompts: PromptCatalog | undefined;
+  readonly searchResources: ResourceSearch | undefined;
   readonly pageSize: number;
   readonly protocolVersions: readonly ProtocolVersion[];
   readonly capabilities: ServerCapabilities;
@@ -36,6 +61,7 @@ export class ServerDefinition {
   private constructor(
     private readonly spec: ServerSpec,
     private readonly validator: SchemaValidator,
+    previous?: ServerDefinition,
   ) {
     const { name, version, title, description, icons, websiteUrl } = spec;
     this.info = Object.freeze({
@@ -47,19 +73,40 @@ export class ServerDefinition {
       ...(websiteUrl !== undefined && { websiteUrl }),
     });
     this.instructions = spec.instructions;
+    // A list that did not change keeps its catalog: connections compare catalogs to see what changed.
     this.tools =
-      spec.tools &&
-      new ToolCatalog(
-        spec.tools.map((tool) => defineTool(tool)),
-        validator,
-      );
+      previous && previous.spec.tools === spec.tools
+        ? previous.tools
+        : spec.tools &&
+          new ToolCatalog(
+            spec.tools.map((tool) => defineTool(tool)),
+            validator,
+          );
+    this.resources =
+      previous &&
+      previous.spec.resources === spec.resources &&
+      previous.spec.resourceTemplates === spec.resourceTemplates
+        ? previous.resources
+        : spec.resources || spec.resourceTemplates
+          ? new ResourceCatalog(spec.resources ?? [], spec.resourceTemplates ?? [])
+          : undefined;
+    this.prompts =
+      previous && previous.spec.prompts === spec.prompts
+        ? previous.prompts
+        : spec.prompts && new PromptCatalog(spec.prompts);
+    this.searchResources = spec.searchResources;
     this.pageSize = spec.pageSize ?? DEFAULT_PAGE_SIZE;
     if (!(this.pageSize >= 1)) throw new RangeError('pageSize must be at least 1');
     this.protocolVersions = spec.protocolVersions ?? SUPPORTED_PROTOCOL_VERSIONS;
     if (this.protocolVersions.length === 0) throw new RangeError('protocolVersions must not be empty');
-    this.capabilities = spec.experimental
-      ? deepFreeze({ ...baseCapabilities(this), experimental: spec.experimental })
-      : baseCapabilities(this);
+    const experimental = {
+      ...spec.experimental,
+      ...(spec.searchResources && { [RESOURCE_SEARCH_EXTENSION]: {} }),
+    };
+    this.capabilities =
+      Object.keys(experimental).length > 0
+        ? deepFreeze({ ...baseCapabilities(this), experimental })
+        : baseCapabilities(this);
     Object.freeze(this);
   }
 
@@ -69,35 +116,89 @@ export class ServerDefinition {
 
   /** A definition with these tools added, replacing tools of the same name. */
   withTools(...tools: ToolDefinition<any>[]): ServerDefinition {
-    const names = new Set(tools.map((tool) => tool.name));
-    const kept = (this.spec.tools ?? []).filter((tool) => !names.has(tool.name));
-    return new ServerDefinition({ ...this.spec, tools: [...kept, ...tools] }, this.validator);
+    return this.derive({ tools: replaced(this.spec.tools, tools, (tool) => tool.name) });
   }
 
-  /** A definition without the named tools. */
   withoutTools(...names: string[]): ServerDefinition {
-    const removed = new Set(names);
-    return new ServerDefinition(
-      { ...this.spec, tools: (this.spec.tools ?? []).filter((tool) => !removed.has(tool.name)) },
-      this.validator,
-    );
+    return this.derive({ tools: removed(this.spec.tools, names, (tool) => tool.name) });
   }
+
+  /** A definition with these resources added, replacing resources with the same URI. */
+  withResources(...resources: ResourceDefinition[]): ServerDefinition {
+    return this.derive({ resources: replaced(this.spec.resources, resources, (resource) => resource.uri) });
+  }
+
+  withoutResources(...uris: string[]): ServerDefinition {
+    return this.derive({ resources: removed(this.spec.resources, uris, (resource) => resource.uri) });
+  }
+
+  withResourceTemplates(...templates: ResourceTemplateDefinition[]): ServerDefinition {
+    const resourceTemplates = replaced(this.spec.resourceTemplates, templates, (template) => template.uriTemplate);
+    return this.derive({ resourceTemplates });
+  }
+
+  withoutResourceTemplates(...uriTemplates: string[]): ServerDefinition {
+    const resourceTemplates = removed(this.spec.resourceTemplates, uriTemplates, (template) => template.uriTemplate);
+    return this.derive({ resourceTemplates });
+  }
+
+  /** A definition with these prompts added, replacing prompts of the same name. */
+  withPrompts(...prompts: PromptDefinition[]): ServerDefinition {
+    return this.derive({ prompts: replaced(this.spec.prompts, prompts, (prompt) => prompt.name) });
+  }
+
+  withoutPrompts(...names: string[]): ServerDefinition {
+    return this.derive({ prompts: removed(this.spec.prompts, names, (prompt) => prompt.name) });
+  }
+
+  private derive(change: Partial<ServerSpec>): ServerDefinition {
+    return new ServerDefinition({ ...this.spec, ...change }, this.validator, this);
+  }
+}
+
+function replaced<T>(current: readonly T[] | undefined, additions: readonly T[], key: (item: T) => string): T[] {
+  const keys = new Set(additions.map(key));
+  return [...(current ?? []).filter((item) => !keys.has(key(item))), ...additions];
+}
+
+function removed<T>(current: readonly T[] | undefined, keys: readonly string[], key: (item: T) => string): T[] {
+  const gone = new Set(keys);
+  return (current ?? []).filter((item) => !gone.has(key(item)));
 }
 
 const sharedCapabilities = new Map<string, ServerCapabilities>();
 
 /** What a definition declares, as one frozen object shared by every definition that declares the same. */
 function baseCapabilities(definition: ServerDefinition): ServerCapabilities {
-  const key = definition.tools ? 'logging,tools' : 'logging';
+  const completions = hasCompleters(definition);
+  const key = [
+    definition.tools && 't',
+    definition.resources && 'r',
+    definition.prompts && 'p',
+    completions && 'c',
+  ].join('');
   let capabilities = sharedCapabilities.get(key);
   if (!capabilities) {
-    capabilities = deepFreeze({ logging: {}, ...(definition.tools && { tools: { listChanged: true } }) });
+    capabilities = deepFreeze({
+      logging: {},
+      ...(completions && { completions: {} }),
+      ...(definition.prompts && { prompts: { listChanged: true } }),
+      ...(definition.resources && { resources: { subscribe: true, listChanged: true } }),
+      ...(definition.tools && { tools: { listChanged: true } }),
+    });
     sharedCapabilities.set(key, capabilities);
   }
   return capabilities;
 }
 
-/** Defines a server: its identity, instructions and tools. */
+function hasCompleters(definition: ServerDefinition): boolean {
+  return (
+    (definition.prompts?.definitions.some((prompt) => prompt.complete) ?? false) ||
+    (definition.resources?.resourceTemplates.some((template) => template.complete) ?? false)
+  );
+}
+
+/** Defines a server: its identity, instructions, tools, resources and prompts. */
 export function defineServer(spec: ServerSpec): ServerDefinition {
   return ServerDefinition.create(spec);
 }

@@ -1,12 +1,20 @@
 import { handlerTable, type HandlerTable } from '../core/connection';
+import type { RequestContext } from '../core/request-context';
 import { ErrorCode, McpError } from '../jsonrpc/errors';
 import type { JsonObject } from '../jsonrpc/types';
-import type { RequestContext } from '../core/request-context';
+import { shape } from '../protocol/shape';
 import { LOGGING_LEVELS, type Implementation, type InitializeResult, type LoggingLevel } from '../protocol/types';
 import { negotiateVersion } from '../protocol/versions';
+import { complete } from './completion';
+import { resourceNotFound } from './resources';
 import type { ServerConnection } from './server';
 
 type Context = RequestContext<ServerConnection>;
+
+/**
+ * The server role's request handlers, shared by every server connection. Each one finds its primitive in
+ * the connection's current definition (tools, resources, prompts, completion) and delegates to it.
+ */
 
 function initialize(context: Context, params: JsonObject | undefined): InitializeResult {
   const { protocolVersion, capabilities, clientInfo } = params ?? {};
@@ -15,44 +23,113 @@ function initialize(context: Context, params: JsonObject | undefined): Initializ
   if (!isObject(clientInfo) || typeof clientInfo.name !== 'string' || typeof clientInfo.version !== 'string') {
     throw invalid('initialize needs "clientInfo" with a string "name" and "version"');
   }
-  return context.connection.acceptInitialize(
-    negotiateVersion(protocolVersion, context.connection.definition.protocolVersions),
-    capabilities,
-    clientInfo as unknown as Implementation,
-  );
+  const connection = context.connection;
+  const version = negotiateVersion(protocolVersion, connection.definition.protocolVersions);
+  return connection.acceptInitialize(version, capabilities, clientInfo as unknown as Implementation);
 }
 
-function listTools(context: Context, params: JsonObject | undefined) {
-  const definition = context.connection.definition;
-  // A later definition may have dropped every tool: that is an empty list, not a failure.
-  return definition.tools?.list(params?.cursor, context.protocolVersion!, definition.pageSize) ?? { tools: [] };
-}
+const tools = {
+  'tools/list': (context: Context, params: JsonObject | undefined) => {
+    const definition = context.connection.definition;
+    // A later definition may have dropped a whole list: that is an empty list, not a failure.
+    return definition.tools?.list(params?.cursor, context.protocolVersion!, definition.pageSize) ?? { tools: [] };
+  },
+  'tools/call': (context: Context, params: JsonObject | undefined) => {
+    const catalog = context.connection.definition.tools;
+    if (!catalog) throw invalid(`Unknown tool: ${String(params?.name)}`);
+    return catalog.call(params, context);
+  },
+};
 
-function callTool(context: Context, params: JsonObject | undefined) {
-  const tools = context.connection.definition.tools;
-  if (!tools) throw invalid(`Unknown tool: ${String(params?.name)}`);
-  return tools.call(params, context);
-}
+const resources = {
+  'resources/list': (context: Context, params: JsonObject | undefined) => {
+    const definition = context.connection.definition;
+    return (
+      definition.resources?.list(params?.cursor, context.protocolVersion!, definition.pageSize) ?? { resources: [] }
+    );
+  },
+  'resources/templates/list': (context: Context, params: JsonObject | undefined) => {
+    const definition = context.connection.definition;
+    const pageSize = definition.pageSize;
+    return (
+      definition.resources?.listTemplates(params?.cursor, context.protocolVersion!, pageSize) ?? {
+        resourceTemplates: [],
+      }
+    );
+  },
+  'resources/read': (context: Context, params: JsonObject | undefined) => {
+    const catalog = context.connection.definition.resources;
+    if (!catalog) throw resourceNotFound(String(params?.uri));
+    return catalog.read(params, context);
+  },
+  'resources/subscribe': (context: Context, params: JsonObject | undefined) => {
+    context.connection.server.subscriptions.subscribe(context.connection, uriOf(params));
+    return {};
+  },
+  'resources/unsubscribe': (context: Context, params: JsonObject | undefined) => {
+    context.connection.server.subscriptions.unsubscribe(context.connection, uriOf(params));
+    return {};
+  },
+  /** The `resources/search` extension (see `RESOURCE_SEARCH_EXTENSION`): -32601 unless the server enables it. */
+  'resources/search': (context: Context, params: JsonObject | undefined) => {
+    const search = context.connection.definition.searchResources;
+    if (!search) throw new McpError(ErrorCode.MethodNotFound, 'Method not found: resources/search');
+    const query = params?.query;
+    if (typeof query !== 'string') throw invalid('resources/search needs a string "query"');
+    const version = context.protocolVersion!;
+    const respond = (found: readonly object[]) => ({
+      resources: found.map((item) => shape('Resource', item, version)),
+    });
+    const output = search(query, context);
+    return Array.isArray(output) ? respond(output) : (output as Promise<readonly object[]>).then(respond);
+  },
+};
 
-function setLevel(context: Context, params: JsonObject | undefined): JsonObject {
-  const level = params?.level;
-  if (!LOGGING_LEVELS.includes(level as LoggingLevel)) {
-    throw invalid(`logging/setLevel needs "level" to be one of ${LOGGING_LEVELS.join(', ')}`);
-  }
-  context.connection.logLevel = level as LoggingLevel;
-  return {};
-}
+const prompts = {
+  'prompts/list': (context: Context, params: JsonObject | undefined) => {
+    const definition = context.connection.definition;
+    return definition.prompts?.list(params?.cursor, context.protocolVersion!, definition.pageSize) ?? { prompts: [] };
+  },
+  'prompts/get': (context: Context, params: JsonObject | undefined) => {
+    const catalog = context.connection.definition.prompts;
+    if (!catalog) throw invalid(`Unknown prompt: ${String(params?.name)}`);
+    return catalog.render(params, context);
+  },
+};
 
-const ping = (): JsonObject => ({});
+const completion = {
+  'completion/complete': (context: Context, params: JsonObject | undefined) => {
+    const definition = context.connection.definition;
+    return complete(params, context, definition.prompts, definition.resources);
+  },
+};
 
-/** The server role's request handlers, shared by every server connection. */
+const logging = {
+  'logging/setLevel': (context: Context, params: JsonObject | undefined) => {
+    const level = params?.level;
+    if (!LOGGING_LEVELS.includes(level as LoggingLevel)) {
+      throw invalid(`logging/setLevel needs "level" to be one of ${LOGGING_LEVELS.join(', ')}`);
+    }
+    context.connection.logLevel = level as LoggingLevel;
+    return {};
+  },
+};
+
 export const SERVER_HANDLERS: HandlerTable<ServerConnection> = handlerTable<ServerConnection>({
   initialize,
-  ping,
-  'tools/list': listTools,
-  'tools/call': callTool,
-  'logging/setLevel': setLevel,
+  ping: () => ({}),
+  ...tools,
+  ...resources,
+  ...prompts,
+  ...completion,
+  ...logging,
 });
+
+function uriOf(params: JsonObject | undefined): string {
+  const uri = params?.uri;
+  if (typeof uri !== 'string') throw invalid('needs a string "uri"');
+  return uri;
+}
 
 function invalid(message: string): McpError {
   return new McpError(ErrorCode.InvalidParams, `Invalid params: ${message}`);

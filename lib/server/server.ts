@@ -12,8 +12,11 @@ import {
   type ServerCapabilities,
 } from '../protocol/types';
 import type { ProtocolVersion } from '../protocol/versions';
+import { defaultLogger } from '../core/logger';
+import { shape } from '../protocol/shape';
 import type { ServerDefinition } from './definition';
 import { SERVER_HANDLERS } from './handlers';
+import { SubscriptionHub } from './subscriptions';
 
 /** The server's side of one client connection. */
 export class ServerConnection extends Connection {
@@ -72,7 +75,7 @@ export class ServerConnection extends Connection {
     return {
       protocolVersion,
       capabilities: definition.capabilities,
-      serverInfo: definition.info,
+      serverInfo: shape('Implementation', definition.info, protocolVersion),
       ...(definition.instructions !== undefined && { instructions: definition.instructions }),
     };
   }
@@ -100,22 +103,33 @@ export class ServerConnection extends Connection {
   }
 }
 
+/** The lists a client can be told have changed, with the capability that announces it. */
+const LISTS = {
+  tools: 'notifications/tools/list_changed',
+  resources: 'notifications/resources/list_changed',
+  prompts: 'notifications/prompts/list_changed',
+} as const;
+
+type ListName = keyof typeof LISTS;
+
 /**
  * Serves one `ServerDefinition` to any number of clients: `connect` gives each transport its own
- * connection. `update` swaps the definition for all of them and tells ready clients what changed
- * (`list_changed`, coalesced: several updates in one tick send one notification).
+ * connection. `update` swaps the definition for all of them and tells ready clients which lists changed
+ * (`list_changed`, coalesced: several updates in one tick send one notification per list).
  */
 export class Server {
+  /** Resource subscriptions of every connection of this server. */
+  readonly subscriptions: SubscriptionHub;
   private current: ServerDefinition;
   private readonly live = new Set<ServerConnection>();
-  private changeScheduled = false;
-  private toolsChanged = false;
+  private readonly changed = new Set<ListName>();
 
   constructor(
     definition: ServerDefinition,
     private readonly options: ConnectionOptions = {},
   ) {
     this.current = definition;
+    this.subscriptions = new SubscriptionHub(() => this.current.resources, options.logger ?? defaultLogger);
   }
 
   get definition(): ServerDefinition {
@@ -137,11 +151,19 @@ export class Server {
   update(next: ServerDefinition | ((current: ServerDefinition) => ServerDefinition)): void {
     const previous = this.current;
     this.current = typeof next === 'function' ? next(previous) : next;
-    if (this.current.tools !== previous.tools) this.toolsChanged = true;
-    if (this.toolsChanged && !this.changeScheduled) {
-      this.changeScheduled = true;
-      queueMicrotask(() => this.announceChanges());
+    const before = this.changed.size;
+    for (const list of Object.keys(LISTS) as ListName[]) {
+      if (this.current[list] !== previous[list]) this.changed.add(list);
     }
+    if (before === 0 && this.changed.size > 0) queueMicrotask(() => this.announceChanges());
+  }
+
+  /**
+   * Tells the clients subscribed to `uri` that it changed (for resources without an `updates` stream).
+   * `changedUri` names a sub-resource when it is not `uri` itself.
+   */
+  resourceUpdated(uri: string, changedUri = uri): void {
+    this.subscriptions.publish(uri, changedUri);
   }
 
   /** Closes every connection. */
@@ -152,17 +174,21 @@ export class Server {
   /** @internal */
   forget(connection: ServerConnection): void {
     this.live.delete(connection);
+    this.subscriptions.drop(connection);
   }
 
   private announceChanges(): void {
-    this.changeScheduled = false;
-    if (!this.toolsChanged) return;
-    this.toolsChanged = false;
+    const lists = [...this.changed];
+    this.changed.clear();
     for (const connection of this.live) {
-      if (connection.state !== 'ready' || !hasCapability(connection.capabilities, ['tools', 'listChanged'])) continue;
-      connection
-        .notify('notifications/tools/list_changed')
-        .catch((error) => connection.logger.debug('Could not send notifications/tools/list_changed', error));
+      if (connection.state !== 'ready') continue;
+      for (const list of lists) {
+        // Only lists this client was told can change: the capability is what it saw at initialize.
+        if (!hasCapability(connection.capabilities, [list, 'listChanged'])) continue;
+        connection
+          .notify(LISTS[list])
+          .catch((error) => connection.logger.debug(`Could not send ${LISTS[list]}`, error));
+      }
     }
   }
 }

@@ -4,6 +4,7 @@ import type { Connection } from '../../lib/core/connection';
 import type { ServerDefinition } from '../../lib/server/definition';
 import { Server, type ServerConnection } from '../../lib/server/server';
 import { createMemoryPair, type MemoryPairOptions } from '../../transports/memory';
+import { RawPeer } from './raw-peer';
 import { recordEmitted } from './schema';
 
 const recorders: { assertValid(): void }[] = [];
@@ -38,4 +39,17 @@ export async function connectPair(
   validateEmitted(client);
   await client.connect(clientSide);
   return { client, server, serverConnection };
+}
+
+/** A server for `definition` driven by a raw peer that plays the client (for input our client would never send). */
+export function serveRaw(definition: ServerDefinition): {
+  server: Server;
+  connection: ServerConnection;
+  peer: RawPeer;
+} {
+  const [peerSide, serverSide] = createMemoryPair();
+  const server = new Server(definition);
+  const connection = server.connect(serverSide);
+  validateEmitted(connection);
+  return { server, connection, peer: new RawPeer(peerSide) };
 }

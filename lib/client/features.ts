@@ -1,0 +1,138 @@
+/**
+ * The client features a server calls (sampling, elicitation, roots): the handlers the application gives,
+ * the capabilities they declare, and the request handlers that answer the server. A feature without a
+ * handler is not declared, and its method then gets -32601.
+ */
+import type { RequestContext } from '../core/request-context';
+import type { JsonObject } from '../jsonrpc/types';
+import type {
+  CreateMessageParams,
+  CreateMessageResult,
+  ElicitFormParams,
+  ElicitResult,
+  ElicitUrlParams,
+  Root,
+} from '../protocol/client-features';
+import { shape, shapeContentList } from '../protocol/shape';
+import type { ClientCapabilities, ContentBlock } from '../protocol/types';
+import { isAtLeast } from '../protocol/versions';
+import type { Client } from './client';
+import { applyDefaults, checkElicitResult, parseElicitParams } from './elicitation';
+import { checkRoots } from './roots';
+import { checkCreateMessageParams, checkCreateMessageResult } from './sampling';
+
+type Context = RequestContext<Client>;
+
+/** Answers `sampling/createMessage`: runs the model the application chose. */
+export type SamplingHandler = (
+  params: CreateMessageParams,
+  context: Context,
+) => CreateMessageResult | Promise<CreateMessageResult>;
+
+export interface SamplingOptions {
+  readonly handler: SamplingHandler;
+  /** Declares `sampling.tools`: the server may offer tools to the model (2025-11-25). */
+  readonly tools?: boolean;
+  /** Declares `sampling.context`: the server may ask for context from other servers. */
+  readonly context?: boolean;
+}
+
+export type FormElicitationHandler = (
+  params: ElicitFormParams,
+  context: Context,
+) => ElicitResult | Promise<ElicitResult>;
+export type UrlElicitationHandler = (params: ElicitUrlParams, context: Context) => ElicitResult | Promise<ElicitResult>;
+
+export interface ElicitationOptions {
+  /** Asks the user to fill in a form (declares `elicitation.form`). */
+  readonly form?: FormElicitationHandler;
+  /** Asks the user's consent to open a URL (declares `elicitation.url`, 2025-11-25). */
+  readonly url?: UrlElicitationHandler;
+  /** Fill in the schema's defaults for fields an accepted form left out (default true). */
+  readonly applyDefaults?: boolean;
+}
+
+export interface ClientFeatureOptions {
+  readonly sampling?: SamplingHandler | SamplingOptions;
+  readonly elicitation?: ElicitationOptions;
+  /** The roots offered to the server (declares `roots` with `listChanged`); change them with `setRoots`. */
+  readonly roots?: readonly Root[];
+}
+
+/** A client's feature handlers and what they declare. */
+export class ClientFeatures {
+  readonly sampling: SamplingOptions | undefined;
+  readonly elicitation: ElicitationOptions | undefined;
+  roots: readonly Root[] | undefined;
+
+  constructor(options: ClientFeatureOptions) {
+    this.sampling = typeof options.sampling === 'function' ? { handler: options.sampling } : options.sampling;
+    const elicitation = options.elicitation;
+    this.elicitation = elicitation && (elicitation.form || elicitation.url) ? elicitation : undefined;
+    this.roots = options.roots && checkRoots(options.roots);
+  }
+
+  /** `extra` (experimental and the like) plus what the handlers declare; feature keys come from handlers only. */
+  capabilities(extra: ClientCapabilities = {}): ClientCapabilities {
+    const { sampling: _sampling, elicitation: _elicitation, roots: _roots, ...rest } = extra;
+    const sampling = this.sampling;
+    const elicitation = this.elicitation;
+    return {
+      ...rest,
+      ...(sampling && { sampling: { ...(sampling.context && { context: {} }), ...(sampling.tools && { tools: {} }) } }),
+      ...(elicitation && {
+        elicitation: { ...(elicitation.form && { form: {} }), ...(elicitation.url && { url: {} }) },
+      }),
+      ...(this.roots && { roots: { listChanged: true } }),
+    };
+  }
+}
+
+async function createMessage(context: Context, params: JsonObject | undefined): Promise<CreateMessageResult> {
+  const sampling = context.connection.features.sampling!;
+  const request = checkCreateMessageParams(params, { tools: !!sampling.tools, context: !!sampling.context });
+  const result = checkCreateMessageResult(await sampling.handler(request, context), request);
+  return shapeSamplingResult(result, context.protocolVersion!);
+}
+
+async function elicit(context: Context, params: JsonObject | undefined): Promise<ElicitResult> {
+  const elicitation = context.connection.features.elicitation!;
+  const request = parseElicitParams(params, { form: !!elicitation.form, url: !!elicitation.url });
+  let answer =
+    request.mode === 'url' ? await elicitation.url!(request, context) : await elicitation.form!(request, context);
+  if (request.mode !== 'url' && answer?.action === 'accept' && elicitation.applyDefaults !== false) {
+    answer = { ...answer, content: applyDefaults(request.requestedSchema, answer.content) as ElicitResult['content'] };
+  }
+  return checkElicitResult(answer, request);
+}
+
+function listRoots(context: Context): { roots: readonly Root[] } {
+  const version = context.protocolVersion!;
+  return { roots: (context.connection.features.roots ?? []).map((root) => shape('Root', root, version)) };
+}
+
+/** The request handlers of the client features, keyed by method. */
+export const FEATURE_HANDLERS = {
+  'sampling/createMessage': createMessage,
+  'elicitation/create': elicit,
+  'roots/list': listRoots,
+};
+
+/**
+ * A sampling result for `version`: before 2025-11-25 content is one block (a one-block array is unwrapped),
+ * and every block must exist in that revision.
+ */
+function shapeSamplingResult(result: CreateMessageResult, version: string): CreateMessageResult {
+  // The newest revision carries every block type, tool use included, and arrays of blocks.
+  if (isAtLeast(version, '2025-11-25')) return result;
+  const blocks = (Array.isArray(result.content) ? result.content : [result.content]) as ContentBlock[];
+  if (blocks.length !== 1) {
+    throw new TypeError(
+      `The sampling handler returned ${blocks.length} content blocks; protocol ${version} carries exactly one`,
+    );
+  }
+  const shaped = shapeContentList(blocks, version);
+  if ('refusal' in shaped) throw new TypeError(`The sampling handler returned ${shaped.refusal}`);
+  const content = shaped.content[0]!;
+  return content === result.content ? result : ({ ...result, content } as CreateMessageResult);
+}

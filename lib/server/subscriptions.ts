@@ -1,0 +1,77 @@
+import type { Unsubscribable } from 'rxjs';
+import type { Logger } from '../core/logger';
+import type { ResourceCatalog } from './resources';
+import { resourceNotFound } from './resources';
+import type { ServerConnection } from './server';
+
+interface Topic {
+  readonly subscribers: Set<ServerConnection>;
+  /** The resource's change stream, followed while anyone is subscribed. */
+  source: Unsubscribable | undefined;
+}
+
+/**
+ * Resource subscriptions of one server. A URI's change stream is followed once for the whole server, from
+ * its first subscriber to its last; `notifications/resources/updated` goes only to that URI's
+ * subscribers. A connection's subscriptions end with it, and nothing here keeps a closed connection.
+ */
+export class SubscriptionHub {
+  private readonly topics = new Map<string, Topic>();
+  private readonly byConnection = new Map<ServerConnection, Set<string>>();
+
+  constructor(
+    private readonly resources: () => ResourceCatalog | undefined,
+    private readonly logger: Logger,
+  ) {}
+
+  /** How many URIs have subscribers (for tests and status). */
+  get size(): number {
+    return this.topics.size;
+  }
+
+  subscribe(connection: ServerConnection, uri: string): void {
+    const catalog = this.resources();
+    if (!catalog?.find(uri)) throw resourceNotFound(uri);
+    let topic = this.topics.get(uri);
+    if (!topic) {
+      topic = { subscribers: new Set(), source: undefined };
+      this.topics.set(uri, topic);
+      topic.source = catalog.updatesOf(uri)?.subscribe({
+        next: (value) => this.publish(uri, typeof value === 'string' ? value : uri),
+        error: (error) => this.logger.warn(`The change stream of ${uri} failed`, error),
+      });
+    }
+    topic.subscribers.add(connection);
+    let uris = this.byConnection.get(connection);
+    if (!uris) this.byConnection.set(connection, (uris = new Set()));
+    uris.add(uri);
+  }
+
+  /** Idempotent: unsubscribing from something not subscribed is fine. */
+  unsubscribe(connection: ServerConnection, uri: string): void {
+    const topic = this.topics.get(uri);
+    if (topic?.subscribers.delete(connection) && topic.subscribers.size === 0) {
+      this.topics.delete(uri);
+      topic.source?.unsubscribe();
+    }
+    const uris = this.byConnection.get(connection);
+    if (uris?.delete(uri) && uris.size === 0) this.byConnection.delete(connection);
+  }
+
+  /** Ends every subscription of a closed connection. */
+  drop(connection: ServerConnection): void {
+    for (const uri of this.byConnection.get(connection) ?? []) this.unsubscribe(connection, uri);
+  }
+
+  /** Tells the subscribers of `topicUri` that `changedUri` (the resource or a sub-resource of it) changed. */
+  publish(topicUri: string, changedUri = topicUri): void {
+    const topic = this.topics.get(topicUri);
+    if (!topic) return;
+    for (const connection of topic.subscribers) {
+      if (connection.state !== 'ready') continue;
+      connection
+        .notify('notifications/resources/updated', { uri: changedUri })
+        .catch((error) => connection.logger.debug('Could not send notifications/resources/updated', error));
+    }
+  }
+}
