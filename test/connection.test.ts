@@ -576,11 +576,14 @@ describe('the memory transport', () => {
 });
 
 describe('errors from handlers', () => {
-  it('passes an McpError through and hides nothing else but the message', async () => {
+  it('passes -32042 through as a JSON-RPC error and turns any other McpError into a tool error', async () => {
     const { peer } = serveRaw(
       serverWith([
         tool('gone', () => {
           throw new McpError(-32042, 'needs a browser', { elicitations: [] });
+        }),
+        tool('denied', () => {
+          throw new McpError(-32603, 'the client refused to sample');
         }),
       ]),
     );
@@ -589,6 +592,10 @@ describe('errors from handlers', () => {
       code: -32042,
       message: 'needs a browser',
       data: { elicitations: [] },
+    });
+    expect((await peer.request('tools/call', { name: 'denied' })).result).toEqual({
+      content: [{ type: 'text', text: 'the client refused to sample' }],
+      isError: true,
     });
   });
 });

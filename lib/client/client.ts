@@ -314,7 +314,11 @@ export class Client extends Connection {
         ),
       );
     }
-    this.features.roots = checkRoots(roots);
+    try {
+      this.features.roots = checkRoots(roots);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return this.state === 'ready' ? this.notify('notifications/roots/list_changed') : Promise.resolve();
   }
 

@@ -135,9 +135,12 @@ function toolError(text: string): CallToolResult {
   return { content: [{ type: 'text', text }], isError: true };
 }
 
-/** A thrown `McpError` stays a protocol error (a tool may need -32042); anything else is a tool error. */
+/**
+ * A tool's failure is a result the model can read, whatever was thrown (a failed sampling or elicitation
+ * request included), except -32042: "URL elicitation required" must reach the client as a JSON-RPC error.
+ */
 function failure(error: unknown): CallToolResult {
-  if (error instanceof McpError) throw error;
+  if (error instanceof McpError && error.code === ErrorCode.UrlElicitationRequired) throw error;
   return toolError(error instanceof Error ? error.message : String(error));
 }
 

@@ -1,0 +1,208 @@
+import { describe, expect, it } from 'vitest';
+import { filter, firstValueFrom, take } from 'rxjs';
+import { readUrlElicitations, urlElicitationRequiredData } from '../lib/client/elicitation';
+import { CapabilityNotSupportedError, ErrorCode, McpError } from '../lib/jsonrpc/errors';
+import type { CreateMessageResult, ElicitResult } from '../lib/protocol/client-features';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '../lib/protocol/versions';
+import type { ClientOptions } from '../lib/client/client';
+import { deferred, serverWith, tool } from './helpers/fixtures';
+import { connectPair } from './helpers/pair';
+
+/** A server whose tools call back into the client, returning what the client answered. */
+const callbacks = serverWith([
+  tool('ask-model', async (_args, ctx) => {
+    const answer = await ctx.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'Say hi' } }], maxTokens: 20 });
+    return { content: [{ type: 'text', text: JSON.stringify(answer) }] };
+  }),
+  tool('ask-model-with-tools', async (_args, ctx) => {
+    const answer = await ctx.createMessage({
+      messages: [{ role: 'user', content: { type: 'text', text: 'Weather in Oslo?' } }],
+      maxTokens: 50,
+      tools: [{ name: 'weather', inputSchema: { type: 'object', properties: { city: { type: 'string' } } } }],
+    });
+    return { content: [{ type: 'text', text: JSON.stringify(answer) }] };
+  }),
+  tool('ask-user', async (_args, ctx) => {
+    const answer = await ctx.elicit({
+      message: 'Your details?',
+      requestedSchema: {
+        type: 'object',
+        properties: {
+          name: { type: 'string', minLength: 1 },
+          age: { type: 'integer', minimum: 0, default: 42 },
+          newsletter: { type: 'boolean', default: false },
+        },
+        required: ['name'],
+      },
+    });
+    return { content: [{ type: 'text', text: JSON.stringify(answer) }] };
+  }),
+  tool('open-url', async (_args, ctx) => {
+    const answer = await ctx.elicit({ mode: 'url', message: 'Sign in', elicitationId: 'e-1', url: 'https://auth.example.com/start?e=1' });
+    return { content: [{ type: 'text', text: JSON.stringify(answer) }] };
+  }),
+  tool('needs-browser', () => {
+    throw new McpError(ErrorCode.UrlElicitationRequired, 'Open the link first', urlElicitationRequiredData([
+      { mode: 'url', message: 'Authorize', elicitationId: 'e-2', url: 'https://auth.example.com/authorize' },
+    ]));
+  }),
+  tool('roots', async (_args, ctx) => ({ content: [{ type: 'text', text: JSON.stringify(await ctx.listRoots()) }] })),
+]);
+
+const text = (result: { content: readonly unknown[] }) => JSON.parse((result.content[0] as { text: string }).text);
+
+const model = (): CreateMessageResult => ({ role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'test-model', stopReason: 'endTurn' });
+
+describe('sampling', () => {
+  for (const version of SUPPORTED_PROTOCOL_VERSIONS) {
+    it(`answers the server's sampling request with the application's handler (${version})`, async () => {
+      const seen: unknown[] = [];
+      const { client } = await connectPair(callbacks, {
+        protocolVersion: version,
+        sampling: (params) => (seen.push(params.messages), model()),
+      });
+      expect(client.capabilities.sampling).toEqual({});
+      expect(text(await client.callTool('ask-model'))).toEqual(model());
+      expect(seen).toEqual([[{ role: 'user', content: { type: 'text', text: 'Say hi' } }]]);
+    });
+  }
+
+  it('offers tools only to a client that declared sampling.tools, and carries tool use', async () => {
+    const { client: plain } = await connectPair(callbacks, { sampling: model });
+    const refused = await plain.callTool('ask-model-with-tools');
+    expect(refused).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('did not declare sampling.tools') }] });
+
+    const { client } = await connectPair(callbacks, {
+      sampling: {
+        tools: true,
+        handler: (params) => ({
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: 'call-1', name: params.tools![0]!.name, input: { city: 'Oslo' } }],
+          model: 'test-model',
+          stopReason: 'toolUse',
+        }),
+      },
+    });
+    expect(client.capabilities.sampling).toEqual({ tools: {} });
+    expect(text(await client.callTool('ask-model-with-tools')).content).toEqual([{ type: 'tool_use', id: 'call-1', name: 'weather', input: { city: 'Oslo' } }]);
+  });
+
+  it('reports a handler that breaks the contract as an internal error to the server', async () => {
+    const { client } = await connectPair(callbacks, { sampling: () => ({ role: 'assistant', content: { type: 'text', text: 'x' } }) as never });
+    const result = await client.callTool('ask-model');
+    expect(result).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('model') }] });
+  });
+
+  it('is not declared without a handler, and the server fails fast', async () => {
+    const { client } = await connectPair(callbacks);
+    expect(client.capabilities.sampling).toBeUndefined();
+    expect(await client.callTool('ask-model')).toMatchObject({
+      isError: true,
+      content: [{ text: 'The client did not declare the sampling capability, so sampling/createMessage cannot be used' }],
+    });
+  });
+});
+
+describe('elicitation', () => {
+  const form = (answer: ElicitResult) => ({ elicitation: { form: () => answer } }) satisfies ClientOptions;
+
+  for (const version of SUPPORTED_PROTOCOL_VERSIONS.filter((v) => v >= '2025-06-18')) {
+    it(`answers a form with the user's content and the schema's defaults (${version})`, async () => {
+      const { client } = await connectPair(callbacks, { protocolVersion: version, ...form({ action: 'accept', content: { name: 'Ada' } }) });
+      expect(text(await client.callTool('ask-user'))).toEqual({ action: 'accept', content: { name: 'Ada', age: 42, newsletter: false } });
+    });
+  }
+
+  it('passes decline and cancel through, and leaves defaults out when asked to', async () => {
+    const { client } = await connectPair(callbacks, form({ action: 'decline' }));
+    expect(text(await client.callTool('ask-user'))).toEqual({ action: 'decline' });
+    const { client: raw } = await connectPair(callbacks, { elicitation: { form: () => ({ action: 'accept', content: { name: 'Bo' } }), applyDefaults: false } });
+    expect(text(await raw.callTool('ask-user'))).toEqual({ action: 'accept', content: { name: 'Bo' } });
+  });
+
+  it('refuses an answer that does not satisfy the schema (the server gets an internal error)', async () => {
+    const { client } = await connectPair(callbacks, form({ action: 'accept', content: { name: '' } }));
+    expect(await client.callTool('ask-user')).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('content.name') }] });
+  });
+
+  it('handles URL mode, its completion notification, and the -32042 error', async () => {
+    const asked: unknown[] = [];
+    const { client, serverConnection } = await connectPair(callbacks, {
+      elicitation: { form: () => ({ action: 'cancel' }), url: (params) => (asked.push(params.url), { action: 'accept' }) },
+    });
+    expect(client.capabilities.elicitation).toEqual({ form: {}, url: {} });
+    expect(text(await client.callTool('open-url'))).toEqual({ action: 'accept' });
+    expect(asked).toEqual(['https://auth.example.com/start?e=1']);
+
+    const completed = firstValueFrom(client.elicitationComplete$.pipe(take(1)));
+    await serverConnection.notify('notifications/elicitation/complete', { elicitationId: 'e-1' });
+    expect(await completed).toEqual({ elicitationId: 'e-1' });
+
+    const failure = await client.callTool('needs-browser').catch((error) => error);
+    expect(failure).toMatchObject({ code: -32042, message: 'Open the link first' });
+    expect(readUrlElicitations(failure)).toEqual([{ mode: 'url', message: 'Authorize', elicitationId: 'e-2', url: 'https://auth.example.com/authorize' }]);
+  });
+
+  it('fails fast on the server for a mode the client did not declare', async () => {
+    const { client, serverConnection } = await connectPair(callbacks, form({ action: 'decline' }));
+    expect(await client.callTool('open-url')).toMatchObject({ isError: true, content: [{ text: 'The client did not declare elicitation.url' }] });
+    await expect(serverConnection.notify('notifications/elicitation/complete', { elicitationId: 'x' })).rejects.toBeInstanceOf(CapabilityNotSupportedError);
+  });
+
+  it('does not exist before 2025-06-18', async () => {
+    const { client } = await connectPair(callbacks, { protocolVersion: '2025-03-26', ...form({ action: 'decline' }) });
+    expect((await client.callTool('ask-user')).content[0]).toMatchObject({ text: expect.stringContaining('needs protocol version 2025-06-18') });
+  });
+});
+
+describe('roots', () => {
+  for (const version of SUPPORTED_PROTOCOL_VERSIONS) {
+    it(`answers roots/list with the client's roots (${version})`, async () => {
+      const roots = [{ uri: 'file:///home/ada/project', name: 'project', _meta: { 'com.example/vcs': 'git' } }];
+      const { client } = await connectPair(callbacks, { protocolVersion: version, roots });
+      expect(client.capabilities.roots).toEqual({ listChanged: true });
+      const listed = text(await client.callTool('roots'));
+      expect(listed).toEqual(version >= '2025-06-18' ? roots : [{ uri: roots[0]!.uri, name: 'project' }]);
+    });
+  }
+
+  it('tells the server when the roots change', async () => {
+    const { client, serverConnection } = await connectPair(callbacks, { roots: [] });
+    const changed = firstValueFrom(serverConnection.notifications$.pipe(filter((n) => n.method === 'notifications/roots/list_changed'), take(1)));
+    await client.setRoots([{ uri: 'file:///tmp/work' }]);
+    await changed;
+    expect(text(await client.callTool('roots'))).toEqual([{ uri: 'file:///tmp/work' }]);
+  });
+
+  it('accepts file:// roots only, and needs the roots option to declare them', async () => {
+    await expect(connectPair(callbacks, { roots: [{ uri: 'https://example.com' }] })).rejects.toBeInstanceOf(TypeError);
+    const { client } = await connectPair(callbacks, { roots: [] });
+    await expect(client.setRoots([{ uri: 'https://example.com' }])).rejects.toBeInstanceOf(TypeError);
+    const { client: none } = await connectPair(callbacks);
+    await expect(none.setRoots([])).rejects.toBeInstanceOf(CapabilityNotSupportedError);
+    expect(await none.callTool('roots')).toMatchObject({ isError: true });
+  });
+});
+
+describe('server-to-client requests travel with their request', () => {
+  it('cancels the nested request when the outer one is cancelled', async () => {
+    const started = deferred();
+    const abandoned = deferred<unknown>();
+    const { client } = await connectPair(callbacks, {
+      sampling: (_params, ctx) =>
+        new Promise((_resolve, reject) => {
+          started.resolve();
+          ctx.signal.addEventListener('abort', () => {
+            abandoned.resolve(ctx.signal.reason);
+            reject(ctx.signal.reason);
+          });
+        }),
+    });
+    const controller = new AbortController();
+    const call = client.callTool('ask-model', {}, { signal: controller.signal });
+    await started.promise;
+    controller.abort();
+    await expect(call).rejects.toMatchObject({ code: 'REQUEST_CANCELLED' });
+    expect(await abandoned.promise).toMatchObject({ code: 'REQUEST_CANCELLED' });
+  });
+});
