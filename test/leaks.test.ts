@@ -6,6 +6,8 @@ import { defineServer } from '../lib/server/definition';
 import { Server } from '../lib/server/server';
 import { createMemoryPair } from '../transports/memory';
 import { collectGarbage, heapUsed } from './helpers/gc';
+import { Subject } from 'rxjs';
+import type { ResourceDefinition } from '../lib/server/resources';
 
 const definition = defineServer({
   name: 's',
@@ -84,5 +86,38 @@ describe('leaks', () => {
     const client = ref.deref();
     expect(client?.state).toBe('ready'); // held by the runtime (and its server) while open: close what you connect
     await client!.close();
+  });
+
+  it('resource subscriptions leave nothing behind: unsubscribed, or cut off by a closing connection', async () => {
+    const changes = new Subject<unknown>();
+    const live: ResourceDefinition = { uri: 'live://feed', name: 'feed', read: () => 'x', updates: changes };
+    const server = new Server(defineServer({ name: 's', version: '1', resources: [live] }));
+    const runtime = new Runtime();
+    const refs: WeakRef<object>[] = [];
+    const exercise = async () => {
+      for (let i = 0; i < 20; i++) {
+        const { client, serverConnection } = await openPair(server, runtime);
+        const received: unknown[] = [];
+        const subscriptions = Array.from({ length: 5 }, () =>
+          client.subscribeResource(live.uri).subscribe((update) => received.push(update)),
+        );
+        await client.ping();
+        changes.next(undefined);
+        await client.ping();
+        expect(received).toHaveLength(5); // one notification, five subscribers
+        if (i % 2 === 0) {
+          for (const subscription of subscriptions) subscription.unsubscribe();
+          await client.ping();
+        }
+        await client.close(); // odd rounds: closed while still subscribed
+        await serverConnection.closed;
+        refs.push(new WeakRef(client), new WeakRef(serverConnection));
+      }
+    };
+    await exercise();
+    expect(server.subscriptions.size).toBe(0);
+    expect(changes.observed).toBe(false); // the upstream change stream was released
+    await collectGarbage();
+    expect(refs.filter((ref) => ref.deref() !== undefined)).toHaveLength(0);
   });
 });
