@@ -45,6 +45,35 @@ const NOTIFICATIONS: Record<string, string> = {
   'notifications/elicitation/complete': 'ElicitationCompleteNotification',
 };
 
+/**
+ * Types we shape per revision. The official schemas leave them open (no `additionalProperties: false`), so
+ * a field a revision does not define would pass; here it fails, which checks the shaping on every message.
+ */
+const CLOSED_TYPES = [
+  'Tool',
+  'Resource',
+  'ResourceTemplate',
+  'Prompt',
+  'PromptArgument',
+  'TextContent',
+  'ImageContent',
+  'AudioContent',
+  'EmbeddedResource',
+  'ResourceLink',
+  'TextResourceContents',
+  'BlobResourceContents',
+  'Annotations',
+  'Implementation',
+  'Root',
+];
+
+function closeTypes(definitions: Record<string, { properties?: object; additionalProperties?: boolean }>): void {
+  for (const name of CLOSED_TYPES) {
+    const definition = definitions[name];
+    if (definition?.properties) definition.additionalProperties = false;
+  }
+}
+
 interface Revision {
   validator(definition: string): ValidateFunction;
 }
@@ -59,6 +88,7 @@ function revision(version: Version): Revision {
   const modern = version === '2025-11-25';
   const ajv = modern ? new Ajv2020({ strict: false, allErrors: true }) : new Ajv({ strict: false, allErrors: true });
   addFormats(ajv as Ajv);
+  closeTypes(schema.$defs ?? schema.definitions);
   ajv.addSchema(schema, version);
   const section = modern ? '$defs' : 'definitions';
   const cache = new Map<string, ValidateFunction>();
