@@ -14,10 +14,37 @@ export type { TraceEvent, TraceKind } from './trace/types';
 export { connectionMachine, connectionLifecycle } from '../machines/connection';
 export { Runtime, defaultRuntime, type RuntimeOptions } from './core/runtime';
 export type { QuitReason, Negotiated, ConnectionState } from '../machines/connection';
-export { defineServer, ServerDefinition, type ServerSpec } from './server/definition';
+export {
+  defineServer,
+  ServerDefinition,
+  RESOURCE_SEARCH_EXTENSION,
+  type ServerSpec,
+  type ResourceSearch,
+} from './server/definition';
+export {
+  ResourceCatalog,
+  type ResourceDefinition,
+  type ResourceTemplateDefinition,
+  type ContentsInput,
+  type TemplateVariables,
+} from './server/resources';
+export { PromptCatalog, type PromptDefinition } from './server/prompts';
+export { MAX_COMPLETION_VALUES, type Completer, type CompletionContext } from './server/completion';
+export { SubscriptionHub } from './server/subscriptions';
+export { UriTemplate, type UriTemplateValue } from './server/uri-template';
 export { defineTool, ToolCatalog, type ToolDefinition, type ToolHandler } from './server/tools';
 export { Server, ServerConnection } from './server/server';
 export { Client, type ClientOptions, type ConnectOptions } from './client/client';
+export type {
+  SamplingHandler,
+  SamplingOptions,
+  ElicitationOptions,
+  FormElicitationHandler,
+  UrlElicitationHandler,
+  ClientFeatureOptions,
+} from './client/features';
+export { ListCache } from './client/list-cache';
+export { readUrlElicitations, urlElicitationRequiredData } from './client/elicitation';
 export { createAjvValidator, defaultValidator, type SchemaCheck, type SchemaValidator } from './validation/json-schema';
 export type { Transport, TransportSendOptions } from '../transports/transport';
 export { createMemoryPair, MemoryTransport, type MemoryPairOptions } from '../transports/memory';

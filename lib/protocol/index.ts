@@ -2,3 +2,4 @@ export * from './versions';
 export * from './capabilities';
 export * from './methods';
 export * from './types';
+export * from './client-features';
