@@ -1,7 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import Ajv2020 from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import { compileWithAjv, specAccepts, expectInvalidParams, expectTypeError } from './helpers/rules';
 import { ErrorCode, McpError } from '../lib/jsonrpc/errors';
 import {
   applyDefaults,
@@ -12,39 +10,6 @@ import {
   type ElicitationDeclared,
 } from '../lib/client/elicitation';
 import type { ElicitFormParams, ElicitParams, ElicitUrlParams, RequestedSchema } from '../lib/protocol/client-features';
-
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-addFormats(ajv as never);
-ajv.addSchema(JSON.parse(readFileSync(new URL('./schemas/schema-2025-11-25.json', import.meta.url), 'utf8')), 'mcp');
-
-function specAccepts(definition: string, value: unknown): boolean {
-  const validate = ajv.getSchema(`mcp#/$defs/${definition}`);
-  if (!validate) throw new Error(`no ${definition} in the schema`);
-  return validate(value) as boolean;
-}
-
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a throw');
-}
-
-function expectInvalidParams(fn: () => unknown, ...fragments: string[]): void {
-  const error = thrown(fn);
-  expect(error).toBeInstanceOf(McpError);
-  expect((error as McpError).code).toBe(ErrorCode.InvalidParams);
-  for (const fragment of fragments) expect((error as McpError).message).toContain(fragment);
-}
-
-function expectTypeError(fn: () => unknown, ...fragments: string[]): void {
-  const error = thrown(fn);
-  expect(error).toBeInstanceOf(TypeError);
-  expect(error).not.toBeInstanceOf(McpError);
-  for (const fragment of fragments) expect((error as TypeError).message).toContain(fragment);
-}
 
 const FORM: ElicitationDeclared = { form: true, url: false };
 const URL_ONLY: ElicitationDeclared = { form: false, url: true };
@@ -345,7 +310,7 @@ describe('checkElicitResult', () => {
   });
 
   it('agrees with JSON Schema validation of the requested schema itself', () => {
-    const validate = ajv.compile(params.requestedSchema);
+    const validate = compileWithAjv(params.requestedSchema);
     const samples: Record<string, unknown>[] = [
       { email: 'a@b' },
       { email: 'not an email' },

@@ -1,32 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import Ajv2020 from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import { specAccepts, expectTypeError } from './helpers/rules';
 import { McpError } from '../lib/jsonrpc/errors';
 import { checkRoots } from '../lib/client/roots';
-
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-addFormats(ajv as never);
-ajv.addSchema(JSON.parse(readFileSync(new URL('./schemas/schema-2025-11-25.json', import.meta.url), 'utf8')), 'mcp');
-
-function specAccepts(definition: string, value: unknown): boolean {
-  const validate = ajv.getSchema(`mcp#/$defs/${definition}`);
-  if (!validate) throw new Error(`no ${definition} in the schema`);
-  return validate(value) as boolean;
-}
-
-function expectTypeError(fn: () => unknown, ...fragments: string[]): void {
-  let error: unknown;
-  try {
-    fn();
-  } catch (caught) {
-    error = caught;
-  }
-  expect(error).toBeInstanceOf(TypeError);
-  expect(error).not.toBeInstanceOf(McpError);
-  for (const fragment of fragments) expect((error as TypeError).message).toContain(fragment);
-}
 
 const project = { uri: 'file:///home/user/projects/myproject', name: 'My Project' };
 

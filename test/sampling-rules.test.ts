@@ -1,42 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import Ajv2020 from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import { specAccepts, expectInvalidParams, expectTypeError } from './helpers/rules';
 import { ErrorCode, McpError } from '../lib/jsonrpc/errors';
 import { checkCreateMessageParams, checkCreateMessageResult, type SamplingDeclared } from '../lib/client/sampling';
-
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-addFormats(ajv as never);
-ajv.addSchema(JSON.parse(readFileSync(new URL('./schemas/schema-2025-11-25.json', import.meta.url), 'utf8')), 'mcp');
-
-function specAccepts(definition: string, value: unknown): boolean {
-  const validate = ajv.getSchema(`mcp#/$defs/${definition}`);
-  if (!validate) throw new Error(`no ${definition} in the schema`);
-  return validate(value) as boolean;
-}
-
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a throw');
-}
-
-function expectInvalidParams(fn: () => unknown, ...fragments: string[]): void {
-  const error = thrown(fn);
-  expect(error).toBeInstanceOf(McpError);
-  expect((error as McpError).code).toBe(ErrorCode.InvalidParams);
-  for (const fragment of fragments) expect((error as McpError).message).toContain(fragment);
-}
-
-function expectTypeError(fn: () => unknown, ...fragments: string[]): void {
-  const error = thrown(fn);
-  expect(error).toBeInstanceOf(TypeError);
-  expect(error).not.toBeInstanceOf(McpError);
-  for (const fragment of fragments) expect((error as TypeError).message).toContain(fragment);
-}
 
 const BASIC: SamplingDeclared = { tools: false, context: false };
 const TOOLS: SamplingDeclared = { tools: true, context: false };

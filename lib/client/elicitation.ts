@@ -3,6 +3,7 @@
  * A request that breaks the protocol throws `McpError(-32602)`; a bad answer from the application throws `TypeError`.
  */
 import { ErrorCode, McpError } from '../jsonrpc/errors';
+import { describeValue, faultsOf, isObject, type Fail } from './checks';
 import type {
   BooleanSchema,
   ElicitFormParams,
@@ -29,26 +30,7 @@ export interface ElicitationDeclared {
   readonly url: boolean;
 }
 
-type Fail = (problem: string) => never;
-
-const serverFault: Fail = (problem) => {
-  throw new McpError(ErrorCode.InvalidParams, `Invalid elicitation/create request: ${problem}`);
-};
-
-const appFault: Fail = (problem) => {
-  throw new TypeError(`Invalid elicitation/create result: ${problem}`);
-};
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function describe(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (Array.isArray(value)) return 'an array';
-  if (value === null || typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return typeof value === 'string' ? JSON.stringify(value) : `a ${typeof value}`;
-}
+const { serverFault, appFault } = faultsOf('elicitation/create');
 
 const list = (values: readonly string[]) => values.map((value) => JSON.stringify(value)).join(', ');
 
@@ -71,7 +53,7 @@ function isUri(value: string): boolean {
  * and no user:password part (pre-authenticated, and `https://bank.example@evil.example` misleads the user).
  */
 function urlProblem(url: unknown): string | undefined {
-  if (typeof url !== 'string') return `must be a string, got ${describe(url)}`;
+  if (typeof url !== 'string') return `must be a string, got ${describeValue(url)}`;
   if (!isUri(url)) return `${JSON.stringify(url)} is not a valid absolute URL`;
   const parsed = new URL(url);
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
@@ -82,10 +64,11 @@ function urlProblem(url: unknown): string | undefined {
 
 /** Problems of URL-mode params, as `[field, problem]`, or undefined. */
 function urlParamsProblem(params: Record<string, unknown>): [string, string] | undefined {
-  if (params.mode !== 'url') return ['mode', `must be "url", got ${describe(params.mode)}`];
-  if (typeof params.message !== 'string') return ['message', `must be a string, got ${describe(params.message)}`];
+  if (params.mode !== 'url') return ['mode', `must be "url", got ${describeValue(params.mode)}`];
+  if (typeof params.message !== 'string') return ['message', `must be a string, got ${describeValue(params.message)}`];
   const id = params.elicitationId;
-  if (typeof id !== 'string' || id === '') return ['elicitationId', `must be a non-empty string, got ${describe(id)}`];
+  if (typeof id !== 'string' || id === '')
+    return ['elicitationId', `must be a non-empty string, got ${describeValue(id)}`];
   const url = urlProblem(params.url);
   return url ? ['url', url] : undefined;
 }
@@ -121,8 +104,8 @@ function checkRange(
 ): string | undefined {
   const min = schema[low];
   const max = schema[high];
-  if (min !== undefined && !isValue(min)) return `${low} must be ${what}, got ${describe(min)}`;
-  if (max !== undefined && !isValue(max)) return `${high} must be ${what}, got ${describe(max)}`;
+  if (min !== undefined && !isValue(min)) return `${low} must be ${what}, got ${describeValue(min)}`;
+  if (max !== undefined && !isValue(max)) return `${high} must be ${what}, got ${describeValue(max)}`;
   if (min !== undefined && max !== undefined && (min as number) > (max as number)) return `${low} exceeds ${high}`;
   return undefined;
 }
@@ -152,13 +135,13 @@ function choicesOf(schema: PrimitiveSchema): readonly string[] | undefined {
 
 /** Why `schema` (one property of a form) is outside the restricted subset, or undefined. */
 function schemaProblem(schema: unknown): string | undefined {
-  if (!isObject(schema)) return `must be a schema object, got ${describe(schema)}`;
+  if (!isObject(schema)) return `must be a schema object, got ${describeValue(schema)}`;
   const type = schema.type;
   if (type === 'object') return 'is a nested object; only primitive properties are allowed';
   for (const keyword of [...NOT_FLAT, ...NESTING])
     if (keyword in schema) return `uses ${keyword}, which the restricted elicitation schema does not allow`;
   if (typeof type !== 'string' || !['string', 'number', 'integer', 'boolean', 'array'].includes(type))
-    return `has unsupported type ${describe(type)}`;
+    return `has unsupported type ${describeValue(type)}`;
   for (const [keyword, types] of Object.entries(KEYWORD_TYPES))
     if (keyword in schema && !types.includes(type)) return `uses ${keyword}, which a ${type} property cannot have`;
   for (const key of ['title', 'description'])
@@ -166,7 +149,7 @@ function schemaProblem(schema: unknown): string | undefined {
 
   if (type === 'string') {
     if (schema.format !== undefined && !FORMATS.includes(schema.format))
-      return `has unsupported format ${describe(schema.format)} (allowed: email, uri, date, date-time)`;
+      return `has unsupported format ${describeValue(schema.format)} (allowed: email, uri, date, date-time)`;
     const range = checkRange(schema, ['minLength', 'maxLength'], COUNT);
     if (range) return range;
     if ('enum' in schema && 'oneOf' in schema) return 'has both enum and oneOf';
@@ -184,7 +167,7 @@ function schemaProblem(schema: unknown): string | undefined {
     return checkRange(schema, ['minimum', 'maximum'], NUMBER);
   } else if (type === 'array') {
     const items = schema.items;
-    if (!isObject(items)) return `items must be an object, got ${describe(items)}`;
+    if (!isObject(items)) return `items must be an object, got ${describeValue(items)}`;
     if (items.type === 'object' || 'properties' in items)
       return 'is an array of objects; only multi-select enums are allowed';
     const range = checkRange(schema, ['minItems', 'maxItems'], COUNT);
@@ -245,10 +228,10 @@ function valueProblem(schema: PrimitiveSchema, value: unknown): string | undefin
   const choices = choicesOf(schema);
   switch (schema.type) {
     case 'boolean':
-      return typeof value === 'boolean' ? undefined : `must be a boolean, got ${describe(value)}`;
+      return typeof value === 'boolean' ? undefined : `must be a boolean, got ${describeValue(value)}`;
     case 'number':
     case 'integer': {
-      if (typeof value !== 'number' || !Number.isFinite(value)) return `must be a number, got ${describe(value)}`;
+      if (typeof value !== 'number' || !Number.isFinite(value)) return `must be a number, got ${describeValue(value)}`;
       if (schema.type === 'integer' && !Number.isInteger(value)) return `must be an integer, got ${value}`;
       if (schema.minimum !== undefined && value < schema.minimum)
         return `must be at least ${schema.minimum}, got ${value}`;
@@ -257,34 +240,34 @@ function valueProblem(schema: PrimitiveSchema, value: unknown): string | undefin
       return undefined;
     }
     case 'array': {
-      if (!Array.isArray(value)) return `must be an array of strings, got ${describe(value)}`;
+      if (!Array.isArray(value)) return `must be an array of strings, got ${describeValue(value)}`;
       const { minItems, maxItems } = schema;
       if (minItems !== undefined && value.length < minItems)
         return `must have at least ${minItems} items, got ${value.length}`;
       if (maxItems !== undefined && value.length > maxItems)
         return `must have at most ${maxItems} items, got ${value.length}`;
       const outside = value.find((item) => !choices!.includes(item));
-      if (outside !== undefined) return `contains ${describe(outside)}, which is not one of ${list(choices!)}`;
+      if (outside !== undefined) return `contains ${describeValue(outside)}, which is not one of ${list(choices!)}`;
       const twice = value.find((item, i) => value.indexOf(item) !== i);
-      return twice === undefined ? undefined : `contains ${describe(twice)} more than once`;
+      return twice === undefined ? undefined : `contains ${describeValue(twice)} more than once`;
     }
     case 'string': {
-      if (typeof value !== 'string') return `must be a string, got ${describe(value)}`;
+      if (typeof value !== 'string') return `must be a string, got ${describeValue(value)}`;
       if (choices)
-        return choices.includes(value) ? undefined : `must be one of ${list(choices)}, got ${describe(value)}`;
+        return choices.includes(value) ? undefined : `must be one of ${list(choices)}, got ${describeValue(value)}`;
       const { minLength, maxLength, format } = schema as StringSchema;
       if (minLength !== undefined && length(value) < minLength) return `must be at least ${minLength} characters long`;
       if (maxLength !== undefined && length(value) > maxLength) return `must be at most ${maxLength} characters long`;
       if (format && !FORMAT_CHECKS[format][0](value))
-        return `must be ${FORMAT_CHECKS[format][1]}, got ${describe(value)}`;
+        return `must be ${FORMAT_CHECKS[format][1]}, got ${describeValue(value)}`;
       return undefined;
     }
   }
 }
 
 function checkRequestedSchema(schema: unknown): void {
-  if (!isObject(schema)) return serverFault(`requestedSchema must be an object, got ${describe(schema)}`);
-  if (schema.type !== 'object') serverFault(`requestedSchema.type must be "object", got ${describe(schema.type)}`);
+  if (!isObject(schema)) return serverFault(`requestedSchema must be an object, got ${describeValue(schema)}`);
+  if (schema.type !== 'object') serverFault(`requestedSchema.type must be "object", got ${describeValue(schema.type)}`);
   if (schema.$schema !== undefined && typeof schema.$schema !== 'string')
     serverFault('requestedSchema.$schema must be a string');
   for (const keyword of [...NOT_FLAT, 'oneOf'])
@@ -292,7 +275,7 @@ function checkRequestedSchema(schema: unknown): void {
       serverFault(`requestedSchema uses ${keyword}, which the restricted elicitation schema does not allow`);
   const properties = schema.properties;
   if (!isObject(properties))
-    return serverFault(`requestedSchema.properties must be an object, got ${describe(properties)}`);
+    return serverFault(`requestedSchema.properties must be an object, got ${describeValue(properties)}`);
   for (const [name, property] of Object.entries(properties)) {
     const problem = schemaProblem(property) ?? defaultProblem(property as PrimitiveSchema);
     if (problem) serverFault(`requestedSchema property ${JSON.stringify(name)} ${problem}`);
@@ -300,9 +283,9 @@ function checkRequestedSchema(schema: unknown): void {
   const required = schema.required;
   if (required === undefined) return;
   if (!Array.isArray(required))
-    return serverFault(`requestedSchema.required must be an array, got ${describe(required)}`);
+    return serverFault(`requestedSchema.required must be an array, got ${describeValue(required)}`);
   for (const name of required) {
-    if (typeof name !== 'string') serverFault(`requestedSchema.required must hold strings, got ${describe(name)}`);
+    if (typeof name !== 'string') serverFault(`requestedSchema.required must hold strings, got ${describeValue(name)}`);
     if (!Object.hasOwn(properties, name))
       serverFault(`requestedSchema.required names ${JSON.stringify(name)}, which is not a property`);
   }
@@ -321,11 +304,11 @@ function defaultProblem(schema: PrimitiveSchema): string | undefined {
  * `requestedSchema` leaves the restricted flat subset (the message names the property). Returns `params`.
  */
 export function parseElicitParams(params: unknown, declared: ElicitationDeclared): ElicitParams {
-  if (!isObject(params)) return serverFault(`params must be an object, got ${describe(params)}`);
+  if (!isObject(params)) return serverFault(`params must be an object, got ${describeValue(params)}`);
   const mode = params.mode ?? 'form';
-  if (mode !== 'form' && mode !== 'url') return serverFault(`mode must be "form" or "url", got ${describe(mode)}`);
+  if (mode !== 'form' && mode !== 'url') return serverFault(`mode must be "form" or "url", got ${describeValue(mode)}`);
   if (!declared[mode]) serverFault(`the client did not declare elicitation.${mode}`);
-  if (typeof params.message !== 'string') serverFault(`message must be a string, got ${describe(params.message)}`);
+  if (typeof params.message !== 'string') serverFault(`message must be a string, got ${describeValue(params.message)}`);
   if (params._meta !== undefined && !isObject(params._meta)) serverFault('_meta must be an object');
   if (params.task !== undefined) {
     const ttl = isObject(params.task) ? params.task.ttl : undefined;
@@ -363,10 +346,10 @@ export function applyDefaults(
  * type, outside its options, length, range or item count, or not matching its format. Returns `result`.
  */
 export function checkElicitResult(result: unknown, params: ElicitParams): ElicitResult {
-  if (!isObject(result)) return appFault(`the handler must return an object, got ${describe(result)}`);
+  if (!isObject(result)) return appFault(`the handler must return an object, got ${describeValue(result)}`);
   const { action, content } = result;
   if (action !== 'accept' && action !== 'decline' && action !== 'cancel')
-    return appFault(`action must be "accept", "decline" or "cancel", got ${describe(action)}`);
+    return appFault(`action must be "accept", "decline" or "cancel", got ${describeValue(action)}`);
   if (result._meta !== undefined && !isObject(result._meta)) appFault('_meta must be an object');
   if (params.mode === 'url') {
     if (content !== undefined) appFault('a URL-mode result must not carry content');
@@ -376,7 +359,7 @@ export function checkElicitResult(result: unknown, params: ElicitParams): Elicit
     if (content !== undefined) appFault(`a "${action}" result must not carry content`);
     return result as unknown as ElicitResult;
   }
-  if (!isObject(content)) return appFault(`an accepted form needs a content object, got ${describe(content)}`);
+  if (!isObject(content)) return appFault(`an accepted form needs a content object, got ${describeValue(content)}`);
   const { properties, required = [] } = params.requestedSchema;
   for (const name of Object.keys(content))
     if (!Object.hasOwn(properties, name)) appFault(`content.${name} is not a property of the requested schema`);

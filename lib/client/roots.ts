@@ -2,6 +2,7 @@
  * Pure validation for the roots the application gives the client (answered to `roots/list`).
  */
 import { deepFreeze } from '../core/freeze';
+import { isObject } from './checks';
 import type { Root } from '../protocol/client-features';
 import type { Meta } from '../protocol/types';
 
@@ -9,10 +10,6 @@ import type { Meta } from '../protocol/types';
 const URI_CHARACTERS = /^(?:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$/;
 
 const checked = new WeakSet<object>();
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function uriProblem(uri: string): string | undefined {
   if (!/^file:\/\//i.test(uri)) return 'must be a file:// URI';

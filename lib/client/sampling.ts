@@ -2,7 +2,7 @@
  * Pure validation for `sampling/createMessage` (client side): the server's request and the application's answer.
  * A request that breaks the protocol throws `McpError(-32602)`; a bad answer from the application throws `TypeError`.
  */
-import { ErrorCode, McpError } from '../jsonrpc/errors';
+import { describeValue, faultsOf, isObject, type Fail } from './checks';
 import type {
   CreateMessageParams,
   CreateMessageResult,
@@ -23,39 +23,20 @@ export interface SamplingDeclared {
   readonly context: boolean;
 }
 
-type Fail = (problem: string) => never;
-
-const serverFault: Fail = (problem) => {
-  throw new McpError(ErrorCode.InvalidParams, `Invalid sampling/createMessage request: ${problem}`);
-};
-
-const appFault: Fail = (problem) => {
-  throw new TypeError(`Invalid sampling/createMessage result: ${problem}`);
-};
+const { serverFault, appFault } = faultsOf('sampling/createMessage');
 
 const ROLES: readonly unknown[] = ['user', 'assistant'];
 const INCLUDE_CONTEXT: readonly unknown[] = ['none', 'thisServer', 'allServers'];
 const TOOL_CHOICE_MODES: readonly unknown[] = ['auto', 'required', 'none'];
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function describe(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (Array.isArray(value)) return 'an array';
-  if (value === null || typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return typeof value === 'string' ? JSON.stringify(value) : `a ${typeof value}`;
-}
-
 function requireString(value: unknown, where: string, fail: Fail): void {
-  if (typeof value !== 'string') fail(`${where} must be a string, got ${describe(value)}`);
+  if (typeof value !== 'string') fail(`${where} must be a string, got ${describeValue(value)}`);
 }
 
 function optional(value: unknown, where: string, fail: Fail, kind: 'string' | 'boolean' | 'number' | 'object'): void {
   if (value === undefined) return;
   const ok = kind === 'object' ? isObject(value) : kind === 'number' ? Number.isFinite(value) : typeof value === kind;
-  if (!ok) fail(`${where} must be ${kind === 'object' ? 'an object' : `a ${kind}`}, got ${describe(value)}`);
+  if (!ok) fail(`${where} must be ${kind === 'object' ? 'an object' : `a ${kind}`}, got ${describeValue(value)}`);
 }
 
 function checkPlainBlock(block: Record<string, unknown>, where: string, fail: Fail): boolean {
@@ -75,37 +56,37 @@ function checkPlainBlock(block: Record<string, unknown>, where: string, fail: Fa
 
 /** A ContentBlock inside a tool_result: what a tools/call result may hold. */
 function checkToolResultBlock(block: unknown, where: string, fail: Fail): void {
-  if (!isObject(block)) return fail(`${where} must be a content block, got ${describe(block)}`);
+  if (!isObject(block)) return fail(`${where} must be a content block, got ${describeValue(block)}`);
   if (checkPlainBlock(block, where, fail)) return;
   if (block.type === 'resource_link') {
     requireString(block.uri, `${where}.uri`, fail);
     requireString(block.name, `${where}.name`, fail);
   } else if (block.type === 'resource') {
     const resource = block.resource;
-    if (!isObject(resource)) return fail(`${where}.resource must be an object, got ${describe(resource)}`);
+    if (!isObject(resource)) return fail(`${where}.resource must be an object, got ${describeValue(resource)}`);
     requireString(resource.uri, `${where}.resource.uri`, fail);
     if (typeof resource.text !== 'string' && typeof resource.blob !== 'string')
       fail(`${where}.resource needs a string text or blob`);
   } else {
-    fail(`${where} has unknown content type ${describe(block.type)}`);
+    fail(`${where} has unknown content type ${describeValue(block.type)}`);
   }
 }
 
 function checkBlock(block: unknown, where: string, fail: Fail): SamplingContent {
-  if (!isObject(block)) return fail(`${where} must be a content block, got ${describe(block)}`);
+  if (!isObject(block)) return fail(`${where} must be a content block, got ${describeValue(block)}`);
   if (!checkPlainBlock(block, where, fail)) {
     if (block.type === 'tool_use') {
       requireString(block.id, `${where}.id`, fail);
       requireString(block.name, `${where}.name`, fail);
-      if (!isObject(block.input)) fail(`${where}.input must be an object, got ${describe(block.input)}`);
+      if (!isObject(block.input)) fail(`${where}.input must be an object, got ${describeValue(block.input)}`);
     } else if (block.type === 'tool_result') {
       requireString(block.toolUseId, `${where}.toolUseId`, fail);
-      if (!Array.isArray(block.content)) fail(`${where}.content must be an array, got ${describe(block.content)}`);
+      if (!Array.isArray(block.content)) fail(`${where}.content must be an array, got ${describeValue(block.content)}`);
       (block.content as unknown[]).forEach((inner, i) => checkToolResultBlock(inner, `${where}.content[${i}]`, fail));
       optional(block.structuredContent, `${where}.structuredContent`, fail, 'object');
       optional(block.isError, `${where}.isError`, fail, 'boolean');
     } else {
-      fail(`${where} has unknown content type ${describe(block.type)}`);
+      fail(`${where} has unknown content type ${describeValue(block.type)}`);
     }
   }
   optional(block.annotations, `${where}.annotations`, fail, 'object');
@@ -125,7 +106,7 @@ function blocksOf(content: unknown, where: string, fail: Fail): Located[] {
 }
 
 function checkTool(tool: unknown, where: string): void {
-  if (!isObject(tool)) return serverFault(`${where} must be a tool object, got ${describe(tool)}`);
+  if (!isObject(tool)) return serverFault(`${where} must be a tool object, got ${describeValue(tool)}`);
   requireString(tool.name, `${where}.name`, serverFault);
   if (!isObject(tool.inputSchema) || tool.inputSchema.type !== 'object')
     serverFault(`${where}.inputSchema must be an object schema with type "object"`);
@@ -134,17 +115,18 @@ function checkTool(tool: unknown, where: string): void {
 
 function checkModelPreferences(preferences: unknown): void {
   if (preferences === undefined) return;
-  if (!isObject(preferences)) return serverFault(`modelPreferences must be an object, got ${describe(preferences)}`);
+  if (!isObject(preferences))
+    return serverFault(`modelPreferences must be an object, got ${describeValue(preferences)}`);
   for (const key of ['costPriority', 'speedPriority', 'intelligencePriority'] as const) {
     const value = preferences[key];
     if (value !== undefined && !(typeof value === 'number' && value >= 0 && value <= 1))
-      serverFault(`modelPreferences.${key} must be a number between 0 and 1, got ${describe(value)}`);
+      serverFault(`modelPreferences.${key} must be a number between 0 and 1, got ${describeValue(value)}`);
   }
   const hints = preferences.hints;
   if (hints === undefined) return;
-  if (!Array.isArray(hints)) return serverFault(`modelPreferences.hints must be an array, got ${describe(hints)}`);
+  if (!Array.isArray(hints)) return serverFault(`modelPreferences.hints must be an array, got ${describeValue(hints)}`);
   hints.forEach((hint, i) => {
-    if (!isObject(hint)) serverFault(`modelPreferences.hints[${i}] must be an object, got ${describe(hint)}`);
+    if (!isObject(hint)) serverFault(`modelPreferences.hints[${i}] must be an object, got ${describeValue(hint)}`);
     optional((hint as Record<string, unknown>).name, `modelPreferences.hints[${i}].name`, serverFault, 'string');
   });
 }
@@ -212,12 +194,12 @@ function checkToolTurns(messages: readonly { role: unknown; blocks: Located[] }[
  * application never acts on context it did not offer. Otherwise the params object itself is returned.
  */
 export function checkCreateMessageParams(params: unknown, declared: SamplingDeclared): CreateMessageParams {
-  if (!isObject(params)) return serverFault(`params must be an object, got ${describe(params)}`);
+  if (!isObject(params)) return serverFault(`params must be an object, got ${describeValue(params)}`);
   const { messages, maxTokens, tools, toolChoice, includeContext, stopSequences } = params;
-  if (!Array.isArray(messages)) return serverFault(`messages must be an array, got ${describe(messages)}`);
+  if (!Array.isArray(messages)) return serverFault(`messages must be an array, got ${describeValue(messages)}`);
   if (messages.length === 0) serverFault('messages must not be empty');
   if (!Number.isInteger(maxTokens) || (maxTokens as number) < 1)
-    serverFault(`maxTokens must be a positive integer, got ${describe(maxTokens)}`);
+    serverFault(`maxTokens must be a positive integer, got ${describeValue(maxTokens)}`);
   optional(params.systemPrompt, 'systemPrompt', serverFault, 'string');
   optional(params.temperature, 'temperature', serverFault, 'number');
   optional(params.metadata, 'metadata', serverFault, 'object');
@@ -229,30 +211,31 @@ export function checkCreateMessageParams(params: unknown, declared: SamplingDecl
     serverFault('stopSequences must be an array of strings');
   checkModelPreferences(params.modelPreferences);
   if (params.task !== undefined) {
-    if (!isObject(params.task)) serverFault(`task must be an object, got ${describe(params.task)}`);
+    if (!isObject(params.task)) serverFault(`task must be an object, got ${describeValue(params.task)}`);
     const ttl = (params.task as Record<string, unknown>).ttl;
-    if (ttl !== undefined && !Number.isInteger(ttl)) serverFault(`task.ttl must be an integer, got ${describe(ttl)}`);
+    if (ttl !== undefined && !Number.isInteger(ttl))
+      serverFault(`task.ttl must be an integer, got ${describeValue(ttl)}`);
   }
   if (includeContext !== undefined && !INCLUDE_CONTEXT.includes(includeContext))
-    serverFault(`includeContext must be "none", "thisServer" or "allServers", got ${describe(includeContext)}`);
+    serverFault(`includeContext must be "none", "thisServer" or "allServers", got ${describeValue(includeContext)}`);
 
   if (tools !== undefined) {
     if (!declared.tools) serverFault('tools is present, but the client did not declare sampling.tools');
-    if (!Array.isArray(tools)) return serverFault(`tools must be an array, got ${describe(tools)}`);
+    if (!Array.isArray(tools)) return serverFault(`tools must be an array, got ${describeValue(tools)}`);
     tools.forEach((tool, i) => checkTool(tool, `tools[${i}]`));
   }
   if (toolChoice !== undefined) {
     if (!declared.tools) serverFault('toolChoice is present, but the client did not declare sampling.tools');
-    if (!isObject(toolChoice)) return serverFault(`toolChoice must be an object, got ${describe(toolChoice)}`);
+    if (!isObject(toolChoice)) return serverFault(`toolChoice must be an object, got ${describeValue(toolChoice)}`);
     if (toolChoice.mode !== undefined && !TOOL_CHOICE_MODES.includes(toolChoice.mode))
-      serverFault(`toolChoice.mode must be "auto", "required" or "none", got ${describe(toolChoice.mode)}`);
+      serverFault(`toolChoice.mode must be "auto", "required" or "none", got ${describeValue(toolChoice.mode)}`);
   }
 
   const located = messages.map((message, i) => {
     const where = `messages[${i}]`;
-    if (!isObject(message)) return serverFault(`${where} must be an object, got ${describe(message)}`);
+    if (!isObject(message)) return serverFault(`${where} must be an object, got ${describeValue(message)}`);
     if (!ROLES.includes(message.role))
-      serverFault(`${where}.role must be "user" or "assistant", got ${describe(message.role)}`);
+      serverFault(`${where}.role must be "user" or "assistant", got ${describeValue(message.role)}`);
     optional(message._meta, `${where}._meta`, serverFault, 'object');
     return { role: message.role, blocks: blocksOf(message.content, `${where}.content`, serverFault) };
   });
@@ -270,8 +253,8 @@ export function checkCreateMessageParams(params: unknown, declared: SamplingDecl
  * other than assistant, duplicate tool_use ids, or tool_result blocks (only the server produces those).
  */
 export function checkCreateMessageResult(result: unknown, request: CreateMessageParams): CreateMessageResult {
-  if (!isObject(result)) return appFault(`the handler must return an object, got ${describe(result)}`);
-  if (!ROLES.includes(result.role)) appFault(`role must be "user" or "assistant", got ${describe(result.role)}`);
+  if (!isObject(result)) return appFault(`the handler must return an object, got ${describeValue(result)}`);
+  if (!ROLES.includes(result.role)) appFault(`role must be "user" or "assistant", got ${describeValue(result.role)}`);
   requireString(result.model, 'model', appFault);
   optional(result.stopReason, 'stopReason', appFault, 'string');
   optional(result._meta, '_meta', appFault, 'object');

@@ -1,0 +1,31 @@
+/** Small helpers shared by the client feature rules (sampling, elicitation, roots). */
+import { ErrorCode, McpError } from '../jsonrpc/errors';
+
+export type Fail = (problem: string) => never;
+
+/**
+ * How a rule reports a problem: the server's request breaking the protocol is -32602 to the server; the
+ * application's own answer breaking the contract is a TypeError (an internal error to the server).
+ */
+export function faultsOf(method: string): { serverFault: Fail; appFault: Fail } {
+  return {
+    serverFault: (problem) => {
+      throw new McpError(ErrorCode.InvalidParams, `Invalid ${method} request: ${problem}`);
+    },
+    appFault: (problem) => {
+      throw new TypeError(`Invalid ${method} result: ${problem}`);
+    },
+  };
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A value as a message shows it: `nothing`, `an array`, `"text"`, `42`, `a object`. */
+export function describeValue(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (Array.isArray(value)) return 'an array';
+  if (value === null || typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return typeof value === 'string' ? JSON.stringify(value) : `a ${typeof value}`;
+}
