@@ -11,7 +11,10 @@ import { connectPair } from './helpers/pair';
 /** A server whose tools call back into the client, returning what the client answered. */
 const callbacks = serverWith([
   tool('ask-model', async (_args, ctx) => {
-    const answer = await ctx.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'Say hi' } }], maxTokens: 20 });
+    const answer = await ctx.createMessage({
+      messages: [{ role: 'user', content: { type: 'text', text: 'Say hi' } }],
+      maxTokens: 20,
+    });
     return { content: [{ type: 'text', text: JSON.stringify(answer) }] };
   }),
   tool('ask-model-with-tools', async (_args, ctx) => {
@@ -38,20 +41,34 @@ const callbacks = serverWith([
     return { content: [{ type: 'text', text: JSON.stringify(answer) }] };
   }),
   tool('open-url', async (_args, ctx) => {
-    const answer = await ctx.elicit({ mode: 'url', message: 'Sign in', elicitationId: 'e-1', url: 'https://auth.example.com/start?e=1' });
+    const answer = await ctx.elicit({
+      mode: 'url',
+      message: 'Sign in',
+      elicitationId: 'e-1',
+      url: 'https://auth.example.com/start?e=1',
+    });
     return { content: [{ type: 'text', text: JSON.stringify(answer) }] };
   }),
   tool('needs-browser', () => {
-    throw new McpError(ErrorCode.UrlElicitationRequired, 'Open the link first', urlElicitationRequiredData([
-      { mode: 'url', message: 'Authorize', elicitationId: 'e-2', url: 'https://auth.example.com/authorize' },
-    ]));
+    throw new McpError(
+      ErrorCode.UrlElicitationRequired,
+      'Open the link first',
+      urlElicitationRequiredData([
+        { mode: 'url', message: 'Authorize', elicitationId: 'e-2', url: 'https://auth.example.com/authorize' },
+      ]),
+    );
   }),
   tool('roots', async (_args, ctx) => ({ content: [{ type: 'text', text: JSON.stringify(await ctx.listRoots()) }] })),
 ]);
 
 const text = (result: { content: readonly unknown[] }) => JSON.parse((result.content[0] as { text: string }).text);
 
-const model = (): CreateMessageResult => ({ role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'test-model', stopReason: 'endTurn' });
+const model = (): CreateMessageResult => ({
+  role: 'assistant',
+  content: { type: 'text', text: 'hi' },
+  model: 'test-model',
+  stopReason: 'endTurn',
+});
 
 describe('sampling', () => {
   for (const version of SUPPORTED_PROTOCOL_VERSIONS) {
@@ -70,7 +87,10 @@ describe('sampling', () => {
   it('offers tools only to a client that declared sampling.tools, and carries tool use', async () => {
     const { client: plain } = await connectPair(callbacks, { sampling: model });
     const refused = await plain.callTool('ask-model-with-tools');
-    expect(refused).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('did not declare sampling.tools') }] });
+    expect(refused).toMatchObject({
+      isError: true,
+      content: [{ text: expect.stringContaining('did not declare sampling.tools') }],
+    });
 
     const { client } = await connectPair(callbacks, {
       sampling: {
@@ -84,11 +104,15 @@ describe('sampling', () => {
       },
     });
     expect(client.capabilities.sampling).toEqual({ tools: {} });
-    expect(text(await client.callTool('ask-model-with-tools')).content).toEqual([{ type: 'tool_use', id: 'call-1', name: 'weather', input: { city: 'Oslo' } }]);
+    expect(text(await client.callTool('ask-model-with-tools')).content).toEqual([
+      { type: 'tool_use', id: 'call-1', name: 'weather', input: { city: 'Oslo' } },
+    ]);
   });
 
   it('reports a handler that breaks the contract as an internal error to the server', async () => {
-    const { client } = await connectPair(callbacks, { sampling: () => ({ role: 'assistant', content: { type: 'text', text: 'x' } }) as never });
+    const { client } = await connectPair(callbacks, {
+      sampling: () => ({ role: 'assistant', content: { type: 'text', text: 'x' } }) as never,
+    });
     const result = await client.callTool('ask-model');
     expect(result).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('model') }] });
   });
@@ -98,7 +122,9 @@ describe('sampling', () => {
     expect(client.capabilities.sampling).toBeUndefined();
     expect(await client.callTool('ask-model')).toMatchObject({
       isError: true,
-      content: [{ text: 'The client did not declare the sampling capability, so sampling/createMessage cannot be used' }],
+      content: [
+        { text: 'The client did not declare the sampling capability, so sampling/createMessage cannot be used' },
+      ],
     });
   });
 });
@@ -108,27 +134,41 @@ describe('elicitation', () => {
 
   for (const version of SUPPORTED_PROTOCOL_VERSIONS.filter((v) => v >= '2025-06-18')) {
     it(`answers a form with the user's content and the schema's defaults (${version})`, async () => {
-      const { client } = await connectPair(callbacks, { protocolVersion: version, ...form({ action: 'accept', content: { name: 'Ada' } }) });
-      expect(text(await client.callTool('ask-user'))).toEqual({ action: 'accept', content: { name: 'Ada', age: 42, newsletter: false } });
+      const { client } = await connectPair(callbacks, {
+        protocolVersion: version,
+        ...form({ action: 'accept', content: { name: 'Ada' } }),
+      });
+      expect(text(await client.callTool('ask-user'))).toEqual({
+        action: 'accept',
+        content: { name: 'Ada', age: 42, newsletter: false },
+      });
     });
   }
 
   it('passes decline and cancel through, and leaves defaults out when asked to', async () => {
     const { client } = await connectPair(callbacks, form({ action: 'decline' }));
     expect(text(await client.callTool('ask-user'))).toEqual({ action: 'decline' });
-    const { client: raw } = await connectPair(callbacks, { elicitation: { form: () => ({ action: 'accept', content: { name: 'Bo' } }), applyDefaults: false } });
+    const { client: raw } = await connectPair(callbacks, {
+      elicitation: { form: () => ({ action: 'accept', content: { name: 'Bo' } }), applyDefaults: false },
+    });
     expect(text(await raw.callTool('ask-user'))).toEqual({ action: 'accept', content: { name: 'Bo' } });
   });
 
   it('refuses an answer that does not satisfy the schema (the server gets an internal error)', async () => {
     const { client } = await connectPair(callbacks, form({ action: 'accept', content: { name: '' } }));
-    expect(await client.callTool('ask-user')).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('content.name') }] });
+    expect(await client.callTool('ask-user')).toMatchObject({
+      isError: true,
+      content: [{ text: expect.stringContaining('content.name') }],
+    });
   });
 
   it('handles URL mode, its completion notification, and the -32042 error', async () => {
     const asked: unknown[] = [];
     const { client, serverConnection } = await connectPair(callbacks, {
-      elicitation: { form: () => ({ action: 'cancel' }), url: (params) => (asked.push(params.url), { action: 'accept' }) },
+      elicitation: {
+        form: () => ({ action: 'cancel' }),
+        url: (params) => (asked.push(params.url), { action: 'accept' }),
+      },
     });
     expect(client.capabilities.elicitation).toEqual({ form: {}, url: {} });
     expect(text(await client.callTool('open-url'))).toEqual({ action: 'accept' });
@@ -140,18 +180,27 @@ describe('elicitation', () => {
 
     const failure = await client.callTool('needs-browser').catch((error) => error);
     expect(failure).toMatchObject({ code: -32042, message: 'Open the link first' });
-    expect(readUrlElicitations(failure)).toEqual([{ mode: 'url', message: 'Authorize', elicitationId: 'e-2', url: 'https://auth.example.com/authorize' }]);
+    expect(readUrlElicitations(failure)).toEqual([
+      { mode: 'url', message: 'Authorize', elicitationId: 'e-2', url: 'https://auth.example.com/authorize' },
+    ]);
   });
 
   it('fails fast on the server for a mode the client did not declare', async () => {
     const { client, serverConnection } = await connectPair(callbacks, form({ action: 'decline' }));
-    expect(await client.callTool('open-url')).toMatchObject({ isError: true, content: [{ text: 'The client did not declare elicitation.url' }] });
-    await expect(serverConnection.notify('notifications/elicitation/complete', { elicitationId: 'x' })).rejects.toBeInstanceOf(CapabilityNotSupportedError);
+    expect(await client.callTool('open-url')).toMatchObject({
+      isError: true,
+      content: [{ text: 'The client did not declare elicitation.url' }],
+    });
+    await expect(
+      serverConnection.notify('notifications/elicitation/complete', { elicitationId: 'x' }),
+    ).rejects.toBeInstanceOf(CapabilityNotSupportedError);
   });
 
   it('does not exist before 2025-06-18', async () => {
     const { client } = await connectPair(callbacks, { protocolVersion: '2025-03-26', ...form({ action: 'decline' }) });
-    expect((await client.callTool('ask-user')).content[0]).toMatchObject({ text: expect.stringContaining('needs protocol version 2025-06-18') });
+    expect((await client.callTool('ask-user')).content[0]).toMatchObject({
+      text: expect.stringContaining('needs protocol version 2025-06-18'),
+    });
   });
 });
 
@@ -168,7 +217,12 @@ describe('roots', () => {
 
   it('tells the server when the roots change', async () => {
     const { client, serverConnection } = await connectPair(callbacks, { roots: [] });
-    const changed = firstValueFrom(serverConnection.notifications$.pipe(filter((n) => n.method === 'notifications/roots/list_changed'), take(1)));
+    const changed = firstValueFrom(
+      serverConnection.notifications$.pipe(
+        filter((n) => n.method === 'notifications/roots/list_changed'),
+        take(1),
+      ),
+    );
     await client.setRoots([{ uri: 'file:///tmp/work' }]);
     await changed;
     expect(text(await client.callTool('roots'))).toEqual([{ uri: 'file:///tmp/work' }]);

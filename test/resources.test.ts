@@ -7,7 +7,7 @@ import type { ResourceDefinition, ResourceTemplateDefinition } from '../lib/serv
 import { Server } from '../lib/server/server';
 import { Client } from '../lib/client/client';
 import { createMemoryPair } from '../transports/memory';
-import { connectPair, validateEmitted } from './helpers/pair';
+import { connectClients, connectPair, validateEmitted } from './helpers/pair';
 import { deferred } from './helpers/fixtures';
 import { RawPeer } from './helpers/raw-peer';
 
@@ -183,14 +183,7 @@ describe('resource subscriptions', () => {
       },
     };
     const server = new Server(defineServer({ name: 's', version: '1', resources: [live, readme] }));
-    const clients: Client[] = [];
-    for (let i = 0; i < 3; i++) {
-      const [clientSide, serverSide] = createMemoryPair();
-      validateEmitted(server.connect(serverSide));
-      const client = new Client({ name: `c${i}`, version: '1' });
-      validateEmitted(client);
-      clients.push(await client.connect(clientSide));
-    }
+    const clients = await connectClients(server, 3);
     const [a, b, c] = clients as [Client, Client, Client];
     const seenA: string[] = [];
     const seenB: string[] = [];

@@ -7,7 +7,7 @@ import { encodeCursor } from '../lib/server/cursor';
 import { Server } from '../lib/server/server';
 import { Client } from '../lib/client/client';
 import { createMemoryPair } from '../transports/memory';
-import { connectPair, validateEmitted } from './helpers/pair';
+import { connectClients, connectPair, validateEmitted } from './helpers/pair';
 import { RawPeer } from './helpers/raw-peer';
 import { tool } from './helpers/fixtures';
 
@@ -236,15 +236,7 @@ describe('tools/call', () => {
 describe('changing the set of tools', () => {
   it('tells ready clients once per tick, and they see the new set', async () => {
     const server = new Server(defineServer({ name: 's', version: '1', tools: [tool('a')] }));
-    const clients: Client[] = [];
-    for (let i = 0; i < 3; i++) {
-      const [clientSide, serverSide] = createMemoryPair();
-      validateEmitted(server.connect(serverSide));
-      const client = new Client({ name: `c${i}`, version: '1' });
-      validateEmitted(client);
-      await client.connect(clientSide);
-      clients.push(client);
-    }
+    const clients = await connectClients(server, 3);
     const notified = clients.map((client) =>
       firstValueFrom(
         client.notifications$.pipe(

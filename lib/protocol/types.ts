@@ -88,17 +88,9 @@ export interface AudioContent {
   readonly _meta?: Meta;
 }
 
-export interface ResourceLink {
+/** A link to a resource in tool results and prompts (it need not appear in `resources/list`). */
+export interface ResourceLink extends Resource {
   readonly type: 'resource_link';
-  readonly uri: string;
-  readonly name: string;
-  readonly title?: string;
-  readonly description?: string;
-  readonly mimeType?: string;
-  readonly size?: number;
-  readonly icons?: readonly Icon[];
-  readonly annotations?: Annotations;
-  readonly _meta?: Meta;
 }
 
 export interface TextResourceContents {

@@ -53,3 +53,16 @@ export function serveRaw(definition: ServerDefinition): {
   validateEmitted(connection);
   return { server, connection, peer: new RawPeer(peerSide) };
 }
+
+/** `count` clients connected to one `server` in memory, everything they and the server emit schema-checked. */
+export async function connectClients(server: Server, count: number, options: ClientOptions = {}): Promise<Client[]> {
+  const clients: Client[] = [];
+  for (let i = 0; i < count; i++) {
+    const [clientSide, serverSide] = createMemoryPair();
+    validateEmitted(server.connect(serverSide));
+    const client = new Client({ name: `client-${i}`, version: '1.0.0' }, options);
+    validateEmitted(client);
+    clients.push(await client.connect(clientSide));
+  }
+  return clients;
+}
