@@ -162,6 +162,22 @@ describe('resources', () => {
 });
 
 describe('resource subscriptions', () => {
+  for (const version of SUPPORTED_PROTOCOL_VERSIONS) {
+    it(`subscribes, is told of changes, and unsubscribes (${version})`, async () => {
+      const { client, server } = await connectPair(definition(), { protocolVersion: version });
+      const updates: string[] = [];
+      const subscription = client.subscribeResource(readme.uri).subscribe((update) => updates.push(update.uri));
+      await client.ping();
+      server.resourceUpdated(readme.uri);
+      server.resourceUpdated(logo.uri); // nobody subscribed: nothing sent
+      await client.ping();
+      expect(updates).toEqual([readme.uri]);
+      subscription.unsubscribe();
+      await client.ping();
+      expect(server.subscriptions.size).toBe(0);
+    });
+  }
+
   it('delivers updates only to subscribers of that URI, from one upstream subscription', async () => {
     const changes = new Subject<unknown>();
     let upstream = 0;
