@@ -6,7 +6,10 @@ import type { CreateMessageResult, ElicitResult } from '../lib/protocol/client-f
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../lib/protocol/versions';
 import type { ClientOptions } from '../lib/client/client';
 import { deferred, serverWith, tool } from './helpers/fixtures';
-import { connectPair } from './helpers/pair';
+import { connectPair, validateEmitted } from './helpers/pair';
+import { RawPeer } from './helpers/raw-peer';
+import { Client } from '../lib/client/client';
+import { createMemoryPair } from '../transports/memory';
 
 /** A server whose tools call back into the client, returning what the client answered. */
 const callbacks = serverWith([
@@ -258,5 +261,59 @@ describe('server-to-client requests travel with their request', () => {
     controller.abort();
     await expect(call).rejects.toMatchObject({ code: 'REQUEST_CANCELLED' });
     expect(await abandoned.promise).toMatchObject({ code: 'REQUEST_CANCELLED' });
+  });
+});
+
+describe('features and revisions', () => {
+  const handlers = {
+    sampling: { tools: true, context: true, handler: model },
+    elicitation: { form: () => ({ action: 'decline' as const }), url: () => ({ action: 'decline' as const }) },
+    roots: [],
+  } satisfies ClientOptions;
+
+  it('declares only what the requested revision knows', () => {
+    const declared = (protocolVersion: (typeof SUPPORTED_PROTOCOL_VERSIONS)[number]) =>
+      new Client({ name: 'c', version: '1' }, { protocolVersion, ...handlers }).capabilities;
+    expect(declared('2025-11-25')).toEqual({
+      sampling: { context: {}, tools: {} },
+      elicitation: { form: {}, url: {} },
+      roots: { listChanged: true },
+    });
+    expect(declared('2025-06-18')).toEqual({ sampling: {}, elicitation: {}, roots: { listChanged: true } });
+    expect(declared('2025-03-26')).toEqual({ sampling: {}, roots: { listChanged: true } });
+  });
+
+  it('answers -32601 to a request the negotiated revision does not have', async () => {
+    const [clientSide, peerSide] = createMemoryPair();
+    const server = new RawPeer(peerSide);
+    const client = new Client({ name: 'c', version: '1' }, { protocolVersion: '2025-03-26', ...handlers });
+    validateEmitted(client);
+    const connected = client.connect(clientSide);
+    const initialize = await server.next();
+    await server.send({
+      jsonrpc: '2.0',
+      id: initialize.id,
+      result: { protocolVersion: '2025-03-26', capabilities: {}, serverInfo: { name: 'raw', version: '1' } },
+    });
+    await connected;
+    expect((await server.next()).method).toBe('notifications/initialized');
+    const answer = await server.request('elicitation/create', {
+      message: 'x',
+      requestedSchema: { type: 'object', properties: {} },
+    });
+    expect(answer.error).toEqual({
+      code: -32601,
+      message: 'Method not found: elicitation/create (it needs protocol version 2025-06-18)',
+    });
+  });
+
+  it('refuses URL mode and sampling tools before 2025-11-25, on the server, without sending', async () => {
+    const { client } = await connectPair(callbacks, { protocolVersion: '2025-06-18', ...handlers });
+    expect((await client.callTool('open-url')).content[0]).toMatchObject({
+      text: 'URL-mode elicitation needs protocol version 2025-11-25; 2025-06-18 was negotiated',
+    });
+    expect((await client.callTool('ask-model-with-tools')).content[0]).toMatchObject({
+      text: 'Tools in sampling need protocol version 2025-11-25; 2025-06-18 was negotiated',
+    });
   });
 });

@@ -114,9 +114,10 @@ export class Client extends Connection {
   ) {
     super('c', options);
     this.features = new ClientFeatures(options);
-    this.capabilities = this.features.capabilities(options.capabilities);
+
     this.acceptedVersions = options.protocolVersions ?? SUPPORTED_PROTOCOL_VERSIONS;
     this.requestedVersion = options.protocolVersion ?? this.acceptedVersions[0] ?? LATEST_PROTOCOL_VERSION;
+    this.capabilities = this.features.capabilities(options.capabilities, this.requestedVersion);
     this.validator = options.validator ?? defaultValidator();
     this.validateToolOutput = options.validateToolOutput ?? true;
     const reportRefresh = (error: unknown) => this.logger.warn('Could not refresh a list after list_changed', error);

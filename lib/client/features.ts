@@ -72,32 +72,58 @@ export class ClientFeatures {
     this.roots = options.roots && checkRoots(options.roots);
   }
 
-  /** `extra` (experimental and the like) plus what the handlers declare; feature keys come from handlers only. */
-  capabilities(extra: ClientCapabilities = {}): ClientCapabilities {
+  /**
+   * `extra` (experimental and the like) plus what the handlers declare, as revision `version` knows it:
+   * elicitation exists from 2025-06-18 (form only, as `{}`), its modes and sampling's tools and context
+   * from 2025-11-25. The feature keys come from the handlers only.
+   */
+  capabilities(extra: ClientCapabilities = {}, version: string): ClientCapabilities {
     const { sampling: _sampling, elicitation: _elicitation, roots: _roots, ...rest } = extra;
-    const sampling = this.sampling;
-    const elicitation = this.elicitation;
     return {
       ...rest,
-      ...(sampling && { sampling: { ...(sampling.context && { context: {} }), ...(sampling.tools && { tools: {} }) } }),
-      ...(elicitation && {
-        elicitation: { ...(elicitation.form && { form: {} }), ...(elicitation.url && { url: {} }) },
-      }),
+      ...(this.sampling && { sampling: samplingCapability(this.samplingDeclared(version)) }),
+      ...this.elicitationCapability(version),
       ...(this.roots && { roots: { listChanged: true } }),
     };
   }
+
+  /** What sampling may use at `version`. */
+  samplingDeclared(version: string): { tools: boolean; context: boolean } {
+    const modern = isAtLeast(version, '2025-11-25');
+    return { tools: modern && !!this.sampling?.tools, context: modern && !!this.sampling?.context };
+  }
+
+  /** Which elicitation modes this client serves at `version`. */
+  elicitationDeclared(version: string): { form: boolean; url: boolean } {
+    const elicitation = this.elicitation;
+    if (!elicitation || !isAtLeast(version, '2025-06-18')) return { form: false, url: false };
+    return { form: !!elicitation.form, url: !!elicitation.url && isAtLeast(version, '2025-11-25') };
+  }
+
+  private elicitationCapability(version: string): ClientCapabilities {
+    const { form, url } = this.elicitationDeclared(version);
+    if (!form && !url) return {};
+    if (!isAtLeast(version, '2025-11-25')) return { elicitation: {} };
+    return { elicitation: { ...(form && { form: {} }), ...(url && { url: {} }) } };
+  }
+}
+
+function samplingCapability(declared: { tools: boolean; context: boolean }): object {
+  return { ...(declared.context && { context: {} }), ...(declared.tools && { tools: {} }) };
 }
 
 async function createMessage(context: Context, params: JsonObject | undefined): Promise<CreateMessageResult> {
-  const sampling = context.connection.features.sampling!;
-  const request = checkCreateMessageParams(params, { tools: !!sampling.tools, context: !!sampling.context });
+  const features = context.connection.features;
+  const sampling = features.sampling!;
+  const request = checkCreateMessageParams(params, features.samplingDeclared(context.protocolVersion!));
   const result = checkCreateMessageResult(await sampling.handler(request, context), request);
   return shapeSamplingResult(result, context.protocolVersion!);
 }
 
 async function elicit(context: Context, params: JsonObject | undefined): Promise<ElicitResult> {
-  const elicitation = context.connection.features.elicitation!;
-  const request = parseElicitParams(params, { form: !!elicitation.form, url: !!elicitation.url });
+  const features = context.connection.features;
+  const elicitation = features.elicitation!;
+  const request = parseElicitParams(params, features.elicitationDeclared(context.protocolVersion!));
   let answer =
     request.mode === 'url' ? await elicitation.url!(request, context) : await elicitation.form!(request, context);
   if (request.mode !== 'url' && answer?.action === 'accept' && elicitation.applyDefaults !== false) {

@@ -482,6 +482,9 @@ export abstract class Connection implements ConnectionHost {
     } else if (method !== 'ping' && state !== 'ready') {
       return [ErrorCode.InvalidRequest, `${method} received before initialization completed: send initialize first`];
     }
+    if (spec && state === 'ready' && !isAtLeast(this.protocolVersion!, spec.since)) {
+      return [ErrorCode.MethodNotFound, `Method not found: ${method} (it needs protocol version ${spec.since})`];
+    }
     if (spec && state === 'ready' && this.gatedOut(spec, this.capabilities)) {
       return [
         ErrorCode.MethodNotFound,

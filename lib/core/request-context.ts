@@ -1,5 +1,6 @@
 import { CapabilityNotSupportedError, RequestCancelledError } from '../jsonrpc/errors';
 import { hasCapability } from '../protocol/capabilities';
+import { isAtLeast, type ProtocolVersion } from '../protocol/versions';
 import type {
   CreateMessageParams,
   CreateMessageResult,
@@ -109,7 +110,14 @@ export class RequestContext<C extends Connection = Connection> {
    * fast when the client did not declare sampling, or `sampling.tools` for a request that offers tools.
    */
   createMessage(params: CreateMessageParams, options?: RequestOptions): Promise<CreateMessageResult> {
-    if ((params.tools || params.toolChoice) && !hasCapability(this.peerCapabilities, ['sampling', 'tools'])) {
+    const offersTools = params.tools !== undefined || params.toolChoice !== undefined;
+    if (offersTools && !this.negotiatedAtLeast('2025-11-25')) {
+      return refuse(
+        'sampling/createMessage',
+        `Tools in sampling need protocol version 2025-11-25; ${this.protocolVersion} was negotiated`,
+      );
+    }
+    if (offersTools && !hasCapability(this.peerCapabilities, ['sampling', 'tools'])) {
       return refuse(
         'sampling/createMessage',
         'The client did not declare sampling.tools, so tools cannot be offered to its model',
@@ -129,6 +137,12 @@ export class RequestContext<C extends Connection = Connection> {
   elicit(params: ElicitParams, options?: RequestOptions): Promise<ElicitResult> {
     const elicitation = this.peerCapabilities?.elicitation as { form?: object; url?: object } | undefined;
     const url = params.mode === 'url';
+    if (url && !this.negotiatedAtLeast('2025-11-25')) {
+      return refuse(
+        'elicitation/create',
+        `URL-mode elicitation needs protocol version 2025-11-25; ${this.protocolVersion} was negotiated`,
+      );
+    }
     const declared = url ? !!elicitation?.url : !!elicitation && (!!elicitation.form || !elicitation.url);
     if (elicitation && !declared) {
       return refuse('elicitation/create', `The client did not declare elicitation.${url ? 'url' : 'form'}`);
@@ -149,6 +163,11 @@ export class RequestContext<C extends Connection = Connection> {
 
   notify(method: string, params?: JsonObject): Promise<void> {
     return this.connection.notify(method, params, { relatedRequestId: this.id });
+  }
+
+  private negotiatedAtLeast(version: ProtocolVersion): boolean {
+    const negotiated = this.protocolVersion;
+    return negotiated !== undefined && isAtLeast(negotiated, version);
   }
 
   /** @internal The peer cancelled, or the connection closed. */

@@ -108,7 +108,12 @@ function revision(version: Version): Revision {
 }
 
 function check(version: Version, definition: string, value: unknown): string | undefined {
-  const validate = revision(version).validator(definition);
+  let validate: ValidateFunction;
+  try {
+    validate = revision(version).validator(definition);
+  } catch {
+    return `${definition} does not exist in ${version}: this message has no place in that revision`;
+  }
   if (validate(value)) return undefined;
   return `${definition} (${version}): ${JSON.stringify(validate.errors?.slice(0, 5))}`;
 }
