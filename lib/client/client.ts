@@ -76,11 +76,13 @@ const CLIENT_HANDLERS: HandlerTable<Client> = handlerTable<Client>({
   ...FEATURE_HANDLERS,
 });
 
+type ListName = 'tools' | 'resources' | 'prompts';
+
 /** Which list cache a `list_changed` notification refreshes. */
-const LIST_CHANGED: Readonly<Record<string, 'toolList' | 'resourceList' | 'promptList'>> = {
-  'notifications/tools/list_changed': 'toolList',
-  'notifications/resources/list_changed': 'resourceList',
-  'notifications/prompts/list_changed': 'promptList',
+const LIST_CHANGED: Readonly<Record<string, ListName>> = {
+  'notifications/tools/list_changed': 'tools',
+  'notifications/resources/list_changed': 'resources',
+  'notifications/prompts/list_changed': 'prompts',
 };
 
 /**
@@ -94,12 +96,8 @@ export class Client extends Connection {
   readonly capabilities: ClientCapabilities;
   /** @internal The application's sampling, elicitation and roots handlers. */
   readonly features: ClientFeatures;
-  /** The server's tools, cached and re-listed after `notifications/tools/list_changed`. */
-  readonly toolList: ListCache<Tool>;
-  /** The server's resources, cached and re-listed after `notifications/resources/list_changed`. */
-  readonly resourceList: ListCache<Resource>;
-  /** The server's prompts, cached and re-listed after `notifications/prompts/list_changed`. */
-  readonly promptList: ListCache<Prompt>;
+  /** List caches, created on first use (most clients never ask for one). */
+  private lists: { tools?: ListCache<Tool>; resources?: ListCache<Resource>; prompts?: ListCache<Prompt> } | undefined;
   private readonly requestedVersion: ProtocolVersion;
   private readonly acceptedVersions: readonly ProtocolVersion[];
   private readonly validator: SchemaValidator;
@@ -120,10 +118,21 @@ export class Client extends Connection {
     this.capabilities = this.features.capabilities(options.capabilities, this.requestedVersion);
     this.validator = options.validator ?? defaultValidator();
     this.validateToolOutput = options.validateToolOutput ?? true;
-    const reportRefresh = (error: unknown) => this.logger.warn('Could not refresh a list after list_changed', error);
-    this.toolList = new ListCache(() => this.listTools(), reportRefresh);
-    this.resourceList = new ListCache(() => this.listResources(), reportRefresh);
-    this.promptList = new ListCache(() => this.listPrompts(), reportRefresh);
+  }
+
+  /** The server's tools, cached and re-listed after `notifications/tools/list_changed`. */
+  get toolList(): ListCache<Tool> {
+    return this.listCache('tools', () => this.listTools());
+  }
+
+  /** The server's resources, cached and re-listed after `notifications/resources/list_changed`. */
+  get resourceList(): ListCache<Resource> {
+    return this.listCache('resources', () => this.listResources());
+  }
+
+  /** The server's prompts, cached and re-listed after `notifications/prompts/list_changed`. */
+  get promptList(): ListCache<Prompt> {
+    return this.listCache('prompts', () => this.listPrompts());
   }
 
   get serverInfo(): Implementation | undefined {
@@ -335,14 +344,19 @@ export class Client extends Connection {
 
   protected override onNotification(message: JsonRpcNotification): void {
     const list = LIST_CHANGED[message.method];
-    if (list === 'toolList') this.outputChecks = undefined;
-    if (list) this[list].invalidate();
+    if (list === 'tools') this.outputChecks = undefined;
+    if (list) this.lists?.[list]?.invalidate();
   }
 
   protected override onClosed(): void {
-    this.toolList.close();
-    this.resourceList.close();
-    this.promptList.close();
+    for (const cache of Object.values(this.lists ?? {})) cache.close();
+  }
+
+  private listCache<K extends ListName, T>(name: K, fetch: () => Promise<readonly T[]>): ListCache<T> {
+    const lists = (this.lists ??= {}) as Record<ListName, ListCache<T> | undefined>;
+    return (lists[name] ??= new ListCache(fetch, (error) =>
+      this.logger.warn(`Could not refresh the ${name} list after list_changed`, error),
+    ));
   }
 
   private call<T>(method: string, params: JsonObject | undefined, options: SendOptions | undefined): Promise<T> {

@@ -59,6 +59,8 @@ export interface ClientFeatureOptions {
   readonly roots?: readonly Root[];
 }
 
+const NO_CAPABILITIES: ClientCapabilities = Object.freeze({});
+
 /** A client's feature handlers and what they declare. */
 export class ClientFeatures {
   readonly sampling: SamplingOptions | undefined;
@@ -77,8 +79,9 @@ export class ClientFeatures {
    * elicitation exists from 2025-06-18 (form only, as `{}`), its modes and sampling's tools and context
    * from 2025-11-25. The feature keys come from the handlers only.
    */
-  capabilities(extra: ClientCapabilities = {}, version: string): ClientCapabilities {
-    const { sampling: _sampling, elicitation: _elicitation, roots: _roots, ...rest } = extra;
+  capabilities(extra: ClientCapabilities | undefined, version: string): ClientCapabilities {
+    if (!extra && !this.sampling && !this.elicitation && !this.roots) return NO_CAPABILITIES;
+    const { sampling: _sampling, elicitation: _elicitation, roots: _roots, ...rest } = extra ?? {};
     return {
       ...rest,
       ...(this.sampling && { sampling: samplingCapability(this.samplingDeclared(version)) }),
