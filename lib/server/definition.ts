@@ -99,13 +99,12 @@ export class ServerDefinition {
     if (!(this.pageSize >= 1)) throw new RangeError('pageSize must be at least 1');
     this.protocolVersions = spec.protocolVersions ?? SUPPORTED_PROTOCOL_VERSIONS;
     if (this.protocolVersions.length === 0) throw new RangeError('protocolVersions must not be empty');
-    const experimental = {
-      ...spec.experimental,
-      ...(spec.searchResources && { [RESOURCE_SEARCH_EXTENSION]: {} }),
-    };
     this.capabilities =
-      Object.keys(experimental).length > 0
-        ? deepFreeze({ ...baseCapabilities(this), experimental })
+      spec.experimental || spec.searchResources
+        ? deepFreeze({
+            ...baseCapabilities(this),
+            experimental: { ...spec.experimental, ...(spec.searchResources && { [RESOURCE_SEARCH_EXTENSION]: {} }) },
+          })
         : baseCapabilities(this);
     Object.freeze(this);
   }

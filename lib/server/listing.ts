@@ -20,11 +20,13 @@ export class Listing<T extends object> {
     /** Tags the cursors, so a cursor of one list is refused by another. */
     private readonly tag: string,
     private readonly type: ShapedType,
-    private readonly build: () => readonly T[],
+    private readonly source: readonly object[],
+    /** The wire form of one source item (a module-level function: no closure per listing). */
+    private readonly toWire: (item: any) => T,
   ) {}
 
   get all(): readonly T[] {
-    return (this.wire ??= this.build());
+    return (this.wire ??= this.source.map(this.toWire));
   }
 
   /** Throws -32602 for a cursor this listing did not issue. */

@@ -34,7 +34,7 @@ export class PromptCatalog {
       if (this.byName.has(prompt.name)) throw new TypeError(`Two prompts are named ${prompt.name}`);
       this.byName.set(prompt.name, Object.freeze(prompt));
     }
-    this.listing = new Listing('prompts', 'Prompt', () => definitions.map(promptWire));
+    this.listing = new Listing('prompts', 'Prompt', definitions, promptWire);
   }
 
   get(name: string): PromptDefinition | undefined {

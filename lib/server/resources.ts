@@ -102,8 +102,8 @@ export class ResourceCatalog {
       seen.add(definition.uriTemplate);
       return { definition: Object.freeze(definition), template: UriTemplate.parse(definition.uriTemplate) };
     });
-    this.resourceListing = new Listing('resources', 'Resource', () => resources.map(resourceWire));
-    this.templateListing = new Listing('templates', 'ResourceTemplate', () => resourceTemplates.map(templateWire));
+    this.resourceListing = new Listing('resources', 'Resource', resources, resourceWire);
+    this.templateListing = new Listing('templates', 'ResourceTemplate', resourceTemplates, templateWire);
   }
 
   list(cursor: unknown, version: string, pageSize: number) {

@@ -118,18 +118,22 @@ type ListName = keyof typeof LISTS;
  * (`list_changed`, coalesced: several updates in one tick send one notification per list).
  */
 export class Server {
-  /** Resource subscriptions of every connection of this server. */
-  readonly subscriptions: SubscriptionHub;
   private current: ServerDefinition;
+  private hub: SubscriptionHub | undefined;
   private readonly live = new Set<ServerConnection>();
-  private readonly changed = new Set<ListName>();
+  /** Lists changed since the last announcement (created with the first change). */
+  private changed: Set<ListName> | undefined;
 
   constructor(
     definition: ServerDefinition,
     private readonly options: ConnectionOptions = {},
   ) {
     this.current = definition;
-    this.subscriptions = new SubscriptionHub(() => this.current.resources, options.logger ?? defaultLogger);
+  }
+
+  /** Resource subscriptions of every connection of this server (created with the first one). */
+  get subscriptions(): SubscriptionHub {
+    return (this.hub ??= new SubscriptionHub(() => this.current.resources, this.options.logger ?? defaultLogger));
   }
 
   get definition(): ServerDefinition {
@@ -151,11 +155,12 @@ export class Server {
   update(next: ServerDefinition | ((current: ServerDefinition) => ServerDefinition)): void {
     const previous = this.current;
     this.current = typeof next === 'function' ? next(previous) : next;
-    const before = this.changed.size;
+    const changed = (this.changed ??= new Set());
+    const before = changed.size;
     for (const list of Object.keys(LISTS) as ListName[]) {
-      if (this.current[list] !== previous[list]) this.changed.add(list);
+      if (this.current[list] !== previous[list]) changed.add(list);
     }
-    if (before === 0 && this.changed.size > 0) queueMicrotask(() => this.announceChanges());
+    if (before === 0 && changed.size > 0) queueMicrotask(() => this.announceChanges());
   }
 
   /**
@@ -163,7 +168,7 @@ export class Server {
    * `changedUri` names a sub-resource when it is not `uri` itself.
    */
   resourceUpdated(uri: string, changedUri = uri): void {
-    this.subscriptions.publish(uri, changedUri);
+    this.hub?.publish(uri, changedUri);
   }
 
   /** Closes every connection. */
@@ -174,12 +179,12 @@ export class Server {
   /** @internal */
   forget(connection: ServerConnection): void {
     this.live.delete(connection);
-    this.subscriptions.drop(connection);
+    this.hub?.drop(connection);
   }
 
   private announceChanges(): void {
-    const lists = [...this.changed];
-    this.changed.clear();
+    const lists = [...(this.changed ?? [])];
+    this.changed?.clear();
     for (const connection of this.live) {
       if (connection.state !== 'ready') continue;
       for (const list of lists) {

@@ -85,7 +85,7 @@ export class ToolCatalog {
       if (this.entries.has(definition.name)) throw new TypeError(`Two tools are named ${definition.name}`);
       this.entries.set(definition.name, new ToolEntry(definition, validator));
     }
-    this.listing = new Listing('tools', 'Tool', () => definitions.map(wireForm));
+    this.listing = new Listing('tools', 'Tool', definitions, wireForm);
   }
 
   get size(): number {
