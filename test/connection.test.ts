@@ -18,7 +18,7 @@ import type { TraceEvent } from '../lib/trace/types';
 import { createMemoryPair, type MemoryTransport } from '../transports/memory';
 import type { Transport, TransportSendOptions } from '../transports/transport';
 import { connectPair, serveRaw as serveRawWith, validateEmitted } from './helpers/pair';
-import { RawPeer } from './helpers/raw-peer';
+
 import { deferred, serverWith, tool } from './helpers/fixtures';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../lib/protocol/versions';
 

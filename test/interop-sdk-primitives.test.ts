@@ -33,7 +33,7 @@ import {
   type LoggingMessageNotification,
 } from '@modelcontextprotocol/sdk/types.js';
 import { filter, firstValueFrom, Subject, take, toArray } from 'rxjs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Client, type ClientOptions } from '../lib/client/client';
 import { readUrlElicitations, urlElicitationRequiredData } from '../lib/client/elicitation';
@@ -48,19 +48,13 @@ import { Server, type ServerConnection } from '../lib/server/server';
 import type { ToolDefinition } from '../lib/server/tools';
 import { fromSdkTransport } from '../transports/sdk-adapter';
 import { validateEmitted } from './helpers/pair';
+import { cleanups, connectOurClient } from './helpers/sdk';
 import { deferred } from './helpers/fixtures';
 
 /** Registers a test only where it applies (a revision that has the feature): nothing shows as skipped. */
 const onlyWhen = (applies: boolean) => (applies ? it : () => undefined) as typeof it;
 
 // ---- helpers --------------------------------------------------------------------------------------
-
-/** Closed after each test, whatever happened in it. */
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  const pending = cleanups.splice(0).reverse();
-  for (const cleanup of pending) await cleanup().catch(() => undefined);
-});
 
 const VERSIONS = [...SUPPORTED_PROTOCOL_VERSIONS];
 
@@ -772,27 +766,16 @@ async function ourClientAgainstSdkServer(
   const sdkErrors: Error[] = [];
   mcp.server.onerror = (error) => sdkErrors.push(error);
   const seen = { sampling: [] as unknown[], form: [] as unknown[], url: [] as unknown[] };
-  const [ourSide, sdkSide] = InMemoryTransport.createLinkedPair();
-  await mcp.connect(sdkSide);
-  const client = new Client(
-    { name: 'switchboard-client', version: '1.0.0' },
-    {
-      protocolVersion: version,
-      sampling: (params) => (seen.sampling.push(params), SAMPLED),
-      elicitation: {
-        form: (params) => (seen.form.push(params), { action: 'accept', content: { name: 'Ada' } }),
-        url: (params) => (seen.url.push(params), { action: 'accept' }),
-      },
-      roots: OUR_ROOTS,
-      ...options,
+  const client = await connectOurClient(mcp, {
+    protocolVersion: version,
+    sampling: (params) => (seen.sampling.push(params), SAMPLED),
+    elicitation: {
+      form: (params) => (seen.form.push(params), { action: 'accept', content: { name: 'Ada' } }),
+      url: (params) => (seen.url.push(params), { action: 'accept' }),
     },
-  );
-  validateEmitted(client);
-  cleanups.push(
-    () => mcp.close(),
-    () => client.close(),
-  );
-  await client.connect(fromSdkTransport(ourSide));
+    roots: OUR_ROOTS,
+    ...options,
+  });
   expect(client.protocolVersion).toBe(version);
   return { client, mcp, hooks, sdkErrors, seen };
 }
@@ -879,20 +862,12 @@ describe.each(VERSIONS)('our client against the SDK McpServer, negotiating %s', 
     // McpServer alone declares resources with listChanged only.
     const mcp = new McpServer({ name: 'plain-sdk-server', version: '1.0.0' });
     mcp.registerResource('readme', 'docs://readme', {}, async (uri) => ({ contents: [{ uri: uri.href, text: 'x' }] }));
-    const [ourSide, sdkSide] = InMemoryTransport.createLinkedPair();
-    await mcp.connect(sdkSide);
-    const client = new Client({ name: 'switchboard-client', version: '1.0.0' }, { protocolVersion: version });
-    validateEmitted(client);
-    cleanups.push(
-      () => mcp.close(),
-      () => client.close(),
-    );
     const received: string[] = [];
     mcp.server.fallbackRequestHandler = async (request) => {
       received.push(request.method);
       return {};
     };
-    await client.connect(fromSdkTransport(ourSide));
+    const client = await connectOurClient(mcp, { protocolVersion: version });
     expect(client.serverCapabilities).toEqual({ resources: { listChanged: true } });
     const failure = await firstValueFrom(client.subscribeResource('docs://readme')).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(CapabilityNotSupportedError);

@@ -23,7 +23,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { PassThrough } from 'node:stream';
 import { filter, firstValueFrom, take, toArray, type Observable } from 'rxjs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Client } from '../lib/client/client';
 import {
@@ -41,6 +41,7 @@ import { Server, type ServerConnection } from '../lib/server/server';
 import type { ToolDefinition } from '../lib/server/tools';
 import { fromSdkTransport, type SdkTransportLike, type SdkTransportSendOptions } from '../transports/sdk-adapter';
 import { validateEmitted } from './helpers/pair';
+import { cleanups, connectOurClient } from './helpers/sdk';
 import { deferred } from './helpers/fixtures';
 
 // ---- helpers --------------------------------------------------------------------------------------
@@ -55,13 +56,6 @@ function aborted(signal: AbortSignal): Promise<unknown> {
 
 /** One macrotask: every microtask chain already started (a handler finishing, a reply) has run by then. */
 const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
-/** Closed after each test, whatever happened in it. */
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  const pending = cleanups.splice(0).reverse();
-  for (const cleanup of pending) await cleanup().catch(() => undefined);
-});
 
 const VERSIONS = [...SUPPORTED_PROTOCOL_VERSIONS];
 
@@ -532,15 +526,7 @@ function watchedSdkServer() {
 
 async function ourClientAgainstSdkServer(version: ProtocolVersion): Promise<SdkServerSetup> {
   const { hooks, mcp, sdkErrors } = watchedSdkServer();
-  const [ourSide, sdkSide] = InMemoryTransport.createLinkedPair();
-  await mcp.connect(sdkSide);
-  const client = new Client({ name: 'switchboard-client', version: '1.0.0' }, { protocolVersion: version });
-  validateEmitted(client);
-  cleanups.push(
-    () => mcp.close(),
-    () => client.close(),
-  );
-  await client.connect(fromSdkTransport(ourSide));
+  const client = await connectOurClient(mcp, { protocolVersion: version });
   return { client, mcp, hooks, sdkErrors };
 }
 

@@ -1,7 +1,7 @@
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { specAccepts, expectTypeError } from './helpers/rules';
-import { McpError } from '../lib/jsonrpc/errors';
+
 import { checkRoots } from '../lib/client/roots';
 
 const project = { uri: 'file:///home/user/projects/myproject', name: 'My Project' };

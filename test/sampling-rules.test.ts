@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { specAccepts, expectInvalidParams, expectTypeError } from './helpers/rules';
-import { ErrorCode, McpError } from '../lib/jsonrpc/errors';
 import { checkCreateMessageParams, checkCreateMessageResult, type SamplingDeclared } from '../lib/client/sampling';
 
 const BASIC: SamplingDeclared = { tools: false, context: false };

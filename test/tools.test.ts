@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { filter, firstValueFrom, take, toArray } from 'rxjs';
 import { McpError, ResultValidationError } from '../lib/jsonrpc/errors';
 import { defineServer } from '../lib/server/definition';
-import { defineTool, type ToolDefinition } from '../lib/server/tools';
+import { defineTool } from '../lib/server/tools';
 import { encodeCursor } from '../lib/server/cursor';
 import { Server } from '../lib/server/server';
-import { Client } from '../lib/client/client';
+
 import { createMemoryPair } from '../transports/memory';
 import { connectClients, connectPair, validateEmitted } from './helpers/pair';
 import { RawPeer } from './helpers/raw-peer';

@@ -3,25 +3,15 @@
  * A request that breaks the protocol throws `McpError(-32602)`; a bad answer from the application throws `TypeError`.
  */
 import { ErrorCode, McpError } from '../jsonrpc/errors';
-import { describeValue, faultsOf, isObject, type Fail } from './checks';
+import { describeValue, faultsOf, isObject } from './checks';
 import type {
-  BooleanSchema,
-  ElicitFormParams,
   ElicitParams,
   ElicitResult,
   ElicitUrlParams,
-  ElicitValue,
-  EnumOption,
-  LegacyTitledEnumSchema,
-  NumberSchema,
   PrimitiveSchema,
   RequestedSchema,
   StringFormat,
   StringSchema,
-  TitledMultiSelectEnumSchema,
-  TitledSingleSelectEnumSchema,
-  UntitledMultiSelectEnumSchema,
-  UntitledSingleSelectEnumSchema,
 } from '../protocol/client-features';
 
 /** What the client declared under `capabilities.elicitation` (`elicitation: {}` means form only). */

@@ -6,16 +6,10 @@ import { describeValue, faultsOf, isObject, type Fail } from './checks';
 import type {
   CreateMessageParams,
   CreateMessageResult,
-  IncludeContext,
-  ModelPreferences,
   SamplingContent,
-  SamplingMessage,
-  SamplingTool,
-  ToolChoice,
   ToolResultContent,
   ToolUseContent,
 } from '../protocol/client-features';
-import type { ContentBlock } from '../protocol/types';
 
 /** What the client declared under `capabilities.sampling`. */
 export interface SamplingDeclared {
