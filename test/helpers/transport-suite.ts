@@ -81,7 +81,7 @@ export function runTransportSuite(name: string, options: TransportSuiteOptions):
         await Promise.all(Array.from({ length: 500 }, (_, i) => left.send(notification(i))));
         await Promise.all(Array.from({ length: 500 }, (_, i) => right.send(notification(i))));
         for (const frames of [await rightGets, await leftGets]) {
-          expect(frames.map((frame) => (frame as { params: { index: number } }).params.index)).toEqual(
+          expect(frames.map((frame) => (frame as unknown as { params: { index: number } }).params.index)).toEqual(
             Array.from({ length: 500 }, (_, i) => i),
           );
         }
@@ -96,7 +96,7 @@ export function runTransportSuite(name: string, options: TransportSuiteOptions):
         const got = take(right.messages, 1);
         await left.send(notification(1, padding));
         const [frame] = await got;
-        expect((frame as { params: { padding: string } }).params.padding).toBe(padding);
+        expect((frame as unknown as { params: { padding: string } }).params.padding).toBe(padding);
       }),
     );
 
