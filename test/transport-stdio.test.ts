@@ -1,0 +1,368 @@
+import { readFileSync } from 'node:fs';
+import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { filter, firstValueFrom, take, timeout, toArray } from 'rxjs';
+import { createActor, SimulatedClock } from 'xstate';
+import { Client } from '../lib/client/client';
+import { TransportError } from '../lib/jsonrpc/errors';
+import { FrameError, type InboundFrame } from '../lib/jsonrpc/types';
+import { backoffDelay, childProcessMachine, type ChildExit } from '../machines/child-process';
+import { LineReader } from '../transports/line-reader';
+import { StdioClientTransport, StdioServerTransport } from '../transports/stdio';
+import { runTransportSuite } from './helpers/transport-suite';
+
+const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
+const FAST_SHUTDOWN = { stdinGraceMs: 300, terminateGraceMs: 300 };
+
+/** Whether `pid` still runs. A zombie counts as gone: reaping orphans is init's job, and it may be slow. */
+function isAlive(pid: number): boolean {
+  try {
+    if (/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))) return false;
+  } catch {
+    // no procfs entry: fall through to the signal probe
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    expect((error as NodeJS.ErrnoException).code).toBe('ESRCH');
+    return false;
+  }
+}
+
+async function waitUntil(check: () => boolean, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('Timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('LineReader', () => {
+  const read = (chunks: (string | Uint8Array)[], max = 1024, end = false) => {
+    const frames: InboundFrame[] = [];
+    const reader = new LineReader((frame) => frames.push(frame), max);
+    for (const chunk of chunks) reader.push(chunk);
+    if (end) reader.end();
+    return frames;
+  };
+
+  it('splits lines wherever the chunks are cut', () => {
+    const text = '{"a":1}\n{"b":2}\n{"c":3}\n';
+    const bytes = Buffer.from(text);
+    for (let cut = 0; cut <= bytes.length; cut++) {
+      expect(read([bytes.subarray(0, cut), bytes.subarray(cut)])).toEqual([{ a: 1 }, { b: 2 }, { c: 3 }]);
+    }
+    expect(read([...bytes].map((byte) => Uint8Array.of(byte)))).toEqual([{ a: 1 }, { b: 2 }, { c: 3 }]);
+  });
+
+  it('decodes multi-byte characters split across chunks', () => {
+    const bytes = Buffer.from('{"t":"é€😀"}\n');
+    for (let cut = 1; cut < bytes.length; cut++) {
+      expect(read([bytes.subarray(0, cut), bytes.subarray(cut)])).toEqual([{ t: 'é€😀' }]);
+    }
+  });
+
+  it('skips an oversized line with one FrameError and parses the next line', () => {
+    const big = `{"x":"${'x'.repeat(100)}"}`;
+    const chunks = [big.slice(0, 30), big.slice(30, 60), big.slice(60), '\n{"ok":true}\n'];
+    const frames = read(chunks, 50);
+    expect(frames).toHaveLength(2);
+    expect(frames[0]).toEqual(new FrameError(-32600, 'Message too large: the limit is 50 bytes'));
+    expect(frames[1]).toEqual({ ok: true });
+  });
+
+  it('accepts a line of exactly the limit, CRLF included', () => {
+    const line = `{"x":"${'x'.repeat(42)}"}`; // 50 bytes
+    expect(read([line + '\r\n'], 50)).toEqual([{ x: 'x'.repeat(42) }]);
+    expect(read([line + 'y\n'], 50)[0]).toBeInstanceOf(FrameError);
+  });
+
+  it('tolerates CRLF and blank lines, reports bad JSON, and reads a last line without a newline', () => {
+    const frames = read(['{"a":1}\r\n\r\n\nnot json\n{"b":', '2}'], 1024, true);
+    expect(frames[0]).toEqual({ a: 1 });
+    expect(frames[1]).toBeInstanceOf(FrameError);
+    expect((frames[1] as FrameError).code).toBe(-32700);
+    expect(frames[2]).toEqual({ b: 2 });
+  });
+
+  it('keeps a long line linear: many small chunks are joined once', () => {
+    const concat = vi.spyOn(Buffer, 'concat');
+    const payload = `{"p":"${'z'.repeat(200_000)}"}\n`;
+    const chunks = payload.match(/[^]{1,100}/g)!;
+    expect(read(chunks, 1_000_000)).toHaveLength(1);
+    expect(concat).toHaveBeenCalledTimes(1);
+    concat.mockRestore();
+  });
+});
+
+runTransportSuite('stdio (crossed streams)', {
+  maxMessageBytes: 2 * 1024 * 1024,
+  oversize: 'frame-error',
+  async connect() {
+    const toRight = new PassThrough();
+    const toLeft = new PassThrough();
+    const options = { maxMessageBytes: 2 * 1024 * 1024 };
+    return {
+      left: new StdioServerTransport({ ...options, input: toLeft, output: toRight }),
+      right: new StdioServerTransport({ ...options, input: toRight, output: toLeft }),
+    };
+  },
+});
+
+describe('StdioServerTransport', () => {
+  it('completes messages when the input ends', async () => {
+    const input = new PassThrough();
+    const transport = new StdioServerTransport({ input, output: new PassThrough() });
+    const all = firstValueFrom(transport.messages.pipe(toArray()));
+    input.end('{"jsonrpc":"2.0","method":"a"}\n');
+    expect(await all).toEqual([{ jsonrpc: '2.0', method: 'a' }]);
+  });
+
+  it('waits for drain when the output is full', async () => {
+    const output = new PassThrough({ highWaterMark: 16 });
+    const transport = new StdioServerTransport({ input: new PassThrough(), output });
+    let sent = false;
+    const sending = transport.send({ jsonrpc: '2.0', method: 'x'.repeat(100) }).then(() => (sent = true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(sent).toBe(false);
+    output.read();
+    await sending;
+    expect(sent).toBe(true);
+    await transport.close();
+  });
+
+  it('redirectConsole sends console.log to stderr while open, and restores it on close', async () => {
+    const output = new PassThrough();
+    const written: string[] = [];
+    output.on('data', (chunk: Buffer) => written.push(chunk.toString()));
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    const original = console.log;
+    const transport = new StdioServerTransport({ input: new PassThrough(), output, redirectConsole: true });
+    try {
+      console.log('noise', { n: 1 });
+      console.info('more');
+      await transport.send({ jsonrpc: '2.0', method: 'm' });
+      expect(stderr).toHaveBeenCalledWith('noise { n: 1 }\n');
+      expect(stderr).toHaveBeenCalledWith('more\n');
+    } finally {
+      await transport.close();
+      stderr.mockRestore();
+    }
+    expect(console.log).toBe(original);
+    expect(written.join('')).toBe('{"jsonrpc":"2.0","method":"m"}\n');
+  });
+});
+
+describe('StdioClientTransport with real child processes', () => {
+  const transports: StdioClientTransport[] = [];
+  const pids: number[] = [];
+  const start = (options: ConstructorParameters<typeof StdioClientTransport>[0]) => {
+    const transport = new StdioClientTransport({ shutdown: FAST_SHUTDOWN, ...options });
+    transports.push(transport);
+    return transport;
+  };
+  const startServer = () => start({ command: process.execPath, args: ['--import', 'tsx', fixture('stdio-server.ts')] });
+
+  afterEach(async () => {
+    for (const pid of pids.splice(0)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    await Promise.all(transports.splice(0).map((transport) => transport.close()));
+  });
+
+  it('runs an MCP session against a real server, keeping stdout clean and capturing stderr', async () => {
+    const transport = startServer();
+    const client = new Client({ name: 'stdio-test', version: '1' });
+    await client.connect(transport);
+    const logged = firstValueFrom(
+      transport.stderr$.pipe(
+        filter((line) => line.startsWith('echo called')),
+        timeout(5000),
+      ),
+    );
+    expect(await client.callTool('echo', { n: 1 })).toEqual({ content: [{ type: 'text', text: '{"n":1}' }] });
+    expect(await logged).toBe('echo called with {"n":1}');
+    expect(transport.recentStderr).toContain('stdio fixture server ready');
+    await client.close();
+    const exit = await transport.exited;
+    // Ending stdin is enough: the server exits on EOF, well before SIGTERM.
+    expect(exit).toMatchObject({ kind: 'stopped', code: 0, signal: null });
+  });
+
+  it('never sees anything but messages on the server stdout, though the server calls console.log', async () => {
+    const transport = startServer();
+    const frames: InboundFrame[] = [];
+    const answered = new Promise<void>((resolve, reject) =>
+      transport.messages.subscribe({
+        next: (frame) => {
+          frames.push(frame);
+          if ((frame as { id?: unknown }).id === 2) resolve();
+        },
+        error: reject,
+      }),
+    );
+    const clientInfo = { name: 'raw', version: '1' };
+    await transport.send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo },
+    });
+    await transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    await transport.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: {} } });
+    await answered;
+    expect(frames.map((frame) => (frame as { id?: unknown }).id)).toEqual([1, 2]);
+    expect(frames.some((frame) => frame instanceof FrameError)).toBe(false);
+    await waitUntil(() => transport.recentStderr.includes('echo called with {}'));
+  });
+
+  it('SIGKILLs a child that ignores the end of stdin and SIGTERM', async () => {
+    const transport = start({ command: process.execPath, args: [fixture('stdio-sleeper.mjs'), '--ignore-term'] });
+    await firstValueFrom(transport.stderr$.pipe(take(1), timeout(5000)));
+    const began = Date.now();
+    await transport.close();
+    expect(await transport.exited).toMatchObject({ kind: 'stopped', signal: 'SIGKILL' });
+    expect(Date.now() - began).toBeGreaterThanOrEqual(550);
+    expect(isAlive(transport.pid!)).toBe(false);
+  });
+
+  it('reports a crash as a TransportError carrying the exit code', async () => {
+    const transport = start({
+      command: process.execPath,
+      args: ['-e', 'process.stderr.write("boom\\n"); process.exit(3)'],
+    });
+    const outcome = await new Promise<unknown>((resolve) =>
+      transport.messages.subscribe({ error: resolve, complete: () => resolve('complete') }),
+    );
+    expect(outcome).toBeInstanceOf(TransportError);
+    expect((outcome as Error).message).toContain('exited with code 3');
+    expect(((outcome as Error).cause as ChildExit).code).toBe(3);
+    expect(transport.recentStderr).toEqual(['boom']);
+    await expect(transport.send({ jsonrpc: '2.0', method: 'x' })).rejects.toBeInstanceOf(TransportError);
+  });
+
+  it('gives the client a transport-error quit reason when the server crashes', async () => {
+    const transport = start({ command: process.execPath, args: ['-e', 'setTimeout(() => process.exit(7), 50)'] });
+    const client = new Client({ name: 'stdio-test', version: '1' });
+    await expect(client.connect(transport)).rejects.toThrow();
+    const reason = await client.closed;
+    expect(['transport-error', 'handshake-failed']).toContain(reason.kind);
+    expect(reason.message + String(reason.error?.message)).toContain('code 7');
+  });
+
+  it('fails clearly when the command does not exist', async () => {
+    const transport = start({ command: 'definitely-not-a-command-7f3a' });
+    const outcome = await new Promise<unknown>((resolve) =>
+      transport.messages.subscribe({ error: resolve, complete: () => resolve('complete') }),
+    );
+    expect(outcome).toBeInstanceOf(TransportError);
+    expect((outcome as Error).message).toMatch(/Could not start "definitely-not-a-command-7f3a".*ENOENT/);
+    expect(await transport.exited).toMatchObject({ kind: 'spawn-failed' });
+  });
+
+  it('kills the whole process group: a grandchild behind `sh -c` is gone after close', async () => {
+    const sleeper = fixture('stdio-sleeper.mjs');
+    const transport = start({
+      command: 'sh',
+      args: ['-c', `"${process.execPath}" "${sleeper}" --ignore-term & wait`],
+    });
+    const line = await firstValueFrom(transport.stderr$.pipe(take(1), timeout(5000)));
+    const grandchild = Number(/sleeper (\d+)/.exec(line)![1]);
+    pids.push(grandchild);
+    expect(grandchild).not.toBe(transport.pid);
+    expect(isAlive(grandchild)).toBe(true);
+    await transport.close();
+    await waitUntil(() => !isAlive(grandchild));
+  });
+
+  it('reaps a grandchild left behind by a child that exits on its own at stdin EOF', async () => {
+    const transport = start({ command: process.execPath, args: [fixture('stdio-spawner.mjs')] });
+    const line = await firstValueFrom(transport.stderr$.pipe(take(1), timeout(5000)));
+    const grandchild = Number(/sleeper (\d+)/.exec(line)![1]);
+    pids.push(grandchild);
+    await transport.close();
+    expect(await transport.exited).toMatchObject({ kind: 'stopped', code: 0 });
+    await waitUntil(() => !isAlive(grandchild));
+  });
+});
+
+describe('childProcessMachine', () => {
+  const run = (input: Parameters<typeof createActor<typeof childProcessMachine>>[1] extends infer O ? O : never) => {
+    const calls: string[] = [];
+    const clock = new SimulatedClock();
+    const machine = childProcessMachine.provide({
+      actions: {
+        spawn: () => calls.push('spawn'),
+        endStdin: () => calls.push('endStdin'),
+        terminate: () => calls.push('terminate'),
+        kill: () => calls.push('kill'),
+        reap: () => calls.push('reap'),
+      },
+    });
+    const actor = createActor(machine, { ...input, clock }).start();
+    return { actor, calls, clock };
+  };
+
+  it('escalates stdin end -> SIGTERM -> SIGKILL on its timers', () => {
+    const { actor, calls, clock } = run({ input: { shutdown: { stdinGraceMs: 100, terminateGraceMs: 200 } } });
+    actor.send({ type: 'spawned' });
+    actor.send({ type: 'stop' });
+    expect(calls).toEqual(['spawn', 'endStdin']);
+    clock.increment(99);
+    expect(calls).toEqual(['spawn', 'endStdin']);
+    clock.increment(1);
+    expect(calls).toEqual(['spawn', 'endStdin', 'terminate']);
+    clock.increment(200);
+    expect(calls).toEqual(['spawn', 'endStdin', 'terminate', 'kill']);
+    actor.send({ type: 'exited', code: null, signal: 'SIGKILL' });
+    expect(actor.getSnapshot().status).toBe('done');
+    expect(actor.getSnapshot().output).toEqual({ kind: 'stopped', code: null, signal: 'SIGKILL', restarts: 0 });
+    expect(calls.at(-1)).toBe('reap');
+  });
+
+  it('stops escalating once the child exits', () => {
+    const { actor, calls, clock } = run({ input: {} });
+    actor.send({ type: 'spawned' });
+    actor.send({ type: 'stop' });
+    actor.send({ type: 'exited', code: 0, signal: null });
+    clock.increment(10_000);
+    expect(calls).toEqual(['spawn', 'endStdin', 'reap']);
+    expect(actor.getSnapshot().output).toMatchObject({ kind: 'stopped', code: 0 });
+  });
+
+  it('restarts a crashed child with exponential backoff, then gives up', () => {
+    const restart = { maxRestarts: 2, initialDelayMs: 100, maxDelayMs: 150 };
+    expect([0, 1, 2].map((n) => backoffDelay(restart, n))).toEqual([100, 150, 150]);
+    const { actor, calls, clock } = run({ input: { restart } });
+    const spawns = () => calls.filter((call) => call === 'spawn').length;
+    actor.send({ type: 'spawned' });
+    actor.send({ type: 'exited', code: 1, signal: null });
+    expect(actor.getSnapshot().value).toBe('restarting');
+    clock.increment(99);
+    expect(spawns()).toBe(1);
+    clock.increment(1);
+    expect(spawns()).toBe(2);
+    actor.send({ type: 'spawned' });
+    actor.send({ type: 'exited', code: 2, signal: null });
+    clock.increment(149);
+    expect(spawns()).toBe(2);
+    clock.increment(1);
+    expect(spawns()).toBe(3);
+    actor.send({ type: 'exited', code: 3, signal: null });
+    expect(actor.getSnapshot().status).toBe('done');
+    expect(actor.getSnapshot().output).toEqual({ kind: 'crashed', code: 3, signal: null, restarts: 2 });
+  });
+
+  it('ends with spawn-failed when the process cannot start', () => {
+    const { actor } = run({ input: { restart: { maxRestarts: 3, initialDelayMs: 1, maxDelayMs: 1 } } });
+    const error = new Error('spawn x ENOENT');
+    actor.send({ type: 'spawn.failed', error });
+    expect(actor.getSnapshot().output).toEqual({ kind: 'spawn-failed', code: null, signal: null, error, restarts: 0 });
+  });
+});
