@@ -1,0 +1,304 @@
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Duplex } from 'node:stream';
+import { MessageChannel, Worker } from 'node:worker_threads';
+import { Packr } from 'msgpackr';
+import { firstValueFrom, take, toArray, type Observable } from 'rxjs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Client } from '../lib/client/client';
+import { TransportError } from '../lib/jsonrpc/errors';
+import type { InboundFrame, JsonRpcMessage } from '../lib/jsonrpc/types';
+import { Server } from '../lib/server/server';
+import { createDuplexPair } from '../transports/duplex-pair';
+import { createFramedPair, FramedTransport, type FramedTransportOptions } from '../transports/framed';
+import { encodeLengthPrefixed, LengthPrefixReader } from '../transports/length-prefix';
+import { MessagePortTransport } from '../transports/message-port';
+import { serverWith, tool } from './helpers/fixtures';
+import { runTransportSuite, type TransportPair } from './helpers/transport-suite';
+
+const packr = new Packr({ useRecords: false });
+const SUITE_LIMIT = 256 * 1024;
+
+const notification = (index: number): JsonRpcMessage => ({
+  jsonrpc: '2.0',
+  method: 'notifications/test',
+  params: { index },
+});
+const frameOf = (message: unknown): Buffer => encodeLengthPrefixed(packr.pack(message));
+const header = (length: number): Buffer => {
+  const bytes = Buffer.alloc(4);
+  bytes.writeUInt32BE(length, 0);
+  return bytes;
+};
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** A connected pair of sockets on a unix socket in a fresh temp dir; `release` closes everything. */
+async function unixSockets(): Promise<{ client: net.Socket; accepted: net.Socket; release(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'switchboard-framed-'));
+  const path = join(dir, 'link.sock');
+  const server = net.createServer();
+  server.listen(path);
+  await once(server, 'listening');
+  const connection = once(server, 'connection') as Promise<[net.Socket]>;
+  const client = net.connect(path);
+  await once(client, 'connect');
+  const [accepted] = await connection;
+  const release = async () => {
+    client.destroy();
+    accepted.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await rm(dir, { recursive: true, force: true });
+  };
+  return { client, accepted, release };
+}
+
+/** A loopback TCP connection (127.0.0.1, an ephemeral port). */
+async function tcpSockets(): Promise<{ client: net.Socket; accepted: net.Socket; release(): Promise<void> }> {
+  const server = net.createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as net.AddressInfo;
+  const connection = once(server, 'connection') as Promise<[net.Socket]>;
+  const client = net.connect(port, '127.0.0.1');
+  await once(client, 'connect');
+  const [accepted] = await connection;
+  const release = async () => {
+    client.destroy();
+    accepted.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  return { client, accepted, release };
+}
+
+async function unixPair(options: FramedTransportOptions): Promise<TransportPair> {
+  const sockets = await unixSockets();
+  return {
+    left: new FramedTransport(sockets.client, options),
+    right: new FramedTransport(sockets.accepted, options),
+    dispose: sockets.release,
+  };
+}
+
+/** Everything `transport` receives until its stream ends, and how it ended. */
+function drain(transport: { messages: Observable<InboundFrame> }) {
+  const frames: InboundFrame[] = [];
+  const ended = new Promise<{ error?: unknown }>((resolve) =>
+    transport.messages.subscribe({
+      next: (frame) => frames.push(frame),
+      error: (error: unknown) => resolve({ error }),
+      complete: () => resolve({}),
+    }),
+  );
+  return { frames, ended };
+}
+
+runTransportSuite('framed msgpack over a unix socket', {
+  connect: () => unixPair({ maxMessageBytes: SUITE_LIMIT }),
+  maxMessageBytes: SUITE_LIMIT,
+  oversize: 'close',
+  largeMessageBytes: 200 * 1024,
+});
+
+runTransportSuite('framed msgpack over an in-process pipe', {
+  connect: async () => {
+    const [left, right] = createFramedPair({ maxMessageBytes: SUITE_LIMIT });
+    return { left, right };
+  },
+  maxMessageBytes: SUITE_LIMIT,
+  oversize: 'close',
+  largeMessageBytes: 200 * 1024,
+});
+
+runTransportSuite('MessagePort', {
+  connect: async () => {
+    const { port1, port2 } = new MessageChannel();
+    return {
+      left: new MessagePortTransport(port1),
+      right: new MessagePortTransport(port2),
+      dispose: async () => {
+        port1.close();
+        port2.close();
+      },
+    };
+  },
+});
+
+describe('framed transport: bad frames', () => {
+  /** A framed transport on the accepted end of a unix socket, and the raw client socket feeding it. */
+  async function rawPeer() {
+    const sockets = await unixSockets();
+    cleanups.push(sockets.release);
+    const transport = new FramedTransport(sockets.accepted, { maxMessageBytes: 1024 });
+    cleanups.push(() => transport.close());
+    const raw = sockets.client;
+    const rawErrors: unknown[] = [];
+    raw.on('error', (error) => rawErrors.push(error)); // a reset from the side that gave up is expected
+    const rawClosed = once(raw, 'close');
+    return { transport, raw, rawClosed, received: drain(transport) };
+  }
+
+  it('fails on a length over the limit, before reading the payload, and closes the connection', async () => {
+    const { transport, raw, rawClosed, received } = await rawPeer();
+    raw.write(Buffer.concat([frameOf(notification(1)), header(0xffff_ffff), Buffer.alloc(64)]));
+    const { error } = await received.ended;
+    expect(error).toBeInstanceOf(TransportError);
+    expect((error as Error).message).toBe('Bad frame: length 4294967295 exceeds the limit of 1024 bytes');
+    expect(received.frames).toEqual([notification(1)]); // frames before the bad one still arrive
+    await rawClosed;
+    await expect(transport.send(notification(2))).rejects.toBeInstanceOf(TransportError);
+  });
+
+  it('fails on a payload msgpack cannot decode', async () => {
+    const { raw, rawClosed, received } = await rawPeer();
+    raw.write(Buffer.concat([header(2), Buffer.from([0x92, 0x01])])); // an array of two holding one item
+    const { error } = await received.ended;
+    expect(error).toBeInstanceOf(TransportError);
+    expect((error as Error).message).toMatch(/^Bad frame: could not decode msgpack: /);
+    await rawClosed;
+  });
+
+  it('fails on trailing bytes after the value inside a frame', async () => {
+    const { received, raw } = await rawPeer();
+    raw.write(Buffer.concat([header(2), Buffer.from([0x01, 0x02])]));
+    const { error } = await received.ended;
+    expect((error as Error).message).toMatch(/^Bad frame: could not decode msgpack: /);
+  });
+
+  it('fails on a stream that ends mid-frame', async () => {
+    const { raw, rawClosed, received } = await rawPeer();
+    raw.end(Buffer.concat([header(100), Buffer.alloc(10)]));
+    const { error } = await received.ended;
+    expect(error).toBeInstanceOf(TransportError);
+    expect((error as Error).message).toBe('Bad frame: the stream ended after 10 of 100 payload bytes');
+    await rawClosed;
+  });
+
+  it('fails on a stream that ends inside a length header', async () => {
+    const { raw, received } = await rawPeer();
+    raw.end(Buffer.from([0, 0]));
+    const { error } = await received.ended;
+    expect((error as Error).message).toBe('Bad frame: the stream ended inside a length header (2 bytes)');
+  });
+
+  it('completes when the peer ends cleanly between frames', async () => {
+    const { raw, received } = await rawPeer();
+    raw.end(frameOf(notification(7)));
+    expect(await received.ended).toEqual({});
+    expect(received.frames).toEqual([notification(7)]);
+  });
+});
+
+describe('framed transport: chunking', () => {
+  function rawPipe(): { raw: Duplex; transport: FramedTransport } {
+    const [raw, end] = createDuplexPair();
+    const transport = new FramedTransport(end);
+    cleanups.push(() => {
+      raw.destroy();
+      return transport.close();
+    });
+    return { raw, transport };
+  }
+
+  it('reassembles frames split across one-byte chunks', async () => {
+    const { raw, transport } = rawPipe();
+    const big = { jsonrpc: '2.0', method: 'notifications/test', params: { text: 'z'.repeat(5000) } };
+    const bytes = Buffer.concat([frameOf(notification(1)), frameOf(big), frameOf(notification(2))]);
+    const received = drain(transport);
+    for (let i = 0; i < bytes.length; i++) raw.write(bytes.subarray(i, i + 1));
+    raw.end();
+    expect(await received.ended).toEqual({});
+    expect(received.frames).toEqual([notification(1), big, notification(2)]);
+  });
+
+  it('delivers many frames arriving in one chunk, in order', async () => {
+    const { raw, transport } = rawPipe();
+    const messages = Array.from({ length: 300 }, (_, i) => notification(i));
+    const received = drain(transport);
+    raw.end(Buffer.concat(messages.map(frameOf)));
+    expect(await received.ended).toEqual({});
+    expect(received.frames).toEqual(messages);
+  });
+
+  it('the reader copies nothing when a frame lies inside one chunk, and handles 100k one-byte chunks quickly', () => {
+    const reader = new LengthPrefixReader(1 << 20);
+    const chunk = Buffer.concat([header(3), Buffer.from('abc')]);
+    const payloads: Buffer[] = [];
+    reader.push(chunk, (payload) => payloads.push(payload));
+    expect(payloads[0]!.buffer).toBe(chunk.buffer);
+
+    const long = Buffer.concat([header(100_000), Buffer.alloc(100_000, 7)]);
+    const started = performance.now();
+    for (let i = 0; i < long.length; i++) reader.push(long.subarray(i, i + 1), (payload) => payloads.push(payload));
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(payloads[1]!.equals(Buffer.alloc(100_000, 7))).toBe(true);
+    expect(() => reader.end()).not.toThrow();
+  });
+});
+
+describe('framed transport: flow control', () => {
+  it('stops reading while frames pile up unconsumed, so sends wait, then delivers them all in order', async () => {
+    const [left, right] = createFramedPair();
+    cleanups.push(async () => {
+      await left.close();
+      await right.close();
+    });
+    const padding = 'p'.repeat(1024);
+    let sent = 0;
+    const sends = Array.from({ length: 3000 }, (_, index) =>
+      left.send({ jsonrpc: '2.0', method: 'notifications/test', params: { index, padding } }).then(() => sent++),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(sent).toBeLessThan(3000); // nobody reads the right side: the pipe is full and sends wait
+    const frames = await firstValueFrom(right.messages.pipe(take(3000), toArray()));
+    await Promise.all(sends);
+    expect(frames.map((frame) => (frame as unknown as { params: { index: number } }).params.index)).toEqual(
+      Array.from({ length: 3000 }, (_, i) => i),
+    );
+  });
+});
+
+describe('framed transport: MCP over TCP', () => {
+  it('carries a Client+Server session over a loopback TCP socket', async () => {
+    const sockets = await tcpSockets();
+    cleanups.push(sockets.release);
+    const definition = serverWith([
+      tool('echo', (args) => ({ content: [{ type: 'text', text: JSON.stringify(args) }] })),
+    ]);
+    const connection = new Server(definition).connect(new FramedTransport(sockets.accepted));
+    const client = await new Client({ name: 'tcp', version: '1' }).connect(new FramedTransport(sockets.client));
+    const results = await Promise.all(Array.from({ length: 50 }, (_, n) => client.callTool('echo', { n })));
+    expect(results[49]).toEqual({ content: [{ type: 'text', text: '{"n":49}' }] });
+    const closed = once(sockets.accepted, 'close');
+    await client.close();
+    expect((await connection.closed).kind).toBe('transport-closed');
+    await closed;
+  });
+});
+
+describe('MessagePort transport: a server in a worker thread', () => {
+  it('serves tools from a worker and lets it exit when the client closes', async () => {
+    const { port1, port2 } = new MessageChannel();
+    // The worker loads TypeScript through tsx's API (an `--import tsx` execArgv is not honoured under vitest).
+    const entry = new URL('./helpers/message-port-worker.ts', import.meta.url).href;
+    const bootstrap = `import('tsx/esm/api').then((tsx) => tsx.tsImport(${JSON.stringify(entry)}, ${JSON.stringify(import.meta.url)}))`;
+    const worker = new Worker(bootstrap, { eval: true, workerData: { port: port2 }, transferList: [port2] });
+    cleanups.push(async () => {
+      await worker.terminate();
+    });
+    const exited = once(worker, 'exit');
+    const client = await new Client({ name: 'worker', version: '1' }).connect(new MessagePortTransport(port1));
+    expect(await client.callTool('echo', { from: 'main' })).toEqual({
+      content: [{ type: 'text', text: '{"from":"main"}' }],
+    });
+    await client.close();
+    const [code] = await exited; // nothing keeps the worker alive once its port is closed
+    expect(code).toBe(0);
+  });
+});
