@@ -74,6 +74,18 @@ function closeTypes(definitions: Record<string, { properties?: object; additiona
   }
 }
 
+/**
+ * The generated JSON schemas type elicitation answers' numbers as `integer` where the normative
+ * `schema.ts` says `number` (../shared/spec/CHECKLIST.md, section 12, item 4): a form may ask for a
+ * `type: "number"` field, so a fractional answer is valid. We follow the normative source here.
+ */
+function allowFractionalElicitAnswers(definitions: Record<string, any>): void {
+  const values = definitions.ElicitResult?.properties?.content?.additionalProperties;
+  if (!values) return;
+  const scalar = values.anyOf ? values.anyOf.find((option: any) => Array.isArray(option.type)) : values;
+  scalar.type = scalar.type.map((type: string) => (type === 'integer' ? 'number' : type));
+}
+
 interface Revision {
   validator(definition: string): ValidateFunction;
 }
@@ -89,6 +101,7 @@ function revision(version: Version): Revision {
   const ajv = modern ? new Ajv2020({ strict: false, allErrors: true }) : new Ajv({ strict: false, allErrors: true });
   addFormats(ajv as Ajv);
   closeTypes(schema.$defs ?? schema.definitions);
+  allowFractionalElicitAnswers(schema.$defs ?? schema.definitions);
   ajv.addSchema(schema, version);
   const section = modern ? '$defs' : 'definitions';
   const cache = new Map<string, ValidateFunction>();

@@ -1,0 +1,421 @@
+/**
+ * Our client against a real peer: the official reference server `@modelcontextprotocol/server-everything`,
+ * spawned over stdio by `StdioClientTransport`. The client declares sampling, elicitation (form and URL)
+ * and roots, so the server registers its conditional tools and exercises every server→client path.
+ * Everything our client emits is checked against the official schema (`validateEmitted`).
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { filter, firstValueFrom, take, timeout, toArray } from 'rxjs';
+import { Client } from '../lib/client/client';
+import type { ElicitFormParams, ElicitUrlParams } from '../lib/protocol/client-features';
+import type { CreateMessageParams } from '../lib/protocol/client-features';
+import { McpError } from '../lib/jsonrpc/errors';
+import { StdioClientTransport } from '../transports/stdio';
+import { validateEmitted } from './helpers/pair';
+
+const serverEntry = fileURLToPath(
+  new URL('../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url),
+);
+const FAST_SHUTDOWN = { stdinGraceMs: 1000, terminateGraceMs: 1000 };
+const ROOTS = [
+  { uri: 'file:///tmp/switchboard-root-a', name: 'Root A' },
+  { uri: 'file:///tmp/switchboard-root-b', name: 'Root B' },
+];
+const CONDITIONAL_TOOLS = [
+  'get-roots-list',
+  'trigger-sampling-request',
+  'trigger-elicitation-request',
+  'trigger-url-elicitation',
+];
+
+interface Session {
+  readonly client: Client;
+  readonly transport: StdioClientTransport;
+  readonly sampling: CreateMessageParams[];
+  readonly forms: ElicitFormParams[];
+  readonly urls: ElicitUrlParams[];
+  /** Methods of the server→client requests our client received, in order. */
+  readonly served: string[];
+}
+
+const open: Session[] = [];
+
+/** Whether `pid` still runs (a zombie counts as gone). */
+function isAlive(pid: number): boolean {
+  try {
+    if (/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))) return false;
+  } catch {
+    // no procfs entry: fall through to the signal probe
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    expect((error as NodeJS.ErrnoException).code).toBe('ESRCH');
+    return false;
+  }
+}
+
+/** What our form handler answers: the required field and a few others, the rest left to the defaults. */
+const FORM_ANSWER = { name: 'Ada Lovelace', check: true, number: 7 };
+
+async function connect(formAnswer: Record<string, string | number | boolean> = FORM_ANSWER): Promise<Session> {
+  const sampling: CreateMessageParams[] = [];
+  const forms: ElicitFormParams[] = [];
+  const urls: ElicitUrlParams[] = [];
+  const served: string[] = [];
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [serverEntry, 'stdio'],
+    shutdown: FAST_SHUTDOWN,
+  });
+  const client = new Client(
+    { name: 'switchboard-peer-test', version: '1.0.0' },
+    {
+      sampling: (params) => {
+        sampling.push(params);
+        return { role: 'assistant', content: { type: 'text', text: 'Sampled by switchboard' }, model: 'test-model' };
+      },
+      elicitation: {
+        form: (params) => {
+          forms.push(params);
+          return { action: 'accept', content: formAnswer };
+        },
+        url: (params) => {
+          urls.push(params);
+          return { action: 'accept' };
+        },
+      },
+      roots: ROOTS,
+    },
+  );
+  // roots/list arrives after initialized: record it from the first message on.
+  client.trace$.subscribe((event) => {
+    if (event.kind === 'request' && event.direction === 'in') served.push(event.method!);
+  });
+  validateEmitted(client);
+  const session = { client, transport, sampling, forms, urls, served };
+  open.push(session);
+  await client.connect(transport, { timeout: 10_000 });
+  return session;
+}
+
+/** The tools list once the conditional tools are registered (bounded polling; they arrive on `oninitialized`). */
+async function toolsWhenReady(client: Client): Promise<string[]> {
+  let names: string[] = [];
+  for (let attempt = 0; attempt < 20; attempt++) {
+    names = (await client.listTools({ timeout: 5000 })).map((tool) => tool.name);
+    if (CONDITIONAL_TOOLS.every((name) => names.includes(name))) return names;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return names;
+}
+
+function texts(result: { content: readonly { type: string }[] }): string {
+  return result.content
+    .filter((block): block is { type: 'text'; text: string } => block.type === 'text')
+    .map((block) => block.text)
+    .join('\n');
+}
+
+afterEach(async () => {
+  const sessions = open.splice(0);
+  for (const { client, transport } of sessions) {
+    const pid = transport.pid;
+    await client.close();
+    await transport.close();
+    if (pid !== undefined && isAlive(pid)) process.kill(-pid, 'SIGKILL');
+  }
+});
+
+describe('server-everything over stdio', { timeout: 15_000 }, () => {
+  it('handshakes: server info, protocol 2025-11-25, capabilities and instructions', async () => {
+    const { client } = await connect();
+    expect(client.serverInfo).toMatchObject({ name: 'mcp-servers/everything' });
+    expect(typeof client.serverInfo?.version).toBe('string');
+    expect(client.protocolVersion).toBe('2025-11-25');
+    expect(client.serverCapabilities).toMatchObject({
+      tools: { listChanged: true },
+      prompts: { listChanged: true },
+      resources: { subscribe: true, listChanged: true },
+      logging: {},
+      completions: {},
+    });
+    expect(typeof client.instructions).toBe('string');
+    expect(client.instructions!.length).toBeGreaterThan(20);
+    expect(client.capabilities).toEqual({
+      sampling: {},
+      elicitation: { form: {}, url: {} },
+      roots: { listChanged: true },
+    });
+  });
+
+  it('lists the conditional tools after their list_changed notifications', async () => {
+    const { client } = await connect();
+    const changes = firstValueFrom(
+      client.notifications$.pipe(
+        filter((n) => n.method === 'notifications/tools/list_changed'),
+        take(4),
+        toArray(),
+        timeout(5000),
+      ),
+    ).catch(() => []);
+    const names = await toolsWhenReady(client);
+    for (const name of [
+      'echo',
+      'get-sum',
+      'get-structured-content',
+      'get-tiny-image',
+      'get-resource-links',
+      'trigger-long-running-operation',
+      'toggle-simulated-logging',
+      'toggle-subscriber-updates',
+      ...CONDITIONAL_TOOLS,
+    ]) {
+      expect(names).toContain(name);
+    }
+    // The async (task) variants need task capabilities we do not declare.
+    expect(names).not.toContain('trigger-sampling-request-async');
+    expect(names).not.toContain('trigger-elicitation-request-async');
+    // The notifications may all have arrived before we subscribed; when seen, they are bare.
+    for (const note of await changes) expect(note.params ?? {}).toEqual({});
+  });
+
+  it('calls echo, get-sum and get-tiny-image', async () => {
+    const { client } = await connect();
+    expect(texts(await client.callTool('echo', { message: 'hello peer' }))).toBe('Echo: hello peer');
+    expect(texts(await client.callTool('get-sum', { a: 2, b: 40 }))).toContain('42');
+    const image = await client.callTool('get-tiny-image', {});
+    const block = image.content.find((item) => item.type === 'image') as
+      { type: 'image'; data: string; mimeType: string } | undefined;
+    expect(block?.mimeType).toBe('image/png');
+    expect(Buffer.from(block!.data, 'base64').subarray(1, 4).toString('latin1')).toBe('PNG');
+  });
+
+  it('checks get-structured-content against its outputSchema', async () => {
+    const { client } = await connect();
+    const tool = (await client.listTools()).find((t) => t.name === 'get-structured-content');
+    expect(tool?.outputSchema).toMatchObject({ type: 'object', required: ['temperature', 'conditions', 'humidity'] });
+    const result = await client.callTool('get-structured-content', { location: 'Chicago' });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toEqual({
+      temperature: expect.any(Number),
+      conditions: expect.any(String),
+      humidity: expect.any(Number),
+    });
+  });
+
+  it('returns resource links that can be read back', async () => {
+    const { client } = await connect();
+    const result = await client.callTool('get-resource-links', { count: 2 });
+    const links = result.content.filter((block) => block.type === 'resource_link') as { uri: string }[];
+    expect(links).toHaveLength(2);
+    for (const link of links) {
+      expect(link.uri).toMatch(/^demo:\/\/resource\/dynamic\/(text|blob)\/\d+$/);
+      const read = await client.readResource(link.uri);
+      expect(read.contents[0]?.uri).toBe(link.uri);
+    }
+  });
+
+  it('reports increasing progress from trigger-long-running-operation', async () => {
+    const { client } = await connect();
+    const progress: { progress: number; total?: number }[] = [];
+    const result = await client.callTool(
+      'trigger-long-running-operation',
+      { duration: 1, steps: 4 },
+      { timeout: 8000, onProgress: (p) => progress.push({ progress: p.progress, total: p.total }) },
+    );
+    expect(texts(result)).toMatch(/complete/i);
+    expect(progress).toHaveLength(4);
+    for (let i = 1; i < progress.length; i++) expect(progress[i]!.progress).toBeGreaterThan(progress[i - 1]!.progress);
+    expect(progress.at(-1)).toEqual({ progress: 4, total: 4 });
+  });
+
+  it('answers trigger-sampling-request with our sampling handler', async () => {
+    const { client, sampling, served } = await connect();
+    await toolsWhenReady(client);
+    const result = await client.callTool('trigger-sampling-request', { prompt: 'Say hi', maxTokens: 33 });
+    expect(sampling).toHaveLength(1);
+    const request = sampling[0]!;
+    expect(request.maxTokens).toBe(33);
+    expect(request.systemPrompt).toBe('You are a helpful test server.');
+    expect(request.messages).toHaveLength(1);
+    expect(request.messages[0]).toMatchObject({
+      role: 'user',
+      content: { type: 'text', text: expect.stringContaining('Say hi') },
+    });
+    expect(texts(result)).toContain('Sampled by switchboard');
+    expect(served).toContain('sampling/createMessage');
+  });
+
+  it('answers trigger-elicitation-request with our form handler, defaults applied', async () => {
+    const { client, forms } = await connect();
+    await toolsWhenReady(client);
+    const result = await client.callTool('trigger-elicitation-request', {});
+    // The server's schema passed our restricted-schema checks, or the handler would not have run.
+    expect(forms).toHaveLength(1);
+    const form = forms[0]!;
+    expect(form.mode ?? 'form').toBe('form');
+    expect(form.requestedSchema.required).toEqual(['name']);
+    expect(Object.keys(form.requestedSchema.properties)).toEqual(
+      expect.arrayContaining(['name', 'check', 'email', 'homepage', 'birthdate', 'integer', 'number']),
+    );
+    expect(result.isError).toBeFalsy();
+    const text = texts(result);
+    expect(text).toContain('Ada Lovelace');
+    // Fields we left out got the schema's defaults before the answer was sent.
+    expect(text).toContain('It was a dark and stormy night.');
+    expect(text).toMatch(/"integer": 42/);
+    expect(text).toMatch(/"number": 7/);
+  });
+
+  // The form has `number: { type: 'number', default: 3.14 }`. Left out, our client fills in 3.14, but the
+  // official ElicitResult schema only carries string, integer, boolean or string[] values: what we send is
+  // invalid (validateEmitted fails this test). Kept strict on purpose: see the report.
+  it('applies a fractional number default and still sends a schema-valid ElicitResult', async () => {
+    const { client, forms } = await connect({ name: 'Ada Lovelace', check: true });
+    await toolsWhenReady(client);
+    const result = await client.callTool('trigger-elicitation-request', {});
+    expect(forms).toHaveLength(1);
+    expect(result.isError).toBeFalsy();
+    expect(texts(result)).toContain('Ada Lovelace');
+  });
+
+  it('answers trigger-url-elicitation with our URL handler, and sees -32042 on the error path', async () => {
+    const { client, urls } = await connect();
+    await toolsWhenReady(client);
+    const url = 'https://example.com/authorize?state=xyz';
+    const result = await client.callTool('trigger-url-elicitation', { url, elicitationId: 'elicit-1' });
+    expect(urls).toHaveLength(1);
+    expect(urls[0]).toMatchObject({ mode: 'url', url, elicitationId: 'elicit-1', message: expect.any(String) });
+    expect(result.isError).toBeFalsy();
+    expect(texts(result)).toMatch(/accept/i);
+
+    const failure = await client
+      .callTool('trigger-url-elicitation', { url, elicitationId: 'elicit-2', errorPath: true })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(failure).toBeInstanceOf(McpError);
+    expect((failure as McpError).code).toBe(-32042);
+  });
+
+  it('is asked for roots/list after initialize, and get-roots-list shows our roots', async () => {
+    const { client, served } = await connect();
+    const rootsLog = firstValueFrom(
+      client.logs$.pipe(
+        filter((log) => String(log.data).includes('Roots updated')),
+        timeout(5000),
+      ),
+    );
+    expect(String((await rootsLog).data)).toContain('2 root(s)');
+    expect(served[0]).toBe('roots/list');
+    await toolsWhenReady(client);
+    const text = texts(await client.callTool('get-roots-list', {}));
+    for (const root of ROOTS) {
+      expect(text).toContain(root.uri);
+      expect(text).toContain(root.name);
+    }
+  });
+
+  it('lists and reads static and templated resources (text and blob)', async () => {
+    const { client } = await connect();
+    const resources = await client.listResources();
+    const statics = resources.filter((r) => r.uri.startsWith('demo://resource/static/document/'));
+    expect(statics.length).toBeGreaterThanOrEqual(7);
+    const templates = await client.listResourceTemplates();
+    expect(templates.map((t) => t.uriTemplate)).toEqual(
+      expect.arrayContaining([
+        'demo://resource/dynamic/text/{resourceId}',
+        'demo://resource/dynamic/blob/{resourceId}',
+      ]),
+    );
+
+    const doc = statics.find((r) => r.uri.endsWith('/features.md')) ?? statics[0]!;
+    const staticRead = await client.readResource(doc.uri);
+    expect(staticRead.contents[0]).toMatchObject({ uri: doc.uri, text: expect.any(String) });
+    expect((staticRead.contents[0] as { text: string }).text.length).toBeGreaterThan(0);
+
+    const text = await client.readResource('demo://resource/dynamic/text/7');
+    expect(text.contents[0]).toMatchObject({
+      uri: 'demo://resource/dynamic/text/7',
+      text: expect.stringContaining('7'),
+    });
+
+    const blob = await client.readResource('demo://resource/dynamic/blob/7');
+    const contents = blob.contents[0] as { uri: string; blob?: string };
+    expect(contents.uri).toBe('demo://resource/dynamic/blob/7');
+    expect(typeof contents.blob).toBe('string');
+    expect(Buffer.from(contents.blob!, 'base64').length).toBeGreaterThan(0);
+  });
+
+  it('delivers resources/updated to a subscription after toggle-subscriber-updates', async () => {
+    const { client } = await connect();
+    const uri = 'demo://resource/dynamic/text/1';
+    const updated = firstValueFrom(client.subscribeResource(uri).pipe(timeout(8000)));
+    // Let resources/subscribe reach the server before updates are switched on.
+    await client.ping();
+    const toggle = await client.callTool('toggle-subscriber-updates', {});
+    expect(toggle.isError).toBeFalsy();
+    expect(await updated).toMatchObject({ uri });
+    await client.callTool('toggle-subscriber-updates', {});
+  });
+
+  it('lists prompts and gets args-prompt', async () => {
+    const { client } = await connect();
+    const prompts = await client.listPrompts();
+    expect(prompts.map((p) => p.name)).toEqual(
+      expect.arrayContaining(['simple-prompt', 'args-prompt', 'completable-prompt', 'resource-prompt']),
+    );
+    const result = await client.getPrompt('args-prompt', { city: 'Oslo' });
+    expect(result.messages[0]).toMatchObject({
+      role: 'user',
+      content: { type: 'text', text: expect.stringContaining('Oslo') },
+    });
+
+    const missing = await client.getPrompt('args-prompt', {}).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(missing).toBeInstanceOf(McpError);
+  });
+
+  it('completes completable-prompt department "E" to Engineering', async () => {
+    const { client } = await connect();
+    const completion = await client.complete({
+      ref: { type: 'ref/prompt', name: 'completable-prompt' },
+      argument: { name: 'department', value: 'E' },
+    });
+    expect(completion.values).toEqual(['Engineering']);
+  });
+
+  it('sets the logging level and receives simulated logs on logs$', async () => {
+    const { client } = await connect();
+    await client.setLoggingLevel('debug');
+    const log = firstValueFrom(
+      client.logs$.pipe(
+        filter((entry) => !String(entry.data).includes('Roots updated')),
+        timeout(8000),
+      ),
+    );
+    expect((await client.callTool('toggle-simulated-logging', {})).isError).toBeFalsy();
+    const entry = await log;
+    expect(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']).toContain(entry.level);
+    expect(entry.data).toBeDefined();
+    await client.callTool('toggle-simulated-logging', {});
+  });
+
+  it('close() leaves no process behind', async () => {
+    const { client, transport } = await connect();
+    const pid = transport.pid!;
+    expect(pid).toBeGreaterThan(0);
+    expect(isAlive(pid)).toBe(true);
+    await client.close();
+    await transport.close();
+    expect(() => process.kill(pid, 0)).toThrow();
+    expect(() => process.kill(-pid, 0)).toThrow();
+  });
+});
