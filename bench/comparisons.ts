@@ -40,20 +40,21 @@ const atMostFraction = (denominator: number): Target => ({
   text: `<= 1/${denominator}`,
 });
 
-function oursVsSdk(
+/** A row: `subjectEntrant` (default ours) ÷ `baselineEntrant` (default the SDK) on one figure of one scenario. */
+function compare(
   scenario: string,
   figure: string,
   label: string,
   unit: string,
   better: 'higher' | 'lower',
-  extra: { oursEntrant?: string; sdkEntrant?: string; target?: Target; note?: string } = {},
+  extra: { subjectEntrant?: string; baselineEntrant?: string; target?: Target; note?: string } = {},
 ): Comparison {
   return {
     label,
     unit,
     better,
-    subject: { scenario, entrant: extra.oursEntrant ?? 'ours', figure },
-    baseline: { scenario, entrant: extra.sdkEntrant ?? 'sdk', figure },
+    subject: { scenario, entrant: extra.subjectEntrant ?? 'ours', figure },
+    baseline: { scenario, entrant: extra.baselineEntrant ?? 'sdk', figure },
     ...(extra.target && { target: extra.target }),
     ...(extra.note !== undefined && { note: extra.note }),
   };
@@ -75,38 +76,88 @@ export const OURS_VS_SDK: ComparisonTable = {
   subjectName: 'ours',
   baselineName: 'SDK',
   comparisons: [
-    oursVsSdk('correlation', 'perSecond', 'correlation core', 'req/s', 'higher', { note: CORRELATION_NOTE }),
-    oursVsSdk('toolsSequential', 'perSecond', 'tools/call, 1 in flight', 'calls/s', 'higher', {
+    compare('correlation', 'perSecond', 'correlation core', 'req/s', 'higher', { note: CORRELATION_NOTE }),
+    compare('toolsSequential', 'perSecond', 'tools/call, 1 in flight', 'calls/s', 'higher', {
       target: atLeast(5),
       note: SEQUENTIAL_NOTE,
     }),
-    oursVsSdk('toolsSequential', 'p50Us', 'tools/call, 1 in flight, p50', 'us', 'lower'),
-    oursVsSdk('toolsSequential', 'p99Us', 'tools/call, 1 in flight, p99', 'us', 'lower'),
-    oursVsSdk('toolsConcurrent', 'perSecond', 'tools/call, 256 in flight', 'calls/s', 'higher', { target: atLeast(5) }),
-    oursVsSdk('notifications', 'perSecond', 'notifications server -> client', 'msg/s', 'higher', {
+    compare('toolsSequential', 'p50Us', 'tools/call, 1 in flight, p50', 'us', 'lower'),
+    compare('toolsSequential', 'p99Us', 'tools/call, 1 in flight, p99', 'us', 'lower'),
+    compare('toolsConcurrent', 'perSecond', 'tools/call, 256 in flight', 'calls/s', 'higher', { target: atLeast(5) }),
+    compare('notifications', 'perSecond', 'notifications server -> client', 'msg/s', 'higher', {
       note: NOTIFICATION_NOTE,
     }),
-    oursVsSdk('ping', 'perSecond', 'ping, 1 in flight', 'pings/s', 'higher'),
-    oursVsSdk('handshake', 'perSecond', 'handshakes, shared Server', 'hs/s', 'higher', {
-      oursEntrant: 'ours-shared',
+    compare('ping', 'perSecond', 'ping, 1 in flight', 'pings/s', 'higher'),
+    compare('handshake', 'perSecond', 'handshakes, shared Server', 'hs/s', 'higher', {
+      subjectEntrant: 'ours-shared',
       target: atLeast(20),
       note: HANDSHAKE_NOTE,
     }),
-    oursVsSdk('handshake', 'p50Us', 'handshake p50, shared Server', 'us', 'lower', { oursEntrant: 'ours-shared' }),
-    oursVsSdk('handshake', 'perSecond', 'handshakes, Server per pair', 'hs/s', 'higher', {
-      oursEntrant: 'ours-per-pair',
+    compare('handshake', 'p50Us', 'handshake p50, shared Server', 'us', 'lower', { subjectEntrant: 'ours-shared' }),
+    compare('handshake', 'perSecond', 'handshakes, Server per pair', 'hs/s', 'higher', {
+      subjectEntrant: 'ours-per-pair',
       target: atLeast(20),
     }),
-    oursVsSdk('handshake', 'p50Us', 'handshake p50, Server per pair', 'us', 'lower', { oursEntrant: 'ours-per-pair' }),
-    oursVsSdk('heap', 'bytesPerPair', 'heap per pair, shared Server', 'bytes', 'lower', {
-      oursEntrant: 'ours-shared',
+    compare('handshake', 'p50Us', 'handshake p50, Server per pair', 'us', 'lower', { subjectEntrant: 'ours-per-pair' }),
+    compare('heap', 'bytesPerPair', 'heap per pair, shared Server', 'bytes', 'lower', {
+      subjectEntrant: 'ours-shared',
       target: atMostFraction(5),
       note: HEAP_NOTE,
     }),
-    oursVsSdk('heap', 'bytesPerPair', 'heap per pair, Server per pair', 'bytes', 'lower', {
-      oursEntrant: 'ours-per-pair',
+    compare('heap', 'bytesPerPair', 'heap per pair, Server per pair', 'bytes', 'lower', {
+      subjectEntrant: 'ours-per-pair',
       target: atMostFraction(5),
     }),
+  ],
+};
+
+const STDIO_NOTE =
+  'Each entrant spawns its server as a child over pipes: ours = our Client + StdioClientTransport -> node --import tsx bench/fixtures/stdio-echo-ours.ts (our Server, echo tool, StdioServerTransport); SDK = SDK Client + StdioClientTransport -> node bench/fixtures/stdio-echo-sdk.mjs (McpServer, echo tool, SDK StdioServerTransport); bare = a Map of pending ids, JSON.stringify/parse and one write per message -> node bench/fixtures/stdio-echo-bare.mjs (parses each line, replies {jsonrpc, id, result}). Child start-up and the handshake are not timed; each concurrency has its own warm-up. 1 in flight: calls / summed latency; 256 in flight: completed calls / wall time. Absolute figures are cross-process and move with the machine: compare the ratios.';
+const SOCKET_NOTE =
+  "Our Client and shared Server in this one process, joined by a connected unix socket in os.tmpdir(): FramedTransport (4-byte length + msgpack) on both ends vs StdioServerTransport (LineStream, newline-delimited JSON) over the socket on both ends. Client and server share one event loop, so the figure counts both ends' encode and decode.";
+
+/** The stdio rows against one baseline entrant (`bare` or `sdk`), with the issue's target where it has one. */
+function stdioRows(baselineEntrant: 'bare' | 'sdk', target?: Target): Comparison[] {
+  const extra = { baselineEntrant, ...(target && { target }) };
+  return [
+    compare('stdio', 'sequentialPerSecond', 'stdio tools/call, 1 in flight', 'calls/s', 'higher', {
+      ...extra,
+      note: STDIO_NOTE,
+    }),
+    compare('stdio', 'sequentialP50Us', 'stdio tools/call, 1 in flight, p50', 'us', 'lower', { baselineEntrant }),
+    compare('stdio', 'concurrentPerSecond', 'stdio tools/call, 256 in flight', 'calls/s', 'higher', extra),
+  ];
+}
+
+export const STDIO_VS_BARE: ComparisonTable = {
+  title: 'stdio, server as a child process: mcp-switchboard vs a bare JSON-lines echo (target: ours >= 80% of bare)',
+  subjectName: 'ours',
+  baselineName: 'bare',
+  comparisons: stdioRows('bare', atLeast(0.8)),
+};
+
+export const STDIO_VS_SDK: ComparisonTable = {
+  title: 'stdio, server as a child process: mcp-switchboard vs @modelcontextprotocol/sdk v1 (same runs as above)',
+  subjectName: 'ours',
+  baselineName: 'SDK',
+  comparisons: stdioRows('sdk'),
+};
+
+const framedVsLines = (figure: string, label: string, unit: string, better: 'higher' | 'lower', note?: string) =>
+  compare('socket', figure, label, unit, better, {
+    subjectEntrant: 'framed',
+    baselineEntrant: 'lines',
+    ...(note !== undefined && { note }),
+  });
+
+export const FRAMED_VS_LINES: ComparisonTable = {
+  title: 'Unix socket, ours on both ends: FramedTransport (msgpack) vs JSON lines',
+  subjectName: 'framed',
+  baselineName: 'lines',
+  comparisons: [
+    framedVsLines('sequentialPerSecond', 'tools/call, 1 in flight', 'calls/s', 'higher', SOCKET_NOTE),
+    framedVsLines('sequentialP50Us', 'tools/call, 1 in flight, p50', 'us', 'lower'),
+    framedVsLines('concurrentPerSecond', 'tools/call, 256 in flight', 'calls/s', 'higher'),
   ],
 };
 

@@ -33,3 +33,6 @@ export interface Contender {
   /** Pair factories whose handshake and heap are measured, by entrant name. */
   readonly handshakeVariants: Readonly<Record<string, PairFactory>>;
 }
+
+/** Just the `tools/call` operation and the way out: all the stdio and socket rows need. */
+export type CallPair = Pick<BenchPair, 'callEcho' | 'close'>;

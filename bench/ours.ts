@@ -1,4 +1,7 @@
-/** mcp-switchboard fixtures: a `Server` with one `echo` tool and a `Client`, linked by `createMemoryPair`. */
+/**
+ * mcp-switchboard fixtures: a `Server` with one `echo` tool and a `Client`, linked by `createMemoryPair`
+ * (or by any pair of transports, for the socket rows).
+ */
 import type { Subscription } from 'rxjs';
 import { Client } from '../lib/client/client';
 import { systemClock } from '../lib/core/clock';
@@ -8,6 +11,7 @@ import { defineServer, type ServerDefinition } from '../lib/server/definition';
 import { Server, type ServerConnection } from '../lib/server/server';
 import type { ToolDefinition } from '../lib/server/tools';
 import { createMemoryPair } from '../transports/memory';
+import type { Transport } from '../transports/transport';
 import type { BenchPair, Contender, CorrelationProbe, PairFactory } from './contender';
 
 export interface OursPair extends BenchPair {
@@ -23,13 +27,18 @@ function echoTool(): ToolDefinition {
   };
 }
 
-function echoServerDefinition(): ServerDefinition {
+/** Also served by the stdio child, bench/fixtures/stdio-echo-ours.ts. */
+export function echoServerDefinition(): ServerDefinition {
   return defineServer({ name: 'bench-switchboard', version: '1.0.0', tools: [echoTool()] });
 }
 
 async function connectTo(server: Server): Promise<OursPair> {
   // Explicitly unfrozen: the production path, whatever SWITCHBOARD_FREEZE_MESSAGES says.
   const [clientSide, serverSide] = createMemoryPair({ freeze: false });
+  return connectTransports(server, clientSide, serverSide);
+}
+
+async function connectTransports(server: Server, clientSide: Transport, serverSide: Transport): Promise<OursPair> {
   const serverConnection = server.connect(serverSide);
   const client = await new Client({ name: 'bench-client', version: '1.0.0' }).connect(clientSide);
   return {
@@ -53,6 +62,10 @@ let sharedServer: Server | undefined;
 /** One `Server` for every pair: our server definition is immutable and meant to be shared. */
 export const connectOnSharedServer = (): Promise<OursPair> =>
   connectTo((sharedServer ??= new Server(echoServerDefinition())));
+
+/** A `Client` and a connection of the shared `Server` over the given transports (the socket rows). */
+export const connectOnSharedServerOver = (clientSide: Transport, serverSide: Transport): Promise<OursPair> =>
+  connectTransports((sharedServer ??= new Server(echoServerDefinition())), clientSide, serverSide);
 
 /** A new definition and `Server` per pair, as the SDK builds a new `McpServer` per pair. */
 const connectOnOwnServer: PairFactory = () => connectTo(new Server(echoServerDefinition()));

@@ -4,7 +4,7 @@
  * the comparison tables and writes everything to bench/results/.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { LEAK_CHECK, OURS_VS_SDK, TRACE_TAP } from './comparisons';
+import { FRAMED_VS_LINES, LEAK_CHECK, OURS_VS_SDK, STDIO_VS_BARE, STDIO_VS_SDK, TRACE_TAP } from './comparisons';
 import { settingsFrom, warmupSettings, type BenchSettings } from './config';
 import { describeEnvironment } from './environment';
 import { formatListing, formatTable, summarizeListing, summarizeTable } from './report';
@@ -53,7 +53,9 @@ async function main(): Promise<void> {
     await runAllScenarios(settings, run, (scenario, entrant, figures) => store.record(scenario, entrant, figures));
   }
 
-  const tables = [OURS_VS_SDK, TRACE_TAP].map((table) => summarizeTable(table, store));
+  const tables = [OURS_VS_SDK, STDIO_VS_BARE, STDIO_VS_SDK, FRAMED_VS_LINES, TRACE_TAP].map((table) =>
+    summarizeTable(table, store),
+  );
   const leakCheck = summarizeListing(LEAK_CHECK, store);
   const durationSeconds = Number(((performance.now() - started) / 1000).toFixed(1));
   const sections = [...tables.map(formatTable), formatListing(leakCheck)];

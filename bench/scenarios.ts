@@ -3,10 +3,12 @@
  * returns named figures for one run. The same harness call serves every entrant of a scenario.
  */
 import type { BenchSettings } from './config';
-import type { Contender, PairFactory } from './contender';
+import type { CallPair, Contender, PairFactory } from './contender';
 import { ArrivalCounter, measureDelivery, measureHeapPerItem, measureLatency, measureThroughput } from './harness';
 import { connectOnSharedServer, connectTraced, ours } from './ours';
 import { sdk } from './sdk';
+import { SOCKET_ENTRANTS } from './sockets';
+import { STDIO_ENTRANTS } from './stdio';
 
 export type Figures = Readonly<Record<string, number>>;
 
@@ -63,6 +65,32 @@ function perHandshakeVariant(
   return { id, entrants };
 }
 
+/** One entrant per named connection factory (the stdio and socket rows). */
+function perConnection(
+  id: string,
+  factories: Readonly<Record<string, () => Promise<CallPair>>>,
+  measure: (connect: () => Promise<CallPair>, settings: BenchSettings) => Promise<Figures>,
+): Scenario {
+  return {
+    id,
+    entrants: Object.entries(factories).map(([name, connect]) => ({
+      name,
+      measure: (settings: BenchSettings) => measure(connect, settings),
+    })),
+  };
+}
+
+/**
+ * tools/call on one connection, 1 in flight (timed call by call) then `concurrency` in flight (wall time),
+ * each after its own warm-up; opening the connection (a child's start-up, the handshake) is not timed.
+ */
+const toolCallsAtBothConcurrencies = (connect: () => Promise<CallPair>, settings: BenchSettings) =>
+  withResource(connect, async (pair) => {
+    const sequential = await measureLatency(pair.callEcho, settings.ioWindow);
+    const concurrentPerSecond = await measureThroughput(pair.callEcho, settings.concurrency, settings.ioWindow);
+    return { sequentialPerSecond: sequential.perSecond, sequentialP50Us: sequential.p50Us, concurrentPerSecond };
+  });
+
 const sequentialToolCalls = (connect: PairFactory, settings: BenchSettings) =>
   withResource(connect, async (pair) => ({ ...(await measureLatency(pair.callEcho, settings.window)) }));
 
@@ -108,6 +136,10 @@ export const SCENARIOS: readonly Scenario[] = [
     );
     return { bytesPerPair: heap.bytesPerItem, retainedAfterCloseBytesPerPair: heap.retainedAfterDisposeBytesPerItem };
   }),
+
+  perConnection('stdio', STDIO_ENTRANTS, toolCallsAtBothConcurrencies),
+
+  perConnection('socket', SOCKET_ENTRANTS, toolCallsAtBothConcurrencies),
 
   {
     id: 'traceTap',

@@ -1,0 +1,169 @@
+/**
+ * The stdio rows: `tools/call` of `echo` from this process to a server running as a child process.
+ * - ours: our `Client` over our `StdioClientTransport`, child bench/fixtures/stdio-echo-ours.ts (`node --import tsx`);
+ * - sdk: the SDK `Client` over the SDK `StdioClientTransport`, child bench/fixtures/stdio-echo-sdk.mjs;
+ * - bare: no MCP, a Map of pending ids and one JSON line per message each way, child bench/fixtures/stdio-echo-bare.mjs.
+ * Each factory resolves once the child answers (after the handshake for ours and the SDK), so child start-up
+ * is never timed. Every child is killed by `close()`, and any still alive when this process exits is killed then.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport as SdkStdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Client } from '../lib/client/client';
+import { StdioClientTransport } from '../transports/stdio';
+import type { CallPair } from './contender';
+
+const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
+const CLIENT_INFO = { name: 'bench-client', version: '1.0.0' };
+const ECHO_ARGUMENTS = { text: 'hi' };
+
+/** Kill functions of the children still alive: the safety net for a run that fails or is interrupted. */
+const liveChildren = new Set<() => void>();
+let reaperInstalled = false;
+
+function track(kill: () => void): () => void {
+  if (!reaperInstalled) {
+    reaperInstalled = true;
+    process.once('exit', () => {
+      for (const killChild of liveChildren) killChild();
+    });
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+  }
+  liveChildren.add(kill);
+  return () => liveChildren.delete(kill);
+}
+
+function killQuietly(pid: number | null | undefined): void {
+  if (pid == null) return;
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // ESRCH: already gone.
+  }
+}
+
+/** Runs `connect`; if it fails, closes what it opened before rethrowing. */
+async function openOrClose<T>(connect: () => Promise<T>, close: () => Promise<unknown>): Promise<T> {
+  try {
+    return await connect();
+  } catch (error) {
+    await close().catch(() => undefined);
+    throw error;
+  }
+}
+
+async function connectOurs(): Promise<CallPair> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['--import', 'tsx', fixture('stdio-echo-ours.ts')],
+    cwd: REPO_ROOT,
+  });
+  // Our transport starts the child in its own process group: the safety net kills the group.
+  const untrack = track(() => killQuietly(transport.pid === undefined ? undefined : -transport.pid));
+  const shutdown = async () => {
+    await transport.close();
+    untrack();
+  };
+  const client = await openOrClose(() => new Client(CLIENT_INFO).connect(transport), shutdown);
+  return {
+    callEcho: () => client.callTool('echo', ECHO_ARGUMENTS),
+    close: async () => {
+      await client.close().catch(() => undefined);
+      await shutdown();
+    },
+  };
+}
+
+async function connectSdk(): Promise<CallPair> {
+  const transport = new SdkStdioClientTransport({
+    command: process.execPath,
+    args: [fixture('stdio-echo-sdk.mjs')],
+    cwd: REPO_ROOT,
+    stderr: 'inherit',
+  });
+  const client = new SdkClient(CLIENT_INFO);
+  const untrack = track(() => killQuietly(transport.pid));
+  const shutdown = async () => {
+    await client.close(); // closes the transport: stdin end, then SIGTERM, then SIGKILL
+    untrack();
+  };
+  await openOrClose(() => client.connect(transport), shutdown);
+  return {
+    callEcho: () => client.callTool({ name: 'echo', arguments: ECHO_ARGUMENTS }),
+    close: shutdown,
+  };
+}
+
+interface Pending {
+  resolve(result: unknown): void;
+  reject(error: Error): void;
+}
+
+/** The floor: correlation by a Map of pending ids, JSON.stringify/parse, one write per message. */
+async function connectBare(): Promise<CallPair> {
+  const child = spawn(process.execPath, [fixture('stdio-echo-bare.mjs')], {
+    cwd: REPO_ROOT,
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const untrack = track(() => killQuietly(child.pid));
+  const pending = new Map<number, Pending>();
+  let nextId = 0;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const failAll = (error: Error) => {
+    for (const entry of pending.values()) entry.reject(error);
+    pending.clear();
+  };
+  child.once('error', failAll);
+  child.once('exit', (code, signal) => failAll(new Error(`bare echo child exited (${code ?? signal})`)));
+  child.stdin.on('error', () => undefined); // EPIPE after the child is gone: reported through its exit
+
+  let buffered = '';
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => {
+    buffered += chunk;
+    let start = 0;
+    let end: number;
+    while ((end = buffered.indexOf('\n', start)) !== -1) {
+      const message = JSON.parse(buffered.slice(start, end)) as { id: number; result: unknown };
+      start = end + 1;
+      const entry = pending.get(message.id);
+      if (entry) {
+        pending.delete(message.id);
+        entry.resolve(message.result);
+      }
+    }
+    buffered = buffered.slice(start);
+  });
+
+  const callEcho = (): Promise<unknown> =>
+    new Promise((resolve, reject) => {
+      const id = nextId++;
+      pending.set(id, { resolve, reject });
+      child.stdin.write(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: { name: 'echo', arguments: ECHO_ARGUMENTS },
+        }) + '\n',
+      );
+    });
+  const close = async () => {
+    child.stdin.end();
+    const timer = setTimeout(() => killQuietly(child.pid), 2000);
+    await exited;
+    clearTimeout(timer);
+    untrack();
+  };
+  // The first answer proves the child is up: start-up stays out of the timed calls.
+  await openOrClose(callEcho, close);
+  return { callEcho, close };
+}
+
+export const STDIO_ENTRANTS: Readonly<Record<'ours' | 'sdk' | 'bare', () => Promise<CallPair>>> = {
+  ours: connectOurs,
+  sdk: connectSdk,
+  bare: connectBare,
+};
