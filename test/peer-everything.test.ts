@@ -4,9 +4,9 @@
  * and roots, so the server registers its conditional tools and exercises every server→client path.
  * Everything our client emits is checked against the official schema (`validateEmitted`).
  */
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { isAlive } from './helpers/processes';
 import { filter, firstValueFrom, take, timeout, toArray } from 'rxjs';
 import { Client } from '../lib/client/client';
 import type { ElicitFormParams, ElicitUrlParams } from '../lib/protocol/client-features';
@@ -41,22 +41,6 @@ interface Session {
 }
 
 const open: Session[] = [];
-
-/** Whether `pid` still runs (a zombie counts as gone). */
-function isAlive(pid: number): boolean {
-  try {
-    if (/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))) return false;
-  } catch {
-    // no procfs entry: fall through to the signal probe
-  }
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    expect((error as NodeJS.ErrnoException).code).toBe('ESRCH');
-    return false;
-  }
-}
 
 /** What our form handler answers: the required field and a few others, the rest left to the defaults. */
 const FORM_ANSWER = { name: 'Ada Lovelace', check: true, number: 7 };

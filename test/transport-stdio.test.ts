@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { isAlive } from './helpers/processes';
 import { filter, firstValueFrom, take, timeout, toArray } from 'rxjs';
 import { createActor, SimulatedClock } from 'xstate';
 import { Client } from '../lib/client/client';
@@ -14,22 +14,6 @@ import { runTransportSuite } from './helpers/transport-suite';
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 const FAST_SHUTDOWN = { stdinGraceMs: 300, terminateGraceMs: 300 };
-
-/** Whether `pid` still runs. A zombie counts as gone: reaping orphans is init's job, and it may be slow. */
-function isAlive(pid: number): boolean {
-  try {
-    if (/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))) return false;
-  } catch {
-    // no procfs entry: fall through to the signal probe
-  }
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    expect((error as NodeJS.ErrnoException).code).toBe('ESRCH');
-    return false;
-  }
-}
 
 async function waitUntil(check: () => boolean, ms = 5000): Promise<void> {
   const deadline = Date.now() + ms;
