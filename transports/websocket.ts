@@ -14,8 +14,9 @@
 import type { IncomingMessage } from 'node:http';
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { Observable, type Subscriber } from 'rxjs';
+import type { Observable } from 'rxjs';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
+import { InboundQueue } from './inbound-queue';
 import { decodeFrame, DEFAULT_MAX_MESSAGE_BYTES, encodeFrame } from '../lib/jsonrpc/codec';
 import { ErrorCode, TransportError } from '../lib/jsonrpc/errors';
 import { FrameError, type InboundFrame, type JsonRpcBatch, type JsonRpcMessage } from '../lib/jsonrpc/types';
@@ -107,11 +108,7 @@ export abstract class WebSocketTransport implements Transport {
   private readonly highWaterMark: number;
   private readonly closeTimeoutMs: number;
   private readonly keepAlive: KeepAlive;
-  private sink: Subscriber<InboundFrame> | undefined;
-  private readonly inbox: InboundFrame[] = [];
-  private deliveryScheduled = false;
-  /** Set once inbound ends: `null` completes the stream, an error fails it. */
-  private ending: TransportError | null | undefined;
+  private readonly inbound = new InboundQueue('WebSocket');
   private closing: Promise<void> | undefined;
   /** Serializes sends so one waiting for the buffer to drain is not overtaken. */
   private sendQueue: Promise<void> = Promise.resolve();
@@ -124,17 +121,7 @@ export abstract class WebSocketTransport implements Transport {
     this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.highWaterMark = options.sendHighWaterMark ?? DEFAULT_HIGH_WATER_MARK;
     this.closeTimeoutMs = options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
-    this.messages = new Observable<InboundFrame>((subscriber) => {
-      if (this.sink) {
-        subscriber.error(new TransportError('A WebSocket transport has a single consumer'));
-        return;
-      }
-      this.sink = subscriber;
-      this.scheduleDelivery();
-      return () => {
-        if (this.sink === subscriber) this.sink = undefined;
-      };
-    });
+    this.messages = this.inbound.messages;
     socket.on('message', (data, isBinary) => this.receive(data, isBinary));
     socket.on('error', (error) => this.endInbound(describeSocketError(error, this.maxMessageBytes)));
     socket.on('close', (code, reason) => this.onSocketClose(code, reason.toString('utf8')));
@@ -203,13 +190,12 @@ export abstract class WebSocketTransport implements Transport {
   }
 
   private receive(data: RawData, isBinary: boolean): void {
-    if (this.ending !== undefined) return;
-    this.inbox.push(
+    if (this.inbound.ended) return;
+    this.inbound.push(
       isBinary
         ? new FrameError(ErrorCode.InvalidRequest, 'Binary frames are not accepted: send JSON-RPC as text frames')
         : decodeFrame(rawDataToText(data), this.maxMessageBytes),
     );
-    this.scheduleDelivery();
   }
 
   private onSocketClose(code: number, reason: string): void {
@@ -221,26 +207,8 @@ export abstract class WebSocketTransport implements Transport {
 
   /** The first ending wins; frames already received are still delivered before it. */
   private endInbound(ending: TransportError | null): void {
-    if (this.ending !== undefined) return;
-    this.ending = ending;
-    this.scheduleDelivery();
-  }
-
-  private scheduleDelivery(): void {
-    if (this.deliveryScheduled || !this.sink) return;
-    this.deliveryScheduled = true;
-    queueMicrotask(() => this.deliver());
-  }
-
-  private deliver(): void {
-    this.deliveryScheduled = false;
-    // A subscriber may unsubscribe while we deliver: re-check each turn.
-    while (this.inbox.length > 0 && this.sink) this.sink.next(this.inbox.shift()!);
-    if (this.ending === undefined || this.inbox.length > 0 || !this.sink) return;
-    const sink = this.sink;
-    this.sink = undefined;
-    if (this.ending) sink.error(this.ending);
-    else sink.complete();
+    if (ending) this.inbound.fail(ending);
+    else this.inbound.complete();
   }
 }
 
