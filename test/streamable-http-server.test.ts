@@ -1,0 +1,431 @@
+/**
+ * The Streamable HTTP server handler over real `node:http` on 127.0.0.1: sessions, POST answered as JSON
+ * or SSE, the standalone GET stream, resumption from the event store, the header and origin checks, idle
+ * expiry, and the official SDK client.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ServerDefinition } from '../lib/server/definition';
+import { Server } from '../lib/server/server';
+import { SseParser, type SseEvent } from '../transports/http/sse';
+import { createStreamableHttpHandler, type StreamableHttpOptions } from '../transports/http/streamable-server';
+import { deferred, serverWith, tool } from './helpers/fixtures';
+
+const LATEST = '2025-11-25';
+const cleanups: (() => Promise<unknown> | void)[] = [];
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await Promise.resolve(cleanup()).catch(() => undefined);
+});
+
+/** Settles within `ms` or fails the test. */
+function within<T>(promise: Promise<T>, ms = 5000, what = 'a result'): Promise<T> {
+  let timer: NodeJS.Timeout;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Timed out waiting for ${what}`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+const definition = (release: Promise<void>): ServerDefinition =>
+  serverWith([
+    tool('echo'),
+    tool('chatty', async (_args, ctx) => {
+      await ctx.log('info', 'working on it');
+      return { content: [{ type: 'text', text: 'done' }] };
+    }),
+    tool('pinger', async (_args, ctx) => {
+      await ctx.request('ping');
+      return { content: [{ type: 'text', text: 'pong received' }] };
+    }),
+    tool('slow', async () => {
+      await release;
+      return { content: [{ type: 'text', text: 'finally' }] };
+    }),
+  ]);
+
+async function start(options: StreamableHttpOptions = {}) {
+  const release = deferred();
+  const server = new Server(definition(release.promise));
+  const handler = createStreamableHttpHandler(server, options);
+  const httpServer = http.createServer(handler);
+  await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
+  cleanups.push(
+    () => new Promise((resolve) => httpServer.close(resolve)),
+    () => httpServer.closeAllConnections(),
+    () => handler.close(),
+  );
+  const { port } = httpServer.address() as AddressInfo;
+  return { server, handler, release: release.resolve, url: `http://127.0.0.1:${port}/mcp` };
+}
+
+const ACCEPT_BOTH = 'application/json, text/event-stream';
+
+function post(url: string, body: unknown, headers: Record<string, string> = {}, signal?: AbortSignal) {
+  return fetch(url, {
+    method: 'POST',
+    headers: { accept: ACCEPT_BOTH, 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    signal,
+  });
+}
+
+const initializeRequest = (version = LATEST) => ({
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 't', version: '1' } },
+});
+
+/** Initializes a session and sends `notifications/initialized`; returns the headers later requests need. */
+async function openSession(url: string, version = LATEST) {
+  const response = await post(url, initializeRequest(version));
+  expect(response.status).toBe(200);
+  const sessionId = response.headers.get('mcp-session-id')!;
+  const events = await readAll(response);
+  expect(events.at(-1)).toMatchObject({ id: 0, result: { protocolVersion: version } });
+  const headers = { 'mcp-session-id': sessionId, 'mcp-protocol-version': version };
+  expect((await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers)).status).toBe(202);
+  return { sessionId, headers };
+}
+
+/** Reads SSE events from a response as they arrive. */
+function sseReader(response: Response) {
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  const parser = new SseParser();
+  const queued: SseEvent[] = [];
+  let ended = false;
+  async function next(): Promise<SseEvent | undefined> {
+    while (queued.length === 0 && !ended) {
+      const chunk = await within(reader.read(), 5000, 'an SSE event');
+      if (chunk.done) ended = true;
+      else queued.push(...parser.push(decoder.decode(chunk.value, { stream: true })));
+    }
+    return queued.shift();
+  }
+  return { next, cancel: () => reader.cancel().catch(() => undefined) };
+}
+
+/** The JSON-RPC messages of a JSON or SSE response, after it ended. */
+async function readAll(response: Response): Promise<any[]> {
+  if (response.headers.get('content-type')?.startsWith('application/json')) return [await response.json()];
+  const reader = sseReader(response);
+  const messages: any[] = [];
+  for (let event = await reader.next(); event; event = await reader.next()) {
+    if (event.data !== '') messages.push(JSON.parse(event.data));
+  }
+  return messages;
+}
+
+const call = (id: number, name: string) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: {} },
+});
+
+describe('sessions', () => {
+  it('initialize creates a session with a visible-ASCII id', async () => {
+    const { url, handler } = await start();
+    const { sessionId } = await openSession(url);
+    expect(sessionId).toMatch(/^[\x21-\x7e]{16,}$/);
+    expect(handler.sessionCount).toBe(1);
+  });
+
+  it('a request without the session id gets 400, an unknown one 404', async () => {
+    const { url } = await start();
+    await openSession(url);
+    expect((await post(url, call(1, 'echo'), { 'mcp-protocol-version': LATEST })).status).toBe(400);
+    expect((await post(url, call(1, 'echo'), { 'mcp-session-id': 'nope' })).status).toBe(404);
+    expect((await fetch(url, { headers: { accept: 'text/event-stream' } })).status).toBe(400);
+  });
+
+  it('DELETE ends the session: later requests get 404 and nothing is left behind', async () => {
+    const { url, handler, server } = await start();
+    const { headers } = await openSession(url);
+    expect((await fetch(url, { method: 'DELETE', headers })).status).toBe(204);
+    expect((await post(url, call(1, 'echo'), headers)).status).toBe(404);
+    expect(handler.sessionCount).toBe(0);
+    expect(server.connectionCount).toBe(0);
+  });
+
+  it('closes a session left idle', async () => {
+    const { url, handler, server } = await start({ idleTimeoutMs: 100 });
+    const { headers } = await openSession(url);
+    await within(
+      (async () => {
+        while (handler.sessionCount > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      })(),
+      3000,
+      'the idle expiry',
+    );
+    expect(server.connectionCount).toBe(0);
+    expect((await post(url, call(1, 'echo'), headers)).status).toBe(404);
+  });
+
+  it('DELETE without a session id gets 400; other methods get 405', async () => {
+    const { url } = await start();
+    expect((await fetch(url, { method: 'DELETE' })).status).toBe(400);
+    const put = await fetch(url, { method: 'PUT', body: '{}' });
+    expect(put.status).toBe(405);
+    expect(put.headers.get('allow')).toBe('GET, POST, DELETE');
+  });
+
+  it('refuses sessions beyond maxSessions with 503', async () => {
+    const { url } = await start({ maxSessions: 1 });
+    await openSession(url);
+    expect((await post(url, initializeRequest())).status).toBe(503);
+  });
+});
+
+describe('POST', () => {
+  it('answers a tools/call as JSON when the mode is json', async () => {
+    const { url } = await start({ responseMode: 'json' });
+    const { headers } = await openSession(url);
+    const response = await post(url, call(1, 'echo'), headers);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(await response.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      result: { content: [{ type: 'text', text: 'echo' }] },
+    });
+  });
+
+  it('answers a tools/call as SSE: a priming event, the response, then the end', async () => {
+    const { url } = await start();
+    const { headers } = await openSession(url);
+    const response = await post(url, call(1, 'echo'), headers);
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    const reader = sseReader(response);
+    const priming = await reader.next();
+    expect(priming).toMatchObject({ data: '', retry: 1000 });
+    expect(priming!.id).toBeTruthy();
+    const answer = await reader.next();
+    expect(answer).toMatchObject({ event: 'message' });
+    expect(JSON.parse(answer!.data)).toMatchObject({ id: 1, result: { content: [{ text: 'echo' }] } });
+    expect(await reader.next()).toBeUndefined();
+  });
+
+  it('auto mode answers older clients with JSON unless the handler sends something first', async () => {
+    const { url } = await start();
+    const { headers } = await openSession(url, '2025-06-18');
+    const plain = await post(url, call(1, 'echo'), headers);
+    expect(plain.headers.get('content-type')).toBe('application/json');
+    const chatty = await post(url, call(2, 'chatty'), headers);
+    expect(chatty.headers.get('content-type')).toBe('text/event-stream');
+    const messages = await readAll(chatty);
+    expect(messages.map((message) => message.method ?? message.id)).toEqual(['notifications/message', 2]);
+  });
+
+  it('a log notification made by a tool arrives on its stream before the response', async () => {
+    const { url } = await start();
+    const { headers } = await openSession(url);
+    const messages = await readAll(await post(url, call(1, 'chatty'), headers));
+    expect(messages[0]).toMatchObject({ method: 'notifications/message', params: { data: 'working on it' } });
+    expect(messages[1]).toMatchObject({ id: 1, result: { content: [{ text: 'done' }] } });
+  });
+
+  it('a request made by a tool arrives on its stream; the answer POSTed back completes the call', async () => {
+    const { url } = await start();
+    const { headers } = await openSession(url);
+    const reader = sseReader(await post(url, call(1, 'pinger'), headers));
+    await reader.next(); // priming
+    const ping = JSON.parse((await reader.next())!.data);
+    expect(ping).toMatchObject({ method: 'ping' });
+    expect((await post(url, { jsonrpc: '2.0', id: ping.id, result: {} }, headers)).status).toBe(202);
+    expect(JSON.parse((await reader.next())!.data)).toMatchObject({
+      id: 1,
+      result: { content: [{ text: 'pong received' }] },
+    });
+    expect(await reader.next()).toBeUndefined();
+  });
+
+  it('a cancelled request ends its stream without a response', async () => {
+    const { url } = await start();
+    const { headers } = await openSession(url);
+    const reader = sseReader(await post(url, call(5, 'slow'), headers));
+    await reader.next(); // priming
+    const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 5 } };
+    expect((await post(url, cancel, headers)).status).toBe(202);
+    expect(await reader.next()).toBeUndefined();
+  });
+
+  it('a notification gets 202 with an empty body', async () => {
+    const { url } = await start();
+    const { headers } = await openSession(url);
+    const response = await post(url, { jsonrpc: '2.0', method: 'notifications/roots/list_changed' }, headers);
+    expect(response.status).toBe(202);
+    expect(await response.text()).toBe('');
+  });
+
+  it('refuses malformed JSON with 400 and an id-less parse error', async () => {
+    const { url } = await start();
+    const { headers } = await openSession(url);
+    const response = await post(url, '{"jsonrpc":', headers);
+    expect(response.status).toBe(400);
+    const body = await response.json();
+    expect(body.error.code).toBe(-32700);
+    expect(body).not.toHaveProperty('id');
+  });
+
+  it('accepts a batch from a 2025-03-26 session and refuses it from later ones', async () => {
+    const { url } = await start({ responseMode: 'json' });
+    const old = await openSession(url, '2025-03-26');
+    const batch = await post(url, [call(1, 'echo'), call(2, 'echo')], old.headers);
+    expect((await batch.json()).map((reply: { id: number }) => reply.id).sort()).toEqual([1, 2]);
+    const recent = await openSession(url);
+    expect((await post(url, [call(1, 'echo')], recent.headers)).status).toBe(400);
+  });
+
+  it('checks the body size, media types and protocol version header', async () => {
+    const { url } = await start({ maxBodyBytes: 1024 });
+    const { headers } = await openSession(url);
+    const big = { ...call(1, 'echo'), params: { name: 'echo', arguments: { pad: 'x'.repeat(2000) } } };
+    expect((await post(url, big, headers)).status).toBe(413);
+    expect((await post(url, call(1, 'echo'), { ...headers, accept: 'application/json' })).status).toBe(406);
+    expect((await post(url, call(1, 'echo'), { ...headers, 'content-type': 'text/plain' })).status).toBe(415);
+    expect((await post(url, call(1, 'echo'), { ...headers, 'mcp-protocol-version': '1999-01-01' })).status).toBe(400);
+  });
+});
+
+describe('origin and host', () => {
+  it('refuses a foreign Origin with 403 and accepts a localhost one', async () => {
+    const { url } = await start();
+    expect((await post(url, initializeRequest(), { origin: 'https://evil.example' })).status).toBe(403);
+    expect((await post(url, initializeRequest(), { origin: 'null' })).status).toBe(403);
+    expect((await post(url, initializeRequest(), { origin: 'http://localhost:3000' })).status).toBe(200);
+  });
+
+  it('refuses a foreign Host with 403', async () => {
+    const { url } = await start();
+    const status = await new Promise<number>((resolve, reject) => {
+      const request = http.request(url, {
+        method: 'GET',
+        headers: { host: 'evil.example', accept: 'text/event-stream' },
+      });
+      request.on('response', (response) => {
+        response.resume();
+        resolve(response.statusCode!);
+      });
+      request.on('error', reject);
+      request.end();
+    });
+    expect(status).toBe(403);
+  });
+
+  it('accepts an origin from allowedOrigins', async () => {
+    const { url } = await start({ allowedOrigins: ['https://app.example'] });
+    expect((await post(url, initializeRequest(), { origin: 'https://app.example' })).status).toBe(200);
+  });
+});
+
+describe('GET streams', () => {
+  it('the standalone stream carries list_changed after server.update; a second one gets 409', async () => {
+    const { url, server } = await start();
+    const { headers } = await openSession(url);
+    const stream = await fetch(url, { headers: { ...headers, accept: 'text/event-stream' } });
+    expect(stream.status).toBe(200);
+    const reader = sseReader(stream);
+    expect(await reader.next()).toMatchObject({ data: '' }); // priming
+    expect((await fetch(url, { headers: { ...headers, accept: 'text/event-stream' } })).status).toBe(409);
+    server.update((current) => current.withTools(tool('fresh')));
+    expect(JSON.parse((await reader.next())!.data)).toEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/tools/list_changed',
+    });
+    await reader.cancel();
+  });
+
+  it('resumes a dropped response stream with Last-Event-ID and replays the missed response', async () => {
+    const { url, release } = await start();
+    const { headers } = await openSession(url);
+    const abort = new AbortController();
+    const reader = sseReader(await post(url, call(7, 'slow'), headers, abort.signal));
+    const priming = (await reader.next())!;
+    abort.abort();
+    await reader.cancel();
+    release();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const resumed = await fetch(url, {
+      headers: { ...headers, accept: 'text/event-stream', 'last-event-id': priming.id! },
+    });
+    expect(resumed.status).toBe(200);
+    const messages = await readAll(resumed);
+    expect(messages).toEqual([{ jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: 'finally' }] } }]);
+  });
+});
+
+describe('resumption', () => {
+  it('a stream resumed while its request runs replays what was missed, then carries the response', async () => {
+    const { url, release } = await start();
+    const { headers } = await openSession(url);
+    const abort = new AbortController();
+    const reader = sseReader(await post(url, call(3, 'slow'), headers, abort.signal));
+    const priming = (await reader.next())!;
+    abort.abort();
+    await reader.cancel();
+    const resumeHeaders = { ...headers, accept: 'text/event-stream', 'last-event-id': priming.id! };
+    const resumed = await fetch(url, { headers: resumeHeaders });
+    expect(resumed.status).toBe(200);
+    release();
+    expect(await readAll(resumed)).toEqual([
+      { jsonrpc: '2.0', id: 3, result: { content: [{ type: 'text', text: 'finally' }] } },
+    ]);
+  });
+
+  it('messages sent while no standalone stream is open are replayed to a resuming GET', async () => {
+    const { url, server } = await start();
+    const { headers } = await openSession(url);
+    const first = await fetch(url, { headers: { ...headers, accept: 'text/event-stream' } });
+    const reader = sseReader(first);
+    const priming = (await reader.next())!;
+    await reader.cancel();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    server.update((current) => current.withTools(tool('fresh')));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const resumed = await fetch(url, {
+      headers: { ...headers, accept: 'text/event-stream', 'last-event-id': priming.id! },
+    });
+    const again = sseReader(resumed);
+    expect(JSON.parse((await again.next())!.data)).toMatchObject({ method: 'notifications/tools/list_changed' });
+    // Still the standalone stream: a second GET is refused.
+    expect((await fetch(url, { headers: { ...headers, accept: 'text/event-stream' } })).status).toBe(409);
+    await again.cancel();
+  });
+
+  it('an unknown Last-Event-ID opens a fresh standalone stream', async () => {
+    const { url } = await start();
+    const { headers } = await openSession(url);
+    const response = await fetch(url, { headers: { ...headers, accept: 'text/event-stream', 'last-event-id': 'x:9' } });
+    expect(response.status).toBe(200);
+    const reader = sseReader(response);
+    expect(await reader.next()).toMatchObject({ data: '' });
+    await reader.cancel();
+  });
+});
+
+describe('the official SDK client', () => {
+  it.each(['auto', 'json', 'sse'] as const)('connects, lists and calls tools in %s mode', async (responseMode) => {
+    const { url, handler, server } = await start({ responseMode });
+    const client = new SdkClient({ name: 'sdk', version: '1' });
+    const transport = new StreamableHTTPClientTransport(new URL(url));
+    cleanups.push(() => client.close());
+    await within(client.connect(transport));
+    expect(transport.sessionId).toBeTruthy();
+    const { tools } = await within(client.listTools());
+    expect(tools.map((listed) => listed.name)).toEqual(['echo', 'chatty', 'pinger', 'slow']);
+    expect(await within(client.callTool({ name: 'echo', arguments: {} }))).toMatchObject({
+      content: [{ text: 'echo' }],
+    });
+    expect(await within(client.callTool({ name: 'pinger', arguments: {} }))).toMatchObject({
+      content: [{ text: 'pong received' }],
+    });
+    await within(transport.terminateSession());
+    expect(handler.sessionCount).toBe(0);
+    expect(server.connectionCount).toBe(0);
+  });
+});

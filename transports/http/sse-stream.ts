@@ -1,0 +1,134 @@
+import type { ServerResponse } from 'node:http';
+import { encodeFrame } from '../../lib/jsonrpc/codec';
+import type { JsonRpcMessage } from '../../lib/jsonrpc/types';
+import type { EventStore, StoredEvent } from './event-store';
+import { encodeSseEvent } from './sse';
+
+/**
+ * Stored in place of a priming event (an id with empty data): an `EventStore` only issues ids for
+ * messages, and the priming id must be one the store can resume after. It is never replayed.
+ */
+const PRIMING: JsonRpcMessage = { jsonrpc: '2.0', method: 'notifications/switchboard/priming' };
+
+const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform' };
+
+/** Writes `text`, resolving once the socket can take more (or is gone). */
+export function writeChunk(response: ServerResponse, text: string): Promise<void> {
+  if (response.destroyed || response.writableEnded) return Promise.resolve();
+  if (response.write(text)) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      response.off('drain', done);
+      response.off('close', done);
+      resolve();
+    };
+    response.on('drain', done);
+    response.on('close', done);
+  });
+}
+
+export function startSseResponse(response: ServerResponse): void {
+  response.writeHead(200, SSE_HEADERS);
+  response.flushHeaders();
+}
+
+function messageEvent(event: StoredEvent): string {
+  return encodeSseEvent({ id: event.id, event: 'message', data: encodeFrame(event.message) });
+}
+
+/** Answers a resumption of a stream that has finished: its missed events, then the end. */
+export async function replayFinishedStream(response: ServerResponse, events: readonly StoredEvent[]): Promise<void> {
+  startSseResponse(response);
+  for (const event of events) if (event.message !== PRIMING) await writeChunk(response, messageEvent(event));
+  response.end();
+}
+
+/**
+ * One logical SSE stream of a session (a POST's stream or the standalone GET stream). Every message is
+ * recorded in the event store first, so it survives the HTTP response it was meant for; a client that
+ * lost the response resumes the stream with GET + `Last-Event-ID`. Writes are serialized in order.
+ */
+export class SseStream {
+  /** The response this stream is bound to, claimed as soon as it arrives (so a second one gets 409). */
+  private response: ServerResponse | undefined;
+  /** False while a resumption replays: live events wait their turn in the queue meanwhile. */
+  private live = false;
+  private tail: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly id: string,
+    private readonly sessionId: string,
+    private readonly store: EventStore,
+  ) {}
+
+  get attached(): boolean {
+    return this.response !== undefined;
+  }
+
+  /** Starts the stream on `response`, primed with an id and a `retry` hint when `retryMs` is given. */
+  open(response: ServerResponse, retryMs: number | undefined): Promise<void> {
+    startSseResponse(response);
+    this.claim(response);
+    this.live = true;
+    if (retryMs === undefined) return this.tail;
+    return this.enqueue(async () => {
+      const id = await this.store.append(this.sessionId, this.id, PRIMING);
+      await this.write(encodeSseEvent({ id, data: '', retry: retryMs }));
+    });
+  }
+
+  /**
+   * Continues the stream on `response`: the events after `lastEventId` first, then live ones. A response
+   * still bound is ended: the client resuming has lost it, even if the server has not noticed yet.
+   */
+  resume(response: ServerResponse, lastEventId: string): Promise<void> {
+    startSseResponse(response);
+    const previous = this.response;
+    this.claim(response);
+    previous?.end();
+    this.live = false;
+    return this.enqueue(async () => {
+      // Inside the queue: nothing can be appended to this stream between the replay and going live.
+      const replay = await this.store.replayAfter(this.sessionId, lastEventId);
+      for (const event of replay?.events ?? []) {
+        if (event.message !== PRIMING) await writeChunk(response, messageEvent(event));
+      }
+      if (this.response === response) this.live = true;
+    });
+  }
+
+  /** Records `message` and writes it when a response is attached; otherwise it waits for a resume. */
+  send(message: JsonRpcMessage): Promise<void> {
+    return this.enqueue(async () => {
+      const id = await this.store.append(this.sessionId, this.id, message);
+      await this.write(messageEvent({ id, message }));
+    });
+  }
+
+  /** Ends the attached response once everything queued is written. */
+  end(): Promise<void> {
+    return this.enqueue(async () => {
+      const response = this.response;
+      this.response = undefined;
+      response?.end();
+    });
+  }
+
+  private claim(response: ServerResponse): void {
+    this.response = response;
+    response.once('close', () => {
+      if (this.response === response) this.response = undefined;
+    });
+  }
+
+  private write(text: string): Promise<void> {
+    return this.response && this.live ? writeChunk(this.response, text) : Promise.resolve();
+  }
+
+  private enqueue(task: () => Promise<void>): Promise<void> {
+    // A failing store must not wedge the stream: later messages still get their turn.
+    const run = this.tail.then(task);
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+}
