@@ -79,6 +79,22 @@ describe('initialization', () => {
     });
   });
 
+  it('tells both transports the negotiated revision', async () => {
+    const [clientSide, serverSide] = createMemoryPair();
+    const told: string[] = [];
+    const watched = (side: Transport, who: string): Transport => ({
+      messages: side.messages,
+      send: (message) => side.send(message),
+      close: () => side.close(),
+      setProtocolVersion: (version) => told.push(`${who} ${version}`),
+    });
+    validateEmitted(new Server(serverWith([])).connect(watched(serverSide, 'server')));
+    const client = new Client({ name: 'c', version: '1' }, { protocolVersion: '2025-06-18' });
+    validateEmitted(client);
+    await client.connect(watched(clientSide, 'client'));
+    expect(told.sort()).toEqual(['client 2025-06-18', 'server 2025-06-18']);
+  });
+
   it('checks initialize params', async () => {
     const { peer } = serveRaw();
     const response = await peer.request('initialize', {

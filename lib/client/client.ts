@@ -162,7 +162,7 @@ export class Client extends Connection {
       };
       const result = (await this.request('initialize', params, options)) as unknown as InitializeResult;
       const version = this.checkInitializeResult(result);
-      transport.setProtocolVersion?.(version);
+      this.announceVersion(version);
       this.transition({
         type: 'initialize.done',
         protocolVersion: version,

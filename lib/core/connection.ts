@@ -271,6 +271,11 @@ export abstract class Connection implements ConnectionHost {
     this.subscription = transport.messages.subscribe(new InboundObserver(this));
   }
 
+  /** Tells the transport the negotiated revision (HTTP puts it in a header); both roles call it. */
+  protected announceVersion(version: string): void {
+    this.transport?.setProtocolVersion?.(version);
+  }
+
   protected transition(event: ConnectionEvent): void {
     if (this.state !== 'closed') this.actor.send(event);
   }

@@ -65,6 +65,7 @@ export class ServerConnection extends Connection {
   ): InitializeResult {
     const definition = this.definition;
     this.declared = definition.capabilities;
+    this.announceVersion(protocolVersion);
     this.transition({ type: 'initialize.start' });
     this.transition({
       type: 'initialize.done',
