@@ -29,11 +29,8 @@ function initialize(context: Context, params: JsonObject | undefined): Initializ
 }
 
 const tools = {
-  'tools/list': (context: Context, params: JsonObject | undefined) => {
-    const definition = context.connection.definition;
-    // A later definition may have dropped a whole list: that is an empty list, not a failure.
-    return definition.tools?.list(params?.cursor, context.protocolVersion!, definition.pageSize) ?? { tools: [] };
-  },
+  'tools/list': (context: Context, params: JsonObject | undefined) =>
+    pageOf(context, params, 'tools', context.connection.definition.tools, (tools, ...page) => tools.list(...page)),
   'tools/call': (context: Context, params: JsonObject | undefined) => {
     const catalog = context.connection.definition.tools;
     if (!catalog) throw invalid(`Unknown tool: ${String(params?.name)}`);
@@ -42,21 +39,14 @@ const tools = {
 };
 
 const resources = {
-  'resources/list': (context: Context, params: JsonObject | undefined) => {
-    const definition = context.connection.definition;
-    return (
-      definition.resources?.list(params?.cursor, context.protocolVersion!, definition.pageSize) ?? { resources: [] }
-    );
-  },
-  'resources/templates/list': (context: Context, params: JsonObject | undefined) => {
-    const definition = context.connection.definition;
-    const pageSize = definition.pageSize;
-    return (
-      definition.resources?.listTemplates(params?.cursor, context.protocolVersion!, pageSize) ?? {
-        resourceTemplates: [],
-      }
-    );
-  },
+  'resources/list': (context: Context, params: JsonObject | undefined) =>
+    pageOf(context, params, 'resources', context.connection.definition.resources, (catalog, ...page) =>
+      catalog.list(...page),
+    ),
+  'resources/templates/list': (context: Context, params: JsonObject | undefined) =>
+    pageOf(context, params, 'resourceTemplates', context.connection.definition.resources, (catalog, ...page) =>
+      catalog.listTemplates(...page),
+    ),
   'resources/read': (context: Context, params: JsonObject | undefined) => {
     const catalog = context.connection.definition.resources;
     if (!catalog) throw resourceNotFound(String(params?.uri));
@@ -86,10 +76,10 @@ const resources = {
 };
 
 const prompts = {
-  'prompts/list': (context: Context, params: JsonObject | undefined) => {
-    const definition = context.connection.definition;
-    return definition.prompts?.list(params?.cursor, context.protocolVersion!, definition.pageSize) ?? { prompts: [] };
-  },
+  'prompts/list': (context: Context, params: JsonObject | undefined) =>
+    pageOf(context, params, 'prompts', context.connection.definition.prompts, (prompts, ...page) =>
+      prompts.list(...page),
+    ),
   'prompts/get': (context: Context, params: JsonObject | undefined) => {
     const catalog = context.connection.definition.prompts;
     if (!catalog) throw invalid(`Unknown prompt: ${String(params?.name)}`);
@@ -124,6 +114,23 @@ export const SERVER_HANDLERS: HandlerTable<ServerConnection> = handlerTable<Serv
   ...completion,
   ...logging,
 });
+
+type PageRequest = [cursor: unknown, version: string, pageSize: number];
+
+/**
+ * A page of one of the current definition's lists. A later definition may have dropped a whole list:
+ * that answers an empty list, not a failure.
+ */
+function pageOf<C>(
+  context: Context,
+  params: JsonObject | undefined,
+  key: string,
+  catalog: C | undefined,
+  list: (catalog: C, ...page: PageRequest) => object,
+): object {
+  if (!catalog) return { [key]: [] };
+  return list(catalog, params?.cursor, context.protocolVersion!, context.connection.definition.pageSize);
+}
 
 function uriOf(params: JsonObject | undefined): string {
   const uri = params?.uri;
