@@ -1,21 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { defineServer } from '../lib/server/definition';
 import { Server } from '../lib/server/server';
 import { createMemoryPair } from '../transports/memory';
 import { validateEmitted } from './helpers/pair';
 import { RawPeer } from './helpers/raw-peer';
+import { serverWith, tool } from './helpers/fixtures';
 
-const definition = defineServer({
-  name: 's',
-  version: '1',
-  tools: [
-    {
-      name: 'echo',
-      inputSchema: { type: 'object' },
-      handler: (args) => ({ content: [{ type: 'text', text: JSON.stringify(args) }] }),
-    },
-  ],
-});
+const definition = serverWith([tool('echo', (args) => ({ content: [{ type: 'text', text: JSON.stringify(args) }] }))]);
 
 /** A server behind a JSON wire with a 2 KiB frame limit, and an initialized raw client. */
 async function setup() {

@@ -46,9 +46,7 @@ import type { PromptDefinition } from '../lib/server/prompts';
 import type { ResourceDefinition, ResourceTemplateDefinition } from '../lib/server/resources';
 import { Server, type ServerConnection } from '../lib/server/server';
 import type { ToolDefinition } from '../lib/server/tools';
-import { fromSdkTransport } from '../transports/sdk-adapter';
-import { validateEmitted } from './helpers/pair';
-import { cleanups, connectOurClient } from './helpers/sdk';
+import { cleanups, connectOurClient, serveOverSdkTransport } from './helpers/sdk';
 import { deferred } from './helpers/fixtures';
 
 /** Registers a test only where it applies (a revision that has the feature): nothing shows as skipped. */
@@ -254,13 +252,7 @@ async function sdkClientAgainstOurServer(version: ProtocolVersion): Promise<OurS
   const counterChanges = new Subject<void>();
   const [sdkSide, ourSide] = InMemoryTransport.createLinkedPair();
   const server = new Server(ourDefinition(version, counterChanges));
-  const connection = server.connect(fromSdkTransport(ourSide));
-  validateEmitted(connection);
-  const sent: Record<string, any>[] = [];
-  connection.trace$.subscribe((event) => {
-    if (event.direction === 'out' && event.message !== undefined && event.kind !== 'ignored')
-      sent.push(event.message as Record<string, any>);
-  });
+  const { connection, sent } = serveOverSdkTransport(server, ourSide);
 
   const sdkClient = new SdkClient(
     { name: 'sdk-client', version: '9.9.9' },

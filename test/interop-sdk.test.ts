@@ -41,7 +41,7 @@ import { Server, type ServerConnection } from '../lib/server/server';
 import type { ToolDefinition } from '../lib/server/tools';
 import { fromSdkTransport, type SdkTransportLike, type SdkTransportSendOptions } from '../transports/sdk-adapter';
 import { validateEmitted } from './helpers/pair';
-import { cleanups, connectOurClient } from './helpers/sdk';
+import { cleanups, connectOurClient, serveOverSdkTransport, watchSdkClient } from './helpers/sdk';
 import { deferred } from './helpers/fixtures';
 
 // ---- helpers --------------------------------------------------------------------------------------
@@ -182,21 +182,10 @@ async function sdkClientAgainstOurServer(
   };
 
   const server = new Server(definition);
-  const connection = server.connect(fromSdkTransport(ourSide));
-  validateEmitted(connection);
-  const sent: Record<string, any>[] = [];
-  connection.trace$.subscribe((event) => {
-    if (event.direction === 'out' && event.message !== undefined && event.kind !== 'ignored')
-      sent.push(event.message as Record<string, any>);
-  });
+  const { connection, sent } = serveOverSdkTransport(server, ourSide);
 
   const sdkClient = extra.sdkClient ?? new SdkClient({ name: 'sdk-client', version: '9.9.9' });
-  const sdkErrors: Error[] = [];
-  sdkClient.onerror = (error) => sdkErrors.push(error);
-  cleanups.push(
-    () => server.close(),
-    () => sdkClient.close(),
-  );
+  const sdkErrors = watchSdkClient(sdkClient, server);
   await sdkClient.connect(sdkSide);
   return { sdkClient, server, connection, hooks, negotiated: () => negotiated, sdkErrors, sent, wire };
 }
@@ -716,15 +705,9 @@ describe('over the SDK stdio transport', () => {
       slowFinished: deferred(),
     };
     const server = new Server(defineServer({ name: 'switchboard-server', version: '1.2.3', tools: ourTools(hooks) }));
-    const connection = server.connect(fromSdkTransport(ourSide, { onError: (error) => transportErrors.push(error) }));
-    validateEmitted(connection);
+    const { connection } = serveOverSdkTransport(server, ourSide, { onError: (error) => transportErrors.push(error) });
     const sdkClient = new SdkClient({ name: 'sdk-client', version: '9.9.9' });
-    const sdkErrors: Error[] = [];
-    sdkClient.onerror = (error) => sdkErrors.push(error);
-    cleanups.push(
-      () => server.close(),
-      () => sdkClient.close(),
-    );
+    const sdkErrors = watchSdkClient(sdkClient, server);
     await sdkClient.connect(sdkSide);
     expect(connection.protocolVersion).toBe('2025-11-25');
     expect((await sdkClient.listTools()).tools).toHaveLength(6);

@@ -6,6 +6,7 @@ import { defineServer } from '../lib/server/definition';
 import type { PromptDefinition } from '../lib/server/prompts';
 import type { ResourceTemplateDefinition } from '../lib/server/resources';
 import { connectPair, serveRaw } from './helpers/pair';
+import { serverWith, tool } from './helpers/fixtures';
 
 const review: PromptDefinition = {
   name: 'code_review',
@@ -233,21 +234,13 @@ describe('completion', () => {
 
 describe('logging', () => {
   it('delivers log messages on logs$ and sets the level', async () => {
-    const logging = defineServer({
-      name: 's',
-      version: '1',
-      tools: [
-        {
-          name: 'log',
-          inputSchema: { type: 'object' },
-          handler: async (_a, ctx) => (
-            await ctx.log('notice', { step: 1 }, 'worker'),
-            await ctx.log('debug', 'noise'),
-            { content: [] }
-          ),
-        },
-      ],
-    });
+    const logging = serverWith([
+      tool('log', async (_a, ctx) => {
+        await ctx.log('notice', { step: 1 }, 'worker');
+        await ctx.log('debug', 'noise');
+        return { content: [] };
+      }),
+    ]);
     const { client } = await connectPair(logging);
     const logs: unknown[] = [];
     client.logs$.subscribe((entry) => logs.push(entry));

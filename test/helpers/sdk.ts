@@ -3,7 +3,9 @@ import { afterEach } from 'vitest';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { Client, type ClientOptions } from '../../lib/client/client';
-import { fromSdkTransport } from '../../transports/sdk-adapter';
+import type { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Server, ServerConnection } from '../../lib/server/server';
+import { fromSdkTransport, type SdkAdapterOptions, type SdkTransportLike } from '../../transports/sdk-adapter';
 import { validateEmitted } from './pair';
 
 /** Closed after each test, last registered first, whatever happened in it. */
@@ -29,4 +31,32 @@ export async function connectOurClient(mcp: McpServer, options: ClientOptions): 
   );
   await client.connect(fromSdkTransport(ourSide));
   return client;
+}
+
+/** Our server over one end of an SDK transport pair, everything it emits schema-checked and recorded. */
+export function serveOverSdkTransport(
+  server: Server,
+  ourSide: SdkTransportLike,
+  adapter?: SdkAdapterOptions,
+): { connection: ServerConnection; sent: Record<string, any>[] } {
+  const connection = server.connect(fromSdkTransport(ourSide, adapter));
+  validateEmitted(connection);
+  const sent: Record<string, any>[] = [];
+  connection.trace$.subscribe((event) => {
+    if (event.direction === 'out' && event.message !== undefined && event.kind !== 'ignored') {
+      sent.push(event.message as Record<string, any>);
+    }
+  });
+  return { connection, sent };
+}
+
+/** Collects what an SDK client reports through `onerror`; the client and `server` are closed after the test. */
+export function watchSdkClient(sdkClient: SdkClient, server: Server): Error[] {
+  const errors: Error[] = [];
+  sdkClient.onerror = (error) => errors.push(error);
+  cleanups.push(
+    () => server.close(),
+    () => sdkClient.close(),
+  );
+  return errors;
 }
