@@ -39,42 +39,55 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** A connected pair of sockets on a unix socket in a fresh temp dir; `release` closes everything. */
-async function unixSockets(): Promise<{ client: net.Socket; accepted: net.Socket; release(): Promise<void> }> {
-  const dir = await mkdtemp(join(tmpdir(), 'switchboard-framed-'));
-  const path = join(dir, 'link.sock');
-  const server = net.createServer();
-  server.listen(path);
+interface SocketPair {
+  readonly client: net.Socket;
+  readonly accepted: net.Socket;
+  release(): Promise<void>;
+}
+
+/** Listens with `server`, dials it with `dial`, and returns both ends; `release` closes everything. */
+async function acceptedPair(
+  server: net.Server,
+  listen: () => void,
+  dial: () => net.Socket,
+  cleanup: () => Promise<unknown> = async () => undefined,
+): Promise<SocketPair> {
+  listen();
   await once(server, 'listening');
   const connection = once(server, 'connection') as Promise<[net.Socket]>;
-  const client = net.connect(path);
+  const client = dial();
   await once(client, 'connect');
   const [accepted] = await connection;
   const release = async () => {
     client.destroy();
     accepted.destroy();
     await new Promise<void>((resolve) => server.close(() => resolve()));
-    await rm(dir, { recursive: true, force: true });
+    await cleanup();
   };
   return { client, accepted, release };
 }
 
-/** A loopback TCP connection (127.0.0.1, an ephemeral port). */
-async function tcpSockets(): Promise<{ client: net.Socket; accepted: net.Socket; release(): Promise<void> }> {
+/** A connected pair of sockets on a unix socket in a fresh temp dir. */
+async function unixSockets(): Promise<SocketPair> {
+  const dir = await mkdtemp(join(tmpdir(), 'switchboard-framed-'));
+  const path = join(dir, 'link.sock');
   const server = net.createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as net.AddressInfo;
-  const connection = once(server, 'connection') as Promise<[net.Socket]>;
-  const client = net.connect(port, '127.0.0.1');
-  await once(client, 'connect');
-  const [accepted] = await connection;
-  const release = async () => {
-    client.destroy();
-    accepted.destroy();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  };
-  return { client, accepted, release };
+  return acceptedPair(
+    server,
+    () => server.listen(path),
+    () => net.connect(path),
+    () => rm(dir, { recursive: true, force: true }),
+  );
+}
+
+/** A loopback TCP connection (127.0.0.1, an ephemeral port). */
+async function tcpSockets(): Promise<SocketPair> {
+  const server = net.createServer();
+  return acceptedPair(
+    server,
+    () => server.listen(0, '127.0.0.1'),
+    () => net.connect((server.address() as net.AddressInfo).port, '127.0.0.1'),
+  );
 }
 
 async function unixPair(options: FramedTransportOptions): Promise<TransportPair> {
