@@ -1,18 +1,24 @@
 /**
  * Our client against a real peer: the official reference server `@modelcontextprotocol/server-everything`,
- * spawned over stdio by `StdioClientTransport`. The client declares sampling, elicitation (form and URL)
- * and roots, so the server registers its conditional tools and exercises every server→client path.
- * Everything our client emits is checked against the official schema (`validateEmitted`).
+ * once spawned over stdio by `StdioClientTransport`, once started in its `streamableHttp` mode and reached
+ * over HTTP by `StreamableHttpClientTransport`; the same body of tests runs on both. The client declares
+ * sampling, elicitation (form and URL) and roots, so the server registers its conditional tools and
+ * exercises every server→client path. Everything our client emits is checked against the official schema
+ * (`validateEmitted`).
  */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isAlive } from './helpers/processes';
-import { filter, firstValueFrom, take, timeout, toArray } from 'rxjs';
+import { filter, firstValueFrom, timeout } from 'rxjs';
 import { Client } from '../lib/client/client';
 import type { ElicitFormParams, ElicitUrlParams } from '../lib/protocol/client-features';
 import type { CreateMessageParams } from '../lib/protocol/client-features';
 import { McpError } from '../lib/jsonrpc/errors';
+import { StreamableHttpClientTransport } from '../transports/http/streamable-client';
 import { StdioClientTransport } from '../transports/stdio';
+import type { Transport } from '../transports/transport';
 import { validateEmitted } from './helpers/pair';
 
 const serverEntry = fileURLToPath(
@@ -30,9 +36,82 @@ const CONDITIONAL_TOOLS = [
   'trigger-url-elicitation',
 ];
 
+/** How the tests reach the server: a fresh transport per session, and what to release afterwards. */
+interface Peer {
+  readonly name: string;
+  /** Before the first test (the HTTP server runs once for the whole run). */
+  setUp?(): Promise<void>;
+  tearDown?(): Promise<void>;
+  transport(): Transport;
+  /** After the client closed: make sure nothing is left of this session. */
+  release(transport: Transport): Promise<void>;
+}
+
+const stdioPeer: Peer = {
+  name: 'stdio',
+  transport: () =>
+    new StdioClientTransport({ command: process.execPath, args: [serverEntry, 'stdio'], shutdown: FAST_SHUTDOWN }),
+  async release(transport) {
+    const pid = (transport as StdioClientTransport).pid;
+    await transport.close();
+    if (pid !== undefined && isAlive(pid)) process.kill(-pid, 'SIGKILL');
+  },
+};
+
+/**
+ * Makes the server listen on 127.0.0.1 (it binds every interface by default) and report the port it got
+ * for `PORT=0` on stderr (it only logs the port it was given).
+ */
+const REPORT_PORT = `data:text/javascript,${encodeURIComponent(`
+import net from 'node:net';
+const listen = net.Server.prototype.listen;
+net.Server.prototype.listen = function (...args) {
+  if ((typeof args[0] === 'number' || typeof args[0] === 'string') && typeof args[1] !== 'string') args.splice(1, 0, '127.0.0.1');
+  this.once('listening', () => process.stderr.write('switchboard-test-port ' + this.address().port + '\\n'));
+  return listen.apply(this, args);
+};`)}`;
+
+/** server-everything in `streamableHttp` mode, one process for the run; sessions come and go. */
+function streamableHttpPeer(): Peer & { readonly stdout: string[] } {
+  let child: ChildProcess | undefined;
+  let url = '';
+  const stdout: string[] = [];
+  return {
+    name: 'Streamable HTTP',
+    stdout,
+    async setUp() {
+      child = spawn(process.execPath, ['--import', REPORT_PORT, serverEntry, 'streamableHttp'], {
+        env: { ...process.env, PORT: '0' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      });
+      createInterface({ input: child.stdout! }).on('line', (line) => stdout.push(line));
+      const port = await new Promise<string>((resolve, reject) => {
+        createInterface({ input: child!.stderr! }).on('line', (line) => {
+          const found = /^switchboard-test-port (\d+)$/.exec(line);
+          if (found) resolve(found[1]!);
+        });
+        child!.once('exit', (code) => reject(new Error(`server-everything exited with ${code}`)));
+      });
+      url = `http://127.0.0.1:${port}/mcp`;
+    },
+    async tearDown() {
+      const pid = child?.pid;
+      if (pid === undefined) return;
+      const exited = new Promise((resolve) => child!.once('exit', resolve));
+      if (isAlive(pid)) process.kill(-pid, 'SIGKILL');
+      await exited;
+    },
+    transport: () => new StreamableHttpClientTransport(url, { reconnect: { initialDelayMs: 50 } }),
+    release: (transport) => transport.close(),
+  };
+}
+
+const httpPeer = streamableHttpPeer();
+
 interface Session {
   readonly client: Client;
-  readonly transport: StdioClientTransport;
+  readonly transport: Transport;
   readonly sampling: CreateMessageParams[];
   readonly forms: ElicitFormParams[];
   readonly urls: ElicitUrlParams[];
@@ -40,21 +119,20 @@ interface Session {
   readonly served: string[];
 }
 
-const open: Session[] = [];
+const open: { session: Session; peer: Peer }[] = [];
 
 /** What our form handler answers: the required field and a few others, the rest left to the defaults. */
 const FORM_ANSWER = { name: 'Ada Lovelace', check: true, number: 7 };
 
-async function connect(formAnswer: Record<string, string | number | boolean> = FORM_ANSWER): Promise<Session> {
+async function connect(
+  peer: Peer,
+  formAnswer: Record<string, string | number | boolean> = FORM_ANSWER,
+): Promise<Session> {
   const sampling: CreateMessageParams[] = [];
   const forms: ElicitFormParams[] = [];
   const urls: ElicitUrlParams[] = [];
   const served: string[] = [];
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [serverEntry, 'stdio'],
-    shutdown: FAST_SHUTDOWN,
-  });
+  const transport = peer.transport();
   const client = new Client(
     { name: 'switchboard-peer-test', version: '1.0.0' },
     {
@@ -81,7 +159,7 @@ async function connect(formAnswer: Record<string, string | number | boolean> = F
   });
   validateEmitted(client);
   const session = { client, transport, sampling, forms, urls, served };
-  open.push(session);
+  open.push({ session, peer });
   await client.connect(transport, { timeout: 10_000 });
   return session;
 }
@@ -105,18 +183,18 @@ function texts(result: { content: readonly { type: string }[] }): string {
 }
 
 afterEach(async () => {
-  const sessions = open.splice(0);
-  for (const { client, transport } of sessions) {
-    const pid = transport.pid;
-    await client.close();
-    await transport.close();
-    if (pid !== undefined && isAlive(pid)) process.kill(-pid, 'SIGKILL');
+  for (const { session, peer } of open.splice(0)) {
+    await session.client.close();
+    await peer.release(session.transport);
   }
 });
 
-describe('server-everything over stdio', { timeout: 15_000 }, () => {
+describe.each([stdioPeer, httpPeer])('server-everything over $name', { timeout: 15_000 }, (peer) => {
+  beforeAll(() => peer.setUp?.(), 15_000);
+  afterAll(() => peer.tearDown?.());
+
   it('handshakes: server info, protocol 2025-11-25, capabilities and instructions', async () => {
-    const { client } = await connect();
+    const { client } = await connect(peer);
     expect(client.serverInfo).toMatchObject({ name: 'mcp-servers/everything' });
     expect(typeof client.serverInfo?.version).toBe('string');
     expect(client.protocolVersion).toBe('2025-11-25');
@@ -137,16 +215,13 @@ describe('server-everything over stdio', { timeout: 15_000 }, () => {
   });
 
   it('lists the conditional tools after their list_changed notifications', async () => {
-    const { client } = await connect();
-    const changes = firstValueFrom(
-      client.notifications$.pipe(
-        filter((n) => n.method === 'notifications/tools/list_changed'),
-        take(4),
-        toArray(),
-        timeout(5000),
-      ),
-    ).catch(() => []);
+    const { client } = await connect(peer);
+    const changes: { params?: unknown }[] = [];
+    const watching = client.notifications$
+      .pipe(filter((n) => n.method === 'notifications/tools/list_changed'))
+      .subscribe((note) => changes.push(note));
     const names = await toolsWhenReady(client);
+    watching.unsubscribe();
     for (const name of [
       'echo',
       'get-sum',
@@ -163,12 +238,13 @@ describe('server-everything over stdio', { timeout: 15_000 }, () => {
     // The async (task) variants need task capabilities we do not declare.
     expect(names).not.toContain('trigger-sampling-request-async');
     expect(names).not.toContain('trigger-elicitation-request-async');
-    // The notifications may all have arrived before we subscribed; when seen, they are bare.
-    for (const note of await changes) expect(note.params ?? {}).toEqual({});
+    // The notifications may all have arrived before we subscribed (over HTTP, before the standalone stream
+    // opened); when seen, they are bare.
+    for (const note of changes) expect(note.params ?? {}).toEqual({});
   });
 
   it('calls echo, get-sum and get-tiny-image', async () => {
-    const { client } = await connect();
+    const { client } = await connect(peer);
     expect(texts(await client.callTool('echo', { message: 'hello peer' }))).toBe('Echo: hello peer');
     expect(texts(await client.callTool('get-sum', { a: 2, b: 40 }))).toContain('42');
     const image = await client.callTool('get-tiny-image', {});
@@ -179,7 +255,7 @@ describe('server-everything over stdio', { timeout: 15_000 }, () => {
   });
 
   it('checks get-structured-content against its outputSchema', async () => {
-    const { client } = await connect();
+    const { client } = await connect(peer);
     const tool = (await client.listTools()).find((t) => t.name === 'get-structured-content');
     expect(tool?.outputSchema).toMatchObject({ type: 'object', required: ['temperature', 'conditions', 'humidity'] });
     const result = await client.callTool('get-structured-content', { location: 'Chicago' });
@@ -192,7 +268,7 @@ describe('server-everything over stdio', { timeout: 15_000 }, () => {
   });
 
   it('returns resource links that can be read back', async () => {
-    const { client } = await connect();
+    const { client } = await connect(peer);
     const result = await client.callTool('get-resource-links', { count: 2 });
     const links = result.content.filter((block) => block.type === 'resource_link') as { uri: string }[];
     expect(links).toHaveLength(2);
@@ -204,7 +280,7 @@ describe('server-everything over stdio', { timeout: 15_000 }, () => {
   });
 
   it('reports increasing progress from trigger-long-running-operation', async () => {
-    const { client } = await connect();
+    const { client } = await connect(peer);
     const progress: { progress: number; total?: number }[] = [];
     const result = await client.callTool(
       'trigger-long-running-operation',
@@ -218,7 +294,7 @@ describe('server-everything over stdio', { timeout: 15_000 }, () => {
   });
 
   it('answers trigger-sampling-request with our sampling handler', async () => {
-    const { client, sampling, served } = await connect();
+    const { client, sampling, served } = await connect(peer);
     await toolsWhenReady(client);
     const result = await client.callTool('trigger-sampling-request', { prompt: 'Say hi', maxTokens: 33 });
     expect(sampling).toHaveLength(1);
@@ -235,7 +311,7 @@ describe('server-everything over stdio', { timeout: 15_000 }, () => {
   });
 
   it('answers trigger-elicitation-request with our form handler, defaults applied', async () => {
-    const { client, forms } = await connect();
+    const { client, forms } = await connect(peer);
     await toolsWhenReady(client);
     const result = await client.callTool('trigger-elicitation-request', {});
     // The server's schema passed our restricted-schema checks, or the handler would not have run.
@@ -259,7 +335,7 @@ describe('server-everything over stdio', { timeout: 15_000 }, () => {
   // official ElicitResult schema only carries string, integer, boolean or string[] values: what we send is
   // invalid (validateEmitted fails this test). Kept strict on purpose: see the report.
   it('applies a fractional number default and still sends a schema-valid ElicitResult', async () => {
-    const { client, forms } = await connect({ name: 'Ada Lovelace', check: true });
+    const { client, forms } = await connect(peer, { name: 'Ada Lovelace', check: true });
     await toolsWhenReady(client);
     const result = await client.callTool('trigger-elicitation-request', {});
     expect(forms).toHaveLength(1);
@@ -268,7 +344,7 @@ describe('server-everything over stdio', { timeout: 15_000 }, () => {
   });
 
   it('answers trigger-url-elicitation with our URL handler, and sees -32042 on the error path', async () => {
-    const { client, urls } = await connect();
+    const { client, urls } = await connect(peer);
     await toolsWhenReady(client);
     const url = 'https://example.com/authorize?state=xyz';
     const result = await client.callTool('trigger-url-elicitation', { url, elicitationId: 'elicit-1' });
@@ -288,7 +364,7 @@ describe('server-everything over stdio', { timeout: 15_000 }, () => {
   });
 
   it('is asked for roots/list after initialize, and get-roots-list shows our roots', async () => {
-    const { client, served } = await connect();
+    const { client, served } = await connect(peer);
     const rootsLog = firstValueFrom(
       client.logs$.pipe(
         filter((log) => String(log.data).includes('Roots updated')),
@@ -306,7 +382,7 @@ describe('server-everything over stdio', { timeout: 15_000 }, () => {
   });
 
   it('lists and reads static and templated resources (text and blob)', async () => {
-    const { client } = await connect();
+    const { client } = await connect(peer);
     const resources = await client.listResources();
     const statics = resources.filter((r) => r.uri.startsWith('demo://resource/static/document/'));
     expect(statics.length).toBeGreaterThanOrEqual(7);
@@ -337,7 +413,7 @@ describe('server-everything over stdio', { timeout: 15_000 }, () => {
   });
 
   it('delivers resources/updated to a subscription after toggle-subscriber-updates', async () => {
-    const { client } = await connect();
+    const { client } = await connect(peer);
     const uri = 'demo://resource/dynamic/text/1';
     const updated = firstValueFrom(client.subscribeResource(uri).pipe(timeout(8000)));
     // Let resources/subscribe reach the server before updates are switched on.
@@ -349,7 +425,7 @@ describe('server-everything over stdio', { timeout: 15_000 }, () => {
   });
 
   it('lists prompts and gets args-prompt', async () => {
-    const { client } = await connect();
+    const { client } = await connect(peer);
     const prompts = await client.listPrompts();
     expect(prompts.map((p) => p.name)).toEqual(
       expect.arrayContaining(['simple-prompt', 'args-prompt', 'completable-prompt', 'resource-prompt']),
@@ -368,7 +444,7 @@ describe('server-everything over stdio', { timeout: 15_000 }, () => {
   });
 
   it('completes completable-prompt department "E" to Engineering', async () => {
-    const { client } = await connect();
+    const { client } = await connect(peer);
     const completion = await client.complete({
       ref: { type: 'ref/prompt', name: 'completable-prompt' },
       argument: { name: 'department', value: 'E' },
@@ -377,7 +453,7 @@ describe('server-everything over stdio', { timeout: 15_000 }, () => {
   });
 
   it('sets the logging level and receives simulated logs on logs$', async () => {
-    const { client } = await connect();
+    const { client } = await connect(peer);
     await client.setLoggingLevel('debug');
     const log = firstValueFrom(
       client.logs$.pipe(
@@ -392,14 +468,26 @@ describe('server-everything over stdio', { timeout: 15_000 }, () => {
     await client.callTool('toggle-simulated-logging', {});
   });
 
-  it('close() leaves no process behind', async () => {
-    const { client, transport } = await connect();
-    const pid = transport.pid!;
-    expect(pid).toBeGreaterThan(0);
-    expect(isAlive(pid)).toBe(true);
-    await client.close();
-    await transport.close();
-    expect(() => process.kill(pid, 0)).toThrow();
-    expect(() => process.kill(-pid, 0)).toThrow();
-  });
+  if (peer === stdioPeer) {
+    it('close() leaves no process behind', async () => {
+      const { client, transport } = await connect(peer);
+      const pid = (transport as StdioClientTransport).pid!;
+      expect(pid).toBeGreaterThan(0);
+      expect(isAlive(pid)).toBe(true);
+      await client.close();
+      await transport.close();
+      expect(() => process.kill(pid, 0)).toThrow();
+      expect(() => process.kill(-pid, 0)).toThrow();
+    });
+  } else {
+    it('close() ends the session on the server with DELETE', async () => {
+      const { client, transport } = await connect(peer);
+      const sessionId = transport.sessionId!;
+      expect(sessionId).toMatch(/^[\x21-\x7e]+$/);
+      await client.close();
+      const ended = `Received session termination request for session ${sessionId}`;
+      for (let i = 0; i < 100 && !httpPeer.stdout.includes(ended); i++) await new Promise((r) => setTimeout(r, 10));
+      expect(httpPeer.stdout).toContain(ended);
+    });
+  }
 });

@@ -1,36 +1,36 @@
 /**
- * The Streamable HTTP server handler over real `node:http` on 127.0.0.1: sessions, POST answered as JSON
- * or SSE, the standalone GET stream, resumption from the event store, the header and origin checks, idle
- * expiry, and the official SDK client.
+ * The Streamable HTTP server handler over real `node:http` on 127.0.0.1: sessions (their lifecycle, idle
+ * expiry, failed handshakes), POST answered as JSON or SSE, the standalone GET stream, keep-alive
+ * comments, resumption from the event store, closing a stream mid-call, the header and origin checks,
+ * and the official SDK client (JSON, SSE, and resuming after its stream was dropped or closed).
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { SimulatedClock } from 'xstate';
 import type { ServerDefinition } from '../lib/server/definition';
+import { Runtime } from '../lib/core/runtime';
+import type { JsonRpcMessage } from '../lib/jsonrpc/types';
 import { Server } from '../lib/server/server';
-import { SseParser, type SseEvent } from '../transports/http/sse';
+import { MemoryEventStore } from '../transports/http/event-store';
+import { HttpSession } from '../transports/http/http-session';
+import { SseParser } from '../transports/http/sse';
 import { createStreamableHttpHandler, type StreamableHttpOptions } from '../transports/http/streamable-server';
+import { validateEveryConnection } from './conformance/validate-connections';
 import { deferred, serverWith, tool } from './helpers/fixtures';
+import { cleanups, eventually, listenHttp, sseReader, statusOfGet, within } from './helpers/http';
 
 const LATEST = '2025-11-25';
-const cleanups: (() => Promise<unknown> | void)[] = [];
-
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await Promise.resolve(cleanup()).catch(() => undefined);
-});
-
-/** Settles within `ms` or fails the test. */
-function within<T>(promise: Promise<T>, ms = 5000, what = 'a result'): Promise<T> {
-  let timer: NodeJS.Timeout;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Timed out waiting for ${what}`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+/** What the test HTTP server saw, for tools that act on their own HTTP exchange. */
+interface Hooks {
+  /** POST responses still open. */
+  readonly posts: Set<ServerResponse>;
+  /** Resolves at the first GET carrying `Last-Event-ID`. */
+  readonly resumed: Promise<void>;
 }
 
-const definition = (release: Promise<void>): ServerDefinition =>
+const definition = (release: Promise<void>, hooks: Hooks): ServerDefinition =>
   serverWith([
     tool('echo'),
     tool('chatty', async (_args, ctx) => {
@@ -45,21 +45,40 @@ const definition = (release: Promise<void>): ServerDefinition =>
       await release;
       return { content: [{ type: 'text', text: 'finally' }] };
     }),
+    // Drops its own SSE response as a network failure would, and answers once the client resumed. The
+    // ping first: once the client answered it, it has read the priming event before it, so it can resume.
+    tool('dropper', async (_args, ctx) => {
+      await ctx.request('ping');
+      for (const response of hooks.posts) {
+        if (response.getHeader('content-type') === 'text/event-stream') response.destroy();
+      }
+      await hooks.resumed;
+      return { content: [{ type: 'text', text: 'survived the drop' }] };
+    }),
+    // Closes its stream cleanly (SSE polling) and answers once the client resumed, if it could close.
+    tool('poller', async (_args, ctx) => {
+      const closed = (await ctx.closeStream?.()) ?? false;
+      if (closed) await hooks.resumed;
+      return { content: [{ type: 'text', text: `stream closed: ${closed}` }] };
+    }),
   ]);
 
 async function start(options: StreamableHttpOptions = {}) {
   const release = deferred();
-  const server = new Server(definition(release.promise));
+  const resumed = deferred();
+  const hooks: Hooks = { posts: new Set(), resumed: resumed.promise };
+  const server = validateEveryConnection(new Server(definition(release.promise, hooks)));
   const handler = createStreamableHttpHandler(server, options);
-  const httpServer = http.createServer(handler);
-  await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
-  cleanups.push(
-    () => new Promise((resolve) => httpServer.close(resolve)),
-    () => httpServer.closeAllConnections(),
-    () => handler.close(),
-  );
-  const { port } = httpServer.address() as AddressInfo;
-  return { server, handler, release: release.resolve, url: `http://127.0.0.1:${port}/mcp` };
+  const { origin } = await listenHttp((request, response) => {
+    if (request.method === 'POST') {
+      hooks.posts.add(response);
+      response.once('close', () => hooks.posts.delete(response));
+    }
+    if (request.method === 'GET' && request.headers['last-event-id']) resumed.resolve();
+    handler(request, response);
+  });
+  cleanups.push(() => handler.close());
+  return { server, handler, hooks, release: release.resolve, url: `${origin}/mcp` };
 }
 
 const ACCEPT_BOTH = 'application/json, text/event-stream';
@@ -90,24 +109,6 @@ async function openSession(url: string, version = LATEST) {
   const headers = { 'mcp-session-id': sessionId, 'mcp-protocol-version': version };
   expect((await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers)).status).toBe(202);
   return { sessionId, headers };
-}
-
-/** Reads SSE events from a response as they arrive. */
-function sseReader(response: Response) {
-  const reader = response.body!.getReader();
-  const decoder = new TextDecoder();
-  const parser = new SseParser();
-  const queued: SseEvent[] = [];
-  let ended = false;
-  async function next(): Promise<SseEvent | undefined> {
-    while (queued.length === 0 && !ended) {
-      const chunk = await within(reader.read(), 5000, 'an SSE event');
-      if (chunk.done) ended = true;
-      else queued.push(...parser.push(decoder.decode(chunk.value, { stream: true })));
-    }
-    return queued.shift();
-  }
-  return { next, cancel: () => reader.cancel().catch(() => undefined) };
 }
 
 /** The JSON-RPC messages of a JSON or SSE response, after it ended. */
@@ -156,15 +157,33 @@ describe('sessions', () => {
   it('closes a session left idle', async () => {
     const { url, handler, server } = await start({ idleTimeoutMs: 100 });
     const { headers } = await openSession(url);
-    await within(
-      (async () => {
-        while (handler.sessionCount > 0) await new Promise((resolve) => setTimeout(resolve, 20));
-      })(),
-      3000,
-      'the idle expiry',
-    );
+    await eventually(() => handler.sessionCount === 0, 'the idle expiry');
     expect(server.connectionCount).toBe(0);
     expect((await post(url, call(1, 'echo'), headers)).status).toBe(404);
+  });
+
+  it('a session busy past the idle timeout lives on, and expires a whole timeout after its last response', async () => {
+    const clock = new SimulatedClock();
+    const runtime = new Runtime({ clock });
+    const { url, handler, hooks, release } = await start({ idleTimeoutMs: 1000, connectionOptions: { runtime } });
+    const { headers } = await openSession(url);
+    const reader = sseReader(await post(url, call(1, 'slow'), headers));
+    await reader.next(); // priming: the call's POST is open
+    clock.increment(1500); // the first check finds the session busy: the next one is due at 2500
+    clock.increment(400);
+    release(); // at 1900
+    for (let event = await reader.next(); event; event = await reader.next());
+    await eventually(() => hooks.posts.size === 0, 'the POST to close on the server');
+    clock.increment(600); // 2500: idle for 600 ms only, so the check re-arms for 2900
+    const notice = { jsonrpc: '2.0', method: 'notifications/roots/list_changed' };
+    expect((await post(url, notice, headers)).status).toBe(202); // alive (and active again at 2500)
+    await eventually(() => hooks.posts.size === 0, 'the POST to close on the server');
+    clock.increment(400); // 2900: idle for 400 ms, so the check re-arms for 3500
+    clock.increment(599);
+    expect(handler.sessionCount).toBe(1);
+    clock.increment(1); // 3500: idle for the whole timeout
+    await eventually(() => handler.sessionCount === 0, 'the idle expiry');
+    expect((await post(url, call(2, 'echo'), headers)).status).toBe(404);
   });
 
   it('DELETE without a session id gets 400; other methods get 405', async () => {
@@ -183,12 +202,16 @@ describe('sessions', () => {
 });
 
 describe('POST', () => {
-  it('answers a tools/call as JSON when the mode is json', async () => {
+  it('answers a tools/call as JSON when the mode is json: sized, not chunked, naming the session', async () => {
     const { url } = await start({ responseMode: 'json' });
-    const { headers } = await openSession(url);
+    const { headers, sessionId } = await openSession(url);
     const response = await post(url, call(1, 'echo'), headers);
     expect(response.headers.get('content-type')).toBe('application/json');
-    expect(await response.json()).toEqual({
+    expect(response.headers.get('mcp-session-id')).toBe(sessionId);
+    expect(response.headers.get('transfer-encoding')).toBeNull();
+    const text = await response.text();
+    expect(Number(response.headers.get('content-length'))).toBe(Buffer.byteLength(text));
+    expect(JSON.parse(text)).toEqual({
       jsonrpc: '2.0',
       id: 1,
       result: { content: [{ type: 'text', text: 'echo' }] },
@@ -254,11 +277,12 @@ describe('POST', () => {
     expect(await reader.next()).toBeUndefined();
   });
 
-  it('a notification gets 202 with an empty body', async () => {
+  it('a notification gets 202 with an empty body, naming the session', async () => {
     const { url } = await start();
-    const { headers } = await openSession(url);
+    const { headers, sessionId } = await openSession(url);
     const response = await post(url, { jsonrpc: '2.0', method: 'notifications/roots/list_changed' }, headers);
     expect(response.status).toBe(202);
+    expect(response.headers.get('mcp-session-id')).toBe(sessionId);
     expect(await response.text()).toBe('');
   });
 
@@ -302,19 +326,7 @@ describe('origin and host', () => {
 
   it('refuses a foreign Host with 403', async () => {
     const { url } = await start();
-    const status = await new Promise<number>((resolve, reject) => {
-      const request = http.request(url, {
-        method: 'GET',
-        headers: { host: 'evil.example', accept: 'text/event-stream' },
-      });
-      request.on('response', (response) => {
-        response.resume();
-        resolve(response.statusCode!);
-      });
-      request.on('error', reject);
-      request.end();
-    });
-    expect(status).toBe(403);
+    expect(await statusOfGet(url, { host: 'evil.example', accept: 'text/event-stream' })).toBe(403);
   });
 
   it('accepts an origin from allowedOrigins', async () => {
@@ -417,7 +429,7 @@ describe('the official SDK client', () => {
     await within(client.connect(transport));
     expect(transport.sessionId).toBeTruthy();
     const { tools } = await within(client.listTools());
-    expect(tools.map((listed) => listed.name)).toEqual(['echo', 'chatty', 'pinger', 'slow']);
+    expect(tools.map((listed) => listed.name)).toEqual(['echo', 'chatty', 'pinger', 'slow', 'dropper', 'poller']);
     expect(await within(client.callTool({ name: 'echo', arguments: {} }))).toMatchObject({
       content: [{ text: 'echo' }],
     });
@@ -427,5 +439,157 @@ describe('the official SDK client', () => {
     await within(transport.terminateSession());
     expect(handler.sessionCount).toBe(0);
     expect(server.connectionCount).toBe(0);
+  });
+});
+
+describe('session lifecycle', () => {
+  it.each(['auto', 'json'] as const)(
+    'an initialize answered with an error closes its session at once (%s mode)',
+    async (responseMode) => {
+      const { url, handler, server } = await start({ responseMode });
+      const bad = { ...initializeRequest(), params: { protocolVersion: LATEST, capabilities: {} } };
+      const response = await post(url, bad);
+      const sessionId = response.headers.get('mcp-session-id')!;
+      expect(await readAll(response)).toEqual([
+        expect.objectContaining({ id: 0, error: expect.objectContaining({ code: -32602 }) }),
+      ]);
+      await eventually(() => handler.sessionCount === 0, 'the failed session to close');
+      expect(server.connectionCount).toBe(0);
+      const headers = { 'mcp-session-id': sessionId, 'mcp-protocol-version': LATEST };
+      expect((await post(url, call(1, 'echo'), headers)).status).toBe(404);
+    },
+  );
+
+  it('a session whose initialize POST ends before the answer is closed at once', async () => {
+    const session = new HttpSession('handshake-test', {
+      store: new MemoryEventStore(),
+      responseMode: 'sse',
+      retryMs: 1000,
+      idleTimeoutMs: 60_000,
+      keepAliveMs: 0,
+      runtime: new Runtime(),
+      onClosed: () => {},
+    });
+    const received: unknown[] = [];
+    // Plays a connection that never answers: the handshake can only end by the POST going away.
+    session.messages.subscribe((message) => received.push(message));
+    const { origin } = await listenHttp((_request, response) => {
+      session.track(response);
+      session.accept(initializeRequest() as JsonRpcMessage, response);
+    });
+    cleanups.push(() => session.close());
+    const abort = new AbortController();
+    const response = await post(`${origin}/mcp`, initializeRequest(), {}, abort.signal);
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    expect(session.state).toBe('handshake');
+    abort.abort();
+    expect(await within(session.ended)).toBe('handshake-failed');
+    expect(session.closed).toBe(true);
+    expect(received).toHaveLength(1);
+  });
+
+  it('the server closing the connection ends its session; later requests get 404', async () => {
+    const { url, handler, server } = await start();
+    const { headers } = await openSession(url);
+    await server.close();
+    await eventually(() => handler.sessionCount === 0, 'the session to close');
+    expect((await post(url, call(1, 'echo'), headers)).status).toBe(404);
+  });
+
+  it('closing the handler ends every session and its connection', async () => {
+    const { url, handler, server } = await start();
+    const first = await openSession(url);
+    await openSession(url);
+    expect(handler.sessionCount).toBe(2);
+    await handler.close();
+    expect(handler.sessionCount).toBe(0);
+    expect(server.connectionCount).toBe(0);
+    expect((await post(url, call(1, 'echo'), first.headers)).status).toBe(404);
+  });
+});
+
+describe('keep-alive', () => {
+  it('an idle SSE stream gets `: keep-alive` comments, which parsers ignore', async () => {
+    const { url } = await start({ keepAliveMs: 20 });
+    const { headers } = await openSession(url);
+    const response = await fetch(url, { headers: { ...headers, accept: 'text/event-stream' } });
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    while (!text.includes(': keep-alive\n\n')) {
+      const chunk = await within(reader.read(), 'a keep-alive comment');
+      if (chunk.done) break;
+      text += decoder.decode(chunk.value, { stream: true });
+    }
+    await reader.cancel();
+    expect(text).toContain(': keep-alive\n\n');
+    const events = new SseParser().push(text);
+    expect(events.every((event) => event.data === '')).toBe(true); // the priming event only
+  });
+});
+
+describe('closing a stream mid-call', () => {
+  it('ctx.closeStream ends the POST response after the priming event; the result arrives on the resuming GET', async () => {
+    const { url } = await start();
+    const { headers } = await openSession(url);
+    const reader = sseReader(await post(url, call(4, 'poller'), headers));
+    const priming = (await reader.next())!;
+    expect(priming).toMatchObject({ data: '', retry: 1000 });
+    expect(await reader.next()).toBeUndefined(); // closed mid-call, before the result
+    const resumed = await fetch(url, {
+      headers: { ...headers, accept: 'text/event-stream', 'last-event-id': priming.id! },
+    });
+    expect(await readAll(resumed)).toEqual([
+      { jsonrpc: '2.0', id: 4, result: { content: [{ type: 'text', text: 'stream closed: true' }] } },
+    ]);
+  });
+
+  it('resolves false for a request answered as JSON, and for clients older than 2025-11-25', async () => {
+    const json = await start({ responseMode: 'json' });
+    const recent = await openSession(json.url);
+    expect(await (await post(json.url, call(1, 'poller'), recent.headers)).json()).toMatchObject({
+      result: { content: [{ text: 'stream closed: false' }] },
+    });
+    const auto = await start();
+    const old = await openSession(auto.url, '2025-06-18');
+    expect(await (await post(auto.url, call(1, 'poller'), old.headers)).json()).toMatchObject({
+      result: { content: [{ text: 'stream closed: false' }] },
+    });
+  });
+});
+
+describe('the official SDK client resumes a call', () => {
+  async function connectSdk(url: string) {
+    const client = new SdkClient({ name: 'sdk', version: '1' });
+    const errors: Error[] = [];
+    client.onerror = (error) => errors.push(error);
+    const transport = new StreamableHTTPClientTransport(new URL(url), {
+      reconnectionOptions: {
+        initialReconnectionDelay: 20,
+        maxReconnectionDelay: 200,
+        reconnectionDelayGrowFactor: 2,
+        maxRetries: 5,
+      },
+    });
+    cleanups.push(() => client.close());
+    await within(client.connect(transport));
+    return { client, errors };
+  }
+
+  it('after its SSE response was destroyed mid-call (GET + Last-Event-ID)', async () => {
+    const { url } = await start({ retryMs: 20 });
+    const { client, errors } = await connectSdk(url);
+    expect(await within(client.callTool({ name: 'dropper', arguments: {} }))).toMatchObject({
+      content: [{ type: 'text', text: 'survived the drop' }],
+    });
+    expect(errors.map((error) => error.message).join('\n')).toContain('SSE stream disconnected');
+  });
+
+  it('after the server closed its stream mid-call (SSE polling)', async () => {
+    const { url } = await start({ retryMs: 20 });
+    const { client } = await connectSdk(url);
+    expect(await within(client.callTool({ name: 'poller', arguments: {} }))).toMatchObject({
+      content: [{ type: 'text', text: 'stream closed: true' }],
+    });
   });
 });

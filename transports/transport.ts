@@ -22,6 +22,12 @@ export interface Transport {
   close(): Promise<void>;
   /** Told the negotiated revision once initialization succeeds (HTTP puts it in a header). */
   setProtocolVersion?(version: string): void;
+  /**
+   * Ends the stream carrying the messages of inbound request `relatedRequestId` while the request goes on,
+   * where the transport has such streams (Streamable HTTP: the client resumes with GET + Last-Event-ID).
+   * Resolves false when that request's stream cannot be resumed.
+   */
+  closeStream?(relatedRequestId: RequestId): Promise<boolean>;
   /** The transport-level session, when there is one (Streamable HTTP). */
   readonly sessionId?: string;
 }

@@ -1,14 +1,30 @@
+/**
+ * One Streamable HTTP session on the server: the `Transport` its connection sees, the routing of each answer
+ * to the HTTP response it belongs to, and the host of the session's lifecycle actor.
+ */
 import type { ServerResponse } from 'node:http';
+import { createActor, type Actor } from 'xstate';
 import { classifyMessage } from '../../lib/jsonrpc/classify';
 import { encodeFrame } from '../../lib/jsonrpc/codec';
-import { ErrorCode, TransportError } from '../../lib/jsonrpc/errors';
+import { TransportError } from '../../lib/jsonrpc/errors';
 import type { JsonRpcBatch, JsonRpcMessage, JsonRpcRequest, RequestId } from '../../lib/jsonrpc/types';
-import type { ServerConnection } from '../../lib/server/server';
+import type { Clock } from '../../lib/core/clock';
+import type { Runtime } from '../../lib/core/runtime';
 import { HTTP_DEFAULT_PROTOCOL_VERSION, isAtLeast, isSupportedVersion } from '../../lib/protocol/versions';
+import {
+  httpSessionMachine,
+  type HttpSessionEndReason,
+  type HttpSessionEvent,
+  type HttpSessionHost,
+  type HttpSessionState,
+} from '../../machines/http-session';
 import { InboundQueue } from '../inbound-queue';
 import type { Transport, TransportSendOptions } from '../transport';
 import type { EventStore } from './event-store';
+import { endWithJson, refuseRequest } from './request-guard';
 import { replayFinishedStream, SseStream } from './sse-stream';
+
+export type { HttpSessionEndReason } from '../../machines/http-session';
 
 /**
  * How a POST carrying requests is answered: `json` (one JSON body; messages the handler sends before its
@@ -23,8 +39,12 @@ export interface HttpSessionConfig {
   readonly responseMode: ResponseMode;
   readonly retryMs: number;
   readonly idleTimeoutMs: number;
+  /** Between keep-alive comments on an idle SSE stream; 0 for none. */
+  readonly keepAliveMs: number;
+  /** The actor system the session's lifecycle actor joins; its clock times the idle expiry. */
+  readonly runtime: Runtime;
   /** Called once the session has closed and released everything. */
-  readonly onClosed: (session: HttpSession) => void;
+  readonly onClosed: (session: HttpSession, reason: HttpSessionEndReason) => void;
 }
 
 /** One POST that carried requests, until every request in it is answered (or cancelled). */
@@ -37,18 +57,26 @@ interface Exchange {
 
 const STANDALONE_STREAM = 'standalone';
 
+export const SESSION_HEADER = 'mcp-session-id';
+
 export type ResumeOutcome = 'resumed' | 'unknown';
 
 /**
  * The server side of one Streamable HTTP session, seen by the connection as its `Transport`: inbound
  * messages come from POST bodies, outbound ones go to the stream of the POST they belong to, the
  * standalone GET stream, or (when no response is attached) the event store for a later resume.
+ *
+ * Its lifecycle (handshake, idle expiry, DELETE, close) is an actor of `machines/http-session`; this
+ * class is the machine's host and keeps the per-message records. Requests cost the machine nothing: the
+ * session counts its open responses itself and the machine's idle check reads the count when it fires.
  */
-export class HttpSession implements Transport {
+export class HttpSession implements Transport, HttpSessionHost {
   readonly messages;
-  connection: ServerConnection | undefined;
-  /** The negotiated revision once `initialize` was answered; the HTTP default until then. */
+  /** Resolves with the reason once the session has closed and released everything. */
+  readonly ended: Promise<HttpSessionEndReason>;
+  /** The negotiated revision once the connection announced it; the HTTP default until then. */
   protocolVersion: string = HTTP_DEFAULT_PROTOCOL_VERSION;
+  private readonly actor: Actor<typeof httpSessionMachine>;
   private readonly inbound = new InboundQueue('Streamable HTTP');
   private readonly exchanges = new Map<RequestId, Exchange>();
   private readonly liveStreams = new Map<string, Exchange>();
@@ -56,52 +84,58 @@ export class HttpSession implements Transport {
   private initializeId: RequestId | undefined;
   private streamCount = 0;
   private openResponses = 0;
-  private idleTimer: NodeJS.Timeout | undefined;
-  private closing: Promise<void> | undefined;
+  /** When the last open response closed, on the runtime's clock (the session's start until one did). */
+  private idleSince: number;
+  /** Set on entering `closing`. */
+  private ending = false;
+  private readonly clock: Clock;
+  /** `MCP-Session-Id` as names and values, for the POST responses the session writes. */
+  private readonly idHeader: string[];
+  private resolveEnded!: (reason: HttpSessionEndReason) => void;
 
   constructor(
     readonly sessionId: string,
     private readonly config: HttpSessionConfig,
   ) {
     this.messages = this.inbound.messages;
-    this.standalone = new SseStream(STANDALONE_STREAM, sessionId, config.store);
-    this.armIdleTimer();
+    this.clock = config.runtime.clock;
+    this.idHeader = [SESSION_HEADER, sessionId];
+    this.idleSince = this.clock.now();
+    this.ended = new Promise((resolve) => (this.resolveEnded = resolve));
+    this.standalone = new SseStream(STANDALONE_STREAM, sessionId, config.store, config.keepAliveMs);
+    this.actor = createActor(httpSessionMachine, {
+      input: { host: this, idleTimeoutMs: config.idleTimeoutMs },
+      parent: config.runtime.root,
+    }).start();
   }
 
+  get state(): HttpSessionState {
+    return this.actor.getSnapshot().value as HttpSessionState;
+  }
+
+  /** Closing or closed: requests naming the session get 404. */
   get closed(): boolean {
-    return this.closing !== undefined;
+    return this.ending;
   }
 
-  /** Counts `response` as activity: the idle timer runs only while the session has no open response. */
+  /** Counts `response` as activity until it closes: the session is idle while it has no open response. */
   track(response: ServerResponse): void {
     this.openResponses++;
-    clearTimeout(this.idleTimer);
-    response.once('close', () => {
-      if (--this.openResponses === 0) this.armIdleTimer();
-    });
+    response.on('close', this.untrack);
   }
 
-  /** Hands a validated POST body to the connection and answers the POST (202, JSON or a stream). */
+  /**
+   * Hands a validated POST body to the connection and answers the POST (202, JSON or a stream), naming the
+   * session in every answer.
+   */
   accept(body: JsonRpcMessage | JsonRpcBatch, response: ServerResponse): void {
-    const messages: readonly JsonRpcMessage[] = Array.isArray(body) ? body : [body as JsonRpcMessage];
-    const requests = messages.filter((message) => classifyMessage(message) === 'request') as JsonRpcRequest[];
-    if (requests.length === 0) {
-      response.writeHead(202).end();
-    } else {
-      const initialize = requests.find((request) => request.method === 'initialize');
-      if (initialize) this.initializeId = initialize.id;
-      const version = initialize ? requestedVersion(initialize) : this.protocolVersion;
-      const exchange: Exchange = {
-        pending: new Set(requests.map((request) => request.id)),
-        response,
-        mode: this.initialMode(version),
-        stream: undefined,
-      };
-      for (const id of exchange.pending) this.exchanges.set(id, exchange);
-      if (exchange.mode === 'sse') this.openExchangeStream(exchange, version);
-    }
+    const single = Array.isArray(body) ? undefined : (body as JsonRpcMessage);
+    const requests = single ? (isRequest(single) ? [single] : []) : (body as JsonRpcBatch).filter(isRequest);
+    if (requests.length === 0) response.writeHead(202, this.idHeader).end();
+    else this.openExchange(requests, response);
     this.inbound.push(body);
-    for (const message of messages) this.noticeCancellation(message);
+    if (single) this.noticeCancellation(single);
+    else for (const message of body as JsonRpcBatch) this.noticeCancellation(message);
   }
 
   /** Opens the standalone stream on `response`; false when one is already open. */
@@ -137,13 +171,61 @@ export class HttpSession implements Transport {
     return this.standalone.send(single);
   }
 
-  /** Ends every stream, answers open POSTs, forgets the session's events. Idempotent. */
-  close(): Promise<void> {
-    return (this.closing ??= this.release());
+  setProtocolVersion(version: string): void {
+    this.protocolVersion = version;
   }
 
-  private async release(): Promise<void> {
-    clearTimeout(this.idleTimer);
+  /**
+   * Ends the HTTP response carrying request `requestId`'s stream while the request goes on (SSE polling):
+   * the client resumes with GET + `Last-Event-ID` and gets the rest there. False when that is impossible:
+   * the request is answered as JSON, its stream was never primed with an event id, or it is finished.
+   */
+  async closeStream(requestId: RequestId): Promise<boolean> {
+    const stream = this.exchanges.get(requestId)?.stream;
+    if (!stream?.resumable) return false;
+    await stream.end();
+    return true;
+  }
+
+  /** DELETE: ends the session; resolves once everything is released. */
+  delete(): Promise<HttpSessionEndReason> {
+    this.signal({ type: 'delete' });
+    return this.ended;
+  }
+
+  /** The handler is closing: ends the session; resolves once everything is released. */
+  shutdown(): Promise<HttpSessionEndReason> {
+    this.signal({ type: 'server.close' });
+    return this.ended;
+  }
+
+  /** The connection closes its transport: ends the session. Idempotent. */
+  async close(): Promise<void> {
+    this.signal({ type: 'connection.closed' });
+    await this.ended;
+  }
+
+  // ---- machine host ------------------------------------------------------------------------------
+
+  /** @internal How long the session has had no open response (0 while one is open). */
+  idleForMs(): number {
+    return this.openResponses > 0 ? 0 : this.clock.now() - this.idleSince;
+  }
+
+  /** @internal Entered `closing`: ends every stream, answers open POSTs, forgets the session's events. */
+  release(): void {
+    this.ending = true;
+    void this.releaseAll().finally(() => this.signal({ type: 'released' }));
+  }
+
+  /** @internal Entered `closed`. */
+  finish(reason: HttpSessionEndReason): void {
+    this.resolveEnded(reason);
+    this.config.onClosed(this, reason);
+  }
+
+  private async releaseAll(): Promise<void> {
+    // The connection sees its transport end and closes (it calls `close()` again: a no-op by now).
     this.inbound.complete();
     const exchanges = new Set(this.exchanges.values());
     this.exchanges.clear();
@@ -152,7 +234,40 @@ export class HttpSession implements Transport {
     endings.push(this.standalone.end());
     await Promise.allSettled(endings);
     await this.config.store.dropSession(this.sessionId);
-    this.config.onClosed(this);
+  }
+
+  /** Tells the lifecycle actor; a closed session hears nothing more (responses keep closing after it). */
+  private signal(event: HttpSessionEvent): void {
+    if (this.actor.getSnapshot().status === 'active') this.actor.send(event);
+  }
+
+  /** One function for every response tracked, so a request costs no closure. */
+  private readonly untrack = () => {
+    if (--this.openResponses === 0) this.idleSince = this.clock.now();
+  };
+
+  /** Starts the exchange of a POST carrying `requests`: they are answered on its response. */
+  private openExchange(requests: readonly JsonRpcRequest[], response: ServerResponse): void {
+    const initialize = requests.find((request) => request.method === 'initialize');
+    const version = initialize ? requestedVersion(initialize) : this.protocolVersion;
+    const exchange: Exchange = { pending: new Set(), response, mode: this.initialMode(version), stream: undefined };
+    for (const request of requests) {
+      exchange.pending.add(request.id);
+      this.exchanges.set(request.id, exchange);
+    }
+    if (initialize && this.state === 'handshake') this.watchHandshake(initialize.id, exchange);
+    if (exchange.mode === 'sse') this.openExchangeStream(exchange, version);
+  }
+
+  /**
+   * The handshake ends when `initialize` is answered: a session whose `initialize` failed, or whose POST
+   * ended before the answer (the client cannot learn the outcome), is closed at once.
+   */
+  private watchHandshake(id: RequestId, exchange: Exchange): void {
+    this.initializeId = id;
+    exchange.response.once('close', () => {
+      if (this.exchanges.get(id) === exchange) this.signal({ type: 'handshake.failed' });
+    });
   }
 
   private initialMode(version: string): Exchange['mode'] {
@@ -165,11 +280,14 @@ export class HttpSession implements Transport {
   }
 
   private openExchangeStream(exchange: Exchange, version: string): void {
-    const stream = new SseStream(`post-${++this.streamCount}`, this.sessionId, this.config.store);
+    const { store, keepAliveMs } = this.config;
+    const stream = new SseStream(`post-${++this.streamCount}`, this.sessionId, store, keepAliveMs);
     exchange.mode = 'sse';
     exchange.stream = stream;
     this.liveStreams.set(stream.id, exchange);
-    if (!exchange.response.destroyed) void stream.open(exchange.response, this.primingRetry(version));
+    if (exchange.response.destroyed) return;
+    exchange.response.setHeader(SESSION_HEADER, this.sessionId);
+    void stream.open(exchange.response, this.primingRetry(version));
   }
 
   private deliverResponse(message: JsonRpcMessage): Promise<void> {
@@ -177,36 +295,47 @@ export class HttpSession implements Transport {
     const exchange = id === undefined ? undefined : this.exchanges.get(id);
     // An id-less error answers nothing we can route (bodies are validated before they get here).
     if (!exchange || id === undefined) return Promise.resolve();
-    if (id === this.initializeId) this.recordNegotiation(message);
-    return this.answer(exchange, [id], message);
+    this.settle(exchange, id);
+    const answered = this.answer(exchange, message);
+    if (id !== this.initializeId) return answered;
+    this.initializeId = undefined;
+    return answered.then(() => this.signal({ type: 'error' in message ? 'handshake.failed' : 'handshake.done' }));
   }
 
   private deliverBatchReply(replies: JsonRpcBatch): Promise<void> {
-    const ids = replies.flatMap((reply) => ('id' in reply && reply.id !== undefined ? [reply.id] : []));
-    const exchange = ids.map((id) => this.exchanges.get(id)).find((found) => found !== undefined);
+    let exchange: Exchange | undefined;
+    for (const reply of replies) {
+      const id = (reply as { id?: RequestId }).id;
+      exchange ??= id === undefined ? undefined : this.exchanges.get(id);
+    }
     if (!exchange) return Promise.resolve();
-    return this.answer(exchange, [...exchange.pending], replies);
+    for (const id of exchange.pending) this.settle(exchange, id);
+    return this.answer(exchange, replies);
   }
 
-  private async answer(exchange: Exchange, ids: readonly RequestId[], reply: JsonRpcMessage | JsonRpcBatch) {
-    for (const id of ids) {
-      exchange.pending.delete(id);
-      this.exchanges.delete(id);
-    }
-    const finished = exchange.pending.size === 0;
-    if (exchange.mode === 'sse') {
-      const stream = exchange.stream!;
-      const events: readonly JsonRpcMessage[] = Array.isArray(reply) ? reply : [reply as JsonRpcMessage];
-      for (const event of events) await stream.send(event);
-      if (finished) {
-        this.liveStreams.delete(stream.id);
-        await stream.end();
-      }
-      return;
-    }
+  /** Request `id` of `exchange` needs no more waiting for. */
+  private settle(exchange: Exchange, id: RequestId): void {
+    exchange.pending.delete(id);
+    this.exchanges.delete(id);
+  }
+
+  /** Sends `reply` on the exchange's stream, or as its JSON body; ends the stream once nothing is pending. */
+  private answer(exchange: Exchange, reply: JsonRpcMessage | JsonRpcBatch): Promise<void> {
+    if (exchange.mode === 'sse') return this.streamReply(exchange, reply);
     const response = exchange.response;
-    if (response.destroyed || response.headersSent) return; // the client left: a JSON answer cannot resume
-    response.writeHead(200, { 'content-type': 'application/json' }).end(encodeFrame(reply));
+    // The client left: a JSON answer cannot be resumed.
+    if (!response.destroyed && !response.headersSent) endWithJson(response, 200, encodeFrame(reply), this.idHeader);
+    return Promise.resolve();
+  }
+
+  private async streamReply(exchange: Exchange, reply: JsonRpcMessage | JsonRpcBatch): Promise<void> {
+    const stream = exchange.stream!;
+    if (Array.isArray(reply)) for (const event of reply) await stream.send(event);
+    else await stream.send(reply as JsonRpcMessage);
+    if (exchange.pending.size === 0) {
+      this.liveStreams.delete(stream.id);
+      await stream.end();
+    }
   }
 
   /** A cancelled request is never answered: stop waiting for it so its POST can end. */
@@ -215,8 +344,7 @@ export class HttpSession implements Transport {
     const requestId = (message.params as { requestId?: RequestId } | undefined)?.requestId;
     const exchange = requestId === undefined ? undefined : this.exchanges.get(requestId);
     if (!exchange || requestId === undefined) return;
-    exchange.pending.delete(requestId);
-    this.exchanges.delete(requestId);
+    this.settle(exchange, requestId);
     if (exchange.pending.size === 0) void this.abandon(exchange);
   }
 
@@ -228,25 +356,13 @@ export class HttpSession implements Transport {
     }
     const response = exchange.response;
     if (response.destroyed || response.headersSent) return;
-    if (this.closed) {
-      response.writeHead(404, { 'content-type': 'application/json' });
-      response.end(
-        encodeFrame({ jsonrpc: '2.0', error: { code: ErrorCode.InvalidRequest, message: 'Session closed' } }),
-      );
-    } else response.writeHead(202).end();
+    if (this.closed) refuseRequest(response, 404, 'Session closed');
+    else response.writeHead(202, this.idHeader).end();
   }
+}
 
-  private recordNegotiation(message: JsonRpcMessage): void {
-    const version = (message as { result?: { protocolVersion?: unknown } }).result?.protocolVersion;
-    if (isSupportedVersion(version)) this.protocolVersion = version;
-  }
-
-  private armIdleTimer(): void {
-    if (this.closed) return;
-    clearTimeout(this.idleTimer);
-    this.idleTimer = setTimeout(() => void this.connection?.close(), this.config.idleTimeoutMs);
-    this.idleTimer.unref();
-  }
+function isRequest(message: JsonRpcMessage): message is JsonRpcRequest {
+  return classifyMessage(message) === 'request';
 }
 
 function requestedVersion(initialize: JsonRpcRequest): string {

@@ -1,4 +1,7 @@
-import type { IncomingMessage } from 'node:http';
+/** Reading POST bodies on the server side, bounded in size. */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ErrorCode } from '../../lib/jsonrpc/errors';
+import { refuseRequest } from './request-guard';
 
 /** The body as text, or 'too-large' as soon as it exceeds `maxBytes` (the rest is drained unread). */
 export function readBody(request: IncomingMessage, maxBytes: number): Promise<string | 'too-large'> {
@@ -23,8 +26,27 @@ export function readBody(request: IncomingMessage, maxBytes: number): Promise<st
       chunks.push(chunk);
     });
     request.on('end', () => {
-      if (!overflowed) resolve(Buffer.concat(chunks).toString('utf8'));
+      if (overflowed) return;
+      resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'));
     });
     request.on('error', reject);
   });
+}
+
+/**
+ * The body parsed as JSON; undefined once the request was refused for it (413 over `maxBytes`, 400 with a
+ * JSON-RPC parse error when it is not JSON).
+ */
+export async function readJsonBody(
+  request: IncomingMessage,
+  response: ServerResponse,
+  maxBytes: number,
+): Promise<unknown> {
+  const text = await readBody(request, maxBytes);
+  if (text === 'too-large') return refuseRequest(response, 413, `Payload Too Large: the limit is ${maxBytes} bytes`);
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    return refuseRequest(response, 400, `Parse error: ${(error as Error).message}`, ErrorCode.ParseError);
+  }
 }

@@ -1,8 +1,12 @@
+/**
+ * The server side of SSE responses: writing events with backpressure, keep-alive comments on idle streams, and
+ * `SseStream`, one logical stream of a Streamable HTTP session that outlives the responses it is written to.
+ */
 import type { ServerResponse } from 'node:http';
 import { encodeFrame } from '../../lib/jsonrpc/codec';
 import type { JsonRpcMessage } from '../../lib/jsonrpc/types';
 import type { EventStore, StoredEvent } from './event-store';
-import { encodeSseEvent } from './sse';
+import { encodeSseComment, encodeSseEvent } from './sse';
 
 /**
  * Stored in place of a priming event (an id with empty data): an `EventStore` only issues ids for
@@ -12,19 +16,67 @@ const PRIMING: JsonRpcMessage = { jsonrpc: '2.0', method: 'notifications/switchb
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform' };
 
-/** Writes `text`, resolving once the socket can take more (or is gone). */
+const KEEP_ALIVE = encodeSseComment('keep-alive');
+
+/** The drain each backed-up response waits for: one pair of listeners per response, however many writers wait. */
+const pendingDrains = new WeakMap<ServerResponse, Promise<void>>();
+
+/**
+ * Writes `text` at once (so concurrent writers keep their order), resolving once the socket can take more
+ * (or is gone).
+ */
 export function writeChunk(response: ServerResponse, text: string): Promise<void> {
   if (response.destroyed || response.writableEnded) return Promise.resolve();
   if (response.write(text)) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      response.off('drain', done);
-      response.off('close', done);
-      resolve();
-    };
-    response.on('drain', done);
-    response.on('close', done);
-  });
+  let drain = pendingDrains.get(response);
+  if (!drain) {
+    drain = new Promise((resolve) => {
+      const done = () => {
+        response.off('drain', done);
+        response.off('close', done);
+        pendingDrains.delete(response);
+        resolve();
+      };
+      response.on('drain', done);
+      response.on('close', done);
+    });
+    pendingDrains.set(response, drain);
+  }
+  return drain;
+}
+
+/**
+ * `: keep-alive` comments on an SSE response every `intervalMs` (0: never) while nothing else was written
+ * since the previous tick, so proxies do not cut an idle stream. Stops when the response closes.
+ */
+export class KeepAlive {
+  private wroteSinceTick = false;
+  private readonly timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly response: ServerResponse,
+    intervalMs: number,
+  ) {
+    if (intervalMs <= 0) return;
+    this.timer = setInterval(() => this.tick(), intervalMs).unref();
+    response.once('close', () => this.stop());
+  }
+
+  /** Something else went out: the next tick needs no comment. */
+  touch(): void {
+    this.wroteSinceTick = true;
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  private tick(): void {
+    // A stream waiting for the socket to drain is not idle: the comment would only add to its backlog.
+    const { response } = this;
+    if (!this.wroteSinceTick && !response.writableNeedDrain) void writeChunk(response, KEEP_ALIVE);
+    this.wroteSinceTick = false;
+  }
 }
 
 export function startSseResponse(response: ServerResponse): void {
@@ -46,23 +98,35 @@ export async function replayFinishedStream(response: ServerResponse, events: rea
 /**
  * One logical SSE stream of a session (a POST's stream or the standalone GET stream). Every message is
  * recorded in the event store first, so it survives the HTTP response it was meant for; a client that
- * lost the response resumes the stream with GET + `Last-Event-ID`. Writes are serialized in order.
+ * lost the response resumes the stream with GET + `Last-Event-ID`. Writes are serialized in order. While
+ * a response is attached and nothing else is written, a `: keep-alive` comment goes out every
+ * `keepAliveMs`, so proxies do not cut an idle stream.
  */
 export class SseStream {
   /** The response this stream is bound to, claimed as soon as it arrives (so a second one gets 409). */
   private response: ServerResponse | undefined;
   /** False while a resumption replays: live events wait their turn in the queue meanwhile. */
   private live = false;
+  /** Whether a priming event was sent: only then can the client resume the stream. */
+  private primedWithId = false;
+  private keepAlive: KeepAlive | undefined;
   private tail: Promise<void> = Promise.resolve();
 
   constructor(
     readonly id: string,
     private readonly sessionId: string,
     private readonly store: EventStore,
+    /** 0 turns keep-alive comments off. */
+    private readonly keepAliveMs: number,
   ) {}
 
   get attached(): boolean {
     return this.response !== undefined;
+  }
+
+  /** The client got an event id on this stream, so it can resume it after losing the response. */
+  get resumable(): boolean {
+    return this.primedWithId;
   }
 
   /** Starts the stream on `response`, primed with an id and a `retry` hint when `retryMs` is given. */
@@ -71,6 +135,7 @@ export class SseStream {
     this.claim(response);
     this.live = true;
     if (retryMs === undefined) return this.tail;
+    this.primedWithId = true;
     return this.enqueue(async () => {
       const id = await this.store.append(this.sessionId, this.id, PRIMING);
       await this.write(encodeSseEvent({ id, data: '', retry: retryMs }));
@@ -105,7 +170,10 @@ export class SseStream {
     });
   }
 
-  /** Ends the attached response once everything queued is written. */
+  /**
+   * Ends the attached response once everything queued is written. The stream itself goes on: what is
+   * sent later is kept for a client that resumes it.
+   */
   end(): Promise<void> {
     return this.enqueue(async () => {
       const response = this.response;
@@ -116,13 +184,17 @@ export class SseStream {
 
   private claim(response: ServerResponse): void {
     this.response = response;
+    this.keepAlive?.stop();
+    this.keepAlive = new KeepAlive(response, this.keepAliveMs);
     response.once('close', () => {
       if (this.response === response) this.response = undefined;
     });
   }
 
   private write(text: string): Promise<void> {
-    return this.response && this.live ? writeChunk(this.response, text) : Promise.resolve();
+    if (!this.response || !this.live) return Promise.resolve();
+    this.keepAlive?.touch();
+    return writeChunk(this.response, text);
   }
 
   private enqueue(task: () => Promise<void>): Promise<void> {

@@ -1,0 +1,579 @@
+/**
+ * The Streamable HTTP client transport against our Streamable HTTP server over real `node:http` on
+ * 127.0.0.1: the shared transport suite, then our Client and Server through it: JSON and SSE answers,
+ * progress and a server-to-client request during a call, the standalone GET stream, a dropped stream
+ * resumed with Last-Event-ID, a lost session renewed, DELETE on close, keep-alive, errors as values and
+ * the fallback to the legacy HTTP+SSE transport.
+ */
+import { getEventListeners } from 'node:events';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import { filter, firstValueFrom, toArray } from 'rxjs';
+import { describe, expect, it } from 'vitest';
+import { Client, type ClientOptions } from '../lib/client/client';
+import { McpError, TransportError } from '../lib/jsonrpc/errors';
+import { FrameError } from '../lib/jsonrpc/types';
+import type { ServerDefinition } from '../lib/server/definition';
+import { Server } from '../lib/server/server';
+import { headerList, httpTarget, sendHttpRequest } from '../transports/http/client-request';
+import { createMcpHttpHandler } from '../transports/http/endpoint';
+import type { HttpSession } from '../transports/http/http-session';
+import { createStreamableHttpHandler, type StreamableHttpOptions } from '../transports/http/streamable-server';
+import {
+  HTTP_EXCHANGE_FAILED,
+  StreamableHttpClientTransport,
+  type HttpClientEvent,
+  type StreamableHttpClientOptions,
+} from '../transports/http/streamable-client';
+import { deferred, serverWith, tool } from './helpers/fixtures';
+import { cleanups, listenHttp, within } from './helpers/http';
+import { validateEmitted } from './helpers/pair';
+import { runTransportSuite } from './helpers/transport-suite';
+
+type Listener = (request: IncomingMessage, response: ServerResponse) => void;
+
+interface SeenRequest {
+  readonly method: string;
+  readonly headers: IncomingMessage['headers'];
+}
+
+/**
+ * Serves `listener` on 127.0.0.1 (closed after the test), recording every request and counting TCP
+ * connections. `intercept` may answer a request itself (returning true) before the listener sees it.
+ */
+async function listen(listener: Listener, intercept?: (request: IncomingMessage, response: ServerResponse) => boolean) {
+  const seen: SeenRequest[] = [];
+  const openPosts = new Set<ServerResponse>();
+  const getArrivals: ((request: IncomingMessage) => void)[] = [];
+  const site = await listenHttp((request, response) => {
+    seen.push({ method: request.method!, headers: request.headers });
+    if (intercept?.(request, response)) return;
+    if (request.method === 'POST') {
+      openPosts.add(response);
+      response.once('close', () => openPosts.delete(response));
+    }
+    listener(request, response);
+    // The listener attaches a GET stream synchronously: once it returned, the stream is live.
+    if (request.method === 'GET') for (const arrived of getArrivals.splice(0)) arrived(request);
+  });
+  return Object.assign(site, {
+    seen,
+    /** The next GET, once the listener has attached its stream. */
+    nextGet: () => new Promise<IncomingMessage>((resolve) => getArrivals.push(resolve)),
+    /** Cuts the connections of the POSTs still answering (their SSE streams break mid-way). */
+    dropPostStreams: () => {
+      for (const response of openPosts) response.socket?.destroy();
+    },
+  });
+}
+
+/** Our server for `definition` over Streamable HTTP at `/mcp`. */
+async function serve(
+  definition: ServerDefinition,
+  options: StreamableHttpOptions = {},
+  intercept?: Parameters<typeof listen>[1],
+) {
+  const server = new Server(definition);
+  const handler = createStreamableHttpHandler(server, { retryMs: 30, ...options });
+  const site = await listen(handler, intercept);
+  cleanups.push(() => handler.close());
+  return { ...site, server, handler, url: `${site.origin}/mcp` };
+}
+
+/** Our client over a new transport, everything it emits schema-checked; closed after the test. */
+async function connect(url: string, options: ClientOptions = {}, transportOptions: StreamableHttpClientOptions = {}) {
+  const transport = new StreamableHttpClientTransport(url, { reconnect: { initialDelayMs: 20 }, ...transportOptions });
+  const events: HttpClientEvent[] = [];
+  transport.events.subscribe((event) => events.push(event));
+  const client = new Client({ name: 'http-client-test', version: '1.0.0' }, options);
+  validateEmitted(client);
+  cleanups.push(() => client.close());
+  await client.connect(transport, { timeout: 5000 });
+  return { client, transport, events };
+}
+
+const text = (result: { content: readonly { type: string }[] }) =>
+  result.content.map((block) => (block as { text?: string }).text ?? '').join('');
+
+describe('the shared transport suite', () => {
+  /**
+   * The pair's right side is the server's session transport itself: the handler is given a stand-in whose
+   * `connect` hands the session over. The server only accepts `initialize` first, so the pair does a raw
+   * initialize exchange before it is handed to the suite. The session is bound to the pair
+   * (`renewSession: false`): the server ending it ends the client side, like a socket closed by its peer.
+   */
+  runTransportSuite('Streamable HTTP client', {
+    async connect() {
+      const sessions: HttpSession[] = [];
+      const arrived = deferred<HttpSession>();
+      const standIn = {
+        connect: (session: HttpSession) => {
+          sessions.push(session);
+          arrived.resolve(session);
+          return undefined;
+        },
+      } as unknown as Server;
+      const handler = createStreamableHttpHandler(standIn, { retryMs: 20 });
+      const site = await listen(handler);
+      const left = new StreamableHttpClientTransport(`${site.origin}/mcp`, {
+        renewSession: false,
+        reconnect: { initialDelayMs: 20 },
+      });
+      const answered = firstValueFrom(left.messages);
+      await left.send({
+        jsonrpc: '2.0',
+        id: 'suite-init',
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'suite', version: '1' } },
+      });
+      const right = await arrived.promise;
+      const request = (await firstValueFrom(right.messages)) as { id: string };
+      await right.send({
+        jsonrpc: '2.0',
+        id: request.id,
+        result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'suite', version: '1' } },
+      });
+      expect(await answered).toMatchObject({ id: 'suite-init', result: { protocolVersion: '2025-11-25' } });
+      const initialized = firstValueFrom(right.messages);
+      const standalone = site.nextGet();
+      await left.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      await initialized;
+      await within(standalone, 'the standalone stream');
+      return {
+        left,
+        right,
+        dispose: async () => {
+          await Promise.all(sessions.map((session) => session.close()));
+        },
+      };
+    },
+  });
+});
+
+const definition = serverWith([
+  tool('echo', (args) => ({ content: [{ type: 'text', text: JSON.stringify(args) }] })),
+  tool('work', async (_args, ctx) => {
+    await ctx.progress(1, 3, 'one');
+    await ctx.log('info', 'halfway');
+    await ctx.progress(2, 3, 'two');
+    await ctx.progress(3, 3, 'three');
+    // With JSON answers, the messages above travel on the standalone stream and the result on the POST: the
+    // sampling round trip makes sure they all arrived before the result.
+    const sampled = await ctx.createMessage({
+      messages: [{ role: 'user', content: { type: 'text', text: 'sample me' } }],
+      maxTokens: 10,
+    });
+    return { content: [{ type: 'text', text: `sampled: ${(sampled.content as { text: string }).text}` }] };
+  }),
+  tool('big', (args) => ({ content: [{ type: 'text', text: 'x'.repeat((args as { size: number }).size) }] })),
+]);
+
+const sampling = () => ({
+  role: 'assistant' as const,
+  content: { type: 'text' as const, text: 'from the client' },
+  model: 'test-model',
+});
+
+describe.each(['json', 'sse'] as const)('our Client and Server, %s answers', (responseMode) => {
+  it('initializes, calls tools, and sends the protocol headers', async () => {
+    const site = await serve(definition, { responseMode });
+    const { client, transport } = await connect(site.url, {}, { headers: { Authorization: 'Bearer token-1' } });
+    expect(client.protocolVersion).toBe('2025-11-25');
+    expect(transport.sessionId).toMatch(/^[\x21-\x7e]+$/);
+    expect(JSON.parse(text(await client.callTool('echo', { n: 1 })))).toEqual({ n: 1 });
+    const posts = site.seen.filter((request) => request.method === 'POST');
+    expect(posts.length).toBeGreaterThanOrEqual(3);
+    for (const post of posts) {
+      expect(post.headers.accept).toContain('application/json');
+      expect(post.headers.accept).toContain('text/event-stream');
+      expect(post.headers['content-type']).toBe('application/json');
+    }
+    expect(posts[0]!.headers['mcp-session-id']).toBeUndefined();
+    for (const later of site.seen.slice(1)) {
+      expect(later.headers['mcp-session-id']).toBe(transport.sessionId);
+      expect(later.headers['mcp-protocol-version']).toBe('2025-11-25');
+    }
+    await client.close();
+    expect(new Set(site.seen.map((request) => request.method))).toEqual(new Set(['POST', 'GET', 'DELETE']));
+    for (const request of site.seen) expect(request.headers.authorization).toBe('Bearer token-1');
+  });
+
+  it('carries progress, a log and a sampling request during a call', async () => {
+    const site = await serve(definition, { responseMode });
+    const standalone = site.nextGet();
+    const { client } = await connect(site.url, { sampling });
+    await within(standalone, 'the standalone stream'); // JSON answers send the call's messages there
+    await client.setLoggingLevel('info');
+    const logs = firstValueFrom(client.logs$);
+    const progress: number[] = [];
+    const result = await client.callTool('work', {}, { onProgress: ({ progress: value }) => progress.push(value) });
+    expect((await within(logs, 'the log')).data).toBe('halfway');
+    expect(text(result)).toBe('sampled: from the client');
+    expect(progress).toEqual([1, 2, 3]);
+  });
+
+  it('receives list_changed on the standalone GET stream', async () => {
+    const site = await serve(definition, { responseMode });
+    const standalone = site.nextGet();
+    const { client } = await connect(site.url);
+    const get = await within(standalone, 'the standalone stream');
+    expect(get.headers.accept).toBe('text/event-stream');
+    const changed = firstValueFrom(
+      client.notifications$.pipe(filter((note) => note.method === 'notifications/tools/list_changed')),
+    );
+    site.server.update((current) => current.withTools(tool('added')));
+    await within(changed, 'list_changed');
+    expect((await client.listTools()).map((listed) => listed.name)).toContain('added');
+  });
+
+  it('keeps its connections alive: many calls, few TCP connections', async () => {
+    const site = await serve(definition, { responseMode });
+    const { client } = await connect(site.url);
+    for (let i = 0; i < 40; i++) await client.callTool('echo', { i });
+    // One for the standalone stream, one for the POSTs (another when a POST was still finishing).
+    expect(site.connections).toBeLessThanOrEqual(3);
+  });
+});
+
+describe('streams', () => {
+  it('resumes a dropped request stream with GET and Last-Event-ID, missing nothing', async () => {
+    let site!: Awaited<ReturnType<typeof serve>>;
+    const firstProgress = deferred();
+    const droppingDefinition = serverWith([
+      tool('drop', async (_args, ctx) => {
+        await ctx.progress(1, 2);
+        await firstProgress.promise; // the client holds an event id to resume after
+        site.dropPostStreams();
+        await ctx.progress(2, 2); // sent while the client is away: replayed on resumption
+        return { content: [{ type: 'text', text: 'survived' }] };
+      }),
+    ]);
+    site = await serve(droppingDefinition, { responseMode: 'sse' });
+    const { client, events } = await connect(site.url);
+    const progress: number[] = [];
+    const result = await client.callTool(
+      'drop',
+      {},
+      {
+        onProgress: ({ progress: value }) => {
+          progress.push(value);
+          firstProgress.resolve();
+        },
+      },
+    );
+    expect(text(result)).toBe('survived');
+    expect(progress).toEqual([1, 2]);
+    const reconnecting = events.find((event) => event.type === 'reconnecting' && event.stream === 'request');
+    expect(reconnecting).toMatchObject({ attempt: 1, delayMs: 30, lastEventId: expect.any(String) });
+    const resume = site.seen.find((request) => request.method === 'GET' && request.headers['last-event-id']);
+    expect(resume?.headers['last-event-id']).toBe((reconnecting as { lastEventId: string }).lastEventId);
+  });
+
+  it('reopens the standalone stream when the server ends it, resuming after its last event', async () => {
+    const site = await serve(definition);
+    const first = site.nextGet();
+    const { client } = await connect(site.url);
+    const firstGet = await within(first, 'the standalone stream');
+    const listChanged = () =>
+      firstValueFrom(client.notifications$.pipe(filter((note) => note.method === 'notifications/tools/list_changed')));
+    const before = listChanged();
+    site.server.update((current) => current.withTools(tool('sooner')));
+    await within(before, 'list_changed before the drop');
+    const again = site.nextGet();
+    firstGet.socket.destroy();
+    const second = await within(again, 'the reconnection');
+    expect(second.headers['last-event-id']).toMatch(/^standalone:\d+$/);
+    const after = listChanged();
+    site.server.update((current) => current.withTools(tool('later')));
+    await within(after, 'list_changed after the reconnection');
+  });
+
+  it('does without a standalone stream when the server answers the GET with 405', async () => {
+    const site = await serve(definition, {}, (request, response) => {
+      if (request.method !== 'GET') return false;
+      response.writeHead(405, { allow: 'POST, DELETE' }).end();
+      return true;
+    });
+    const { client, events } = await connect(site.url);
+    expect(JSON.parse(text(await client.callTool('echo', { ok: true })))).toEqual({ ok: true });
+    expect(site.seen.filter((request) => request.method === 'GET')).toHaveLength(1);
+    expect(events).toEqual([]);
+  });
+});
+
+describe('sessions', () => {
+  const deleteSession = async (url: string, sessionId: string) =>
+    (await fetch(url, { method: 'DELETE', headers: { 'mcp-session-id': sessionId } })).status;
+
+  it('sends DELETE on close: the server forgets the session', async () => {
+    const site = await serve(definition);
+    const { client } = await connect(site.url);
+    expect(site.handler.sessionCount).toBe(1);
+    await client.close();
+    expect(site.seen.at(-1)?.method).toBe('DELETE');
+    expect(site.handler.sessionCount).toBe(0);
+  });
+
+  it('renews a session the server ended when the next POST gets 404, and retries that message', async () => {
+    const site = await serve(definition);
+    const { client, transport, events } = await connect(site.url, {}, { standaloneStream: false });
+    const previous = transport.sessionId!;
+    expect(await deleteSession(site.url, previous)).toBe(204);
+    expect(site.handler.sessionCount).toBe(0);
+    expect(JSON.parse(text(await client.callTool('echo', { after: 'renewal' })))).toEqual({ after: 'renewal' });
+    expect(events).toEqual([{ type: 'session-renewed', previousSessionId: previous, sessionId: transport.sessionId }]);
+    expect(transport.sessionId).not.toBe(previous);
+    expect(site.handler.sessionCount).toBe(1);
+    // The replayed initialize carried the same client info; its answer never reached the client.
+    const initializes = site.seen.filter((request) => request.method === 'POST' && !request.headers['mcp-session-id']);
+    expect(initializes).toHaveLength(2);
+  });
+
+  it('renews the session when the standalone stream finds it gone, and keeps listening', async () => {
+    const site = await serve(definition);
+    const first = site.nextGet();
+    const { client, transport, events } = await connect(site.url);
+    await within(first, 'the standalone stream');
+    const renewed = firstValueFrom(transport.events.pipe(filter((event) => event.type === 'session-renewed')));
+    await deleteSession(site.url, transport.sessionId!);
+    await within(renewed, 'the renewal');
+    const reopened = site.nextGet();
+    const get = await within(reopened, 'the stream on the new session');
+    expect(get.headers['mcp-session-id']).toBe(transport.sessionId);
+    const changed = firstValueFrom(
+      client.notifications$.pipe(filter((note) => note.method === 'notifications/tools/list_changed')),
+    );
+    site.server.update((current) => current.withTools(tool('renewed')));
+    await within(changed, 'list_changed on the new session');
+    expect(events.filter((event) => event.type === 'session-renewed')).toHaveLength(1);
+  });
+
+  it('with renewSession false, the session ending ends the connection', async () => {
+    const site = await serve(definition);
+    const first = site.nextGet();
+    const { client, transport } = await connect(site.url, {}, { renewSession: false });
+    await within(first, 'the standalone stream');
+    await deleteSession(site.url, transport.sessionId!);
+    expect((await within(client.closed, 'the connection to close')).kind).toBe('transport-closed');
+  });
+
+  it('a renewal the server refuses makes the transport fail with a clear TransportError', async () => {
+    let refuseInitialize = false;
+    const site = await serve(definition, {}, (request, response) => {
+      if (!refuseInitialize || request.method !== 'POST' || request.headers['mcp-session-id']) return false;
+      response.writeHead(503, { 'content-type': 'text/plain' }).end('maintenance');
+      return true;
+    });
+    const { client, transport } = await connect(site.url, {}, { standaloneStream: false });
+    await deleteSession(site.url, transport.sessionId!);
+    refuseInitialize = true;
+    const failure = await client.callTool('echo', {}).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(Error);
+    const reason = await within(client.closed, 'the connection to close');
+    expect(reason.kind).toBe('transport-error');
+    expect(reason.message).toMatch(/HTTP 404.*could not be started.*HTTP 503.*maintenance/);
+  });
+});
+
+describe('requests in flight', () => {
+  it('64 requests under one signal add one abort listener; aborting fails every one of them', async () => {
+    const site = await listen(() => undefined); // never answers
+    const agent = new http.Agent({ keepAlive: true });
+    cleanups.push(() => agent.destroy());
+    const target = httpTarget(new URL(`${site.origin}/mcp`), agent);
+    const headers = headerList(target, undefined, { 'content-type': 'application/json' });
+    const abort = new AbortController();
+    const exchanges = Array.from({ length: 64 }, () =>
+      sendHttpRequest({ method: 'POST', target, headers, body: '{}', signal: abort.signal }),
+    );
+    await within(Promise.all(exchanges.map((exchange) => exchange.written)), 'the bodies to be written');
+    expect(getEventListeners(abort.signal, 'abort')).toHaveLength(1);
+    abort.abort();
+    const failures = await within(
+      Promise.all(exchanges.map((exchange) => exchange.response.catch((error: unknown) => error))),
+      'the requests to fail',
+    );
+    for (const failure of failures) {
+      expect(failure).toBeInstanceOf(TransportError);
+      expect((failure as Error).message).toBe(`POST ${site.origin}/mcp aborted: the transport closed`);
+    }
+  });
+});
+
+describe('errors are values', () => {
+  it('an HTTP error on a request POST fails that request promptly; the connection carries on', async () => {
+    const site = await serve(definition, { maxBodyBytes: 4096 });
+    const { client } = await connect(site.url);
+    const failure = await client.callTool('echo', { padding: 'p'.repeat(8000) }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(McpError);
+    expect((failure as McpError).message).toMatch(/POST .* \(tools\/call \d+\): HTTP 413.*Payload Too Large/);
+    expect(JSON.parse(text(await client.callTool('echo', { still: 'fine' })))).toEqual({ still: 'fine' });
+  });
+
+  it('a notification the server refuses rejects send() with a TransportError', async () => {
+    const site = await serve(definition, { maxBodyBytes: 4096 });
+    const transport = new StreamableHttpClientTransport(site.url);
+    cleanups.push(() => transport.close());
+    const refused = transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    await expect(refused).rejects.toBeInstanceOf(TransportError);
+    await expect(refused).rejects.toThrow(/HTTP 400.*MCP-Session-Id/);
+  });
+
+  it('an answer over the inbound limit arrives as a FrameError and fails the request', async () => {
+    const site = await serve(definition, { responseMode: 'json' });
+    const { client } = await connect(site.url, {}, { maxMessageBytes: 2000 });
+    const failure = await client.callTool('big', { size: 5000 }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(McpError);
+    expect((failure as McpError).code).toBe(HTTP_EXCHANGE_FAILED);
+    expect((failure as McpError).message).toContain('larger than the limit of 2000 bytes');
+    expect(text(await client.callTool('big', { size: 10 }))).toBe('x'.repeat(10));
+  });
+
+  it('an unreachable server fails connect with a TransportError', async () => {
+    const probe = await listenHttp(() => undefined);
+    await new Promise((resolve) => probe.server.close(resolve)); // nothing listens there any more
+    const url = `${probe.origin}/mcp`;
+    const client = new Client({ name: 'c', version: '1' });
+    const failure = await client.connect(new StreamableHttpClientTransport(url)).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(TransportError);
+    expect((failure as Error).message).toMatch(/ECONNREFUSED/);
+  });
+
+  it('close() is idempotent and completes messages and events', async () => {
+    const site = await serve(definition);
+    const transport = new StreamableHttpClientTransport(site.url);
+    const messages = firstValueFrom(transport.messages.pipe(toArray()));
+    const events = firstValueFrom(transport.events.pipe(toArray()));
+    await Promise.all([transport.close(), transport.close()]);
+    expect(await messages).toEqual([]);
+    expect(await events).toEqual([]);
+    await expect(transport.send({ jsonrpc: '2.0', method: 'ping', id: 1 })).rejects.toBeInstanceOf(TransportError);
+  });
+
+  it('refuses a URL that is not http or https', () => {
+    expect(() => new StreamableHttpClientTransport('ftp://127.0.0.1/mcp')).toThrow(/http: or https:/);
+  });
+});
+
+describe('the fallback to HTTP+SSE', () => {
+  it('switches to the legacy transport when the initialize POST gets 405, and works on', async () => {
+    const server = new Server(definition);
+    const handler = createMcpHttpHandler(server);
+    cleanups.push(() => handler.close());
+    const site = await listen(handler);
+    const { client, transport, events } = await connect(`${site.origin}/sse`, { sampling });
+    expect(events).toEqual([{ type: 'fallback', to: 'legacy-sse', status: 405 }]);
+    expect(transport.sessionId).toBeUndefined();
+    const progress: number[] = [];
+    const result = await client.callTool('work', {}, { onProgress: ({ progress: value }) => progress.push(value) });
+    expect(text(result)).toBe('sampled: from the client');
+    expect(progress).toEqual([1, 2, 3]);
+    expect(handler.sessionCount).toBe(1);
+    await client.close();
+    await within(
+      (async () => {
+        while (handler.sessionCount > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      })(),
+      'the legacy session to end',
+    );
+  });
+
+  it("with fallback false, the refused initialize fails connect with the server's words", async () => {
+    const server = new Server(definition);
+    const handler = createMcpHttpHandler(server);
+    cleanups.push(() => handler.close());
+    const site = await listen(handler);
+    const client = new Client({ name: 'c', version: '1' });
+    const failure = await client
+      .connect(new StreamableHttpClientTransport(`${site.origin}/sse`, { fallback: false }))
+      .catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(McpError);
+    expect((failure as Error).message).toMatch(/HTTP 405.*Method Not Allowed/);
+  });
+
+  it('reports both failures when the fallback GET finds no HTTP+SSE endpoint either', async () => {
+    const site = await listen((request, response) => {
+      response.writeHead(404, { 'content-type': 'text/plain' }).end(`nothing at ${request.method}`);
+    });
+    const client = new Client({ name: 'c', version: '1' });
+    const failure = await client
+      .connect(new StreamableHttpClientTransport(`${site.origin}/mcp`))
+      .catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(McpError);
+    expect((failure as Error).message).toMatch(/HTTP 404.*nothing at POST.*falling back.*HTTP 404.*nothing at GET/);
+  });
+});
+
+describe('servers that misbehave', () => {
+  const request = { jsonrpc: '2.0' as const, id: 7, method: 'tools/list' };
+
+  /** Sends one request straight through a transport and collects what comes back, up to its answer. */
+  async function exchange(listener: Listener, options: StreamableHttpClientOptions = {}) {
+    const site = await listen(listener);
+    const transport = new StreamableHttpClientTransport(`${site.origin}/mcp`, options);
+    cleanups.push(() => transport.close());
+    const events: HttpClientEvent[] = [];
+    transport.events.subscribe((event) => events.push(event));
+    const frames: unknown[] = [];
+    const answered = new Promise<void>((resolve) =>
+      transport.messages.subscribe((frame) => {
+        frames.push(frame);
+        if ((frame as { id?: unknown }).id === 7) resolve();
+      }),
+    );
+    await transport.send(request);
+    await within(answered, 'the answer');
+    return { frames, events, seen: site.seen };
+  }
+
+  it('a request stream that ends without an event id fails that request, after delivering what came', async () => {
+    const { frames } = await exchange((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.end(
+        'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":1}}\n\n',
+      );
+    });
+    expect(frames[0]).toMatchObject({ method: 'notifications/message' });
+    expect(frames[1]).toMatchObject({ id: 7, error: { code: HTTP_EXCHANGE_FAILED } });
+    expect((frames[1] as { error: { message: string } }).error.message).toMatch(
+      /tools\/list 7\).*ended the stream before the response, without an event id/,
+    );
+  });
+
+  it('a resumable stream that keeps coming back empty is given up after maxAttempts', async () => {
+    const { frames, events, seen } = await exchange(
+      (incoming, response) => {
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        response.end(incoming.method === 'POST' ? 'id: a-1\nretry: 5\ndata: \n\n' : '');
+      },
+      { reconnect: { maxAttempts: 2, maxDelayMs: 10 } },
+    );
+    expect(events).toEqual([
+      { type: 'reconnecting', stream: 'request', attempt: 1, delayMs: 5, lastEventId: 'a-1' },
+      { type: 'reconnecting', stream: 'request', attempt: 2, delayMs: 10, lastEventId: 'a-1' },
+      { type: 'stream-lost', stream: 'request', error: expect.stringContaining('gave up after 2 attempts') },
+    ]);
+    expect(seen.filter((seenRequest) => seenRequest.method === 'GET')).toHaveLength(2);
+    expect((frames[0] as { error: { message: string } }).error.message).toContain('the response stream was lost');
+  });
+
+  it('an answer of an unexpected type fails the request with a clear message', async () => {
+    const { frames } = await exchange((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/html' }).end('<html></html>');
+    });
+    expect(frames).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: 7,
+        error: { code: HTTP_EXCHANGE_FAILED, message: expect.stringMatching(/unexpected content type text\/html/) },
+      },
+    ]);
+  });
+
+  it('a JSON answer that does not parse arrives as a FrameError and fails the request', async () => {
+    const { frames } = await exchange((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":');
+    });
+    expect(frames[0]).toBeInstanceOf(FrameError);
+    expect(frames[1]).toMatchObject({ id: 7, error: { message: expect.stringMatching(/Parse error/) } });
+  });
+});

@@ -1,0 +1,67 @@
+/**
+ * One `node:http` listener for everything MCP over HTTP: the Streamable HTTP endpoint and, next to it, the
+ * legacy HTTP+SSE endpoints for 2024-11-05 clients (the backwards-compatibility arrangement the 2025-11-25
+ * transports page recommends). Requests are routed by path; any other path gets 404.
+ */
+import type { Server } from '../../lib/server/server';
+import { createHttpListener, HTTP_SERVER_OPTION_NAMES, type HttpListener } from './http-listener';
+import {
+  createLegacySseHandler,
+  DEFAULT_MESSAGE_PATH,
+  DEFAULT_SSE_PATH,
+  type LegacySseHandler,
+  type LegacySseOptions,
+} from './legacy-sse-server';
+import { refuseRequest, requestPath } from './request-guard';
+import { createStreamableHttpHandler, type StreamableHttpOptions } from './streamable-server';
+
+export const DEFAULT_MCP_PATH = '/mcp';
+
+export interface McpHttpOptions extends StreamableHttpOptions {
+  /** The Streamable HTTP endpoint (default `/mcp`). */
+  readonly path?: string;
+  /**
+   * The legacy HTTP+SSE endpoints: on by default at `/sse` and `/messages`, sharing the origin policy, keep-alive,
+   * limits and connection options given here; an object overrides any of those; `false` turns them off.
+   */
+  readonly legacy?: boolean | LegacySseOptions;
+}
+
+/** The listener of both transports: `sessionCount` and `close()` cover the sessions of both. */
+export type McpHttpHandler = HttpListener;
+
+function legacyOptionsOf(options: McpHttpOptions): LegacySseOptions | undefined {
+  if (options.legacy === false) return undefined;
+  const shared: Record<string, unknown> = {};
+  for (const name of HTTP_SERVER_OPTION_NAMES) shared[name] = options[name];
+  return { ...shared, ...(typeof options.legacy === 'object' ? options.legacy : {}) };
+}
+
+/** Serves `server` over Streamable HTTP at `options.path` and, unless `legacy: false`, over HTTP+SSE. */
+export function createMcpHttpHandler(server: Server, options: McpHttpOptions = {}): McpHttpHandler {
+  const path = options.path ?? DEFAULT_MCP_PATH;
+  const legacyOptions = legacyOptionsOf(options);
+  if (legacyOptions) {
+    const legacyPaths = [legacyOptions.ssePath ?? DEFAULT_SSE_PATH, legacyOptions.messagePath ?? DEFAULT_MESSAGE_PATH];
+    if (new Set([path, ...legacyPaths]).size !== 3) {
+      throw new RangeError(`The MCP endpoint paths must differ: got ${[path, ...legacyPaths].join(', ')}`);
+    }
+  }
+  const streamable = createStreamableHttpHandler(server, options);
+  const legacy: LegacySseHandler | undefined = legacyOptions && createLegacySseHandler(server, legacyOptions);
+
+  return createHttpListener(
+    (request, response) => {
+      if (requestPath(request) === path) streamable(request, response);
+      else if (legacy)
+        legacy(request, response); // it answers 404 for paths other than its own
+      else refuseRequest(response, 404, 'Not Found');
+    },
+    {
+      count: () => streamable.sessionCount + (legacy?.sessionCount ?? 0),
+      close: async () => {
+        await Promise.all([streamable.close(), legacy?.close()]);
+      },
+    },
+  );
+}

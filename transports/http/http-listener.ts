@@ -1,0 +1,69 @@
+/**
+ * What the HTTP server transports have in common: the options both take, the shape of the `node:http`
+ * request listener each returns (and the combined endpoint too), and the one way to build it.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ConnectionOptions } from '../../lib/core/connection';
+import { ErrorCode } from '../../lib/jsonrpc/errors';
+import { refuseRequest, type OriginPolicy } from './request-guard';
+
+export interface HttpServerOptions extends OriginPolicy {
+  /** An SSE stream with nothing to send gets a `: keep-alive` comment this often (default 15 s; 0: never). */
+  readonly keepAliveMs?: number;
+  /** Sessions open at once; a request opening one more gets 503 (default 10,000). */
+  readonly maxSessions?: number;
+  /** Largest POST body accepted; larger ones get 413 (default 4 MiB). */
+  readonly maxBodyBytes?: number;
+  /** Passed to `server.connect` for every session. */
+  readonly connectionOptions?: ConnectionOptions;
+}
+
+/** The options of `HttpServerOptions`, by name: what the combined endpoint hands to both transports. */
+export const HTTP_SERVER_OPTION_NAMES = [
+  'allowedOrigins',
+  'allowedHosts',
+  'localhostOnly',
+  'keepAliveMs',
+  'maxSessions',
+  'maxBodyBytes',
+  'connectionOptions',
+] as const satisfies readonly (keyof HttpServerOptions)[];
+
+export const DEFAULT_MAX_SESSIONS = 10_000;
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+export const DEFAULT_KEEP_ALIVE_MS = 15_000;
+
+/** A `node:http` request listener serving MCP sessions. */
+export interface HttpListener {
+  (request: IncomingMessage, response: ServerResponse): void;
+  /** Sessions currently open. */
+  readonly sessionCount: number;
+  /** Closes every session. */
+  close(): Promise<void>;
+}
+
+/**
+ * The listener for `handle`: a request it fails (throwing or rejecting) is answered 500 with a JSON-RPC
+ * internal error, or dropped when its answer had already started.
+ */
+export function createHttpListener(
+  handle: (request: IncomingMessage, response: ServerResponse) => unknown,
+  sessions: { count(): number; close(): Promise<void> },
+): HttpListener {
+  const fail = (response: ServerResponse, error: unknown) => {
+    const message = `Internal error: ${(error as Error)?.message ?? String(error)}`;
+    refuseRequest(response, 500, message, ErrorCode.InternalError);
+  };
+  const listener = (request: IncomingMessage, response: ServerResponse) => {
+    try {
+      const handling = handle(request, response);
+      if (handling instanceof Promise) handling.catch((error: unknown) => fail(response, error));
+    } catch (error) {
+      fail(response, error);
+    }
+  };
+  return Object.defineProperties(listener, {
+    sessionCount: { get: sessions.count },
+    close: { value: sessions.close },
+  }) as HttpListener;
+}

@@ -1,0 +1,28 @@
+/**
+ * The public HTTP API (`mcp-switchboard/transports/http`): the Streamable HTTP server and client, the legacy
+ * HTTP+SSE server and client of 2024-11-05, and one listener serving both server transports.
+ */
+export {
+  createStreamableHttpHandler,
+  type ResponseMode,
+  type StreamableHttpHandler,
+  type StreamableHttpOptions,
+} from './streamable-server';
+export {
+  createLegacySseHandler,
+  DEFAULT_MESSAGE_PATH,
+  DEFAULT_SSE_PATH,
+  type LegacySseHandler,
+  type LegacySseOptions,
+} from './legacy-sse-server';
+export {
+  HTTP_EXCHANGE_FAILED,
+  StreamableHttpClientTransport,
+  type HttpClientEvent,
+  type HttpClientOptions,
+  type StreamableHttpClientOptions,
+} from './streamable-client';
+export { LegacySseClientTransport } from './legacy-sse-client';
+export { createMcpHttpHandler, DEFAULT_MCP_PATH, type McpHttpHandler, type McpHttpOptions } from './endpoint';
+export { MemoryEventStore, type EventStore, type StoredEvent } from './event-store';
+export type { OriginPolicy } from './request-guard';

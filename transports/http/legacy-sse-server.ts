@@ -1,0 +1,183 @@
+/**
+ * The server side of the deprecated HTTP+SSE transport (MCP 2024-11-05), for clients that predate
+ * Streamable HTTP. A GET on the SSE path opens a session: a `text/event-stream` whose first event is
+ * `endpoint` (the URL to POST to, naming the session in `?sessionId=`), followed by one `message` event per
+ * server-to-client message, responses included. Each POST carries one client message (or a batch, which the
+ * connection judges) and is answered 202 Accepted with an empty body; the answer travels on the stream.
+ * The session lives as long as the SSE response: the client going away closes the connection, and closing
+ * the connection ends the response.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { classifyMessage, describeInvalid } from '../../lib/jsonrpc/classify';
+import { encodeFrame } from '../../lib/jsonrpc/codec';
+import { TransportError } from '../../lib/jsonrpc/errors';
+import type { JsonRpcBatch, JsonRpcMessage } from '../../lib/jsonrpc/types';
+import type { Server, ServerConnection } from '../../lib/server/server';
+import { InboundQueue } from '../inbound-queue';
+import type { Transport } from '../transport';
+import {
+  createHttpListener,
+  DEFAULT_KEEP_ALIVE_MS,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_SESSIONS,
+  type HttpListener,
+  type HttpServerOptions,
+} from './http-listener';
+import { readJsonBody } from './read-body';
+import { mediaTypes, refuseOrigin, refuseRequest, requestPath, singleHeader } from './request-guard';
+import { encodeSseEvent } from './sse';
+import { KeepAlive, startSseResponse, writeChunk } from './sse-stream';
+
+export const DEFAULT_SSE_PATH = '/sse';
+export const DEFAULT_MESSAGE_PATH = '/messages';
+
+export interface LegacySseOptions extends HttpServerOptions {
+  /** Where clients GET the event stream (default `/sse`). */
+  readonly ssePath?: string;
+  /** Where clients POST their messages; advertised in the `endpoint` event (default `/messages`). */
+  readonly messagePath?: string;
+  /** Sessions open at once; a GET beyond it gets 503 (default 10,000). */
+  readonly maxSessions?: number;
+}
+
+/**
+ * A `node:http` request listener serving the SSE path (GET) and the message path (POST); a session lives as
+ * long as its event stream, and `close()` ends every stream.
+ */
+export type LegacySseHandler = HttpListener;
+
+/** One session: the connection's `Transport`, fed by POSTs and writing to the event stream. */
+class LegacySseSession implements Transport {
+  readonly messages;
+  connection: ServerConnection | undefined;
+  private readonly inbound = new InboundQueue('HTTP+SSE');
+  private keepAlive: KeepAlive | undefined;
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    readonly sessionId: string,
+    private readonly stream: ServerResponse,
+    private readonly keepAliveMs: number,
+    private readonly onClosed: (session: LegacySseSession) => void,
+  ) {
+    this.messages = this.inbound.messages;
+    stream.once('close', () => void this.close());
+  }
+
+  get closed(): boolean {
+    return this.closing !== undefined;
+  }
+
+  /** Starts the event stream with the `endpoint` event. */
+  open(endpoint: string): Promise<void> {
+    startSseResponse(this.stream);
+    this.keepAlive = new KeepAlive(this.stream, this.keepAliveMs);
+    return this.write(encodeSseEvent({ event: 'endpoint', data: endpoint }));
+  }
+
+  receive(body: JsonRpcMessage | JsonRpcBatch): void {
+    this.inbound.push(body);
+  }
+
+  send(message: JsonRpcMessage | JsonRpcBatch): Promise<void> {
+    if (this.closed || this.stream.destroyed) {
+      return Promise.reject(new TransportError('The HTTP+SSE session is closed'));
+    }
+    let event: string;
+    try {
+      event = encodeSseEvent({ event: 'message', data: encodeFrame(message) });
+    } catch (error) {
+      return Promise.reject(new TransportError('Cannot encode the message as JSON', { cause: error }));
+    }
+    return this.write(event);
+  }
+
+  /** Ends the event stream and the inbound messages. Idempotent. */
+  close(): Promise<void> {
+    return (this.closing ??= this.release());
+  }
+
+  private write(event: string): Promise<void> {
+    this.keepAlive?.touch();
+    return writeChunk(this.stream, event);
+  }
+
+  private async release(): Promise<void> {
+    this.keepAlive?.stop();
+    this.inbound.complete();
+    if (!this.stream.writableEnded) this.stream.end();
+    this.onClosed(this);
+  }
+}
+
+/**
+ * Serves the HTTP+SSE transport of 2024-11-05. The Origin and Host checks are those of the Streamable HTTP
+ * server. Whatever revision the client asks for in `initialize` is negotiated as usual: the transport does
+ * not limit it.
+ */
+export function createLegacySseHandler(server: Server, options: LegacySseOptions = {}): LegacySseHandler {
+  const ssePath = options.ssePath ?? DEFAULT_SSE_PATH;
+  const messagePath = options.messagePath ?? DEFAULT_MESSAGE_PATH;
+  if (ssePath === messagePath) throw new RangeError(`The SSE and message paths must differ: both are ${ssePath}`);
+  const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
+  const sessions = new Map<string, LegacySseSession>();
+  const forget = (session: LegacySseSession) => sessions.delete(session.sessionId);
+
+  async function openStream(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    if (!mediaTypes(singleHeader(request, 'accept')).includes('text/event-stream')) {
+      return refuseRequest(response, 406, 'Not Acceptable: Accept must list text/event-stream');
+    }
+    if (sessions.size >= maxSessions) return refuseRequest(response, 503, 'Service Unavailable: too many sessions');
+    const session = new LegacySseSession(randomUUID(), response, keepAliveMs, forget);
+    sessions.set(session.sessionId, session);
+    await session.open(`${messagePath}?sessionId=${encodeURIComponent(session.sessionId)}`);
+    if (session.closed) return; // the client left before the endpoint event got out
+    session.connection = server.connect(session, options.connectionOptions);
+  }
+
+  async function acceptMessage(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const sessionId = new URLSearchParams(request.url!.slice(messagePath.length)).get('sessionId');
+    if (!sessionId) return refuseRequest(response, 400, 'Bad Request: the sessionId query parameter is required');
+    const session = sessions.get(sessionId);
+    if (!session || session.closed) return refuseRequest(response, 404, 'Session not found');
+    if (mediaTypes(singleHeader(request, 'content-type'))[0] !== 'application/json') {
+      return refuseRequest(response, 415, 'Unsupported Media Type: Content-Type must be application/json');
+    }
+    const body = await readJsonBody(request, response, maxBodyBytes);
+    if (body === undefined) return;
+    if (classifyMessage(body) === 'invalid') return refuseRequest(response, 400, describeInvalid(body).message);
+    if (session.closed) return refuseRequest(response, 404, 'Session not found');
+    session.receive(body as JsonRpcMessage | JsonRpcBatch);
+    response.writeHead(202).end();
+  }
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const forbidden = refuseOrigin(request, options);
+    if (forbidden) return refuseRequest(response, 403, `Forbidden: ${forbidden}`);
+    const route = routes.get(requestPath(request));
+    if (!route) return refuseRequest(response, 404, 'Not Found');
+    if (request.method !== route.method) {
+      response.setHeader('allow', route.method);
+      return refuseRequest(response, 405, 'Method Not Allowed');
+    }
+    return route.serve(request, response);
+  }
+
+  const routes = new Map([
+    [ssePath, { method: 'GET', serve: openStream }],
+    [messagePath, { method: 'POST', serve: acceptMessage }],
+  ]);
+  return createHttpListener(handle, {
+    count: () => sessions.size,
+    close: async () => {
+      const closing = [...sessions.values()].map(async (session) => {
+        await session.connection?.close();
+        await session.close();
+      });
+      await Promise.all(closing);
+    },
+  });
+}
