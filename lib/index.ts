@@ -49,4 +49,36 @@ export { createAjvValidator, defaultValidator, type SchemaCheck, type SchemaVali
 export type { Transport, TransportSendOptions } from '../transports/transport';
 export { createMemoryPair, MemoryTransport, type MemoryPairOptions } from '../transports/memory';
 export { formatTraceEvent } from './trace/format';
+export { TraceChannel } from './trace/channel';
+export {
+  createRedactor,
+  redactTraceEvent,
+  REDACTED,
+  type Redactor,
+  type RedactionContext,
+  type RedactionPolicy,
+  type Replacement,
+} from './trace/redact';
+export {
+  parseTraceparent,
+  formatTraceparent,
+  readTraceContext,
+  TRACEPARENT_META_KEY,
+  TRACESTATE_META_KEY,
+  BAGGAGE_META_KEY,
+  type TraceParent,
+} from './trace/traceparent';
+export type { RequestInstrumentation, RequestSpan, RequestOutcome, TracedRequest } from './trace/instrumentation';
+export { observeLifecycleChanges, type LifecycleChange } from './trace/xstate-inspection';
+export { createPrettyTraceSink, type PrettySinkOptions } from './trace/sinks/pretty';
+export { createNdjsonTraceSink, toNdjsonLine } from './trace/sinks/ndjson';
+export type { TraceSink, LineWriter } from './trace/sinks/sink';
 export { fromSdkTransport, type SdkTransportLike, type SdkAdapterOptions } from '../transports/sdk-adapter';
+export * from './compose';
+export {
+  upstreamMachine,
+  DEFAULT_SUPERVISION,
+  type SupervisionPolicy,
+  type UpstreamState,
+  type StopReason,
+} from '../machines/upstream';

@@ -2,6 +2,7 @@ import { Observable, Subject, type Observer, type Subscription } from 'rxjs';
 import { createActor, type Actor } from 'xstate';
 import {
   connectionLifecycle,
+  type ConnectionData,
   type ConnectionEvent,
   type ConnectionHost,
   type ConnectionState,
@@ -36,14 +37,25 @@ import { describeCapability, hasCapability } from '../protocol/capabilities';
 import { maySend, methodSpec, type MethodSpec, type Role } from '../protocol/methods';
 import type { CancelledParams, LoggingLevel, ProgressParams } from '../protocol/types';
 import { isAtLeast } from '../protocol/versions';
+import { TraceChannel } from '../trace/channel';
+import { connectionLifecycleEvent, messageTraceEvent } from '../trace/event';
+import {
+  withMetaEntries,
+  type RequestInstrumentation,
+  type RequestOutcome,
+  type RequestSpan,
+  type TracedRequest,
+} from '../trace/instrumentation';
+import { REDACTED, redactTraceEvent } from '../trace/redact';
 import type { TraceEvent, TraceKind } from '../trace/types';
+import type { LifecycleChange } from '../trace/xstate-inspection';
 import { BatchReply } from './batch';
 import { systemClock, type Clock } from './clock';
-import { CorrelationTable, DEFAULT_REQUEST_TIMEOUT_MS, type RequestOptions } from './correlation';
+import { CorrelationTable, DEFAULT_REQUEST_TIMEOUT_MS, type PendingRequest, type RequestOptions } from './correlation';
 import { EventFacade } from './events';
 import { defaultLogger, type Logger } from './logger';
 import { RequestContext } from './request-context';
-import { defaultRuntime, type Runtime } from './runtime';
+import { defaultRuntime, TRACE_LIFECYCLE, type LifecycleTraceHost, type Runtime } from './runtime';
 
 export interface ConnectionOptions {
   /** The actor system this connection's lifecycle actor joins (default: one per process). */
@@ -56,9 +68,18 @@ export interface ConnectionOptions {
   readonly maxPendingRequests?: number;
   /** Inbound requests being handled at once; beyond it the peer gets -32603 (10 000). */
   readonly maxConcurrentHandlers?: number;
+  /** Stamped on this connection's trace events: the upstream server a hub reaches through it. */
+  readonly upstream?: string;
 }
 
-export interface SendOptions extends RequestOptions, TransportSendOptions {}
+export interface SendOptions extends RequestOptions, TransportSendOptions {
+  /**
+   * The inbound request (on any connection) this request is made for: with an instrumentation, its span
+   * is the parent of this one's (a hub forwarding a call passes the downstream request's context). A
+   * request made through `ctx.request` needs none: its `relatedRequestId` names the parent.
+   */
+  readonly parentRequest?: RequestContext<any>;
+}
 
 export type RequestHandler<C extends Connection = Connection> = (
   context: RequestContext<C>,
@@ -105,11 +126,13 @@ class InboundObserver implements Observer<InboundFrame> {
  * and then to `notifications$`. Streams for subscribers (`notifications$`, `trace$`) are created on
  * first use, and nothing is built for them while nobody listens.
  */
-export abstract class Connection implements ConnectionHost {
+export abstract class Connection implements ConnectionHost, LifecycleTraceHost {
   readonly id: string;
   abstract readonly role: Role;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** The upstream server a hub reaches through this connection (`ConnectionOptions.upstream`). */
+  readonly upstream: string | undefined;
   /** Resolves with the quit reason once the connection is closed, whoever closed it. */
   readonly closed: Promise<QuitReason>;
 
@@ -129,7 +152,10 @@ export abstract class Connection implements ConnectionHost {
   private transport: Transport | undefined;
   private subscription: Subscription | undefined;
   private resolveClosed: ((reason: QuitReason) => void) | undefined;
-  private traceSubject: Subject<TraceEvent> | undefined;
+  private readonly runtime: Runtime;
+  private traceChannel: TraceChannel | undefined;
+  /** Spans of outbound requests in flight, by id (only with an instrumentation): progress lands on them. */
+  private outboundSpans: Map<RequestId, RequestSpan> | undefined;
   private notificationSubject: Subject<JsonRpcNotification> | undefined;
   private eventFacade: EventFacade<ConnectionEvents> | undefined;
 
@@ -140,8 +166,9 @@ export abstract class Connection implements ConnectionHost {
     this.maxPending = options.maxPendingRequests ?? DEFAULT_LIMIT;
     this.maxHandlers = options.maxConcurrentHandlers ?? DEFAULT_LIMIT;
     this.defaultTimeout = options.defaultTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.upstream = options.upstream;
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
-    const runtime = options.runtime ?? defaultRuntime();
+    const runtime = (this.runtime = options.runtime ?? defaultRuntime());
     this.actor = createActor(connectionLifecycle, { input: { host: this }, parent: runtime.root }).start();
   }
 
@@ -181,14 +208,17 @@ export abstract class Connection implements ConnectionHost {
 
   // ---- streams and events ------------------------------------------------------------------------
 
-  /** Every message in and out and every lifecycle change. Costs nothing while nobody subscribes. */
+  /**
+   * Every message in and out and every lifecycle change (from XState inspection, attached to the runtime
+   * while someone subscribes); completes once the connection has closed. Costs nothing while nobody subscribes.
+   */
   get trace$(): Observable<TraceEvent> {
-    if (!this.traceSubject) {
-      const subject = (this.traceSubject = new Subject<TraceEvent>());
-      // The actor reports `closed` after its entry actions ran: complete the trace only then.
-      this.actor.subscribe({ next: this.lifecycleTracer(), complete: () => subject.complete() });
+    if (!this.traceChannel) {
+      const runtime = this.runtime;
+      this.traceChannel = new TraceChannel((observed) => runtime.traceDemand(observed));
+      if (this.state === 'closed') this.traceChannel.complete();
     }
-    return this.traceSubject.asObservable();
+    return this.traceChannel.events$;
   }
 
   /** Every inbound notification, after the runtime has acted on it. */
@@ -220,7 +250,9 @@ export abstract class Connection implements ConnectionHost {
       return Promise.reject(new LimitExceededError(`Too many requests in flight (limit ${this.maxPending})`));
     }
     const record = correlation.begin(method, options);
-    const sentParams = record.wantsProgress ? withProgressToken(params, record.id) : params;
+    let sentParams = record.wantsProgress ? withMetaEntries(params, { progressToken: record.id }) : params;
+    const instrumentation = this.runtime.instrumentation;
+    if (instrumentation) sentParams = this.startOutboundSpan(instrumentation, record, sentParams, options);
     const message: JsonRpcRequest =
       sentParams === undefined
         ? { jsonrpc: '2.0', id: record.id, method }
@@ -269,6 +301,12 @@ export abstract class Connection implements ConnectionHost {
     }
     this.transport = transport;
     this.subscription = transport.messages.subscribe(new InboundObserver(this));
+  }
+
+  /** @internal How a handler ends the stream carrying request `id`, when the transport can (`Transport.closeStream`). */
+  streamCloser(id: RequestId): (() => Promise<boolean>) | undefined {
+    const transport = this.transport;
+    return transport?.closeStream && (() => transport.closeStream!(id));
   }
 
   /** Tells the transport the negotiated revision (HTTP puts it in a header); both roles call it. */
@@ -328,6 +366,8 @@ export abstract class Connection implements ConnectionHost {
     resolve(reason);
     this.eventFacade?.emit('close', reason);
     this.notificationSubject?.complete();
+    // An observed trace ends with its `closed` lifecycle event, which XState reports after this.
+    if (this.traceChannel && !this.traceChannel.observed) this.traceChannel.complete();
     this.onClosed();
   }
 
@@ -446,8 +486,14 @@ export abstract class Connection implements ConnectionHost {
     this.trace('request', 'in', message, method, id);
     const refusal = this.refuseInbound(message, batch);
     if (refusal === 'drop') return;
+    const instrumentation = this.runtime.instrumentation;
     if (refusal) {
-      this.sendError(id, refusal[0], refusal[1], batch);
+      const [code, reason] = refusal;
+      this.startInboundSpan(instrumentation, message)?.end(
+        { kind: 'error', error: { code, message: reason } },
+        this.clock.now(),
+      );
+      this.sendError(id, code, reason, batch);
       return;
     }
     const handler = this.handlers[method]!;
@@ -456,7 +502,8 @@ export abstract class Connection implements ConnectionHost {
     batch?.expect();
     let result: unknown;
     try {
-      result = handler(context, message.params);
+      const span = (context.traceSpan = this.startInboundSpan(instrumentation, message));
+      result = span?.run ? span.run(() => handler(context, message.params)) : handler(context, message.params);
     } catch (error) {
       this.answerError(context, error);
       return;
@@ -548,6 +595,14 @@ export abstract class Connection implements ConnectionHost {
   }
 
   private reply(context: RequestContext<any>, response: JsonRpcResponse, kind: 'result' | 'error'): void {
+    const span = context.traceSpan;
+    if (span) {
+      const outcome: RequestOutcome =
+        kind === 'result'
+          ? { kind, result: (response as JsonRpcResultResponse).result }
+          : { kind, error: (response as JsonRpcErrorResponse).error };
+      span.end(outcome, this.clock.now());
+    }
     if (this.traced()) {
       this.trace(
         kind,
@@ -592,10 +647,11 @@ export abstract class Connection implements ConnectionHost {
         this.onCancelled(message.params as CancelledParams | undefined);
         break;
       case 'notifications/progress': {
-        const outcome =
-          this.correlationTable?.progress(message.params as ProgressParams | undefined) ?? 'unknown-token';
-        if (outcome !== 'delivered')
-          this.trace('ignored', 'in', message, message.method, undefined, `Progress ignored: ${outcome}`);
+        const params = message.params as ProgressParams | undefined;
+        const outcome = this.correlationTable?.progress(params) ?? 'unknown-token';
+        if (outcome === 'delivered')
+          this.outboundSpans?.get(params!.progressToken)?.progress(params!, this.clock.now());
+        else this.trace('ignored', 'in', message, message.method, undefined, `Progress ignored: ${outcome}`);
         break;
       }
       default:
@@ -669,7 +725,7 @@ export abstract class Connection implements ConnectionHost {
   }
 
   private traced(): boolean {
-    return this.traceSubject !== undefined && this.traceSubject.observed;
+    return this.traceChannel?.observed === true || this.runtime.traceChannel.observed;
   }
 
   private trace(
@@ -682,40 +738,96 @@ export abstract class Connection implements ConnectionHost {
     latencyMs?: number,
   ): void {
     if (!this.traced()) return;
-    const event: { -readonly [K in keyof TraceEvent]: TraceEvent[K] } = {
-      time: this.clock.now(),
-      connection: this.id,
-      role: this.role,
-      kind,
-      direction,
-    };
-    if (method !== undefined) event.method = method;
-    if (id !== undefined) event.id = id;
-    if (latencyMs !== undefined) event.latencyMs = latencyMs;
-    if (message !== undefined) event.message = message;
-    if (reason !== undefined) event.reason = reason;
-    this.traceSubject!.next(event);
+    this.publishTrace(
+      messageTraceEvent(this, this.clock.now(), kind, direction, message, method, id, reason, latencyMs),
+    );
   }
 
-  private lifecycleTracer(): (snapshot: { value: string; data: { quitReason?: QuitReason } }) => void {
-    let previous = this.state as string;
-    return (snapshot) => {
-      const next = snapshot.value as string;
-      if (next === previous) return;
-      const from = previous;
-      previous = next;
-      if (!this.traced()) return;
-      const reason = snapshot.data.quitReason?.message;
-      this.traceSubject!.next({
-        time: this.clock.now(),
-        connection: this.id,
-        role: this.role,
-        kind: 'lifecycle',
-        from,
-        to: next,
-        ...(reason !== undefined && { reason }),
-      });
+  /** Redacts `event` (once, whoever listens) and hands it to this connection's stream and its runtime's. */
+  private publishTrace(event: TraceEvent): void {
+    const redact = this.runtime.redact;
+    let shown = event;
+    if (redact) {
+      try {
+        shown = redactTraceEvent(event, redact);
+      } catch (error) {
+        this.logger.error('The trace redactor threw: the message is left out of the trace event', error);
+        shown = { ...event, message: REDACTED };
+      }
+    }
+    const own = this.traceChannel;
+    if (own?.observed) own.next(shown);
+    const shared = this.runtime.traceChannel;
+    if (shared.observed) shared.next(shown);
+  }
+
+  /** @internal The runtime's XState inspection saw this connection's lifecycle change (see `Runtime`). */
+  [TRACE_LIFECYCLE](change: LifecycleChange): void {
+    if (this.traced()) {
+      const quit = (change.snapshot.data as ConnectionData | undefined)?.quitReason;
+      this.publishTrace(connectionLifecycleEvent(this, this.clock.now(), change.from, change.to, quit));
+    }
+    // The actor reports `closed` after its entry actions ran: the trace ends only now.
+    if (change.snapshot.status === 'done') this.traceChannel?.complete();
+  }
+
+  private tracedRequest(
+    method: string,
+    id: RequestId,
+    params: JsonObject | undefined,
+    time: number,
+    parent: RequestSpan | undefined,
+  ): TracedRequest {
+    return {
+      connection: this.id,
+      role: this.role,
+      upstream: this.upstream,
+      protocolVersion: this.protocolVersion,
+      method,
+      id,
+      params,
+      time,
+      parent,
+      redact: this.runtime.redact,
     };
+  }
+
+  /** Starts the span of an outbound request, ends it however the request settles; returns the params to send. */
+  private startOutboundSpan(
+    instrumentation: RequestInstrumentation,
+    record: PendingRequest,
+    params: JsonObject | undefined,
+    options: SendOptions | undefined,
+  ): JsonObject | undefined {
+    const related = options?.relatedRequestId;
+    const parent =
+      options?.parentRequest?.traceSpan ?? (related === undefined ? undefined : this.handling?.get(related)?.traceSpan);
+    const span = instrumentation.startOutbound(
+      this.tracedRequest(record.method, record.id, params, record.startedAt, parent),
+    );
+    if (!span) return params;
+    const spans = (this.outboundSpans ??= new Map());
+    spans.set(record.id, span);
+    const end = (outcome: RequestOutcome) => {
+      spans.delete(record.id);
+      span.end(outcome, this.clock.now());
+    };
+    record.promise.then(
+      (result) => end({ kind: 'result', result }),
+      (error: unknown) => end({ kind: 'error', error }),
+    );
+    return span.meta ? withMetaEntries(params, span.meta) : params;
+  }
+
+  private startInboundSpan(
+    instrumentation: RequestInstrumentation | undefined,
+    message: JsonRpcRequest,
+  ): RequestSpan | undefined {
+    if (!instrumentation) return undefined;
+    const params = isParamsObject(message.params) ? message.params : undefined;
+    return instrumentation.startInbound(
+      this.tracedRequest(message.method, message.id, params, this.clock.now(), undefined),
+    );
   }
 }
 
@@ -741,11 +853,6 @@ function mayPrecedeReady(method: string, role: Role, state: ConnectionState): bo
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as PromiseLike<unknown> | undefined)?.then === 'function';
-}
-
-function withProgressToken(params: JsonObject | undefined, token: RequestId): JsonObject {
-  const meta = params?._meta as JsonObject | undefined;
-  return { ...params, _meta: { ...meta, progressToken: token } };
 }
 
 function asTransportError(error: unknown, message: string): TransportError {

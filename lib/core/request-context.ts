@@ -14,6 +14,7 @@ import type { RequestOptions } from './correlation';
 import type { LoggingLevel, Meta } from '../protocol/types';
 import type { Connection } from './connection';
 import type { BatchReply } from './batch';
+import type { RequestSpan } from '../trace/instrumentation';
 
 /**
  * What a request handler gets besides its params: cancellation, progress, logging, requests back to the
@@ -25,6 +26,8 @@ export class RequestContext<C extends Connection = Connection> {
   cancelled = false;
   /** Set when the handler finished (or the request was cancelled). */
   done = false;
+  /** @internal This request's span, when the runtime has an instrumentation. */
+  traceSpan: RequestSpan | undefined = undefined;
   private controller: AbortController | undefined;
   private lastProgress = -Infinity;
 
@@ -76,6 +79,7 @@ export class RequestContext<C extends Connection = Connection> {
     this.lastProgress = progress;
     const progressToken = this.progressToken;
     if (progressToken === undefined || this.done) return Promise.resolve();
+    this.traceSpan?.progress({ progress, total, message }, this.connection.clock.now());
     return this.connection.notify(
       'notifications/progress',
       {
@@ -86,6 +90,16 @@ export class RequestContext<C extends Connection = Connection> {
       },
       { relatedRequestId: this.id },
     );
+  }
+
+  /**
+   * Ends the HTTP response carrying this request's messages while the request goes on (SSE polling): the
+   * client reconnects (GET + Last-Event-ID) and gets what follows, the response included, there. Present
+   * only when the transport has such streams; resolves false when this request's cannot be resumed (a
+   * JSON response, or a client older than 2025-11-25).
+   */
+  get closeStream(): (() => Promise<boolean>) | undefined {
+    return this.connection.streamCloser(this.id);
   }
 
   /** Logs to the peer (a server's `notifications/message`, filtered by the client's level) or locally. */
@@ -175,6 +189,7 @@ export class RequestContext<C extends Connection = Connection> {
     if (this.cancelled) return;
     this.cancelled = true;
     this.done = true;
+    this.traceSpan?.end({ kind: 'error', error: reason }, this.connection.clock.now());
     this.controller?.abort(reason);
   }
 }

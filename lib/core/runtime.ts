@@ -1,31 +1,108 @@
+/**
+ * The runtime: one XState actor system that every connection (and every other lifecycle actor: HTTP
+ * sessions, a hub's upstreams) joins, and the trace stream of all of them.
+ */
+import type { Observable } from 'rxjs';
 import { createActor, fromTransition, type AnyActorRef, type InspectionEvent, type Observer } from 'xstate';
+import { TraceChannel } from '../trace/channel';
+import { actorLifecycleEvent } from '../trace/event';
+import type { RequestInstrumentation } from '../trace/instrumentation';
+import type { Redactor } from '../trace/redact';
+import type { TraceEvent } from '../trace/types';
+import { machineIdOf, observeLifecycleChanges, type LifecycleChange } from '../trace/xstate-inspection';
 import { systemClock, type Clock } from './clock';
 
 export interface RuntimeOptions {
-  /** Drives XState's scheduler for every actor of this runtime. */
+  /** Drives XState's scheduler for every actor of this runtime, and times its actors' trace events. */
   readonly clock?: Clock;
   /** XState inspection for every actor of this runtime (connections included). */
   readonly inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+  /**
+   * Runs on every trace event of this runtime's connections before any subscriber or sink sees it, and on
+   * the payloads an instrumentation records (see `createRedactor`).
+   */
+  readonly redact?: Redactor;
+  /** A span per request on every connection of this runtime (`openTelemetry()` from `mcp-switchboard/trace/otel`). */
+  readonly instrumentation?: RequestInstrumentation;
+}
+
+/** The key of the method a connection gets its lifecycle changes through (see `Runtime`). */
+export const TRACE_LIFECYCLE = Symbol('mcp-switchboard.traceLifecycle');
+
+/** An actor's host (the `host` in its data) that traces its own lifecycle: a connection. */
+export interface LifecycleTraceHost {
+  [TRACE_LIFECYCLE](change: LifecycleChange): void;
+}
+
+function isLifecycleTraceHost(host: unknown): host is LifecycleTraceHost {
+  return typeof (host as Partial<LifecycleTraceHost> | undefined)?.[TRACE_LIFECYCLE] === 'function';
 }
 
 /**
  * One XState actor system. Every connection's lifecycle actor is a child of its runtime's root, so one
  * inspector sees them all and a connection costs no system of its own. A connection stays registered
  * until it closes: close what you connect.
+ *
+ * `trace$` is every message and lifecycle change of every connection of this runtime, and the state
+ * changes of its other actors. Lifecycle changes come from XState's inspection API, attached only while
+ * someone subscribes (here or to a connection's `trace$`); messages come from each connection's router.
  */
 export class Runtime {
   readonly root: AnyActorRef;
+  readonly clock: Clock;
+  readonly redact: Redactor | undefined;
+  readonly instrumentation: RequestInstrumentation | undefined;
+  /** @internal Where connections publish what `trace$` shows. */
+  readonly traceChannel = new TraceChannel((observed) => this.traceDemand(observed));
+  private demand = 0;
+  private inspection: { unsubscribe(): void } | undefined;
 
   constructor(options: RuntimeOptions = {}) {
+    this.clock = options.clock ?? systemClock;
+    this.redact = options.redact;
+    this.instrumentation = options.instrumentation;
     // The root only parents connections: it ignores the done events they send when they close.
     this.root = createActor(
       fromTransition((state: null) => state, null),
       {
-        clock: options.clock ?? systemClock,
+        clock: this.clock,
         ...(options.inspect && { inspect: options.inspect }),
       },
     ).start();
   }
+
+  /** Every trace event of this runtime. Costs nothing while nobody subscribes. */
+  get trace$(): Observable<TraceEvent> {
+    return this.traceChannel.events$;
+  }
+
+  /** @internal A trace stream of this runtime (its own or a connection's) gained (true) or lost its last subscriber. */
+  traceDemand(observed: boolean): void {
+    if (observed) {
+      if (this.demand++ === 0) this.inspection = observeLifecycleChanges(this.root.system, this.onLifecycleChange);
+    } else if (--this.demand === 0) {
+      this.inspection?.unsubscribe();
+      this.inspection = undefined;
+    }
+  }
+
+  private readonly onLifecycleChange = (change: LifecycleChange): void => {
+    const host = (change.snapshot.data as { host?: unknown } | undefined)?.host;
+    if (isLifecycleTraceHost(host)) {
+      host[TRACE_LIFECYCLE](change);
+    } else if (this.traceChannel.observed) {
+      const { actor, from, to, snapshot } = change;
+      this.traceChannel.next(
+        actorLifecycleEvent(this.clock.now(), actor.id, machineIdOf(actor), from, to, reasonOf(snapshot)),
+      );
+    }
+  };
+}
+
+function reasonOf(snapshot: LifecycleChange['snapshot']): string | undefined {
+  const cause = snapshot.status === 'error' ? snapshot.error : snapshot.status === 'done' ? snapshot.output : undefined;
+  const message = (cause as { message?: unknown } | undefined)?.message;
+  return typeof message === 'string' ? message : undefined;
 }
 
 let shared: Runtime | undefined;

@@ -1,3 +1,4 @@
+/** The human-readable line of a trace event (the pretty sink and `--trace` print it). */
 import type { TraceEvent } from './types';
 
 const ARROWS = { in: '<-', out: '->' } as const;
@@ -6,12 +7,23 @@ function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
+function payloadOf(message: unknown, max: number): string {
+  try {
+    const text = JSON.stringify(message);
+    return text === undefined ? '' : ` ${clip(text, max)}`;
+  } catch {
+    return ' [unserializable]';
+  }
+}
+
 /** One readable line per trace event, for humans watching a stream (stderr, a terminal). */
 export function formatTraceEvent(event: TraceEvent, options: { maxPayload?: number } = {}): string {
   const time = new Date(event.time).toISOString().slice(11, 23);
-  const who = `${event.connection}`.padEnd(5);
+  const name = event.actor === undefined ? event.connection : `${event.actor} ${event.connection}`;
+  const who = `${name}${event.upstream === undefined ? '' : `@${event.upstream}`}`.padEnd(5);
   if (event.kind === 'lifecycle') {
-    return `${time} ${who} ·· ${event.from} → ${event.to}${event.reason ? ` (${event.reason})` : ''}`;
+    const why = event.reason ? ` (${event.quitKind ? `${event.quitKind}: ` : ''}${event.reason})` : '';
+    return `${time} ${who} ·· ${event.from} → ${event.to}${why}`;
   }
   const arrow = ARROWS[event.direction ?? 'in'];
   const what = [event.kind, event.method, event.id === undefined ? undefined : `#${event.id}`]
@@ -19,7 +31,6 @@ export function formatTraceEvent(event: TraceEvent, options: { maxPayload?: numb
     .join(' ');
   const latency = event.latencyMs === undefined ? '' : ` ${event.latencyMs} ms`;
   const reason = event.reason ? ` (${event.reason})` : '';
-  const payload =
-    event.message === undefined ? '' : ` ${clip(JSON.stringify(event.message), options.maxPayload ?? 160)}`;
+  const payload = event.message === undefined ? '' : payloadOf(event.message, options.maxPayload ?? 160);
   return `${time} ${who} ${arrow} ${what}${latency}${reason}${payload}`;
 }

@@ -1,3 +1,5 @@
+/** The one event type of the trace tap: message hops and lifecycle changes, from any connection or actor. */
+import type { QuitReason } from '../../machines/connection';
 import type { RequestId } from '../jsonrpc/types';
 
 export type TraceKind =
@@ -11,12 +13,16 @@ export type TraceKind =
   | 'ignored'
   | 'lifecycle';
 
-/** One thing that happened on a connection: a message in or out, or a lifecycle change. */
+/** One thing that happened on a connection (a message in or out, a lifecycle change) or to another actor. */
 export interface TraceEvent {
-  /** Milliseconds since the epoch, from the connection's clock. */
+  /** Milliseconds since the epoch, from the connection's clock (the runtime's for other actors). */
   readonly time: number;
+  /** The connection's id; for the lifecycle of another actor of the runtime, that actor's id. */
   readonly connection: string;
-  readonly role: 'client' | 'server';
+  /** Absent for actors that are not connections. */
+  readonly role?: 'client' | 'server';
+  /** The upstream server this connection reaches (set by a hub through `ConnectionOptions.upstream`). */
+  readonly upstream?: string;
   readonly kind: TraceKind;
   /** Absent for lifecycle events. */
   readonly direction?: 'in' | 'out';
@@ -24,11 +30,22 @@ export interface TraceEvent {
   readonly id?: RequestId;
   /** For responses (either direction): time since the request was seen. */
   readonly latencyMs?: number;
-  /** The message itself, by reference: treat it as read-only. */
+  /** The message itself, by reference (after redaction, if the runtime redacts): treat it as read-only. */
   readonly message?: unknown;
   /** Lifecycle: the state left and the state entered. */
   readonly from?: string;
   readonly to?: string;
-  /** Why a message was ignored, or why the lifecycle changed. */
+  /** Lifecycle of an actor that is not a connection: its machine's id (`upstream`, `httpSession`, ...). */
+  readonly actor?: string;
+  /** Lifecycle of a connection that is closing or closed: the kind of its quit reason. */
+  readonly quitKind?: QuitReason['kind'];
+  /** Why a message was ignored, or why the lifecycle changed (the quit reason's message). */
   readonly reason?: string;
+}
+
+/** Who a connection's trace events name. A connection is one. */
+export interface TraceOrigin {
+  readonly id: string;
+  readonly role: 'client' | 'server';
+  readonly upstream: string | undefined;
 }

@@ -1,0 +1,56 @@
+/**
+ * The vendor-neutral request instrumentation port: a span per request, in either direction. The trace
+ * tap (`trace$`) only watches; spans must also act (write a `traceparent` into the `_meta` of what we send,
+ * run a handler inside its span's context), so they hook into the request paths instead. A runtime with no
+ * instrumentation pays one property read per request. `mcp-switchboard/trace/otel` implements it.
+ */
+import type { JsonObject, RequestId } from '../jsonrpc/types';
+import type { Progress } from '../protocol/types';
+import type { Redactor } from './redact';
+
+export interface TracedRequest {
+  readonly connection: string;
+  readonly role: 'client' | 'server';
+  readonly upstream: string | undefined;
+  readonly protocolVersion: string | undefined;
+  readonly method: string;
+  readonly id: RequestId;
+  /** As sent or received (read-only); an inbound request's `_meta` may carry a `traceparent`. */
+  readonly params: JsonObject | undefined;
+  /** From the connection's clock. */
+  readonly time: number;
+  /** Outbound only: the span of the inbound request this one is made for, when known. */
+  readonly parent: RequestSpan | undefined;
+  /** The runtime's redactor, for instrumentation that records payloads. */
+  readonly redact: Redactor | undefined;
+}
+
+/** How a request ended: its result, or the error (`McpError`, a JSON-RPC error object, or a local error). */
+export type RequestOutcome =
+  { readonly kind: 'result'; readonly result: unknown } | { readonly kind: 'error'; readonly error: unknown };
+
+export interface RequestSpan {
+  /** Outbound only: entries to add to the request's `_meta` (W3C `traceparent`, `tracestate`). */
+  readonly meta?: Readonly<Record<string, string>>;
+  /** Inbound only: runs the handler with this span as the current context. */
+  run?<T>(fn: () => T): T;
+  progress(progress: Progress, time: number): void;
+  /** Called once per request; a second call is ignored. */
+  end(outcome: RequestOutcome, time: number): void;
+}
+
+export interface RequestInstrumentation {
+  /** A request we are about to send; the span it returns may add `_meta` entries. */
+  startOutbound(request: TracedRequest): RequestSpan | undefined;
+  /** A request we are about to handle (or refuse). */
+  startInbound(request: TracedRequest): RequestSpan | undefined;
+}
+
+/** `params` with `entries` added to its `_meta` (a copy: messages are shared by reference). */
+export function withMetaEntries(
+  params: JsonObject | undefined,
+  entries: Readonly<Record<string, unknown>>,
+): JsonObject {
+  const meta = params?._meta as JsonObject | undefined;
+  return { ...params, _meta: { ...meta, ...entries } };
+}

@@ -1,0 +1,219 @@
+/**
+ * OpenTelemetry spans for MCP requests: `mcp-switchboard/trace/otel`, the only module that imports
+ * `@opentelemetry/api` (an optional peer dependency), so the root entry never needs it.
+ *
+ * A span per request in either direction (CLIENT for what we send, SERVER for what we handle), named and
+ * attributed after the OpenTelemetry MCP conventions (`mcp.method.name`, `jsonrpc.request.id`,
+ * `gen_ai.tool.name`, ...), with events for progress and cancellation. W3C trace context travels in
+ * `_meta` (SEP-414): an inbound request's `traceparent` is its span's parent; an outbound request carries
+ * its own span's `traceparent`, and that span's parent is the inbound request it is made for (given by
+ * `relatedRequestId` or `parentRequest`), else the active context. Handlers run inside their span's
+ * context, so with a context manager registered anything they start nests under it.
+ */
+import {
+  context as otelContext,
+  createTraceState,
+  isSpanContextValid,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+  type SpanContext,
+  type Tracer,
+} from '@opentelemetry/api';
+import type { JsonObject } from '../jsonrpc/types';
+import type { Progress } from '../protocol/types';
+import type { RequestInstrumentation, RequestOutcome, RequestSpan, TracedRequest } from './instrumentation';
+import type { RedactionContext } from './redact';
+import { formatTraceparent, readTraceContext, TRACEPARENT_META_KEY, TRACESTATE_META_KEY } from './traceparent';
+
+export interface OpenTelemetryOptions {
+  /** Default: `trace.getTracer('mcp-switchboard')` from the global tracer provider. */
+  readonly tracer?: Tracer;
+  /**
+   * Record request params and results as span attributes (`mcp_switchboard.request.params`,
+   * `mcp_switchboard.response.result`), after the runtime's redactor, as JSON cut to `maxPayloadLength`.
+   * Off by default: payloads can hold anything a model or user typed.
+   */
+  readonly recordPayloads?: boolean;
+  /** Default 1024 characters. */
+  readonly maxPayloadLength?: number;
+}
+
+/** Where a name or resource of the request is, by method (the span name's target, after the conventions). */
+const TARGETS: Readonly<Record<string, readonly [attribute: string, param: string, inName: boolean]>> = {
+  'tools/call': ['gen_ai.tool.name', 'name', true],
+  'prompts/get': ['gen_ai.prompt.name', 'name', true],
+  'resources/read': ['mcp.resource.uri', 'uri', false],
+  'resources/subscribe': ['mcp.resource.uri', 'uri', false],
+  'resources/unsubscribe': ['mcp.resource.uri', 'uri', false],
+};
+
+const DEFAULT_MAX_PAYLOAD = 1024;
+
+/** The instrumentation to give a `Runtime` (`new Runtime({ instrumentation: openTelemetry() })`). */
+export function openTelemetry(options: OpenTelemetryOptions = {}): RequestInstrumentation {
+  const tracer = options.tracer ?? trace.getTracer('mcp-switchboard');
+  const start = (request: TracedRequest, kind: SpanKind, parent: Context): OtelRequestSpan => {
+    const target = TARGETS[request.method];
+    const targetValue = target ? request.params?.[target[1]] : undefined;
+    const attributes: Attributes = {
+      'mcp.method.name': request.method,
+      'jsonrpc.request.id': String(request.id),
+      'jsonrpc.protocol.version': '2.0',
+      'mcp_switchboard.connection': request.connection,
+    };
+    if (request.protocolVersion !== undefined) attributes['mcp.protocol.version'] = request.protocolVersion;
+    if (request.upstream !== undefined) attributes['mcp_switchboard.upstream'] = request.upstream;
+    if (target && typeof targetValue === 'string') attributes[target[0]] = targetValue;
+    const name = target?.[2] && typeof targetValue === 'string' ? `${request.method} ${targetValue}` : request.method;
+    const span = tracer.startSpan(name, { kind, startTime: request.time, attributes }, parent);
+    const recorder = options.recordPayloads
+      ? new PayloadRecorder(request, kind === SpanKind.CLIENT ? 'out' : 'in', options.maxPayloadLength)
+      : undefined;
+    recorder?.recordParams(span);
+    return new OtelRequestSpan(span, trace.setSpan(parent, span), recorder);
+  };
+  return {
+    startOutbound(request) {
+      const parent = request.parent instanceof OtelRequestSpan ? request.parent.context : otelContext.active();
+      const span = start(request, SpanKind.CLIENT, parent);
+      span.meta = traceMetaOf(span.span.spanContext());
+      return span;
+    },
+    startInbound(request) {
+      const carried = readTraceContext(request.params?._meta as JsonObject | undefined);
+      const parent = carried
+        ? trace.setSpanContext(ROOT_CONTEXT, {
+            traceId: carried.parent.traceId,
+            spanId: carried.parent.spanId,
+            traceFlags: carried.parent.flags,
+            isRemote: true,
+            ...(carried.tracestate !== undefined && { traceState: createTraceState(carried.tracestate) }),
+          })
+        : otelContext.active();
+      return start(request, SpanKind.SERVER, parent);
+    },
+  };
+}
+
+class OtelRequestSpan implements RequestSpan {
+  meta: Readonly<Record<string, string>> | undefined;
+  private ended = false;
+
+  constructor(
+    readonly span: Span,
+    /** The context with this span active: handlers run in it, child requests start from it. */
+    readonly context: Context,
+    private readonly recorder: PayloadRecorder | undefined,
+  ) {}
+
+  run<T>(fn: () => T): T {
+    return otelContext.with(this.context, fn);
+  }
+
+  progress(progress: Progress, time: number): void {
+    if (this.ended) return;
+    const attributes: Attributes = { 'mcp.progress': progress.progress };
+    if (progress.total !== undefined) attributes['mcp.progress.total'] = progress.total;
+    if (progress.message !== undefined) attributes['mcp.progress.message'] = progress.message;
+    this.span.addEvent('progress', attributes, time);
+  }
+
+  end(outcome: RequestOutcome, time: number): void {
+    if (this.ended) return;
+    this.ended = true;
+    const { span } = this;
+    if (outcome.kind === 'result') {
+      this.recorder?.recordResult(span, outcome.result);
+      if ((outcome.result as { isError?: unknown } | undefined)?.isError === true) {
+        span.setAttribute('error.type', 'tool_error');
+        span.setStatus({ code: SpanStatusCode.ERROR, message: 'The tool reported an error' });
+      }
+    } else {
+      failed(span, outcome.error, time);
+    }
+    span.end(time);
+  }
+}
+
+/**
+ * Marks how a request failed: a cancellation (`RequestCancelledError`), a JSON-RPC error of either side
+ * (`McpError` or the wire error object: a numeric `code`), or another local failure. Read by the errors'
+ * stable `code`s rather than `instanceof`, which separate bundles of this module would defeat.
+ */
+function failed(span: Span, error: unknown, time: number): void {
+  const { code, message, reason } = (error ?? {}) as { code?: unknown; message?: unknown; reason?: unknown };
+  if (code === 'REQUEST_CANCELLED') {
+    span.addEvent('cancelled', typeof reason === 'string' ? { 'mcp.cancel.reason': reason } : {}, time);
+    span.setAttribute('mcp_switchboard.cancelled', true);
+    return;
+  }
+  if (typeof code === 'number') {
+    span.setAttributes({ 'rpc.response.status_code': String(code), 'error.type': String(code) });
+    span.setStatus({ code: SpanStatusCode.ERROR, message: String(message) });
+    return;
+  }
+  const name = error instanceof Error ? error.name : 'Error';
+  span.setAttribute('error.type', name);
+  span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+}
+
+function traceMetaOf(spanContext: SpanContext): Record<string, string> | undefined {
+  if (!isSpanContextValid(spanContext)) return undefined;
+  const { traceId, spanId, traceFlags, traceState } = spanContext;
+  const meta: Record<string, string> = {
+    [TRACEPARENT_META_KEY]: formatTraceparent({ traceId, spanId, flags: traceFlags }),
+  };
+  const state = traceState?.serialize();
+  if (state) meta[TRACESTATE_META_KEY] = state;
+  return meta;
+}
+
+/** Records a request's params and result as attributes, through the runtime's redactor. */
+class PayloadRecorder {
+  constructor(
+    private readonly request: TracedRequest,
+    private readonly direction: 'in' | 'out',
+    private readonly maxLength = DEFAULT_MAX_PAYLOAD,
+  ) {}
+
+  recordParams(span: Span): void {
+    const { method, id, params } = this.request;
+    if (params === undefined) return;
+    const shown = this.redacted({ jsonrpc: '2.0', id, method, params }, 'request') as { params?: unknown };
+    this.set(span, 'mcp_switchboard.request.params', shown?.params);
+  }
+
+  recordResult(span: Span, result: unknown): void {
+    const shown = this.redacted({ jsonrpc: '2.0', id: this.request.id, result }, 'result') as { result?: unknown };
+    this.set(span, 'mcp_switchboard.response.result', shown?.result);
+  }
+
+  private redacted(message: object, kind: RedactionContext['kind']): unknown {
+    const { redact, method } = this.request;
+    // Our responses go out when our requests came in, and the other way round.
+    const requestDirection = this.direction;
+    const direction = kind === 'request' ? requestDirection : requestDirection === 'in' ? 'out' : 'in';
+    if (!redact) return message;
+    try {
+      return redact(message, { kind, method, direction });
+    } catch {
+      return undefined; // a redactor that fails shows nothing
+    }
+  }
+
+  private set(span: Span, key: string, value: unknown): void {
+    if (value === undefined) return;
+    let text: string;
+    try {
+      text = JSON.stringify(value) ?? '';
+    } catch {
+      text = '[unserializable]';
+    }
+    span.setAttribute(key, text.length > this.maxLength ? `${text.slice(0, this.maxLength - 1)}…` : text);
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * Redaction: what a trace may show of tool arguments, results and `_meta`. A runtime's redactor runs once
+ * per event before any subscriber or sink sees it (and on the payloads OpenTelemetry records). It never
+ * mutates a message: messages pass by reference, so it returns redacted copies.
+ */
+import type { TraceEvent, TraceKind } from './types';
+
+export interface RedactionContext {
+  readonly kind: TraceKind;
+  /** The request's method, for responses too (absent when unknown, e.g. an ignored late response). */
+  readonly method?: string;
+  readonly direction?: 'in' | 'out';
+}
+
+/** Returns what to show instead of `message`: a copy with the sensitive parts replaced, or `message` itself. */
+export type Redactor = (message: unknown, context: RedactionContext) => unknown;
+
+/** `true` puts the placeholder in place of the value; a function returns the replacement. */
+export type Replacement = true | ((value: unknown, context: RedactionContext) => unknown);
+
+export interface RedactionPolicy {
+  /** The `arguments` of `tools/call` and `prompts/get` requests. */
+  readonly arguments?: Replacement;
+  /** The `result` of `tools/call` responses. */
+  readonly results?: Replacement;
+  /** `_meta` keys whose values are replaced wherever they appear (params and results): names or a test. */
+  readonly meta?: readonly string[] | ((key: string) => boolean);
+  /** What `true` and redacted `_meta` values become (default `'[redacted]'`). */
+  readonly placeholder?: unknown;
+}
+
+export const REDACTED = '[redacted]';
+
+const METHODS_WITH_ARGUMENTS = new Set(['tools/call', 'prompts/get']);
+
+type JsonRecord = Record<string, unknown>;
+
+function isRecord(value: unknown): value is JsonRecord {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** A redactor for the common cases; write a `Redactor` yourself for anything else. */
+export function createRedactor(policy: RedactionPolicy): Redactor {
+  const placeholder = 'placeholder' in policy ? policy.placeholder : REDACTED;
+  const replace = (how: Replacement, value: unknown, context: RedactionContext) =>
+    how === true ? placeholder : how(value, context);
+  const listed = Array.isArray(policy.meta) ? new Set<string>(policy.meta) : undefined;
+  const metaTest: ((key: string) => boolean) | undefined =
+    typeof policy.meta === 'function' ? policy.meta : listed && ((key) => listed.has(key));
+
+  const redactMeta = (meta: unknown): unknown => {
+    if (!metaTest || !isRecord(meta)) return meta;
+    let copy: JsonRecord | undefined;
+    for (const key of Object.keys(meta)) {
+      if (metaTest(key)) (copy ??= { ...meta })[key] = placeholder;
+    }
+    return copy ?? meta;
+  };
+
+  const redactParams = (params: JsonRecord, context: RedactionContext): JsonRecord => {
+    let next = params;
+    if (policy.arguments && 'arguments' in params && METHODS_WITH_ARGUMENTS.has(context.method ?? '')) {
+      next = { ...next, arguments: replace(policy.arguments, params.arguments, context) };
+    }
+    const meta = redactMeta(params._meta);
+    return meta === params._meta ? next : { ...next, _meta: meta };
+  };
+
+  const redactResult = (result: unknown, context: RedactionContext): unknown => {
+    if (policy.results && context.method === 'tools/call') return replace(policy.results, result, context);
+    if (!isRecord(result)) return result;
+    const meta = redactMeta(result._meta);
+    return meta === result._meta ? result : { ...result, _meta: meta };
+  };
+
+  const redactMessage = (message: unknown, context: RedactionContext): unknown => {
+    if (!isRecord(message)) return message;
+    if (isRecord(message.params)) {
+      const params = redactParams(message.params, context);
+      return params === message.params ? message : { ...message, params };
+    }
+    if ('result' in message) {
+      const result = redactResult(message.result, context);
+      return result === message.result ? message : { ...message, result };
+    }
+    return message;
+  };
+
+  return (message, context) => {
+    if (!Array.isArray(message)) return redactMessage(message, context);
+    // A batch: each element is redacted as what it is.
+    let changed = false;
+    const elements = message.map((element) => {
+      const method = isRecord(element) && typeof element.method === 'string' ? element.method : undefined;
+      const kind: TraceKind = isRecord(element) && 'id' in element ? 'request' : 'notification';
+      const redacted = redactMessage(element, { kind, method, direction: context.direction });
+      changed ||= redacted !== element;
+      return redacted;
+    });
+    return changed ? elements : message;
+  };
+}
+
+/** `event` with its message redacted (the same object when nothing changed). */
+export function redactTraceEvent(event: TraceEvent, redactor: Redactor): TraceEvent {
+  if (event.message === undefined) return event;
+  const message = redactor(event.message, event);
+  return message === event.message ? event : { ...event, message };
+}

@@ -1,0 +1,165 @@
+/**
+ * Lifecycle changes reach the trace through XState's inspection API: attached to the runtime's system
+ * only while someone listens, for connections (with their quit reasons) and for the runtime's other actors.
+ */
+import { firstValueFrom, toArray } from 'rxjs';
+import { describe, expect, it, vi } from 'vitest';
+import { createActor, setup, type InspectionEvent } from 'xstate';
+import { Runtime } from '../lib/core/runtime';
+import { Server } from '../lib/server/server';
+import { observeLifecycleChanges } from '../lib/trace/xstate-inspection';
+import type { TraceEvent } from '../lib/trace/types';
+import { fakeClock, GOLDEN_EPOCH, openPair, traceServer } from './fixtures/traces/session';
+
+const doorMachine = setup({
+  types: { events: {} as { type: 'open' } | { type: 'close' } | { type: 'lock' } },
+}).createMachine({
+  id: 'door',
+  initial: 'closed',
+  states: {
+    closed: { on: { open: 'open', lock: 'locked' } },
+    open: { on: { close: 'closed' } },
+    locked: { type: 'final' },
+  },
+  output: () => ({ message: 'locked for the night' }),
+});
+
+const lifecycle = (events: readonly TraceEvent[]) =>
+  events.filter((e) => e.kind === 'lifecycle').map((e) => `${e.from}->${e.to}`);
+
+describe('lifecycle changes from XState inspection', () => {
+  it('attaches inspection to the runtime only while a trace stream has subscribers', async () => {
+    const runtime = new Runtime();
+    const inspect = vi.spyOn(runtime.root.system, 'inspect');
+    const server = new Server(traceServer());
+    const { client, serverConnection } = await openPair(server, runtime, runtime, { validate: false });
+    expect(inspect).not.toHaveBeenCalled();
+
+    const first = runtime.trace$.subscribe();
+    const second = client.trace$.subscribe();
+    const third = serverConnection.trace$.subscribe();
+    expect(inspect).toHaveBeenCalledTimes(1);
+    const detach = vi.spyOn(inspect.mock.results[0]!.value as { unsubscribe(): void }, 'unsubscribe');
+    first.unsubscribe();
+    second.unsubscribe();
+    expect(detach).not.toHaveBeenCalled();
+    third.unsubscribe();
+    expect(detach).toHaveBeenCalledTimes(1);
+
+    runtime.trace$.subscribe().unsubscribe(); // attaches again, and detaches
+    expect(inspect).toHaveBeenCalledTimes(2);
+    await client.close();
+  });
+
+  it('reports the state left when it starts listening to a connection already running', async () => {
+    const runtime = new Runtime();
+    const { client, serverConnection } = await openPair(new Server(traceServer()), runtime, runtime, {
+      validate: false,
+    });
+    const clientEvents = firstValueFrom(client.trace$.pipe(toArray()));
+    const all: TraceEvent[] = [];
+    runtime.trace$.subscribe((event) => all.push(event));
+    await client.close();
+    await serverConnection.closed;
+    expect(lifecycle(await clientEvents)).toEqual(['ready->closing', 'closing->closed']);
+    expect(all.filter((e) => e.kind === 'lifecycle').map((e) => [e.role, e.from, e.to, e.quitKind, e.reason])).toEqual([
+      ['client', 'ready', 'closing', 'local-close', 'Closed by the client'],
+      ['client', 'closing', 'closed', 'local-close', 'Closed by the client'],
+      ['server', 'ready', 'closed', 'transport-closed', 'The transport closed'],
+    ]);
+  });
+
+  it("ends a connection's trace with its closed event; a closed connection's trace completes at once", async () => {
+    const runtime = new Runtime();
+    const inspect = vi.spyOn(runtime.root.system, 'inspect');
+    const { client } = await openPair(new Server(traceServer()), runtime, runtime, { validate: false });
+    const events = firstValueFrom(client.trace$.pipe(toArray()));
+    const detach = vi.spyOn(inspect.mock.results[0]!.value as { unsubscribe(): void }, 'unsubscribe');
+    await client.close();
+    expect((await events).at(-1)).toMatchObject({ kind: 'lifecycle', from: 'closing', to: 'closed' });
+    expect(detach).toHaveBeenCalledTimes(1); // the completed trace let go of the runtime's inspection
+    expect(await firstValueFrom(client.trace$.pipe(toArray()))).toEqual([]);
+
+    const { client: unwatched } = await openPair(new Server(traceServer()), runtime, runtime, { validate: false });
+    void unwatched.trace$; // created, never subscribed
+    await unwatched.close();
+    expect(await firstValueFrom(unwatched.trace$.pipe(toArray()))).toEqual([]);
+  });
+
+  it("reports the runtime's other actors: their id, machine, states and final reason", () => {
+    const clock = fakeClock();
+    const runtime = new Runtime({ clock });
+    const events: TraceEvent[] = [];
+    const subscription = runtime.trace$.subscribe((event) => events.push(event));
+    const door = createActor(doorMachine, { parent: runtime.root, id: 'front-door' }).start();
+    door.send({ type: 'open' });
+    clock.increment(5);
+    door.send({ type: 'close' });
+    door.send({ type: 'lock' });
+    subscription.unsubscribe();
+    expect(events).toEqual([
+      { time: GOLDEN_EPOCH, connection: 'front-door', actor: 'door', kind: 'lifecycle', from: 'closed', to: 'open' },
+      {
+        time: GOLDEN_EPOCH + 5,
+        connection: 'front-door',
+        actor: 'door',
+        kind: 'lifecycle',
+        from: 'open',
+        to: 'closed',
+      },
+      {
+        time: GOLDEN_EPOCH + 5,
+        connection: 'front-door',
+        actor: 'door',
+        kind: 'lifecycle',
+        from: 'closed',
+        to: 'locked',
+        reason: 'locked for the night',
+      },
+    ]);
+  });
+
+  it('stamps the upstream of a connection on every event, lifecycle included', async () => {
+    const runtime = new Runtime();
+    const events: TraceEvent[] = [];
+    runtime.trace$.subscribe((event) => events.push(event));
+    const { client, serverConnection } = await openPair(new Server(traceServer()), runtime, runtime, {
+      client: { upstream: 'weather' },
+    });
+    await client.ping();
+    await client.close();
+    await serverConnection.closed;
+    const ofClient = events.filter((e) => e.connection === client.id);
+    expect(ofClient.length).toBeGreaterThan(5);
+    expect(ofClient.every((e) => e.upstream === 'weather')).toBe(true);
+    expect(events.filter((e) => e.connection === serverConnection.id).some((e) => 'upstream' in e)).toBe(false);
+  });
+
+  it("keeps the runtime's own inspect option working beside the trace", async () => {
+    const seen: InspectionEvent['type'][] = [];
+    const runtime = new Runtime({ inspect: (event) => void seen.push(event.type) });
+    const traced: TraceEvent[] = [];
+    runtime.trace$.subscribe((event) => traced.push(event));
+    const { client } = await openPair(new Server(traceServer()), runtime);
+    await client.close();
+    expect(seen).toContain('@xstate.snapshot');
+    expect(lifecycle(traced)).toContain('closing->closed');
+  });
+
+  it('observeLifecycleChanges: one change per state entered, none for events that change nothing', () => {
+    const runtime = new Runtime();
+    const changes: string[] = [];
+    const subscription = observeLifecycleChanges(runtime.root.system, (change) =>
+      changes.push(`${change.actor.id}:${change.from}->${change.to}:${change.snapshot.status}`),
+    );
+    const door = createActor(doorMachine, { parent: runtime.root, id: 'd' }).start();
+    door.send({ type: 'close' }); // not handled in `closed`
+    door.send({ type: 'open' });
+    door.send({ type: 'close' });
+    door.send({ type: 'lock' });
+    subscription.unsubscribe();
+    const later = createActor(doorMachine, { parent: runtime.root, id: 'e' }).start();
+    later.send({ type: 'open' });
+    expect(changes).toEqual(['d:closed->open:active', 'd:open->closed:active', 'd:closed->locked:done']);
+  });
+});
