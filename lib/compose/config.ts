@@ -1,0 +1,481 @@
+/**
+ * A hub from a config file in the `mcpServers` shape that Claude Desktop, Claude Code, Cursor and VS Code
+ * (`servers`) use, plus our options:
+ *
+ * ```json
+ * {
+ *   "mcpServers": {
+ *     "files": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "."], "prefix": "fs" },
+ *     "search": { "url": "https://example.com/mcp", "headers": { "Authorization": "Bearer ${SEARCH_TOKEN}" } },
+ *     "legacy": { "type": "sse", "url": "http://127.0.0.1:8080/sse", "lazy": true, "idleTimeoutMs": 600000 }
+ *   },
+ *   "switchboard": { "name": "my-hub", "collision": "rename", "maxNameLength": 64 }
+ * }
+ * ```
+ *
+ * Per server: `command`/`args`/`env`/`cwd` (stdio), `url`/`headers` (Streamable HTTP; `"type": "sse"` for
+ * HTTP+SSE, a `ws://` URL for WebSocket), `"type": "framed"` with `path` or `host`/`port` (another
+ * switchboard); `disabled`; naming (`prefix` — `true` for the server's name —, `separator`,
+ * `maxNameLength`, `collision`); filters (`tools`, `prompts`, `resources`: a list of names to allow, or
+ * `{ "allow": [...], "deny": [...] }`, `*` as a wildcard); `lazy`, `idleTimeoutMs`, `connectTimeoutMs`,
+ * `requestTimeoutMs`, `pingIntervalMs`, `restart` (`maxRestarts`, `initialDelayMs`, `maxDelayMs`,
+ * `stableAfterMs`). `${VAR}` and `${env:VAR}` in commands, arguments, environment values, URLs and headers
+ * are replaced from the environment. Keys other programs use (`autoApprove`, ...) are ignored; keys
+ * nobody uses are reported as warnings, and every mistake is reported at once in a `ConfigError`.
+ */
+import type { SupervisionPolicy } from '../../machines/upstream';
+import { defaultLogger } from '../core/logger';
+import { Hub, type HubOptions } from './hub';
+import type { NameFilter } from './name-filter';
+import { namingPolicy, type CollisionPolicy, type NamingOptions } from './naming';
+import type { UpstreamSource } from './sources';
+import type { UpstreamOptions } from './upstream';
+
+export interface ConfigOptions {
+  /** Relative `cwd`s and relative stdio commands starting with `./` are resolved against it (the file's directory). */
+  readonly baseDir?: string;
+  /** Where `${VAR}` comes from (default: the process environment). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Merged over what the file says (a logger, a runtime, hooks). */
+  readonly hub?: Partial<HubOptions>;
+}
+
+export interface ParsedConfig {
+  readonly options: HubOptions;
+  /** Keys we do not know and settings we ignore: worth telling the user, not worth refusing the file. */
+  readonly warnings: readonly string[];
+}
+
+/** Everything wrong with a config file, one line per mistake. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+
+  constructor(readonly problems: readonly string[]) {
+    super(`Invalid hub config:\n${problems.map((problem) => `- ${problem}`).join('\n')}`);
+  }
+}
+
+/** Keys of other programs' server entries: accepted and ignored. */
+const FOREIGN_KEYS = new Set([
+  'autoApprove',
+  'alwaysAllow',
+  'description',
+  'timeout',
+  'dev',
+  'gallery',
+  'version',
+  'transportType',
+]);
+const COMMON_KEYS = new Set([
+  'type',
+  'disabled',
+  'prefix',
+  'separator',
+  'maxNameLength',
+  'collision',
+  'tools',
+  'prompts',
+  'resources',
+  'lazy',
+  'idleTimeoutMs',
+  'connectTimeoutMs',
+  'requestTimeoutMs',
+  'pingIntervalMs',
+  'restart',
+]);
+const KIND_KEYS: Readonly<Record<string, readonly string[]>> = {
+  stdio: ['command', 'args', 'env', 'cwd', 'envFile'],
+  http: ['url', 'headers'],
+  sse: ['url', 'headers'],
+  websocket: ['url', 'headers'],
+  framed: ['path', 'host', 'port'],
+};
+const TYPE_ALIASES: Readonly<Record<string, string>> = {
+  stdio: 'stdio',
+  http: 'http',
+  'streamable-http': 'http',
+  streamableHttp: 'http',
+  sse: 'sse',
+  ws: 'websocket',
+  websocket: 'websocket',
+  framed: 'framed',
+};
+const HUB_KEYS = new Set([
+  'name',
+  'version',
+  'title',
+  'instructions',
+  'upstreamInstructions',
+  'prefix',
+  'separator',
+  'maxNameLength',
+  'collision',
+  'listChangedDebounceMs',
+  'pageSize',
+]);
+const RESTART_KEYS = ['maxRestarts', 'initialDelayMs', 'maxDelayMs', 'stableAfterMs'] as const;
+const COLLISIONS: readonly CollisionPolicy[] = ['error', 'first-wins', 'rename'];
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Collects problems and warnings while reading one file. */
+class Reader {
+  readonly problems: string[] = [];
+  readonly warnings: string[] = [];
+
+  constructor(private readonly env: Readonly<Record<string, string | undefined>>) {}
+
+  fail(where: string, message: string): undefined {
+    this.problems.push(`${where} ${message}`);
+    return undefined;
+  }
+
+  string(value: unknown, where: string, options: { expand?: boolean } = {}): string | undefined {
+    if (value === undefined) return undefined;
+    if (typeof value !== 'string') return this.fail(where, `must be a string, got ${describe(value)}`);
+    return options.expand ? this.expand(value, where) : value;
+  }
+
+  requiredString(value: unknown, where: string, options: { expand?: boolean } = {}): string | undefined {
+    if (value === undefined) return this.fail(where, 'is required');
+    const text = this.string(value, where, options);
+    if (text === '') return this.fail(where, 'must not be empty');
+    return text;
+  }
+
+  boolean(value: unknown, where: string): boolean | undefined {
+    if (value === undefined || typeof value === 'boolean') return value;
+    return this.fail(where, `must be true or false, got ${describe(value)}`);
+  }
+
+  /** A whole number of milliseconds (or a count) from `min`. */
+  integer(value: unknown, where: string, min = 0): number | undefined {
+    if (value === undefined) return undefined;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
+      return this.fail(where, `must be a whole number of at least ${min}, got ${describe(value)}`);
+    }
+    return value;
+  }
+
+  strings(value: unknown, where: string, options: { expand?: boolean } = {}): string[] | undefined {
+    if (value === undefined) return undefined;
+    if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) {
+      return this.fail(where, `must be a list of strings, got ${describe(value)}`);
+    }
+    return value.map((item, index) => (options.expand ? (this.expand(item, `${where}[${index}]`) ?? item) : item));
+  }
+
+  stringMap(value: unknown, where: string): Record<string, string> | undefined {
+    if (value === undefined) return undefined;
+    if (!isObject(value)) return this.fail(where, `must be an object of strings, got ${describe(value)}`);
+    const map: Record<string, string> = {};
+    for (const [key, item] of Object.entries(value)) {
+      // Numbers and booleans in env blocks are a common slip: they mean their text.
+      if (typeof item === 'number' || typeof item === 'boolean') map[key] = String(item);
+      else {
+        const text = this.string(item, `${where}.${key}`, { expand: true });
+        if (text !== undefined) map[key] = text;
+      }
+    }
+    return map;
+  }
+
+  filter(value: unknown, where: string): NameFilter | undefined {
+    if (value === undefined) return undefined;
+    if (Array.isArray(value)) {
+      const allow = this.strings(value, where);
+      return allow && { allow };
+    }
+    if (!isObject(value))
+      return this.fail(where, `must be a list of names to allow or { "allow": [...], "deny": [...] }`);
+    this.unknownKeys(value, new Set(['allow', 'deny']), where);
+    const allow = this.strings(value.allow, `${where}.allow`);
+    const deny = this.strings(value.deny, `${where}.deny`);
+    return { ...(allow && { allow }), ...(deny && { deny }) };
+  }
+
+  collision(value: unknown, where: string): CollisionPolicy | undefined {
+    if (value === undefined) return undefined;
+    if (!COLLISIONS.includes(value as CollisionPolicy)) {
+      return this.fail(
+        where,
+        `must be one of ${COLLISIONS.map((policy) => `"${policy}"`).join(', ')}, got ${describe(value)}`,
+      );
+    }
+    return value as CollisionPolicy;
+  }
+
+  /** The naming policy's own checks (prefix and separator characters, the length range). */
+  naming(naming: NamingOptions, where: string): void {
+    try {
+      namingPolicy(naming);
+    } catch (error) {
+      this.fail(where, (error as Error).message.replace(/^Naming: /, 'naming: '));
+    }
+  }
+
+  unknownKeys(value: Json, known: ReadonlySet<string>, where: string): void {
+    for (const key of Object.keys(value)) {
+      if (!known.has(key)) this.warnings.push(`${where}.${key} is not a setting we know: it is ignored`);
+    }
+  }
+
+  /** `${VAR}` and `${env:VAR}` from the environment; an unset variable is a problem. */
+  private expand(text: string, where: string): string | undefined {
+    let missing: string | undefined;
+    const expanded = text.replace(/\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}/g, (_match, name: string) => {
+      const value = this.env[name];
+      if (value === undefined) missing ??= name;
+      return value ?? '';
+    });
+    if (missing !== undefined) return this.fail(where, `uses \${${missing}}, which is not set in the environment`);
+    return expanded;
+  }
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  const json = JSON.stringify(value);
+  return json === undefined ? typeof value : json.length > 40 ? `${json.slice(0, 37)}...` : json;
+}
+
+/** Parses and checks a config (already read as JSON). Throws a `ConfigError` listing every problem. */
+export function parseConfig(config: unknown, options: ConfigOptions = {}): ParsedConfig {
+  const processEnv = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
+  const reader = new Reader(options.env ?? processEnv ?? {});
+  if (!isObject(config)) throw new ConfigError([`The config must be a JSON object, got ${describe(config)}`]);
+  const serversKey = 'mcpServers' in config ? 'mcpServers' : 'servers' in config ? 'servers' : undefined;
+  const servers = serversKey === undefined ? undefined : config[serversKey];
+  if (!isObject(servers)) {
+    throw new ConfigError([
+      serversKey === undefined
+        ? 'The config needs an "mcpServers" object (or "servers", as VS Code writes it) naming each server'
+        : `${serversKey} must be an object naming each server, got ${describe(servers)}`,
+    ]);
+  }
+  for (const key of Object.keys(config)) {
+    if (key !== serversKey && key !== 'switchboard' && key !== 'inputs') {
+      reader.warnings.push(`${key} is not a setting we know: it is ignored`);
+    }
+  }
+  const hubSettings = readHubSettings(config.switchboard, reader);
+  const upstreams: UpstreamOptions[] = [];
+  for (const [name, entry] of Object.entries(servers)) {
+    const upstream = readServer(name, entry, `${serversKey}.${name}`, hubSettings.prefixAll, reader, options.baseDir);
+    if (upstream) upstreams.push(upstream);
+  }
+  if (Object.keys(servers).length === 0) reader.fail(serversKey!, 'names no server');
+  if (reader.problems.length > 0) throw new ConfigError(reader.problems);
+  return { options: { ...hubSettings.options, upstreams, ...options.hub }, warnings: reader.warnings };
+}
+
+/** A hub (not started) from a config; warnings go to the hub's logger. Throws a `ConfigError`. */
+export function hubFromConfig(config: unknown, options: ConfigOptions = {}): Hub {
+  const parsed = parseConfig(config, options);
+  const logger = parsed.options.logger ?? defaultLogger;
+  for (const warning of parsed.warnings) logger.warn(`Config: ${warning}`);
+  return new Hub(parsed.options);
+}
+
+/**
+ * Reads a config file (Node only) and builds its hub (not started): relative paths in it are relative to
+ * the file. A missing file or invalid JSON is a `ConfigError` naming the file.
+ */
+export async function hubFromConfigFile(path: string, options: Omit<ConfigOptions, 'baseDir'> = {}): Promise<Hub> {
+  const [{ readFile }, { dirname, resolve }] = await Promise.all([import('node:fs/promises'), import('node:path')]);
+  const file = resolve(path);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError([`Cannot read ${file}: ${(error as Error).message}`]);
+  }
+  let config: unknown;
+  try {
+    config = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError([`${file} is not valid JSON: ${(error as Error).message}`]);
+  }
+  return hubFromConfig(config, { ...options, baseDir: dirname(file) });
+}
+
+function readHubSettings(
+  value: unknown,
+  reader: Reader,
+): { options: Omit<HubOptions, 'upstreams'>; prefixAll: boolean } {
+  if (value === undefined) return { options: {}, prefixAll: false };
+  if (!isObject(value)) {
+    reader.fail('switchboard', `must be an object, got ${describe(value)}`);
+    return { options: {}, prefixAll: false };
+  }
+  reader.unknownKeys(value, HUB_KEYS, 'switchboard');
+  const prefixAll = value.prefix === true;
+  if (value.prefix !== undefined && value.prefix !== true && value.prefix !== false) {
+    reader.fail('switchboard.prefix', "must be true (prefix every server's names with its name) or false");
+  }
+  const naming: NamingOptions = {
+    ...optional('separator', reader.string(value.separator, 'switchboard.separator')),
+    ...optional('maxLength', reader.integer(value.maxNameLength, 'switchboard.maxNameLength', 16)),
+    ...optional('collision', reader.collision(value.collision, 'switchboard.collision')),
+  };
+  const options: Omit<HubOptions, 'upstreams'> = {
+    ...optional('name', reader.string(value.name, 'switchboard.name')),
+    ...optional('version', reader.string(value.version, 'switchboard.version')),
+    ...optional('title', reader.string(value.title, 'switchboard.title')),
+    ...optional('instructions', reader.string(value.instructions, 'switchboard.instructions')),
+    ...optional('upstreamInstructions', reader.boolean(value.upstreamInstructions, 'switchboard.upstreamInstructions')),
+    ...optional(
+      'listChangedDebounceMs',
+      reader.integer(value.listChangedDebounceMs, 'switchboard.listChangedDebounceMs'),
+    ),
+    ...optional('pageSize', reader.integer(value.pageSize, 'switchboard.pageSize', 1)),
+    ...(Object.keys(naming).length > 0 && { naming }),
+  };
+  reader.naming(naming, 'switchboard');
+  return { options, prefixAll };
+}
+
+function readServer(
+  name: string,
+  entry: unknown,
+  where: string,
+  prefixAll: boolean,
+  reader: Reader,
+  baseDir: string | undefined,
+): UpstreamOptions | undefined {
+  if (!isObject(entry)) return reader.fail(where, `must be an object, got ${describe(entry)}`);
+  if (name === '') return reader.fail(where, 'needs a non-empty name');
+  if (reader.boolean(entry.disabled, `${where}.disabled`) === true) return undefined;
+  const kind = kindOf(entry, where, reader);
+  if (!kind) return undefined;
+  reader.unknownKeys(entry, new Set([...COMMON_KEYS, ...FOREIGN_KEYS, ...KIND_KEYS[kind]!]), where);
+  if (entry.envFile !== undefined)
+    reader.warnings.push(`${where}.envFile is not supported: put the variables in "env"`);
+  const source = readSource(kind, entry, where, reader, baseDir);
+  // A server's name as its prefix, made valid (an explicit prefix must be valid as it is).
+  const prefix =
+    entry.prefix === true || (entry.prefix === undefined && prefixAll)
+      ? name.replace(/[^A-Za-z0-9_.-]/g, '_')
+      : entry.prefix;
+  const naming: NamingOptions = {
+    ...optional('prefix', prefix === false ? undefined : reader.string(prefix, `${where}.prefix`)),
+    ...optional('separator', reader.string(entry.separator, `${where}.separator`)),
+    ...optional('maxLength', reader.integer(entry.maxNameLength, `${where}.maxNameLength`, 16)),
+    ...optional('collision', reader.collision(entry.collision, `${where}.collision`)),
+  };
+  reader.naming(naming, where);
+  const supervision = readRestart(entry.restart, `${where}.restart`, reader);
+  if (!source) return undefined;
+  return {
+    name,
+    source,
+    ...(Object.keys(naming).length > 0 && { naming }),
+    ...optional('tools', reader.filter(entry.tools, `${where}.tools`)),
+    ...optional('prompts', reader.filter(entry.prompts, `${where}.prompts`)),
+    ...optional('resources', reader.filter(entry.resources, `${where}.resources`)),
+    ...optional('lazy', reader.boolean(entry.lazy, `${where}.lazy`)),
+    ...optional('idleTimeoutMs', reader.integer(entry.idleTimeoutMs, `${where}.idleTimeoutMs`, 1)),
+    ...optional('connectTimeoutMs', reader.integer(entry.connectTimeoutMs, `${where}.connectTimeoutMs`, 1)),
+    ...optional('requestTimeoutMs', reader.integer(entry.requestTimeoutMs, `${where}.requestTimeoutMs`)),
+    ...optional('pingIntervalMs', reader.integer(entry.pingIntervalMs, `${where}.pingIntervalMs`)),
+    ...(supervision && { supervision }),
+  };
+}
+
+function kindOf(entry: Json, where: string, reader: Reader): string | undefined {
+  const declared = entry.type ?? entry.transportType;
+  if (declared !== undefined) {
+    const kind = typeof declared === 'string' ? TYPE_ALIASES[declared] : undefined;
+    if (!kind) {
+      return reader.fail(
+        `${where}.type`,
+        `must be one of "stdio", "http", "sse", "ws", "framed", got ${describe(declared)}`,
+      );
+    }
+    // A Streamable HTTP entry with a ws:// URL is a WebSocket one.
+    return kind === 'http' && typeof entry.url === 'string' && /^wss?:/i.test(entry.url) ? 'websocket' : kind;
+  }
+  if (entry.command !== undefined) return 'stdio';
+  if (typeof entry.url === 'string') return /^wss?:/i.test(entry.url) ? 'websocket' : 'http';
+  return reader.fail(where, 'needs a "command" (a program to run) or a "url" (a server to reach)');
+}
+
+function readSource(
+  kind: string,
+  entry: Json,
+  where: string,
+  reader: Reader,
+  baseDir: string | undefined,
+): UpstreamSource | undefined {
+  switch (kind) {
+    case 'stdio': {
+      const command = reader.requiredString(entry.command, `${where}.command`, { expand: true });
+      const args = reader.strings(entry.args, `${where}.args`, { expand: true });
+      const env = reader.stringMap(entry.env, `${where}.env`);
+      const cwd = reader.string(entry.cwd, `${where}.cwd`, { expand: true });
+      if (command === undefined) return undefined;
+      return {
+        kind: 'stdio',
+        command: command.startsWith('./') || command.startsWith('../') ? resolvePath(baseDir, command) : command,
+        ...(args && { args }),
+        ...(env && { env }),
+        ...(cwd !== undefined && { cwd: resolvePath(baseDir, cwd) }),
+      };
+    }
+    case 'http':
+    case 'sse':
+    case 'websocket': {
+      const url = reader.requiredString(entry.url, `${where}.url`, { expand: true });
+      const headers = reader.stringMap(entry.headers, `${where}.headers`);
+      if (url === undefined) return undefined;
+      if (!isUrl(url)) return reader.fail(`${where}.url`, `is not a URL: ${describe(url)}`);
+      if (kind === 'websocket') return { kind: 'websocket', url, ...(headers && { headers }) };
+      return { kind: 'http', url, ...(headers && { headers }), ...(kind === 'sse' && { transport: 'sse' as const }) };
+    }
+    default: {
+      const path = reader.string(entry.path, `${where}.path`, { expand: true });
+      if (path !== undefined) return { kind: 'framed', path: resolvePath(baseDir, path) };
+      const port = reader.integer(entry.port, `${where}.port`, 1);
+      const host = reader.string(entry.host, `${where}.host`);
+      if (port === undefined)
+        return reader.fail(where, 'needs a "path" (a unix socket) or a "port" for "type": "framed"');
+      return { kind: 'framed', port, ...(host !== undefined && { host }) };
+    }
+  }
+}
+
+function readRestart(value: unknown, where: string, reader: Reader): Partial<SupervisionPolicy> | undefined {
+  if (value === undefined) return undefined;
+  if (!isObject(value)) return reader.fail(where, `must be an object, got ${describe(value)}`);
+  reader.unknownKeys(value, new Set(RESTART_KEYS), where);
+  const policy: Record<string, number> = {};
+  for (const key of RESTART_KEYS) {
+    const number = reader.integer(value[key], `${where}.${key}`);
+    if (number !== undefined) policy[key] = number;
+  }
+  return policy;
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
+
+function isUrl(text: string): boolean {
+  try {
+    new URL(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `path` against `baseDir` unless it is absolute (POSIX or Windows). */
+function resolvePath(baseDir: string | undefined, path: string): string {
+  if (baseDir === undefined || path.startsWith('/') || /^[A-Za-z]:[\\/]/.test(path) || path.startsWith('\\\\')) {
+    return path;
+  }
+  return `${baseDir.replace(/[\\/]+$/, '')}/${path.replace(/^\.[\\/]/, '')}`;
+}

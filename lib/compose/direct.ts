@@ -1,0 +1,35 @@
+/**
+ * Requests for an in-process upstream served straight from its definition, with the downstream request's
+ * context: the same catalogs that answer over a connection, without the second hop.
+ */
+import type { RequestContext } from '../core/request-context';
+import { ErrorCode, McpError } from '../jsonrpc/errors';
+import type { JsonObject } from '../jsonrpc/types';
+import { complete } from '../server/completion';
+import type { ServerDefinition } from '../server/definition';
+import { resourceNotFound } from '../server/resources';
+import type { ServerConnection } from '../server/server';
+
+/** The requests a hub forwards to an upstream. */
+export type ForwardedMethod = 'tools/call' | 'resources/read' | 'prompts/get' | 'completion/complete';
+
+export function dispatchDirect(
+  definition: ServerDefinition,
+  method: ForwardedMethod,
+  params: JsonObject,
+  context: RequestContext<ServerConnection>,
+): unknown {
+  switch (method) {
+    case 'tools/call':
+      if (!definition.tools) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${String(params.name)}`);
+      return definition.tools.call(params, context);
+    case 'resources/read':
+      if (!definition.resources) throw resourceNotFound(String(params.uri));
+      return definition.resources.read(params, context);
+    case 'prompts/get':
+      if (!definition.prompts) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${String(params.name)}`);
+      return definition.prompts.render(params, context);
+    case 'completion/complete':
+      return complete(params, context, definition.prompts, definition.resources);
+  }
+}

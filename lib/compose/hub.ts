@@ -1,0 +1,425 @@
+/**
+ * The hub: one MCP server in front of many upstream servers in one process. Downstream clients see one
+ * catalog (named by each upstream's policy, filtered, and rebuilt atomically when an upstream's list
+ * changes); each request goes to the upstream that owns the entry, with progress, cancellation and `_meta`;
+ * what upstreams send back (logs, resource updates, sampling, elicitation, roots) reaches the right
+ * downstream clients. Each upstream is supervised (machines/upstream.ts): restarted with backoff, its
+ * entries withdrawn while it is down, its status observable. `trace$` shows all of it: both sides' messages
+ * and every state change, with the upstream named; forwarded requests are the children of the downstream
+ * requests in OpenTelemetry.
+ */
+import { filter, merge, ReplaySubject, takeUntil, type Observable } from 'rxjs';
+import type { Client } from '../client/client';
+import { systemClock, type Clock } from '../core/clock';
+import type { Connection, ConnectionOptions } from '../core/connection';
+import { defaultLogger } from '../core/logger';
+import { defaultRuntime, type Runtime } from '../core/runtime';
+import { TraceChannel } from '../trace/channel';
+import { actorLifecycleEvent } from '../trace/event';
+import type { TraceEvent } from '../trace/types';
+import type { Transport } from '../../transports/transport';
+import { LOGGING_LEVELS, type LoggingLevel, type LoggingMessageParams } from '../protocol/types';
+import { defineServer, type ServerDefinition, type ServerSpec } from '../server/definition';
+import { Server, type ServerConnection } from '../server/server';
+import type { SchemaValidator } from '../validation/json-schema';
+import { HubCatalog, type BuiltCatalog, type CatalogProblem } from './catalog';
+import { Downstream } from './downstream';
+import { namingPolicy, type NamingOptions } from './naming';
+import {
+  Upstream,
+  type DownstreamTarget,
+  type ForwardedFeatures,
+  type UpstreamHost,
+  type UpstreamOptions,
+  type UpstreamStatus,
+} from './upstream';
+
+export interface HubOptions extends ConnectionOptions {
+  /** The hub's `serverInfo` (default `mcp-switchboard-hub` 1.0.0). */
+  readonly name?: string;
+  readonly version?: string;
+  readonly title?: string;
+  /** Sent to downstream clients, followed by each upstream's instructions under its name (see `upstreamInstructions`). */
+  readonly instructions?: string;
+  /** Append the upstreams' instructions (default true). */
+  readonly upstreamInstructions?: boolean;
+  readonly upstreams: readonly UpstreamOptions[];
+  /** Default naming for every upstream (each may override it). */
+  readonly naming?: NamingOptions;
+  /** How long after an upstream's `list_changed` it is re-listed: later ones in the window join (default 50 ms). */
+  readonly listChangedDebounceMs?: number;
+  /** Items per page of the hub's lists (default 100). */
+  readonly pageSize?: number;
+  /** Client features declared to upstreams and routed to downstream clients (default: all). */
+  readonly forward?: Partial<ForwardedFeatures>;
+  /** Called with each upstream client before it connects. */
+  readonly onUpstreamClient?: (upstream: string, client: Client) => void;
+}
+
+/** What callers may do with one upstream of a hub. */
+export type UpstreamHandle = Pick<Upstream, 'name' | 'status' | 'status$' | 'client' | 'catalog' | 'start' | 'stop'>;
+
+/** The catalog has conflicts its policies call errors (collisions under `collision: 'error'`). */
+export class CatalogConflictError extends Error {
+  override readonly name = 'CatalogConflictError';
+
+  constructor(readonly problems: readonly CatalogProblem[]) {
+    super(`The hub's catalog has conflicts:\n${problems.map((problem) => `- ${problem.message}`).join('\n')}`);
+  }
+}
+
+/** The hub checks nothing its upstreams check: tool arguments and results are validated upstream. */
+const ACCEPT_ALL: SchemaValidator = { compile: () => () => undefined };
+
+const DEFAULT_LIST_CHANGED_DEBOUNCE_MS = 50;
+/** Names and URIs handed to `withoutTools(...)` and friends per call, well under the engine's argument limit. */
+const CHUNK = 10_000;
+
+/** The capability a downstream client must have declared to receive a server-to-client request. */
+const CAPABILITY_OF: Readonly<Record<string, string>> = {
+  'sampling/createMessage': 'sampling',
+  'elicitation/create': 'elicitation',
+  'roots/list': 'roots',
+};
+
+/** The hub's server: `connect` (used by every transport handler, HTTP included) watches the client. */
+class HubServer extends Server {
+  constructor(
+    private readonly downstream: Downstream,
+    private readonly adopt: (connection: Connection) => void,
+    definition: ServerDefinition,
+    options: ConnectionOptions,
+  ) {
+    super(definition, options);
+  }
+
+  override connect(transport: Transport, options?: ConnectionOptions): ServerConnection {
+    const connection = this.downstream.attach(transport, (watched) => super.connect(watched, options));
+    // Before its first event: transports deliver the first frame after `connect` returns (a microtask later).
+    this.adopt(connection);
+    return connection;
+  }
+}
+
+export class Hub {
+  /** Serve it with any transport handler (`createStreamableHttpHandler(hub.server)`), or `hub.connect`. */
+  readonly server: Server;
+  private readonly upstreams: readonly Upstream[];
+  private readonly byName = new Map<string, Upstream>();
+  private readonly downstream: Downstream;
+  private readonly catalog = new HubCatalog();
+  private built: BuiltCatalog = { tools: [], prompts: [], resources: [], resourceTemplates: [], problems: [] };
+  private reported = new Set<string>();
+  private readonly baseSpec: ServerSpec;
+  private rebuildScheduled = false;
+  /** While `start` waits for the first attempts: one catalog build at the end instead of one per upstream. */
+  private starting = false;
+  private closing: Promise<void> | undefined;
+  private readonly runtime: Runtime;
+  private readonly clock: Clock;
+  /** The ids of the hub's live connections (downstream and upstream): `trace$` picks their events. */
+  private readonly connectionIds = new Set<string>();
+  /** The upstreams' state changes, built only while `trace$` is observed. */
+  private readonly upstreamTrace = new TraceChannel();
+  private readonly closed$ = new ReplaySubject<void>(1);
+  private traceStream: Observable<TraceEvent> | undefined;
+
+  constructor(private readonly options: HubOptions) {
+    if (!Array.isArray(options?.upstreams)) throw new TypeError('Hub: upstreams must be a list');
+    const logger = options.logger ?? defaultLogger;
+    const clock = (this.clock = options.clock ?? systemClock);
+    const runtime = (this.runtime = options.runtime ?? defaultRuntime());
+    this.downstream = new Downstream(
+      {
+        logLevelChanged: (level) => this.upstreams.forEach((upstream) => upstream.applyLogLevel(level)),
+        rootsChanged: (roots) => this.upstreams.forEach((upstream) => upstream.applyRoots(roots)),
+        listed: () => this.startLazyUpstreams(),
+        cancelled: (connection, requestId, reason) =>
+          this.upstreams.forEach((upstream) => upstream.cancelCalls(connection, requestId, reason)),
+      },
+      logger,
+    );
+    const name = options.name ?? 'mcp-switchboard-hub';
+    const version = options.version ?? '1.0.0';
+    const host: UpstreamHost = {
+      clock,
+      logger,
+      runtime,
+      clientInfo: { name, version },
+      defaultNaming: namingPolicy(options.naming),
+      listChangedDebounceMs: options.listChangedDebounceMs ?? DEFAULT_LIST_CHANGED_DEBOUNCE_MS,
+      features: { sampling: true, elicitation: true, roots: true, ...options.forward },
+      catalogChanged: () => this.scheduleRebuild(),
+      fallbackTarget: (method) => this.fallbackTarget(method),
+      forwardLog: (upstream, params) => this.forwardLog(upstream, params),
+      logLevel: () => this.downstream.logLevel,
+      roots: () => this.downstream.currentRoots,
+      stateChanged: (upstream, from, to, reason) => this.traceUpstreamState(upstream, from, to, reason),
+      onClient: (upstream, client) => {
+        this.adopt(client);
+        options.onUpstreamClient?.(upstream, client);
+      },
+    };
+    try {
+      this.upstreams = options.upstreams.map((upstreamOptions, index) => {
+        const upstreamName = upstreamOptions?.name;
+        if (typeof upstreamName !== 'string' || upstreamName === '') {
+          throw new TypeError(`Hub: upstreams[${index}] needs a non-empty name`);
+        }
+        if (this.byName.has(upstreamName)) throw new TypeError(`Hub: two upstreams are named ${upstreamName}`);
+        const upstream = new Upstream(upstreamOptions, host);
+        this.byName.set(upstreamName, upstream);
+        return upstream;
+      });
+    } catch (error) {
+      // The upstreams made before the bad one have actors in the runtime: end them.
+      this.closing = Promise.resolve();
+      for (const upstream of this.byName.values()) void upstream.dispose();
+      throw error;
+    }
+    this.baseSpec = {
+      name,
+      version,
+      ...(options.title !== undefined && { title: options.title }),
+      ...(options.instructions !== undefined && { instructions: options.instructions }),
+      tools: [],
+      prompts: [],
+      resources: [],
+      resourceTemplates: [],
+      validator: ACCEPT_ALL,
+      ...(options.pageSize !== undefined && { pageSize: options.pageSize }),
+    };
+    const { defaultTimeout, maxPendingRequests, maxConcurrentHandlers } = options;
+    const serverOptions: ConnectionOptions = {
+      runtime,
+      clock,
+      logger,
+      defaultTimeout,
+      maxPendingRequests,
+      maxConcurrentHandlers,
+    };
+    this.server = new HubServer(
+      this.downstream,
+      (connection) => this.adopt(connection),
+      defineServer(this.baseSpec),
+      serverOptions,
+    );
+  }
+
+  /**
+   * Starts every upstream that is not lazy and resolves once each has had its first attempt (up, or failed
+   * and retrying: see `status`). Rejects with a `CatalogConflictError` when the catalog has conflicts that
+   * the naming policies call errors; the hub keeps serving the rest (close it if that is fatal).
+   */
+  async start(): Promise<void> {
+    const eager = this.upstreams.filter((upstream) => !upstream.lazy);
+    this.starting = true;
+    try {
+      for (const upstream of eager) upstream.start();
+      await Promise.all(eager.map((upstream) => upstream.started()));
+    } finally {
+      this.starting = false;
+    }
+    this.rebuild();
+    const errors = this.problems.filter((problem) => problem.severity === 'error');
+    if (errors.length > 0) throw new CatalogConflictError(errors);
+  }
+
+  /** Serves one downstream client over `transport`. */
+  connect(transport: Transport, options?: ConnectionOptions): ServerConnection {
+    return this.server.connect(transport, options);
+  }
+
+  upstream(name: string): UpstreamHandle | undefined {
+    return this.byName.get(name);
+  }
+
+  /** Every upstream's status, in order. */
+  status(): UpstreamStatus[] {
+    return this.upstreams.map((upstream) => upstream.status);
+  }
+
+  /** Each upstream's current status, then every change of any of them. */
+  get status$(): Observable<UpstreamStatus> {
+    return merge(...this.upstreams.map((upstream) => upstream.status$));
+  }
+
+  /**
+   * Every trace event of the hub: each message and lifecycle change of its downstream connections and of
+   * its connections to upstreams (stamped with `upstream`), picked from its runtime's `trace$` (built once
+   * whoever else listens, redacted by the runtime's redactor); and each upstream's state changes (`actor`
+   * `upstream`, `connection` `upstream:<name>`, `reason` the error that caused a failure or why it was
+   * stopped). Costs nothing while nobody subscribes. Completes once the hub has closed.
+   */
+  get trace$(): Observable<TraceEvent> {
+    return (this.traceStream ??= merge(
+      this.runtime.trace$.pipe(
+        filter((event) => event.actor === undefined && this.connectionIds.has(event.connection)),
+      ),
+      // Not the runtime's events for these actors: another hub there may have upstreams of the same names.
+      this.upstreamTrace.events$,
+    ).pipe(takeUntil(this.closed$)));
+  }
+
+  /** What the last catalog build reported: collisions, renames, shadowed resources, invalid entries. */
+  get problems(): readonly CatalogProblem[] {
+    return this.built.problems;
+  }
+
+  /** Closes every downstream connection, then stops every upstream (children included). Idempotent. */
+  close(): Promise<void> {
+    return (this.closing ??= (async () => {
+      await this.server.close();
+      await Promise.all(this.upstreams.map((upstream) => upstream.dispose()));
+      this.closed$.next();
+      this.closed$.complete();
+    })());
+  }
+
+  // ---- the trace ------------------------------------------------------------------------------------
+
+  /** Traces `connection` as the hub's until it closes (its `closed` event is published before that resolves). */
+  private adopt(connection: Connection): void {
+    const ids = this.connectionIds;
+    ids.add(connection.id);
+    void connection.closed.then(() => ids.delete(connection.id));
+  }
+
+  private traceUpstreamState(upstream: Upstream, from: string, to: string, reason: string | undefined): void {
+    if (!this.upstreamTrace.observed) return;
+    this.upstreamTrace.next(actorLifecycleEvent(this.clock.now(), upstream.actorId, 'upstream', from, to, reason));
+  }
+
+  // ---- the catalog ---------------------------------------------------------------------------------
+
+  /** Upstream changes in one tick are applied together: one `list_changed` per list downstream. */
+  private scheduleRebuild(): void {
+    if (this.rebuildScheduled || this.starting || this.closing) return;
+    this.rebuildScheduled = true;
+    queueMicrotask(() => {
+      this.rebuildScheduled = false;
+      if (!this.closing) this.rebuild();
+    });
+  }
+
+  private rebuild(): void {
+    const previous = this.built;
+    const built = (this.built = this.catalog.build(this.upstreams));
+    this.report(built.problems);
+    const current = this.server.definition;
+    const instructions = this.instructions();
+    const next =
+      instructions === current.instructions
+        ? swapLists(current, previous, built)
+        : defineServer({
+            ...this.baseSpec,
+            ...(instructions !== undefined && { instructions }),
+            tools: built.tools,
+            prompts: built.prompts,
+            resources: built.resources,
+            resourceTemplates: built.resourceTemplates,
+          });
+    if (next !== current) this.server.update(next);
+  }
+
+  /** The hub's instructions, then those of every upstream that gave some (known ones, up or not). */
+  private instructions(): string | undefined {
+    const parts = [this.options.instructions];
+    if (this.options.upstreamInstructions !== false) {
+      for (const upstream of this.upstreams) {
+        const text = upstream.catalog?.instructions;
+        if (text) parts.push(`## ${upstream.name}\n\n${text}`);
+      }
+    }
+    const text = parts.filter((part) => part).join('\n\n');
+    return text === '' ? undefined : text;
+  }
+
+  /**
+   * Logs each warning and error when it appears (not again at every build while it lasts). Renames are the
+   * policy at work: they are only listed in `problems`.
+   */
+  private report(problems: readonly CatalogProblem[]): void {
+    const logger = this.options.logger ?? defaultLogger;
+    const current = new Set<string>();
+    for (const problem of problems) {
+      if (problem.severity === 'info') continue;
+      current.add(problem.message);
+      if (this.reported.has(problem.message)) continue;
+      if (problem.severity === 'error') logger.error(problem.message);
+      else logger.warn(problem.message);
+    }
+    this.reported = current;
+  }
+
+  // ---- what flows back from upstreams ------------------------------------------------------------
+
+  private fallbackTarget(method: string): DownstreamTarget | undefined {
+    return this.downstream.soleTarget(CAPABILITY_OF[method]);
+  }
+
+  private forwardLog(upstream: Upstream, params: LoggingMessageParams): void {
+    if (!LOGGING_LEVELS.includes(params?.level as LoggingLevel)) return;
+    const logger = typeof params.logger === 'string' ? `${upstream.name}/${params.logger}` : upstream.name;
+    this.downstream.broadcastLog(params.level, params.data, logger);
+  }
+
+  private startLazyUpstreams(): void {
+    for (const upstream of this.upstreams) {
+      if (upstream.lazy && upstream.status.state === 'idle') upstream.start();
+    }
+  }
+}
+
+/** `current` with each list that changed replaced as a whole (lists that did not change keep their catalog). */
+function swapLists(current: ServerDefinition, before: BuiltCatalog, after: BuiltCatalog): ServerDefinition {
+  let next = current;
+  next = swap(
+    next,
+    before.tools,
+    after.tools,
+    (tool) => tool.name,
+    (definition, names) => definition.withoutTools(...names),
+    (definition, tools) => definition.withTools(...tools),
+  );
+  next = swap(
+    next,
+    before.prompts,
+    after.prompts,
+    (prompt) => prompt.name,
+    (definition, names) => definition.withoutPrompts(...names),
+    (definition, prompts) => definition.withPrompts(...prompts),
+  );
+  next = swap(
+    next,
+    before.resources,
+    after.resources,
+    (resource) => resource.uri,
+    (definition, uris) => definition.withoutResources(...uris),
+    (definition, resources) => definition.withResources(...resources),
+  );
+  return swap(
+    next,
+    before.resourceTemplates,
+    after.resourceTemplates,
+    (template) => template.uriTemplate,
+    (definition, templates) => definition.withoutResourceTemplates(...templates),
+    (definition, templates) => definition.withResourceTemplates(...templates),
+  );
+}
+
+function swap<T>(
+  definition: ServerDefinition,
+  before: readonly T[],
+  after: readonly T[],
+  key: (item: T) => string,
+  remove: (definition: ServerDefinition, keys: string[]) => ServerDefinition,
+  add: (definition: ServerDefinition, items: T[]) => ServerDefinition,
+): ServerDefinition {
+  if (before.length === after.length && before.every((item, index) => item === after[index])) return definition;
+  let next = definition;
+  const keys = before.map(key);
+  for (let start = 0; start < keys.length; start += CHUNK) next = remove(next, keys.slice(start, start + CHUNK));
+  for (let start = 0; start < after.length; start += CHUNK) next = add(next, after.slice(start, start + CHUNK));
+  return next;
+}

@@ -1,0 +1,289 @@
+/**
+ * One live session with an upstream: a connected `Client`, the catalog it listed, the debounced re-list
+ * after each `list_changed` (an atomic replace of that list), an optional health ping, and the forwarding
+ * of downstream requests with their progress, cancellation and timeouts. A session never reconnects: the
+ * upstream's supervisor opens a new one.
+ */
+import type { Subscription } from 'rxjs';
+import { Client, type ClientOptions } from '../client/client';
+import { collectPages } from '../client/pages';
+import { setTimerRef, type Clock } from '../core/clock';
+import type { RequestContext } from '../core/request-context';
+import { ErrorCode, McpError } from '../jsonrpc/errors';
+import type { JsonObject, JsonRpcNotification } from '../jsonrpc/types';
+import type {
+  Implementation,
+  LoggingMessageParams,
+  Progress,
+  Prompt,
+  Resource,
+  ResourceTemplate,
+  ServerCapabilities,
+  Tool,
+} from '../protocol/types';
+import type { ServerConnection } from '../server/server';
+import { dispatchDirect, type ForwardedMethod } from './direct';
+import type { OpenedTransport, SourceOpener } from './sources';
+
+/** The lists a hub takes from an upstream; `resources` covers resources and resource templates. */
+export type ListKind = 'tools' | 'prompts' | 'resources';
+
+const LIST_KINDS: readonly ListKind[] = ['tools', 'prompts', 'resources'];
+
+/** What an upstream offered in its last session (kept while it is down: it reserves names). */
+export interface UpstreamCatalog {
+  readonly serverInfo: Implementation;
+  readonly protocolVersion: string;
+  readonly capabilities: ServerCapabilities;
+  readonly instructions?: string;
+  readonly tools: readonly Tool[];
+  readonly prompts: readonly Prompt[];
+  readonly resources: readonly Resource[];
+  readonly resourceTemplates: readonly ResourceTemplate[];
+}
+
+export interface SessionEvents {
+  /** A list was re-listed after `list_changed` and replaced in `session.catalog`. */
+  relisted(session: UpstreamSession, kind: ListKind): void;
+  /** A re-list or a ping failed (`error`), or a ping succeeded again (undefined). */
+  health(session: UpstreamSession, error: Error | undefined): void;
+  /** The connection ended without us closing it. */
+  lost(session: UpstreamSession, error: Error): void;
+  log(params: LoggingMessageParams): void;
+  /** Any other notification (`notifications/elicitation/complete`, ...). */
+  notification(message: JsonRpcNotification): void;
+}
+
+export interface SessionOptions {
+  readonly clientInfo: Implementation;
+  readonly clientOptions: ClientOptions;
+  readonly clock: Clock;
+  /** Handshake plus the first listing. */
+  readonly connectTimeoutMs: number;
+  /** Idle timeout of each forwarded request (progress restarts it). */
+  readonly requestTimeoutMs: number;
+  readonly listChangedDebounceMs: number;
+  /** 0: no health ping. */
+  readonly pingIntervalMs: number;
+  /** Called with each new client before it connects (tests validate what it emits). */
+  readonly onClient?: (client: Client) => void;
+}
+
+const LIST_CHANGED: Readonly<Record<string, ListKind>> = {
+  'notifications/tools/list_changed': 'tools',
+  'notifications/prompts/list_changed': 'prompts',
+  'notifications/resources/list_changed': 'resources',
+};
+
+type Context = RequestContext<ServerConnection>;
+
+export class UpstreamSession {
+  private closing = false;
+  private readonly subscription: Subscription;
+  private readonly timers = new Map<ListKind | 'ping', unknown>();
+  private readonly generations = new Map<ListKind, number>();
+
+  private constructor(
+    readonly client: Client,
+    readonly opened: OpenedTransport,
+    public catalog: UpstreamCatalog,
+    private readonly options: SessionOptions,
+    private readonly events: SessionEvents,
+  ) {
+    this.subscription = client.notifications$.subscribe((message) => this.onNotification(message));
+    client.closed.then((reason) => {
+      if (!this.closing) this.events.lost(this, reason.error ?? new Error(reason.message));
+      this.stopTimers();
+    });
+    this.schedulePing();
+  }
+
+  /**
+   * Opens a transport, performs the handshake and lists everything. Closes what it opened when it fails,
+   * or when `signal` aborts first (the upstream was stopped meanwhile).
+   */
+  static async open(
+    opener: SourceOpener,
+    options: SessionOptions,
+    events: SessionEvents,
+    signal: AbortSignal,
+  ): Promise<UpstreamSession> {
+    const opened = await opener.open();
+    if (signal.aborted) {
+      await opened.transport.close().catch(() => undefined);
+      throw new Error('The upstream was stopped while it was starting');
+    }
+    const client = new Client(options.clientInfo, options.clientOptions);
+    options.onClient?.(client);
+    const abandon = () => void client.close();
+    signal.addEventListener('abort', abandon, { once: true });
+    try {
+      await client.connect(opened.transport, { timeout: options.connectTimeoutMs });
+      const lists = await listEverything(client, options.connectTimeoutMs);
+      const catalog: UpstreamCatalog = {
+        serverInfo: client.serverInfo!,
+        protocolVersion: client.protocolVersion!,
+        capabilities: client.serverCapabilities ?? {},
+        ...(client.instructions !== undefined && { instructions: client.instructions }),
+        ...lists,
+      };
+      return new UpstreamSession(client, opened, catalog, options, events);
+    } catch (error) {
+      await client.close();
+      await opened.transport.close().catch(() => undefined);
+      throw withStderr(error as Error, opened);
+    } finally {
+      signal.removeEventListener('abort', abandon);
+    }
+  }
+
+  /** Requests go straight into an in-process definition (no upstream request to cancel). */
+  get direct(): boolean {
+    return this.opened.direct !== undefined;
+  }
+
+  /**
+   * Forwards one downstream request with its progress (when the downstream asked for it) and `_meta`;
+   * `signal` cancels the upstream request (unused when `direct`: the handler gets the downstream context).
+   */
+  forward(method: ForwardedMethod, params: JsonObject, context: Context, signal?: AbortSignal): unknown {
+    const direct = this.opened.direct;
+    if (direct) return dispatchDirect(direct.definition, method, params, context);
+    // The downstream request is the parent of the upstream one: one OpenTelemetry trace crosses the hub.
+    if (context.progressToken === undefined) {
+      return this.client.request(method, params, {
+        signal,
+        timeout: this.options.requestTimeoutMs,
+        parentRequest: context,
+      });
+    }
+    return this.client.request(method, params, {
+      signal,
+      timeout: this.options.requestTimeoutMs,
+      parentRequest: context,
+      resetTimeoutOnProgress: true,
+      onProgress: (progress) => relayProgress(context, progress),
+    });
+  }
+
+  /** Ends the session (idempotent): the client closes, and so does its transport (a child is stopped). */
+  async close(): Promise<void> {
+    this.closing = true;
+    this.stopTimers();
+    this.subscription.unsubscribe();
+    await this.client.close();
+  }
+
+  private onNotification(message: JsonRpcNotification): void {
+    const kind = LIST_CHANGED[message.method];
+    if (kind) this.scheduleRelist(kind);
+    else if (message.method === 'notifications/message')
+      this.events.log(message.params as unknown as LoggingMessageParams);
+    else this.events.notification(message);
+  }
+
+  /** Several `list_changed` within the debounce window cause one re-list. */
+  private scheduleRelist(kind: ListKind): void {
+    const clock = this.options.clock;
+    const pending = this.timers.get(kind);
+    if (pending !== undefined) clock.clearTimeout(pending);
+    this.timers.set(
+      kind,
+      clock.setTimeout(() => {
+        this.timers.delete(kind);
+        void this.relist(kind);
+      }, this.options.listChangedDebounceMs),
+    );
+  }
+
+  private async relist(kind: ListKind): Promise<void> {
+    const generation = (this.generations.get(kind) ?? 0) + 1;
+    this.generations.set(kind, generation);
+    try {
+      const lists = await LISTERS[kind](this.client, this.options.requestTimeoutMs);
+      // A later list_changed started a newer re-list: only the newest result replaces the list.
+      if (this.closing || this.generations.get(kind) !== generation) return;
+      this.catalog = { ...this.catalog, ...lists };
+      this.events.relisted(this, kind);
+    } catch (error) {
+      if (!this.closing) this.events.health(this, error as Error);
+    }
+  }
+
+  private schedulePing(): void {
+    const { pingIntervalMs, clock } = this.options;
+    if (pingIntervalMs <= 0 || this.closing) return;
+    const timer = clock.setTimeout(() => {
+      this.timers.delete('ping');
+      this.client
+        .ping({ timeout: pingIntervalMs })
+        .then(
+          () => !this.closing && this.events.health(this, undefined),
+          (error: Error) => !this.closing && this.events.health(this, error),
+        )
+        .finally(() => this.schedulePing());
+    }, pingIntervalMs);
+    setTimerRef(timer, false);
+    this.timers.set('ping', timer);
+  }
+
+  private stopTimers(): void {
+    for (const timer of this.timers.values()) this.options.clock.clearTimeout(timer);
+    this.timers.clear();
+  }
+}
+
+/** Progress of the upstream request, reported on the downstream one (its token, its revision's shape). */
+function relayProgress(context: Context, progress: Progress): void {
+  try {
+    context.progress(progress.progress, progress.total, progress.message).catch(() => undefined);
+  } catch {
+    // Not increasing: the correlation core already drops those, so this cannot happen; never throw here.
+  }
+}
+
+type Lists = Partial<Pick<UpstreamCatalog, 'tools' | 'prompts' | 'resources' | 'resourceTemplates'>>;
+
+const LISTERS: Readonly<Record<ListKind, (client: Client, timeout: number) => Promise<Lists>>> = {
+  tools: async (client, timeout) => ({
+    tools: client.serverCapabilities?.tools
+      ? await collectPages<Tool, 'tools'>('tools/list', 'tools', (cursor) => client.listToolsPage(cursor, { timeout }))
+      : [],
+  }),
+  prompts: async (client, timeout) => ({
+    prompts: client.serverCapabilities?.prompts
+      ? await collectPages('prompts/list', 'prompts', (cursor) => client.listPromptsPage(cursor, { timeout }))
+      : [],
+  }),
+  resources: async (client, timeout) => {
+    if (!client.serverCapabilities?.resources) return { resources: [], resourceTemplates: [] };
+    const [resources, resourceTemplates] = await Promise.all([
+      collectPages('resources/list', 'resources', (cursor) => client.listResourcesPage(cursor, { timeout })),
+      collectPages('resources/templates/list', 'resourceTemplates', (cursor) =>
+        client.listResourceTemplatesPage(cursor, { timeout }),
+      ).catch((error) => {
+        // Servers from before templates answer -32601: they simply have none.
+        if (error instanceof McpError && error.code === ErrorCode.MethodNotFound) return [];
+        throw error;
+      }),
+    ]);
+    return { resources, resourceTemplates };
+  },
+};
+
+async function listEverything(client: Client, timeout: number) {
+  const [tools, prompts, resources] = await Promise.all(LIST_KINDS.map((kind) => LISTERS[kind](client, timeout)));
+  return {
+    tools: tools!.tools!,
+    prompts: prompts!.prompts!,
+    resources: resources!.resources!,
+    resourceTemplates: resources!.resourceTemplates!,
+  };
+}
+
+/** A child that failed usually said why on stderr: put its last lines in the error. */
+function withStderr(error: Error, opened: OpenedTransport): Error {
+  const lines = opened.recentStderr?.().slice(-5) ?? [];
+  if (lines.length === 0) return error;
+  return new Error(`${error.message} (stderr: ${lines.join(' | ')})`, { cause: error });
+}

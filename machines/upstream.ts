@@ -1,0 +1,175 @@
+/**
+ * The supervision lifecycle of one upstream server of a hub (lib/compose): whether its session is up,
+ * whether its entries are served, and when to try again.
+ *
+ * idle -> connecting -> ready <-> degraded; a failed start or a lost session -> reconnecting (exponential
+ * backoff) -> connecting, until `maxRestarts` consecutive failures: failed. A session that stays up for
+ * `stableAfterMs` clears the failure count (a crash loop is failures close together, not failures ever).
+ * `stop` -> stopped from anywhere; `start` leaves idle, stopped and failed; `dispose` ends it for good.
+ *
+ * The machine only decides; its host (given as input) does the I/O: `openSession` (open a session, then
+ * report `connected` or `connect.failed`), `closeSession` (idempotent), `publish` (serve the fresh
+ * catalog) and `withdraw` (stop serving it). Delays run on the actor's clock. The host is input rather
+ * than `provide`d actions because `provide` builds a new machine, which costs more than a hub's whole
+ * catalog build.
+ */
+import { assign, setup } from 'xstate';
+import { backoffDelay, type RestartPolicy } from './child-process';
+
+export interface SupervisionPolicy extends RestartPolicy {
+  /** A session that stays up this long clears the failure count. */
+  readonly stableAfterMs: number;
+}
+
+export const DEFAULT_SUPERVISION: SupervisionPolicy = {
+  maxRestarts: 5,
+  initialDelayMs: 500,
+  maxDelayMs: 30_000,
+  stableAfterMs: 60_000,
+};
+
+export type UpstreamState =
+  'idle' | 'connecting' | 'ready' | 'degraded' | 'reconnecting' | 'stopped' | 'failed' | 'disposed';
+
+/** Why an upstream is stopped: `idle` keeps its entries listed (a call starts it again), `requested` withdraws them. */
+export type StopReason = 'idle' | 'requested';
+
+export type UpstreamEvent =
+  | { type: 'start' }
+  | { type: 'connected' }
+  | { type: 'connect.failed'; error: Error }
+  | { type: 'lost'; error: Error }
+  | { type: 'unhealthy'; error: Error }
+  | { type: 'healthy' }
+  | { type: 'stop'; reason: StopReason }
+  | { type: 'dispose' };
+
+/** The side effects the machine asks for. */
+export interface UpstreamMachineHost {
+  openSession(): void;
+  closeSession(): void;
+  publish(): void;
+  withdraw(): void;
+}
+
+export interface UpstreamContext {
+  readonly host: UpstreamMachineHost | undefined;
+  readonly policy: SupervisionPolicy;
+  /** Consecutive failures (failed starts and lost sessions) since the last stable session. */
+  readonly failures: number;
+  readonly lastError?: Error;
+  readonly stopReason?: StopReason;
+}
+
+export interface UpstreamInput {
+  readonly host?: UpstreamMachineHost;
+  readonly policy?: Partial<SupervisionPolicy>;
+}
+
+const errorOf = (event: UpstreamEvent): Error | undefined => ('error' in event ? event.error : undefined);
+
+export const upstreamMachine = setup({
+  types: {
+    context: {} as UpstreamContext,
+    events: {} as UpstreamEvent,
+    input: {} as UpstreamInput,
+  },
+  actions: {
+    openSession: ({ context }) => context.host?.openSession(),
+    closeSession: ({ context }) => context.host?.closeSession(),
+    publish: ({ context }) => context.host?.publish(),
+    withdraw: ({ context }) => context.host?.withdraw(),
+    recordFailure: assign({
+      failures: ({ context }) => context.failures + 1,
+      lastError: ({ event, context }) => errorOf(event) ?? context.lastError,
+    }),
+    recordError: assign({ lastError: ({ event, context }) => errorOf(event) ?? context.lastError }),
+    resetFailures: assign({ failures: 0 }),
+    recordStop: assign({ stopReason: ({ event }) => (event.type === 'stop' ? event.reason : undefined) }),
+    clearStop: assign({ stopReason: undefined }),
+  },
+  guards: {
+    mayRetry: ({ context }) => context.failures < context.policy.maxRestarts,
+    idleStop: ({ event }) => event.type === 'stop' && event.reason === 'idle',
+  },
+  delays: {
+    backoff: ({ context }) => backoffDelay(context.policy, Math.max(0, context.failures - 1)),
+    stableAfter: ({ context }) => context.policy.stableAfterMs,
+  },
+}).createMachine({
+  id: 'upstream',
+  context: ({ input }) => ({
+    host: input.host,
+    policy: { ...DEFAULT_SUPERVISION, ...input.policy },
+    failures: 0,
+  }),
+  initial: 'idle',
+  on: {
+    // An idle stop keeps the entries listed (a call starts the upstream again); a requested one withdraws them.
+    stop: [
+      { guard: 'idleStop', target: '.stopped', actions: 'recordStop' },
+      { target: '.stopped', actions: ['recordStop', 'withdraw'] },
+    ],
+    dispose: '.disposed',
+  },
+  states: {
+    idle: {
+      on: { start: 'connecting' },
+    },
+    connecting: {
+      entry: 'openSession',
+      on: {
+        connected: { target: 'ready', actions: 'publish' },
+        'connect.failed': [
+          { guard: 'mayRetry', target: 'reconnecting', actions: 'recordFailure' },
+          { target: 'failed', actions: 'recordFailure' },
+        ],
+      },
+    },
+    ready: {
+      after: { stableAfter: { actions: 'resetFailures' } },
+      on: {
+        unhealthy: { target: 'degraded', actions: 'recordError' },
+        lost: [
+          { guard: 'mayRetry', target: 'reconnecting', actions: 'recordFailure' },
+          { target: 'failed', actions: 'recordFailure' },
+        ],
+      },
+    },
+    // Up but not answering as it should: its entries stay served; a second strike drops the session.
+    degraded: {
+      on: {
+        healthy: 'ready',
+        unhealthy: [
+          { guard: 'mayRetry', target: 'reconnecting', actions: 'recordFailure' },
+          { target: 'failed', actions: 'recordFailure' },
+        ],
+        lost: [
+          { guard: 'mayRetry', target: 'reconnecting', actions: 'recordFailure' },
+          { target: 'failed', actions: 'recordFailure' },
+        ],
+      },
+    },
+    reconnecting: {
+      entry: ['closeSession', 'withdraw'],
+      after: { backoff: 'connecting' },
+    },
+    failed: {
+      entry: ['closeSession', 'withdraw'],
+      on: { start: { target: 'connecting', actions: ['resetFailures', 'clearStop'] } },
+    },
+    stopped: {
+      entry: 'closeSession',
+      on: {
+        start: { target: 'connecting', actions: ['resetFailures', 'clearStop'] },
+        // Stopping again may turn an idle stop into a requested one: the dormant entries go then.
+        stop: [{ guard: 'idleStop', actions: 'recordStop' }, { actions: ['recordStop', 'withdraw'] }],
+      },
+    },
+    // The hub closed: the actor ends (and leaves its actor system).
+    disposed: {
+      type: 'final',
+      entry: ['closeSession', 'withdraw'],
+    },
+  },
+});

@@ -1,0 +1,213 @@
+/**
+ * Hub config files: the `mcpServers` shape of Claude Desktop and Claude Code, VS Code's `servers` with
+ * `type`, our own options, every mistake reported at once, and a hub started from a file whose server is
+ * a real child process.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Client } from '../lib/client/client';
+import { ConfigError, hubFromConfig, hubFromConfigFile, parseConfig } from '../lib/compose/config';
+import { silentLogger } from '../lib/core/logger';
+import { createMemoryPair } from '../transports/memory';
+import { validateEmitted } from './helpers/pair';
+
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+});
+
+const problemsOf = (config: unknown, env: Record<string, string> = {}): readonly string[] => {
+  try {
+    parseConfig(config, { env });
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).problems;
+  }
+  throw new Error('The config was accepted');
+};
+
+describe('parseConfig', () => {
+  it('reads a Claude Desktop config: stdio servers with args, env and cwd', () => {
+    const { options, warnings } = parseConfig(
+      {
+        mcpServers: {
+          files: {
+            command: 'npx',
+            args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp'],
+            env: { DEBUG: '1', PORT: 3000 },
+            cwd: 'work',
+          },
+          local: { command: './bin/server', autoApprove: ['read'] },
+        },
+      },
+      { baseDir: '/etc/hub' },
+    );
+    expect(warnings).toEqual([]);
+    expect(options.upstreams).toEqual([
+      {
+        name: 'files',
+        source: {
+          kind: 'stdio',
+          command: 'npx',
+          args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp'],
+          env: { DEBUG: '1', PORT: '3000' },
+          cwd: '/etc/hub/work',
+        },
+      },
+      { name: 'local', source: { kind: 'stdio', command: '/etc/hub/bin/server' } },
+    ]);
+  });
+
+  it("reads VS Code's servers with a type, remote URLs with headers, and our options", () => {
+    const { options } = parseConfig(
+      {
+        servers: {
+          search: { type: 'http', url: 'https://example.com/mcp', headers: { Authorization: 'Bearer ${env:TOKEN}' } },
+          legacy: { type: 'sse', url: 'http://127.0.0.1:8080/sse', lazy: true, idleTimeoutMs: 60000 },
+          socket: { url: 'ws://127.0.0.1:9000/mcp', tools: ['read_*'] },
+          peer: { type: 'framed', path: 'peer.sock', prefix: false },
+          tcp: { type: 'framed', host: '10.0.0.2', port: 7000, restart: { maxRestarts: 2, initialDelayMs: 100 } },
+          off: { command: 'nope', disabled: true },
+        },
+        inputs: [],
+        switchboard: { name: 'my-hub', prefix: true, collision: 'rename', maxNameLength: 48, pageSize: 50 },
+      },
+      { env: { TOKEN: 's3cret' }, baseDir: '/srv' },
+    );
+    expect(options).toMatchObject({ name: 'my-hub', pageSize: 50, naming: { collision: 'rename', maxLength: 48 } });
+    expect(options.upstreams).toEqual([
+      {
+        name: 'search',
+        source: { kind: 'http', url: 'https://example.com/mcp', headers: { Authorization: 'Bearer s3cret' } },
+        naming: { prefix: 'search' },
+      },
+      {
+        name: 'legacy',
+        source: { kind: 'http', url: 'http://127.0.0.1:8080/sse', transport: 'sse' },
+        naming: { prefix: 'legacy' },
+        lazy: true,
+        idleTimeoutMs: 60000,
+      },
+      {
+        name: 'socket',
+        source: { kind: 'websocket', url: 'ws://127.0.0.1:9000/mcp' },
+        naming: { prefix: 'socket' },
+        tools: { allow: ['read_*'] },
+      },
+      { name: 'peer', source: { kind: 'framed', path: '/srv/peer.sock' } },
+      {
+        name: 'tcp',
+        source: { kind: 'framed', host: '10.0.0.2', port: 7000 },
+        naming: { prefix: 'tcp' },
+        supervision: { maxRestarts: 2, initialDelayMs: 100 },
+      },
+    ]);
+  });
+
+  it('makes a server name a valid prefix, and warns about keys it does not know', () => {
+    const { options, warnings } = parseConfig({
+      mcpServers: { 'my server': { command: 'x', prefix: true, colour: 'blue', envFile: '.env' } },
+      extra: 1,
+    });
+    expect(options.upstreams[0]!.naming).toEqual({ prefix: 'my_server' });
+    expect(warnings).toEqual([
+      'extra is not a setting we know: it is ignored',
+      'mcpServers.my server.colour is not a setting we know: it is ignored',
+      'mcpServers.my server.envFile is not supported: put the variables in "env"',
+    ]);
+  });
+
+  it('reports every mistake at once, each with where it is', () => {
+    expect(
+      problemsOf(
+        {
+          mcpServers: {
+            a: {},
+            b: { command: 42, args: 'x' },
+            c: { url: 'not a url' },
+            d: { type: 'grpc', url: 'http://x' },
+            e: { command: 'x', collision: 'merge', maxNameLength: 8, tools: { allow: 'x' }, lazy: 'yes' },
+            f: { url: 'http://x/${MISSING}' },
+            g: { command: 'x', prefix: 'bad prefix' },
+            h: 'npx server',
+            i: { type: 'framed' },
+          },
+          switchboard: { separator: '/', listChangedDebounceMs: -1 },
+        },
+        {},
+      ),
+    ).toEqual([
+      'switchboard.listChangedDebounceMs must be a whole number of at least 0, got -1',
+      'switchboard naming: separator "/" may only use the characters A-Z a-z 0-9 _ - .',
+      'mcpServers.a needs a "command" (a program to run) or a "url" (a server to reach)',
+      'mcpServers.b.command must be a string, got 42',
+      'mcpServers.b.args must be a list of strings, got "x"',
+      'mcpServers.c.url is not a URL: "not a url"',
+      'mcpServers.d.type must be one of "stdio", "http", "sse", "ws", "framed", got "grpc"',
+      'mcpServers.e.maxNameLength must be a whole number of at least 16, got 8',
+      'mcpServers.e.collision must be one of "error", "first-wins", "rename", got "merge"',
+      'mcpServers.e.tools.allow must be a list of strings, got "x"',
+      'mcpServers.e.lazy must be true or false, got "yes"',
+      'mcpServers.f.url uses ${MISSING}, which is not set in the environment',
+      'mcpServers.g naming: prefix "bad prefix" must be 1 to 128 characters of A-Z a-z 0-9 _ - .',
+      'mcpServers.h must be an object, got "npx server"',
+      'mcpServers.i needs a "path" (a unix socket) or a "port" for "type": "framed"',
+    ]);
+    expect(problemsOf({ mcpServers: [] })).toEqual(['mcpServers must be an object naming each server, got []']);
+    expect(problemsOf({ tools: {} })).toEqual([
+      'The config needs an "mcpServers" object (or "servers", as VS Code writes it) naming each server',
+    ]);
+    expect(problemsOf('{"mcpServers":{}}')).toEqual(['The config must be a JSON object, got "{\\"mcpServers\\":{}}"']);
+    expect(problemsOf({ mcpServers: {} })).toEqual(['mcpServers names no server']);
+  });
+});
+
+describe('hubFromConfigFile', () => {
+  it('names the file when it is missing or not JSON, and reads paths relative to it', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'hub-config-'));
+    cleanups.push(async () => rmSync(directory, { recursive: true, force: true }));
+    await expect(hubFromConfigFile(join(directory, 'missing.json'))).rejects.toThrow(/Cannot read .*missing\.json/);
+    writeFileSync(join(directory, 'broken.json'), '{ "mcpServers": ');
+    await expect(hubFromConfigFile(join(directory, 'broken.json'))).rejects.toThrow(/broken\.json is not valid JSON/);
+    writeFileSync(
+      join(directory, 'hub.json'),
+      JSON.stringify({ mcpServers: { peer: { type: 'framed', path: 'peer.sock' } } }),
+    );
+    const hub = await hubFromConfigFile(join(directory, 'hub.json'), { hub: { logger: silentLogger } });
+    cleanups.push(() => hub.close());
+    expect(hub.status()[0]).toMatchObject({
+      name: 'peer',
+      state: 'idle',
+      source: `framed: ${join(directory, 'peer.sock')}`,
+    });
+  });
+});
+
+describe('hubFromConfig', () => {
+  it('builds a hub whose stdio server runs as a child, and serves its tools', async () => {
+    const script = fileURLToPath(new URL('./fixtures/compose/stdio-upstream.ts', import.meta.url));
+    const hub = hubFromConfig(
+      {
+        mcpServers: { child: { command: process.execPath, args: ['--import', 'tsx', script], tools: ['echo', 'pid'] } },
+        switchboard: { name: 'from-config', prefix: true, separator: '.' },
+      },
+      { hub: { logger: silentLogger } },
+    );
+    cleanups.push(() => hub.close());
+    await hub.start();
+    const [clientSide, hubSide] = createMemoryPair();
+    validateEmitted(hub.connect(hubSide));
+    const client = new Client({ name: 'c', version: '1' });
+    validateEmitted(client);
+    await client.connect(clientSide);
+    expect(client.serverInfo).toEqual({ name: 'from-config', version: '1.0.0' });
+    expect((await client.listTools()).map((tool) => tool.name)).toEqual(['child.echo', 'child.pid']);
+    expect(await client.callTool('child.pid')).toEqual({
+      content: [{ type: 'text', text: String(hub.status()[0]!.pid) }],
+    });
+    await client.close();
+  });
+});
