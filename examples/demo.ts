@@ -1,73 +1,100 @@
 /**
- * The in-process demo: a tools server and a client linked in memory, with every message traced to
- * stderr. Run it with `npm start`.
+ * `npm start`: the demo servers on one local HTTP port, every message traced to stderr, and how to connect
+ * printed on stdout. `--port <n>` (or `PORT`; default 3000, 0 picks a free one) and `--host <address>`.
+ *
+ * - notes (`/notes/mcp`): resources, a subscription, a resource template, a prompt, completion, a tool.
+ * - tools (`/tools/mcp`): a typed result, progress, logging and cancellation.
+ * - clock: a stdio program (examples/clock-server.ts), for a host to run as a child process.
  */
-import { merge } from 'rxjs';
-import { Client, createMemoryPair, defineServer, formatTraceEvent, RequestCancelledError, Server } from '../lib/index';
+import { existsSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { DEFAULT_HOST } from '../lib/cli/args';
+import { describeError } from '../lib/cli/errors';
+import { callLine, inspectorLine, mcpServersSnippet, nodeCommand, type StdioCommand } from '../lib/cli/hints';
+import { isLoopback, listenHttp } from '../lib/cli/http-listener';
+import { stopSignal } from '../lib/cli/signals';
+import { tracingServer } from '../lib/cli/trace';
+import { Server } from '../lib/index';
+import { createMcpHttpHandler, type McpHttpHandler } from '../transports/http/endpoint';
+import notes from './notes-server';
+import tools from './tools-server';
 
-const definition = defineServer({
-  name: 'demo-tools',
-  version: '1.0.0',
-  instructions: 'Arithmetic and a slow job that reports progress.',
-  tools: [
-    {
-      name: 'add',
-      title: 'Add two numbers',
-      inputSchema: {
-        type: 'object',
-        properties: { a: { type: 'number' }, b: { type: 'number' } },
-        required: ['a', 'b'],
-      },
-      outputSchema: { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] },
-      annotations: { readOnlyHint: true },
-      handler: ({ a, b }) => ({ content: [], structuredContent: { sum: (a as number) + (b as number) } }),
-    },
-    {
-      name: 'countdown',
-      description: 'Counts down, reporting progress; stops when cancelled.',
-      inputSchema: {
-        type: 'object',
-        properties: { from: { type: 'integer', minimum: 1, maximum: 10 } },
-        required: ['from'],
-      },
-      handler: async ({ from }, ctx) => {
-        const steps = from as number;
-        for (let done = 1; done <= steps; done++) {
-          await new Promise((resolve) => setTimeout(resolve, 50));
-          if (ctx.signal.aborted) return { content: [{ type: 'text', text: 'stopped' }], isError: true };
-          await ctx.progress(done, steps, `${steps - done} to go`);
-        }
-        return { content: [{ type: 'text', text: 'liftoff' }] };
-      },
-    },
-  ],
-});
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+const say = (line = '') => process.stdout.write(line + '\n');
 
-const server = new Server(definition);
-const [clientSide, serverSide] = createMemoryPair();
-const serverConnection = server.connect(serverSide);
-const client = new Client({ name: 'demo-client', version: '1.0.0' });
+const { values } = parseArgs({ options: { port: { type: 'string' }, host: { type: 'string' } } });
+const port = Number(values.port ?? process.env.PORT ?? 3000);
+const host = values.host ?? DEFAULT_HOST;
+if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+  process.stderr.write(`demo: the port must be a number from 0 to 65535 (0 picks a free one)\n`);
+  process.exit(2);
+}
 
-merge(client.trace$, serverConnection.trace$).subscribe((event) =>
-  process.stderr.write(formatTraceEvent(event) + '\n'),
+const servers = { notes, tools: new Server(tools) };
+const trace = (line: string) => void process.stderr.write(line + '\n');
+const handlers = new Map<string, McpHttpHandler>(
+  Object.entries(servers).map(([name, server]) => [
+    `/${name}`,
+    createMcpHttpHandler(tracingServer(server, trace), {
+      path: `/${name}/mcp`,
+      legacy: { ssePath: `/${name}/sse`, messagePath: `/${name}/messages` },
+      localhostOnly: isLoopback(host),
+    }),
+  ]),
 );
 
-await client.connect(clientSide);
-const say = (line: string) => process.stdout.write(line + '\n');
-say(`connected to ${client.serverInfo?.name} (protocol ${client.protocolVersion})`);
-say(`tools: ${(await client.listTools()).map((tool) => tool.name).join(', ')}`);
-say(`add(2, 3) = ${JSON.stringify((await client.callTool('add', { a: 2, b: 3 })).structuredContent)}`);
-say(`bad arguments: ${JSON.stringify((await client.callTool('add', { a: 'two' })).content)}`);
-const countdown = await client.callTool(
-  'countdown',
-  { from: 3 },
-  { onProgress: (p) => say(`  progress ${p.progress}/${p.total}: ${p.message}`) },
-);
-say(`countdown: ${JSON.stringify(countdown.content)}`);
-const controller = new AbortController();
-setTimeout(() => controller.abort(), 120);
-await client.callTool('countdown', { from: 10 }, { signal: controller.signal }).catch((error) => {
-  if (error instanceof RequestCancelledError) say('second countdown cancelled by the client');
-  else throw error;
+/** Each server's endpoints live under its own first path segment. */
+function route(request: IncomingMessage, response: ServerResponse): void {
+  const segment = /^\/[^/?]*/.exec(request.url ?? '')?.[0] ?? '';
+  const handler = handlers.get(segment);
+  if (handler) handler(request, response);
+  else response.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found: try /notes/mcp or /tools/mcp\n');
+}
+
+const listener = await listenHttp(route, port, host).catch((error: unknown) => {
+  const [message] = describeError(error);
+  process.stderr.write(`demo: ${message} (choose another with --port <n> or PORT=<n>)\n`);
+  process.exit(1);
 });
-say(`closed: ${JSON.stringify(await client.close())}`);
+const url = (name: string) => `${listener.origin}/${name}/mcp`;
+
+// The CLI from this checkout: the built one when `npm run build` has made it, else from source through tsx.
+const cli = existsSync(here('../dist/cli.js')) ? 'npx switchboard' : 'npx tsx lib/cli/main.ts';
+const stdioServers: Record<string, StdioCommand> = {
+  notes: nodeCommand(here('../lib/cli/main.ts'), ['serve', here('notes-server.ts')]),
+  tools: nodeCommand(here('../lib/cli/main.ts'), ['serve', here('tools-server.ts')]),
+  clock: nodeCommand(here('clock-server.ts'), []),
+};
+
+say(`mcp-switchboard demo on ${listener.origin}: every message is traced on stderr`);
+say();
+say(`  notes  ${url('notes')}  notes as resources (subscribe to notes://index), a prompt, completion`);
+say(`  tools  ${url('tools')}  add, and a countdown with progress and cancellation`);
+say(`  (2024-11-05 clients: ${listener.origin}/notes/sse and ${listener.origin}/tools/sse)`);
+say();
+say('Call them from another terminal:');
+say(`  ${callLine(cli, url('tools'), 'tools/list')}`);
+say(`  ${callLine(cli, url('tools'), 'tools/call', { name: 'add', arguments: { a: 2, b: 3 } })}`);
+say(`  ${callLine(cli, url('notes'), 'resources/read', { uri: 'notes://index' })}`);
+say(
+  `  ${callLine(cli, url('notes'), 'tools/call', { name: 'add_note', arguments: { title: 'Hello', body: 'from the CLI' } })}`,
+);
+say(`  ${callLine(cli, url('notes'), 'prompts/get', { name: 'summarize', arguments: { id: 'groceries' } })}`);
+say(
+  `  ${cli} call tools/call '{"name":"now","arguments":{"timeZone":"Asia/Tokyo"}}' -- npx tsx examples/clock-server.ts`,
+);
+say();
+say('With the MCP inspector:');
+say(`  ${inspectorLine(url('tools'))}`);
+say();
+say('Over stdio, from Claude Desktop (claude_desktop_config.json; VS Code: .vscode/mcp.json with the same');
+say('entries under "servers", each with "type": "stdio"):');
+say(mcpServersSnippet(stdioServers));
+say();
+say('Ctrl-C stops the demo.');
+
+await stopSignal();
+await Promise.all([...handlers.values()].map((handler) => handler.close()));
+await listener.close();

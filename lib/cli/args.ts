@@ -1,0 +1,275 @@
+/**
+ * Reads the command line into a `Command`, or throws a `UsageError` that says what is wrong. Nothing here
+ * touches the network or the file system: a well-formed command can still fail when it runs.
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { JsonObject } from '../jsonrpc/types';
+import { isSupportedVersion, SUPPORTED_PROTOCOL_VERSIONS, type ProtocolVersion } from '../protocol/versions';
+import { UsageError } from './errors';
+
+export type HelpTopic = 'serve' | 'call';
+
+export interface ServeCommand {
+  readonly kind: 'serve';
+  /** The module path as given (resolved against the working directory when loaded). */
+  readonly module: string;
+  /** Streamable HTTP instead of stdio. */
+  readonly http?: { readonly port: number; readonly host: string };
+  readonly trace: boolean;
+  /** NDJSON trace to this file. */
+  readonly traceFile?: string;
+}
+
+export type CallTarget =
+  | { readonly kind: 'http'; readonly url: URL }
+  | { readonly kind: 'stdio'; readonly command: string; readonly args: readonly string[] };
+
+export interface CallCommand {
+  readonly kind: 'call';
+  readonly target: CallTarget;
+  readonly method: string;
+  readonly params?: JsonObject;
+  readonly headers: Readonly<Record<string, string>>;
+  /** Budget for the handshake and for the request, each; 0 waits forever. */
+  readonly timeoutMs: number;
+  readonly protocolVersion?: ProtocolVersion;
+  readonly trace: boolean;
+  /** NDJSON trace to this file. */
+  readonly traceFile?: string;
+  /** Follow `nextCursor` through every page of a list method. */
+  readonly all: boolean;
+}
+
+export type Command =
+  { readonly kind: 'help'; readonly topic?: HelpTopic } | { readonly kind: 'version' } | ServeCommand | CallCommand;
+
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+const HELP_OPTION: Options = { help: { type: 'boolean', short: 'h' } };
+
+const SERVE_OPTIONS: Options = {
+  ...HELP_OPTION,
+  http: { type: 'string' },
+  host: { type: 'string' },
+  trace: { type: 'boolean' },
+  'trace-file': { type: 'string' },
+};
+
+const CALL_OPTIONS: Options = {
+  ...HELP_OPTION,
+  header: { type: 'string', short: 'H', multiple: true },
+  timeout: { type: 'string' },
+  'protocol-version': { type: 'string' },
+  trace: { type: 'boolean' },
+  'trace-file': { type: 'string' },
+  all: { type: 'boolean' },
+};
+
+export function parseCommandLine(argv: readonly string[]): Command {
+  const [first, ...rest] = argv;
+  switch (first) {
+    case undefined:
+      throw new UsageError('Missing a command: serve or call');
+    case '-h':
+    case '--help':
+      return { kind: 'help' };
+    case 'help':
+      return { kind: 'help', ...(rest[0] !== undefined && { topic: helpTopic(rest[0]) }) };
+    case '-v':
+    case '--version':
+      return { kind: 'version' };
+    case 'serve':
+      return parseServe(rest);
+    case 'call':
+      return parseCall(rest);
+    default:
+      throw new UsageError(
+        first.startsWith('-') ? `Unknown option "${first}"` : `Unknown command "${first}": use serve or call`,
+      );
+  }
+}
+
+function helpTopic(word: string): HelpTopic {
+  if (word === 'serve' || word === 'call') return word;
+  throw new UsageError(`No help for "${word}": use serve or call`);
+}
+
+interface Parsed {
+  readonly values: Record<string, string | boolean | string[] | undefined>;
+  readonly positionals: string[];
+}
+
+/** `parseArgs`, with our own messages: its defaults talk about `--`, which means something else to `call`. */
+function parseOptions(command: HelpTopic, args: readonly string[], options: Options): Parsed {
+  const { values, positionals, tokens } = parseArgs({
+    args: [...args],
+    options,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  for (const token of tokens) {
+    if (token.kind !== 'option') continue;
+    const option = options[token.name];
+    if (!option) throw new UsageError(`Unknown option "${token.rawName}" for switchboard ${command}`);
+    if (option.type === 'string' && token.value === undefined) {
+      throw new UsageError(`Option "${token.rawName}" needs a value`);
+    }
+    if (option.type === 'boolean' && token.value !== undefined) {
+      throw new UsageError(`Option "${token.rawName}" takes no value`);
+    }
+  }
+  return { values: values as Parsed['values'], positionals };
+}
+
+function parseServe(args: readonly string[]): Command {
+  const { values, positionals } = parseOptions('serve', args, SERVE_OPTIONS);
+  if (values.help) return { kind: 'help', topic: 'serve' };
+  const [module, ...extra] = positionals;
+  if (module === undefined) throw new UsageError('Missing the module to serve: switchboard serve <module>');
+  if (extra.length > 0) throw new UsageError(`Unexpected argument "${extra[0]}" after the module`);
+  const host = values.host as string | undefined;
+  if (host !== undefined && values.http === undefined) throw new UsageError('--host only applies with --http <port>');
+  const http =
+    values.http === undefined ? undefined : { port: parsePort(values.http as string), host: host ?? DEFAULT_HOST };
+  const traceFile = parseTraceFile(values['trace-file'] as string | undefined);
+  return {
+    kind: 'serve',
+    module,
+    ...(http && { http }),
+    trace: values.trace === true,
+    ...(traceFile !== undefined && { traceFile }),
+  };
+}
+
+function parsePort(text: string): number {
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65_535) {
+    throw new UsageError(`--http needs a port number from 0 to 65535 (0 picks a free one), got "${text}"`);
+  }
+  return port;
+}
+
+function parseCall(args: readonly string[]): Command {
+  const separator = args.indexOf('--');
+  const ownArgs = separator === -1 ? args : args.slice(0, separator);
+  const commandLine = separator === -1 ? undefined : args.slice(separator + 1);
+  const { values, positionals } = parseOptions('call', ownArgs, CALL_OPTIONS);
+  if (values.help) return { kind: 'help', topic: 'call' };
+
+  let target: CallTarget;
+  let rest: string[];
+  if (commandLine) {
+    const [command, ...commandArgs] = commandLine;
+    if (command === undefined) throw new UsageError('Missing the command to run after "--"');
+    target = { kind: 'stdio', command, args: commandArgs };
+    rest = positionals;
+    if (rest[0] !== undefined && looksLikeUrl(rest[0])) {
+      throw new UsageError('Give either a URL or a command after "--", not both');
+    }
+  } else {
+    const [url, ...others] = positionals;
+    if (url === undefined) {
+      throw new UsageError('Missing the target: an http(s):// URL, or a command after "--"');
+    }
+    target = { kind: 'http', url: parseUrl(url) };
+    rest = others;
+  }
+
+  const [method, paramsText, ...extra] = rest;
+  if (method === undefined) throw new UsageError('Missing the method to call (tools/list, tools/call, ping, ...)');
+  if (extra.length > 0) throw new UsageError(`Unexpected argument "${extra[0]}" after the params`);
+  const headers = parseHeaders((values.header as string[] | undefined) ?? []);
+  if (target.kind === 'stdio' && Object.keys(headers).length > 0) {
+    throw new UsageError('--header applies to HTTP targets only');
+  }
+  const all = values.all === true;
+  if (all && !(method in LIST_KEYS)) {
+    throw new UsageError(`--all follows the pages of a list method (${Object.keys(LIST_KEYS).join(', ')})`);
+  }
+  const params = paramsText === undefined ? undefined : parseParams(paramsText);
+  const protocolVersion = parseProtocolVersion(values['protocol-version'] as string | undefined);
+  const traceFile = parseTraceFile(values['trace-file'] as string | undefined);
+  return {
+    kind: 'call',
+    target,
+    method,
+    ...(params && { params }),
+    headers,
+    timeoutMs: parseTimeout(values.timeout as string | undefined),
+    ...(protocolVersion && { protocolVersion }),
+    trace: values.trace === true,
+    ...(traceFile !== undefined && { traceFile }),
+    all,
+  };
+}
+
+/** The list methods `--all` can follow, with the key of their items. */
+export const LIST_KEYS: Readonly<Record<string, string>> = {
+  'tools/list': 'tools',
+  'resources/list': 'resources',
+  'resources/templates/list': 'resourceTemplates',
+  'prompts/list': 'prompts',
+};
+
+function looksLikeUrl(text: string): boolean {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(text);
+}
+
+function parseUrl(text: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UsageError(`"${text}" is not a URL: the target is an http(s):// URL, or a command after "--"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError(`Unsupported URL scheme "${url.protocol}" in "${text}": use http:// or https://`);
+  }
+  return url;
+}
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+function parseHeaders(lines: readonly string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    const name = colon === -1 ? '' : line.slice(0, colon).trim();
+    if (!HEADER_NAME.test(name)) throw new UsageError(`--header needs "Name: value", got "${line}"`);
+    headers[name] = line.slice(colon + 1).trim();
+  }
+  return headers;
+}
+
+function parseParams(text: string): JsonObject {
+  let params: unknown;
+  try {
+    params = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`The params are not valid JSON (${(error as Error).message}): ${text}`);
+  }
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) {
+    throw new UsageError(`The params must be a JSON object, for example '{"name":"add","arguments":{"a":1}}'`);
+  }
+  return params as JsonObject;
+}
+
+function parseTimeout(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_CALL_TIMEOUT_MS;
+  if (!/^\d+$/.test(text)) throw new UsageError(`--timeout needs milliseconds (0 waits forever), got "${text}"`);
+  return Number(text);
+}
+
+function parseTraceFile(text: string | undefined): string | undefined {
+  if (text === '') throw new UsageError('--trace-file needs the path of the file to write');
+  return text;
+}
+
+function parseProtocolVersion(text: string | undefined): ProtocolVersion | undefined {
+  if (text === undefined || isSupportedVersion(text)) return text;
+  throw new UsageError(`Unsupported protocol version "${text}": use one of ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`);
+}

@@ -1,0 +1,149 @@
+/**
+ * `switchboard call`: a one-shot client. Connects (Streamable HTTP, or a child process over stdio), performs
+ * the handshake, sends one request (or notification), prints the result as JSON on stdout and closes. The
+ * server's log messages, its progress reports and (stdio) its stderr go to stderr; the trace (`--trace`,
+ * `--trace-file`) is the client connection's.
+ */
+import { StdioClientTransport } from '../../transports/stdio';
+import type { Transport } from '../../transports/transport';
+import { Client } from '../client/client';
+import type { SendOptions } from '../core/connection';
+import { collectPages } from '../client/pages';
+import { McpError, RequestCancelledError, RequestTimeoutError } from '../jsonrpc/errors';
+import { LIST_KEYS, type CallCommand, type CallTarget } from './args';
+import { CliFailure, EXIT_INTERRUPTED, EXIT_OK } from './errors';
+import { commandLine } from './hints';
+import type { CliIo } from './io';
+import { onStopSignal } from './signals';
+import { withTrace } from './trace';
+import { VERSION } from './version';
+
+export function call(command: CallCommand, io: CliIo): Promise<number> {
+  return withTrace(command, io, () => callOnce(command, io));
+}
+
+async function callOnce(command: CallCommand, io: CliIo): Promise<number> {
+  const { transport, stderrEnded } = await openTransport(command, io);
+  const client = new Client(
+    { name: 'switchboard', version: VERSION },
+    {
+      defaultTimeout: command.timeoutMs,
+      ...(command.protocolVersion && {
+        protocolVersion: command.protocolVersion,
+        protocolVersions: [command.protocolVersion],
+      }),
+    },
+  );
+  client.logs$.subscribe(({ level, logger, data }) =>
+    io.err(
+      `[${level}]${logger === undefined ? '' : ` ${logger}:`} ${typeof data === 'string' ? data : JSON.stringify(data)}`,
+    ),
+  );
+  // Ctrl-C cancels: the server gets notifications/cancelled for the request in flight, then the connection closes.
+  const interrupt = new AbortController();
+  const undoSignals = onStopSignal((signal) => interrupt.abort(signal));
+  try {
+    await client
+      .connect(transport, { timeout: command.timeoutMs, signal: interrupt.signal })
+      .catch(async (error: unknown) => {
+        throw await connectFailure(command.target, transport, error);
+      });
+    const result = await send(client, command, interrupt.signal, io).catch((error: unknown) => {
+      throw requestFailure(command.method, error);
+    });
+    if (result !== undefined) io.out(JSON.stringify(result, null, 2));
+    return EXIT_OK;
+  } finally {
+    undoSignals();
+    await client.close();
+    // The child has exited; what it wrote to stderr last (its goodbye, its trace) is still in the pipe.
+    await Promise.race([stderrEnded, delay(STDERR_DRAIN_MS)]);
+  }
+}
+
+/** How long to wait for a stdio server's stderr to end once it has exited (a grandchild may hold it open). */
+const STDERR_DRAIN_MS = 1000;
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
+async function openTransport(
+  command: CallCommand,
+  io: CliIo,
+): Promise<{ transport: Transport; stderrEnded: Promise<void> }> {
+  const { target } = command;
+  if (target.kind === 'stdio') {
+    const child = new StdioClientTransport({ command: target.command, args: target.args });
+    // The server's own logging: passed through, as any MCP host shows it.
+    const stderrEnded = new Promise<void>((resolve) =>
+      child.stderr$.subscribe({ next: (line) => io.err(line), complete: resolve, error: () => resolve() }),
+    );
+    return { transport: child, stderrEnded };
+  }
+  // Loaded on demand: stdio calls never pay for the HTTP client.
+  const { StreamableHttpClientTransport } = await import('../../transports/http/streamable-client');
+  const transport = new StreamableHttpClientTransport(target.url, { headers: command.headers });
+  return { transport, stderrEnded: Promise.resolve() };
+}
+
+function send(
+  client: Client,
+  { method, params, timeoutMs, all }: CallCommand,
+  signal: AbortSignal,
+  io: CliIo,
+): Promise<unknown> {
+  // A server that reports progress is working: its progress restarts the timeout, and shows on stderr.
+  const options: SendOptions = {
+    timeout: timeoutMs,
+    signal,
+    resetTimeoutOnProgress: true,
+    onProgress: ({ progress, total, message }) =>
+      io.err(`progress ${progress}${total === undefined ? '' : `/${total}`}${message ? `: ${message}` : ''}`),
+  };
+  if (method.startsWith('notifications/')) return client.notify(method, params).then(() => undefined);
+  if (!all) return client.request(method, params, options);
+  const key = LIST_KEYS[method]!;
+  type Page = Partial<Record<string, readonly unknown[]>> & { nextCursor?: string };
+  const page = (cursor: string | undefined) =>
+    client.request(method, cursor === undefined ? params : { ...params, cursor }, options) as Promise<Page>;
+  return collectPages(method, key, page).then((items) => ({ [key]: items }));
+}
+
+/** Why the handshake failed. A child process that died says more by how it exited than by the closed pipe. */
+async function connectFailure(target: CallTarget, transport: Transport, error: unknown): Promise<CliFailure> {
+  if (error instanceof RequestCancelledError) return interrupted('the handshake', error);
+  const prefix = `Could not connect to ${describeTarget(target)}`;
+  // The connection has closed the transport, so a live child is being stopped: `exited` is near.
+  const exit =
+    transport instanceof StdioClientTransport && !(error instanceof RequestTimeoutError) && (await transport.exited);
+  if (exit && exit.kind === 'spawn-failed') {
+    return new CliFailure(`Could not start ${describeTarget(target)}: ${exit.error?.message ?? 'unknown error'}`);
+  }
+  if (exit && exit.kind === 'crashed') {
+    const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
+    return new CliFailure(`${prefix}: the process ${how} before answering`, [], { cause: error });
+  }
+  return new CliFailure(`${prefix}: ${messageOf(error)}`, [], { cause: error });
+}
+
+function describeTarget(target: CallTarget): string {
+  return target.kind === 'http' ? target.url.href : `"${commandLine([target.command, ...target.args])}"`;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function interrupted(what: string, error: RequestCancelledError): CliFailure {
+  return new CliFailure(`Interrupted: ${what} was cancelled`, [], { cause: error, exitCode: EXIT_INTERRUPTED });
+}
+
+function requestFailure(method: string, error: unknown): CliFailure {
+  if (error instanceof RequestCancelledError) return interrupted(method, error);
+  if (error instanceof McpError) {
+    const data = error.data === undefined ? [] : [`data: ${JSON.stringify(error.data)}`];
+    return new CliFailure(`${method}: the server answered with error ${error.code}: ${error.message}`, data, {
+      cause: error,
+    });
+  }
+  return new CliFailure(`${method}: ${messageOf(error)}`, [], { cause: error });
+}

@@ -1,0 +1,79 @@
+/** The `--help` texts: one overview and one page per command. */
+import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_HOST, type HelpTopic } from './args';
+
+const OVERVIEW = `Usage: switchboard <command> [options]
+
+Commands:
+  serve <module or config.json>           serve a server definition, or a hub of the servers a config lists
+  call <url> <method> [params]            send one request to an MCP server over HTTP and print the result
+  call <method> [params] -- <command...>  the same, with the server run as a stdio child process
+  help [serve|call]                       show help for a command
+
+Options:
+  -h, --help      show help
+  -v, --version   show the version
+
+Exit codes: 0 success, 1 failure (the module, the network, the server), 2 usage error,
+130 interrupted (Ctrl-C).`;
+
+const SERVE = `Usage: switchboard serve <module | config.json> [--http <port> [--host <host>]] [--trace]
+                         [--trace-file <path>]
+
+Loads <module> (.js or .mjs; .ts when run through tsx) and serves its default export, a server
+definition (defineServer(...)) or a Server, over stdio: newline-delimited JSON on stdin and stdout.
+Stray console.log output goes to stderr. The process ends when stdin closes.
+
+A .json file is a hub config: {"mcpServers": {"<name>": {"command", "args", "env", "cwd"} or
+{"url", "headers"}, ...}} as Claude Desktop and VS Code write it, plus naming options per server
+("prefix", "separator", "maxNameLength", "collision") and "tools"/"prompts"/"resources" filters. Every server it lists is
+started, supervised, and served behind one.
+
+Options:
+  --http <port>   serve Streamable HTTP at http://<host>:<port>/mcp instead (0 picks a free port),
+                  with the legacy HTTP+SSE endpoints /sse and /messages for 2024-11-05 clients
+  --host <host>   the address to listen on (default ${DEFAULT_HOST}); only localhost Origin and Host
+                  headers are accepted while it is a loopback address
+  --trace         print every message and lifecycle change to stderr (for a hub, of its upstreams
+                  too, with their names, and each upstream's state changes)
+  --trace-file <path>
+                  write the same events to <path> as NDJSON, one JSON object per line (the file
+                  is replaced, and flushed when serving ends)
+
+Examples:
+  switchboard serve ./server.js
+  switchboard serve ./server.js --http 3000 --trace
+  switchboard serve ./mcp-servers.json --http 3000 --trace-file hub-trace.ndjson
+  npx tsx lib/cli/main.ts serve examples/notes-server.ts --http 3000`;
+
+const CALL = `Usage: switchboard call [options] <url> <method> [params-json]
+       switchboard call [options] <method> [params-json] -- <command> [args...]
+
+Connects to one MCP server (Streamable HTTP at <url>, or <command> spawned over stdio), performs the
+handshake, sends one request and prints its JSON result on stdout. A JSON-RPC error from the server is
+printed on stderr and exits 1. A tool's own failure is a result ("isError": true) and exits 0.
+List methods return one page, as the server sent it (pass {"cursor": "..."} for the next one), unless
+--all is given. A method starting with notifications/ is sent as a notification and prints nothing.
+The server's log messages and progress reports (and a stdio server's stderr) are shown on stderr; progress
+restarts the timeout. Ctrl-C cancels the request (the server gets notifications/cancelled) and exits 130.
+
+Options:
+  -H, --header 'Name: value'   an HTTP header for every request (repeatable; HTTP only)
+  --timeout <ms>               how long to wait for the handshake and for the response, each
+                               (default ${DEFAULT_CALL_TIMEOUT_MS}; 0 waits forever)
+  --protocol-version <v>       ask for this revision and accept no other
+  --all                        follow nextCursor through every page of tools/list, resources/list,
+                               resources/templates/list or prompts/list and print all items
+  --trace                      print every message and lifecycle change to stderr
+  --trace-file <path>          write them to <path> as NDJSON, one JSON object per line
+
+Examples:
+  switchboard call http://127.0.0.1:3000/mcp tools/list
+  switchboard call http://127.0.0.1:3000/mcp tools/call '{"name":"add","arguments":{"a":2,"b":3}}'
+  switchboard call -H 'Authorization: Bearer TOKEN' https://example.com/mcp ping
+  switchboard call resources/read '{"uri":"notes://index"}' -- node ./server.js`;
+
+export function helpText(topic?: HelpTopic): string {
+  if (topic === 'serve') return SERVE;
+  if (topic === 'call') return CALL;
+  return OVERVIEW;
+}

@@ -1,0 +1,126 @@
+/**
+ * `--trace` and `--trace-file`: every trace event of the command's runtime — each connection's messages and
+ * lifecycle, a hub's upstream connections (stamped with their upstream) and state changes, HTTP sessions —
+ * as pretty lines on stderr, as NDJSON in a file, or both. The file is flushed and closed when the command
+ * ends. A served `Server` whose connections join another runtime (one of its own, or that of another copy
+ * of this package) has each of them traced on its own.
+ */
+import { open } from 'node:fs/promises';
+import { Subscription, type Observable, type Observer } from 'rxjs';
+import type { Connection } from '../core/connection';
+import { defaultRuntime, type Runtime } from '../core/runtime';
+import type { Server } from '../server/server';
+import { formatTraceEvent } from '../trace/format';
+import { createNdjsonFileSink } from '../trace/sinks/file';
+import { createPrettyTraceSink } from '../trace/sinks/pretty';
+import type { TraceSink } from '../trace/sinks/sink';
+import type { TraceEvent } from '../trace/types';
+import { CliFailure } from './errors';
+import type { CliIo } from './io';
+
+export type LineSink = (line: string) => void;
+
+export interface TraceOptions {
+  /** Pretty lines on stderr. */
+  readonly trace: boolean;
+  /** NDJSON to this file (replaced). */
+  readonly traceFile?: string;
+}
+
+/** Where a command's trace goes while it runs. */
+export class CommandTrace {
+  private readonly subscriptions = new Subscription();
+  /** Every followed stream feeds every sink; a stream's end is not the sinks' end. */
+  private readonly fanOut: Partial<Observer<TraceEvent>> = {
+    next: (event) => {
+      for (const sink of this.sinks) sink.next(event);
+    },
+  };
+
+  private constructor(
+    private readonly sinks: readonly TraceSink[],
+    private readonly runtime: Runtime,
+  ) {
+    this.follow(runtime.trace$);
+  }
+
+  /** The trace `options` ask for (none: undefined), following `runtime` from now on. */
+  static async open(options: TraceOptions, io: CliIo, runtime = defaultRuntime()): Promise<CommandTrace | undefined> {
+    const sinks: TraceSink[] = [];
+    if (options.trace) sinks.push(createPrettyTraceSink(io.err));
+    if (options.traceFile !== undefined) sinks.push(await openFileSink(options.traceFile));
+    return sinks.length === 0 ? undefined : new CommandTrace(sinks, runtime);
+  }
+
+  /** `server`, with each connection that does not join the traced runtime traced on its own. */
+  serving(server: Server): Server {
+    return onConnect(server, (connection) => {
+      if (connection.actor?.system !== this.runtime.root.system) this.follow(connection.trace$);
+    });
+  }
+
+  /** Stops following, then flushes and closes the sinks; rejects if the file could not be written. */
+  async close(): Promise<void> {
+    this.subscriptions.unsubscribe();
+    await Promise.all(this.sinks.map((sink) => sink.close()));
+  }
+
+  private follow(events: Observable<TraceEvent>): void {
+    this.subscriptions.add(events.subscribe(this.fanOut));
+  }
+}
+
+/**
+ * Runs `command` with the trace `options` ask for, and closes that trace once the command has ended. A
+ * trace file that could not be written fails a command that succeeded; a failed command reports its own error.
+ */
+export async function withTrace(
+  options: TraceOptions,
+  io: CliIo,
+  command: (trace: CommandTrace | undefined) => Promise<number>,
+): Promise<number> {
+  const trace = await CommandTrace.open(options, io);
+  let code: number;
+  try {
+    code = await command(trace);
+  } catch (error) {
+    await trace?.close().catch(() => undefined);
+    throw error;
+  }
+  await trace?.close();
+  return code;
+}
+
+/** A file sink, once the file is known to be writable: a wrong path fails the command before it starts. */
+async function openFileSink(path: string): Promise<TraceSink> {
+  try {
+    await (await open(path, 'w')).close();
+  } catch (error) {
+    throw new CliFailure(`Cannot write the trace file ${path}: ${(error as Error).message}`, [], { cause: error });
+  }
+  return createNdjsonFileSink(path);
+}
+
+/** Writes the connection's trace until it closes, one `formatTraceEvent` line per event. */
+export function traceConnection(connection: Connection, write: LineSink): Subscription {
+  return connection.trace$.subscribe((event) => write(formatTraceEvent(event)));
+}
+
+/** A stand-in for `server` that traces every connection it makes, whichever runtime it joins. */
+export function tracingServer(server: Server, write: LineSink): Server {
+  return onConnect(server, (connection) => traceConnection(connection, write));
+}
+
+/**
+ * A stand-in for `server` whose `connect` calls `hook` with each new connection; everything else is the
+ * server's own. Give it to whatever connects clients (a transport handler) in place of the server.
+ */
+function onConnect(server: Server, hook: (connection: Connection) => void): Server {
+  const connect: Server['connect'] = (transport, options) => {
+    const connection = server.connect(transport, options);
+    hook(connection);
+    return connection;
+  };
+  // A Proxy rather than a prototype child: writes (and getters) keep landing on the real server.
+  return new Proxy(server, { get: (target, key) => (key === 'connect' ? connect : Reflect.get(target, key, target)) });
+}
