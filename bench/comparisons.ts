@@ -112,7 +112,7 @@ export const OURS_VS_SDK: ComparisonTable = {
 };
 
 const STDIO_NOTE =
-  'Each entrant spawns its server as a child over pipes: ours = our Client + StdioClientTransport -> node --import tsx bench/fixtures/stdio-echo-ours.ts (our Server, echo tool, StdioServerTransport); SDK = SDK Client + StdioClientTransport -> node bench/fixtures/stdio-echo-sdk.mjs (McpServer, echo tool, SDK StdioServerTransport); bare = a Map of pending ids, JSON.stringify/parse and one write per message -> node bench/fixtures/stdio-echo-bare.mjs (parses each line, replies {jsonrpc, id, result}). Child start-up and the handshake are not timed; each concurrency has its own warm-up. 1 in flight: calls / summed latency; 256 in flight: completed calls / wall time. Absolute figures are cross-process and move with the machine: compare the ratios.';
+  'Each entrant spawns its server as a child over pipes: ours = our Client + StdioClientTransport -> node --import tsx bench/fixtures/stdio-echo-ours.ts (our Server, echo tool, StdioServerTransport); SDK = SDK Client + StdioClientTransport -> node bench/fixtures/stdio-echo-sdk.mjs (McpServer, echo tool, SDK StdioServerTransport); bare = a Map of pending ids, JSON.stringify/parse and one write per message -> node bench/fixtures/stdio-echo-bare.mjs (parses each line, replies {jsonrpc, id, result}). Child start-up and the handshake are not timed, nor the JIT warm-up of each fresh child (5,000 sequential then 20 x 256 concurrent untimed calls per connection, the same for every entrant); each concurrency also has its own warm-up. 1 in flight: calls / summed latency; 256 in flight: completed calls / wall time. Absolute figures are cross-process and move with the machine: compare the ratios.';
 const SOCKET_NOTE =
   "Our Client and shared Server in this one process, joined by a connected unix socket in os.tmpdir(): FramedTransport (4-byte length + msgpack) on both ends vs StdioServerTransport (LineStream, newline-delimited JSON) over the socket on both ends. Client and server share one event loop, so the figure counts both ends' encode and decode.";
 
@@ -161,9 +161,59 @@ export const FRAMED_VS_LINES: ComparisonTable = {
   ],
 };
 
+const HTTP_NOTE =
+  'Server in a child process on 127.0.0.1 (node --import tsx bench/http.ts --serve-http <entrant>), client in the bench process. ours = our Client + StreamableHttpClientTransport (node:http keep-alive Agent) -> our Server + createStreamableHttpHandler, responseMode json; SDK = SDK Client + StreamableHTTPClientTransport (fetch) -> McpServer + StreamableHTTPServerTransport on node:http, stateful (sessionIdGenerator: randomUUID), enableJsonResponse: true; bare = one JSON POST per call over a node:http keep-alive Agent to a node:http server that parses the body and answers {jsonrpc, id, result} (no MCP). Child start-up and the handshake are not timed. 1 in flight: calls / summed latency; 64 in flight: completed calls / wall time.';
+
+/** The HTTP rows against one baseline entrant (`sdk` or `bare`). */
+function httpRows(baselineEntrant: 'sdk' | 'bare', target?: Target): Comparison[] {
+  const extra = { baselineEntrant, ...(target && { target }) };
+  return [
+    compare('http', 'sequentialPerSecond', 'HTTP tools/call, 1 in flight', 'calls/s', 'higher', {
+      ...extra,
+      note: HTTP_NOTE,
+    }),
+    compare('http', 'sequentialP50Us', 'HTTP tools/call, 1 in flight, p50', 'us', 'lower', { baselineEntrant }),
+    compare('http', 'concurrentPerSecond', 'HTTP tools/call, 64 in flight', 'calls/s', 'higher', extra),
+  ];
+}
+
+export const HTTP_VS_SDK: ComparisonTable = {
+  title: 'Streamable HTTP, server as a child process: mcp-switchboard vs @modelcontextprotocol/sdk v1 (JSON responses)',
+  subjectName: 'ours',
+  baselineName: 'SDK',
+  comparisons: httpRows('sdk', atLeast(5)),
+};
+
+export const HTTP_VS_BARE: ComparisonTable = {
+  title: 'Streamable HTTP: mcp-switchboard vs a bare keep-alive JSON POST echo over node:http (the ceiling; same runs)',
+  subjectName: 'ours',
+  baselineName: 'bare',
+  comparisons: httpRows('bare'),
+};
+
+const httpConnections = (entrant: string, figure: string): SeriesRef => ({ scenario: 'http', entrant, figure });
+
+export const HTTP_CONNECTIONS: SeriesListing = {
+  title:
+    'HTTP keep-alive: TCP connections the server accepted, after the 1-in-flight phase (handshake included) and in all; with keep-alive at most one per call in flight (64) plus the standalone GET stream ours and the SDK open after initialization',
+  unit: 'connections',
+  series: [
+    { label: 'ours, after 1 in flight', ref: httpConnections('ours', 'sequentialConnections') },
+    { label: 'ours, in all', ref: httpConnections('ours', 'connections') },
+    { label: 'SDK, after 1 in flight', ref: httpConnections('sdk', 'sequentialConnections') },
+    { label: 'SDK, in all', ref: httpConnections('sdk', 'connections') },
+    { label: 'bare, in all', ref: httpConnections('bare', 'connections') },
+  ],
+};
+
+const traceTap = (entrant: string, figure: string): SeriesRef => ({ scenario: 'traceTap', entrant, figure });
+
+const TRACE_TAP_NOTE =
+  'observed = a subscriber on client.trace$ and one on the server connection trace$; runtime = one subscriber on the default runtime trace$ (every connection of the process); hub = our Client -> memory pair -> Hub -> an in-process upstream called directly, unobserved or with one subscriber on hub.trace$ (picked from the runtime trace$, so the events of the downstream client are built too). 1 in flight: calls / summed latency.';
+
 export const TRACE_TAP: ComparisonTable = {
   title:
-    'Trace tap (ours only): tools/call, 1 in flight, nobody on trace$ vs subscribers on client.trace$ and the server connection trace$',
+    'Trace tap (ours only): tools/call, 1 in flight, nobody on trace$ vs subscribers on the connections, the runtime or the hub',
   subjectName: 'unobserved',
   baselineName: 'observed',
   comparisons: [
@@ -171,15 +221,30 @@ export const TRACE_TAP: ComparisonTable = {
       label: 'tools/call, 1 in flight',
       unit: 'calls/s',
       better: 'higher',
-      subject: { scenario: 'traceTap', entrant: 'unobserved', figure: 'perSecond' },
-      baseline: { scenario: 'traceTap', entrant: 'observed', figure: 'perSecond' },
+      subject: traceTap('unobserved', 'perSecond'),
+      baseline: traceTap('observed', 'perSecond'),
+      note: TRACE_TAP_NOTE,
     },
     {
       label: 'tools/call, 1 in flight, p50',
       unit: 'us',
       better: 'lower',
-      subject: { scenario: 'traceTap', entrant: 'unobserved', figure: 'p50Us' },
-      baseline: { scenario: 'traceTap', entrant: 'observed', figure: 'p50Us' },
+      subject: traceTap('unobserved', 'p50Us'),
+      baseline: traceTap('observed', 'p50Us'),
+    },
+    {
+      label: 'runtime trace$, 1 in flight',
+      unit: 'calls/s',
+      better: 'higher',
+      subject: traceTap('unobserved', 'perSecond'),
+      baseline: traceTap('runtimeObserved', 'perSecond'),
+    },
+    {
+      label: 'through a hub, hub.trace$, 1 in flight',
+      unit: 'calls/s',
+      better: 'higher',
+      subject: traceTap('hubUnobserved', 'perSecond'),
+      baseline: traceTap('hubObserved', 'perSecond'),
     },
   ],
 };

@@ -14,10 +14,14 @@ export interface BenchSettings {
   readonly ioWindow: TimedWindow;
   /** Calls in flight for the concurrent tools/call figure. */
   readonly concurrency: number;
+  /** Calls in flight for the concurrent HTTP figure (each may hold its own TCP connection). */
+  readonly httpConcurrency: number;
   /** Notifications sent before awaiting their sends. */
   readonly notificationBatch: number;
   /** Pairs alive at once for the heap figure. */
   readonly heapPairs: number;
+  /** `--only <prefix>`: only the scenarios whose id starts with it (and the tables built from them). */
+  readonly only?: string;
 }
 
 const FULL: BenchSettings = {
@@ -27,6 +31,7 @@ const FULL: BenchSettings = {
   window: { durationMs: 1500, warmupMs: 300 },
   ioWindow: { durationMs: 800, warmupMs: 200 },
   concurrency: 256,
+  httpConcurrency: 64,
   notificationBatch: 256,
   heapPairs: 1000,
 };
@@ -38,6 +43,7 @@ const QUICK: BenchSettings = {
   window: { durationMs: 200, warmupMs: 50 },
   ioWindow: { durationMs: 200, warmupMs: 50 },
   concurrency: 256,
+  httpConcurrency: 64,
   notificationBatch: 256,
   heapPairs: 200,
 };
@@ -49,5 +55,9 @@ export function warmupSettings(settings: BenchSettings): BenchSettings {
 }
 
 export function settingsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): BenchSettings {
-  return argv.includes('--quick') || env.BENCH_QUICK === '1' ? QUICK : FULL;
+  const settings = argv.includes('--quick') || env.BENCH_QUICK === '1' ? QUICK : FULL;
+  const onlyIndex = argv.indexOf('--only');
+  const only = onlyIndex === -1 ? undefined : argv[onlyIndex + 1];
+  if (onlyIndex !== -1 && !only) throw new Error('--only needs a scenario id prefix (e.g. --only http)');
+  return only === undefined ? settings : { ...settings, only };
 }

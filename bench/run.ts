@@ -1,15 +1,28 @@
 /**
- * `npm run bench` (full: several runs) or `npm run bench -- --quick` / `BENCH_QUICK=1` (one short run).
+ * `npm run bench` (full: several runs) or `npm run bench -- --quick` / `BENCH_QUICK=1` (one short run);
+ * `--only <prefix>` keeps the scenarios whose id starts with it (e.g. `--only http`) and the tables they fill.
  * Runs every scenario for ours and the SDK in this one process, alternating which goes first, prints
  * the comparison tables and writes everything to bench/results/.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { FRAMED_VS_LINES, LEAK_CHECK, OURS_VS_SDK, STDIO_VS_BARE, STDIO_VS_SDK, TRACE_TAP } from './comparisons';
+import {
+  FRAMED_VS_LINES,
+  HTTP_CONNECTIONS,
+  HTTP_VS_BARE,
+  HTTP_VS_SDK,
+  LEAK_CHECK,
+  OURS_VS_SDK,
+  STDIO_VS_BARE,
+  STDIO_VS_SDK,
+  TRACE_TAP,
+  type SeriesRef,
+} from './comparisons';
 import { settingsFrom, warmupSettings, type BenchSettings } from './config';
 import { describeEnvironment } from './environment';
 import { formatListing, formatTable, summarizeListing, summarizeTable } from './report';
 import { ResultStore } from './results';
-import { SCENARIOS, type Figures } from './scenarios';
+import { HUB_OVERHEAD, HUB_SCENARIOS } from './hub';
+import { SCENARIOS, type Figures, type Scenario } from './scenarios';
 
 type Recorder = (scenario: string, entrant: string, figures: Figures) => void;
 
@@ -24,7 +37,7 @@ function describeFigures(figures: Figures): string {
 
 /** Every scenario once. Odd runs reverse the entrant order, so neither side always goes first. */
 async function runAllScenarios(settings: BenchSettings, runIndex: number, record: Recorder): Promise<void> {
-  for (const scenario of SCENARIOS) {
+  for (const scenario of chosenScenarios(settings)) {
     const entrants = runIndex % 2 === 1 ? [...scenario.entrants].reverse() : scenario.entrants;
     for (const entrant of entrants) {
       // Each measurement starts from a collected heap, so none pays for the previous one's garbage.
@@ -36,9 +49,22 @@ async function runAllScenarios(settings: BenchSettings, runIndex: number, record
   }
 }
 
+/** A smoke run or a partial one must not overwrite the committed figures of a full run (*.tmp.json is git-ignored). */
+function resultFileName(settings: BenchSettings): string {
+  if (settings.only !== undefined) return `only-${settings.only.replace(/[^\w-]/g, '_')}.tmp.json`;
+  return settings.mode === 'full' ? 'latest.json' : 'quick.tmp.json';
+}
+
+function chosenScenarios(settings: BenchSettings): readonly Scenario[] {
+  const only = settings.only;
+  const all = [...SCENARIOS, ...HUB_SCENARIOS];
+  return only === undefined ? all : all.filter((scenario) => scenario.id.startsWith(only));
+}
+
 async function main(): Promise<void> {
   if (typeof globalThis.gc !== 'function') throw new Error('Run with node --expose-gc (npm run bench)');
   const settings = settingsFrom(process.argv.slice(2), process.env);
+  if (chosenScenarios(settings).length === 0) throw new Error(`No scenario id starts with ${settings.only}`);
   const environment = describeEnvironment();
   const started = performance.now();
   progress(`bench: ${settings.mode}, ${settings.runs} run(s), node ${environment.node}, SDK ${environment.sdkVersion}`);
@@ -53,26 +79,31 @@ async function main(): Promise<void> {
     await runAllScenarios(settings, run, (scenario, entrant, figures) => store.record(scenario, entrant, figures));
   }
 
-  const tables = [OURS_VS_SDK, STDIO_VS_BARE, STDIO_VS_SDK, FRAMED_VS_LINES, TRACE_TAP].map((table) =>
-    summarizeTable(table, store),
+  const measured = new Set(chosenScenarios(settings).map((scenario) => scenario.id));
+  const wasMeasured = (refs: readonly SeriesRef[]) => refs.every((ref) => measured.has(ref.scenario));
+  const tables = [OURS_VS_SDK, STDIO_VS_BARE, STDIO_VS_SDK, FRAMED_VS_LINES, HTTP_VS_SDK, HTTP_VS_BARE, TRACE_TAP, HUB_OVERHEAD]
+    .filter((table) => wasMeasured(table.comparisons.flatMap((row) => [row.subject, row.baseline])))
+    .map((table) => summarizeTable(table, store));
+  const listings = Object.fromEntries(
+    Object.entries({ leakCheck: LEAK_CHECK, httpConnections: HTTP_CONNECTIONS })
+      .filter(([, listing]) => wasMeasured(listing.series.map((series) => series.ref)))
+      .map(([key, listing]) => [key, summarizeListing(listing, store)]),
   );
-  const leakCheck = summarizeListing(LEAK_CHECK, store);
   const durationSeconds = Number(((performance.now() - started) / 1000).toFixed(1));
-  const sections = [...tables.map(formatTable), formatListing(leakCheck)];
+  const sections = [...tables.map(formatTable), ...Object.values(listings).map(formatListing)];
   const footer = `${settings.runs} run(s), ${durationSeconds} s, node ${environment.node}, ${environment.cpus} x ${environment.cpuModel}, SDK ${environment.sdkVersion}, zod ${environment.zodVersion}`;
   process.stdout.write(`\n${sections.join('\n\n')}\n\n${footer}\n`);
 
   const directory = new URL('./results/', import.meta.url);
   mkdirSync(directory, { recursive: true });
-  // A smoke run must not overwrite the committed figures of a full run (*.tmp.json is git-ignored).
-  const file = new URL(settings.mode === 'full' ? 'latest.json' : 'quick.tmp.json', directory);
+  const file = new URL(resultFileName(settings), directory);
   const document = {
     generatedAt: new Date().toISOString(),
     durationSeconds,
     settings,
     environment,
     tables,
-    leakCheck,
+    ...listings,
     raw: store.toJSON(),
   };
   writeFileSync(file, `${JSON.stringify(document, null, 2)}\n`);

@@ -5,6 +5,9 @@
 import type { BenchSettings } from './config';
 import type { CallPair, Contender, PairFactory } from './contender';
 import { ArrivalCounter, measureDelivery, measureHeapPerItem, measureLatency, measureThroughput } from './harness';
+import { HTTP_ENTRANTS, type HttpCallPair } from './http';
+import { throughHub } from './hub';
+import { defaultRuntime } from '../lib/core/runtime';
 import { connectOnSharedServer, connectTraced, ours } from './ours';
 import { sdk } from './sdk';
 import { SOCKET_ENTRANTS } from './sockets';
@@ -65,11 +68,11 @@ function perHandshakeVariant(
   return { id, entrants };
 }
 
-/** One entrant per named connection factory (the stdio and socket rows). */
-function perConnection(
+/** One entrant per named connection factory (the stdio, socket and HTTP rows). */
+function perConnection<P extends CallPair>(
   id: string,
-  factories: Readonly<Record<string, () => Promise<CallPair>>>,
-  measure: (connect: () => Promise<CallPair>, settings: BenchSettings) => Promise<Figures>,
+  factories: Readonly<Record<string, () => Promise<P>>>,
+  measure: (connect: () => Promise<P>, settings: BenchSettings) => Promise<Figures>,
 ): Scenario {
   return {
     id,
@@ -91,8 +94,63 @@ const toolCallsAtBothConcurrencies = (connect: () => Promise<CallPair>, settings
     return { sequentialPerSecond: sequential.perSecond, sequentialP50Us: sequential.p50Us, concurrentPerSecond };
   });
 
-const sequentialToolCalls = (connect: PairFactory, settings: BenchSettings) =>
+/**
+ * tools/call over HTTP, 1 then `httpConcurrency` in flight, and the TCP connections the server accepted by the
+ * end of each phase: with keep-alive, no more than the calls in flight plus a client's standalone GET stream.
+ */
+const httpToolCalls = (connect: () => Promise<HttpCallPair>, settings: BenchSettings) =>
+  withResource(connect, async (pair) => {
+    const sequential = await measureLatency(pair.callEcho, settings.ioWindow);
+    const sequentialConnections = await pair.connectionsAccepted();
+    const concurrentPerSecond = await measureThroughput(pair.callEcho, settings.httpConcurrency, settings.ioWindow);
+    return {
+      sequentialPerSecond: sequential.perSecond,
+      sequentialP50Us: sequential.p50Us,
+      concurrentPerSecond,
+      sequentialConnections,
+      connections: await pair.connectionsAccepted(),
+    };
+  });
+
+const sequentialToolCalls = (connect: () => Promise<CallPair>, settings: BenchSettings) =>
   withResource(connect, async (pair) => ({ ...(await measureLatency(pair.callEcho, settings.window)) }));
+
+/** `sequentialToolCalls` on a pair whose trace is observed: the subscribers must have seen events. */
+const observedToolCalls = (
+  connect: () => Promise<CallPair & { readonly traceEvents: () => number }>,
+  settings: BenchSettings,
+) =>
+  withResource(connect, async (pair) => {
+    const figures = await measureLatency(pair.callEcho, settings.window);
+    if (pair.traceEvents() === 0) throw new Error('The trace subscribers saw no events: nothing was observed');
+    return { ...figures };
+  });
+
+/** The pair `connect` opens, given the counter its trace subscriber calls; `traceEvents` reads the count. */
+async function counted(
+  connect: (count: () => void) => Promise<CallPair>,
+): Promise<CallPair & { readonly traceEvents: () => number }> {
+  let events = 0;
+  const pair = await connect(() => void events++);
+  return { ...pair, traceEvents: () => events };
+}
+
+/** The unobserved pair with one subscriber on the default runtime's `trace$` (every connection of the process). */
+const connectRuntimeObserved = () =>
+  counted(async (count) => {
+    const pair = await connectOnSharedServer();
+    const subscription = defaultRuntime().trace$.subscribe(count);
+    return {
+      ...pair,
+      close: async () => {
+        subscription.unsubscribe();
+        await pair.close();
+      },
+    };
+  });
+
+/** Through a hub to an in-process upstream (called directly, the default), with one subscriber on `hub.trace$`. */
+const connectHubObserved = () => counted((count) => throughHub(true, (hub) => hub.trace$.subscribe(count)));
 
 export const SCENARIOS: readonly Scenario[] = [
   headToHead('correlation', (contender, settings) =>
@@ -141,20 +199,17 @@ export const SCENARIOS: readonly Scenario[] = [
 
   perConnection('socket', SOCKET_ENTRANTS, toolCallsAtBothConcurrencies),
 
+  perConnection('http', HTTP_ENTRANTS, httpToolCalls),
+
   {
     id: 'traceTap',
     entrants: [
       // `trace$` is never touched here: even reading it creates the Subject.
       { name: 'unobserved', measure: (settings) => sequentialToolCalls(connectOnSharedServer, settings) },
-      {
-        name: 'observed',
-        measure: (settings) =>
-          withResource(connectTraced, async (pair) => {
-            const figures = await measureLatency(pair.callEcho, settings.window);
-            if (pair.traceEvents() === 0) throw new Error('The trace$ subscribers saw no events: nothing was observed');
-            return { ...figures };
-          }),
-      },
+      { name: 'observed', measure: (settings) => observedToolCalls(connectTraced, settings) },
+      { name: 'runtimeObserved', measure: (settings) => observedToolCalls(connectRuntimeObserved, settings) },
+      { name: 'hubUnobserved', measure: (settings) => sequentialToolCalls(() => throughHub(true), settings) },
+      { name: 'hubObserved', measure: (settings) => observedToolCalls(connectHubObserved, settings) },
     ],
   },
 ];

@@ -16,7 +16,8 @@ import type { BenchPair, Contender, CorrelationProbe, PairFactory } from './cont
 
 const CLIENT_INFO = { name: 'bench-client', version: '1.0.0' };
 
-function createEchoServer(declareLogging: boolean): McpServer {
+/** Also served by the Streamable HTTP child of bench/http.ts. */
+export function createEchoServer(declareLogging: boolean): McpServer {
   const server = new McpServer(
     { name: 'bench-sdk', version: '1.0.0' },
     declareLogging ? { capabilities: { logging: {} } } : undefined,
