@@ -1,3 +1,8 @@
+import { describe, expect, it } from 'vitest';
+import { firstValueFrom, toArray } from 'rxjs';
+import { TransportError } from '../lib/jsonrpc/errors';
+import type { InboundFrame, JsonRpcMessage } from '../lib/jsonrpc/types';
+import { InboundQueue } from '../transports/inbound-queue';
 import { createMemoryPair } from '../transports/memory';
 import { runTransportSuite } from './helpers/transport-suite';
 
@@ -15,4 +20,85 @@ runTransportSuite('memory, json copies with a frame limit', {
   },
   maxMessageBytes: 4 * 1024 * 1024,
   oversize: 'frame-error',
+});
+
+const note = (index: number): JsonRpcMessage => ({ jsonrpc: '2.0', method: 'notifications/test', params: { index } });
+
+describe('memory transport delivery', () => {
+  it('delivers a burst of sends on one microtask, after send() returns, in order', async () => {
+    const [left, right] = createMemoryPair();
+    const log: unknown[] = [];
+    right.messages.subscribe((frame) => log.push((frame as unknown as { params: { index: number } }).params.index));
+    await Promise.resolve(); // the subscription's own first drain
+    void left.send(note(1));
+    void left.send(note(2));
+    void left.send(note(3));
+    queueMicrotask(() => log.push('next microtask'));
+    expect(log).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(log).toEqual([1, 2, 3, 'next microtask']);
+    await left.close();
+  });
+
+  it('completes after the messages already sent when the peer closes', async () => {
+    const [left, right] = createMemoryPair();
+    const all = firstValueFrom(right.messages.pipe(toArray()));
+    void left.send(note(1));
+    await left.close();
+    expect(await all).toEqual([note(1)]);
+  });
+});
+
+/** A source that records when the queue pauses and resumes it. */
+function recordingFlow() {
+  const calls: string[] = [];
+  return { calls, flow: { pause: () => calls.push('pause'), resume: () => calls.push('resume') } };
+}
+
+describe('InboundQueue', () => {
+  it('pauses the source while more than highWater frames wait, and resumes it once they are delivered', async () => {
+    const { calls, flow } = recordingFlow();
+    const queue = new InboundQueue('test', { flow, highWater: 2 });
+    for (let i = 0; i < 4; i++) queue.push(note(i));
+    expect(calls).toEqual(['pause']);
+    const frames: InboundFrame[] = [];
+    queue.messages.subscribe((frame) => frames.push(frame));
+    await Promise.resolve();
+    expect(frames).toEqual([note(0), note(1), note(2), note(3)]);
+    expect(calls).toEqual(['pause', 'resume']);
+  });
+
+  it('with pauseWhen unobserved, flows only while someone listens', async () => {
+    const { calls, flow } = recordingFlow();
+    const queue = new InboundQueue('test', { flow, pauseWhen: 'unobserved' });
+    expect(calls).toEqual(['pause']);
+    queue.push(note(1));
+    const subscription = queue.messages.subscribe();
+    await Promise.resolve();
+    expect(calls).toEqual(['pause', 'resume']);
+    subscription.unsubscribe();
+    expect(calls).toEqual(['pause', 'resume', 'pause']);
+    queue.complete();
+    expect(await firstValueFrom(queue.messages.pipe(toArray()))).toEqual([]);
+    expect(calls).toEqual(['pause', 'resume', 'pause']); // never resumed once ended
+  });
+
+  it('keeps frames for the next subscriber, then the failure after them', async () => {
+    const queue = new InboundQueue('test');
+    queue.push(note(1));
+    queue.fail(new TransportError('gone'));
+    queue.push(note(2)); // after the end: dropped
+    const frames: InboundFrame[] = [];
+    const failure = await new Promise((resolve) =>
+      queue.messages.subscribe({ next: (frame) => frames.push(frame), error: resolve }),
+    );
+    expect(frames).toEqual([note(1)]);
+    expect(failure).toEqual(new TransportError('gone'));
+  });
+
+  it('has a single consumer', async () => {
+    const queue = new InboundQueue('test');
+    queue.messages.subscribe();
+    await expect(firstValueFrom(queue.messages)).rejects.toThrow('A test transport has a single consumer');
+  });
 });

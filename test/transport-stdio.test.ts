@@ -1,4 +1,4 @@
-import { PassThrough } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { isAlive } from './helpers/processes';
@@ -115,6 +115,68 @@ describe('StdioServerTransport', () => {
     await sending;
     expect(sent).toBe(true);
     await transport.close();
+  });
+
+  it('writes the first message of a turn at once and coalesces the rest, in order', async () => {
+    const writes: string[][] = [];
+    const output = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        writes.push([chunk.toString()]);
+        callback();
+      },
+      writev(chunks, callback) {
+        writes.push(chunks.map(({ chunk }) => (chunk as Buffer).toString()));
+        callback();
+      },
+    });
+    const transport = new StdioServerTransport({ input: new PassThrough(), output });
+    const message = (index: number) => ({ jsonrpc: '2.0' as const, method: 'n', params: { index } });
+    const sends = [transport.send(message(0))];
+    expect(writes).toEqual([[JSON.stringify(message(0)) + '\n']]); // before send() returned
+    for (let i = 1; i < 40; i++) sends.push(transport.send(message(i)));
+    await Promise.all(sends);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes.flat()).toEqual(Array.from({ length: 40 }, (_, i) => JSON.stringify(message(i)) + '\n'));
+    expect(writes.length).toBeLessThan(10);
+    expect(Math.max(...writes.map((batch) => batch.length))).toBeLessThanOrEqual(16);
+    await transport.close();
+  });
+
+  it('rejects a message that is not JSON-serializable, and keeps working', async () => {
+    const output = new PassThrough();
+    const transport = new StdioServerTransport({ input: new PassThrough(), output });
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    await expect(transport.send({ jsonrpc: '2.0', method: 'x', params: circular })).rejects.toBeInstanceOf(
+      TransportError,
+    );
+    await transport.send({ jsonrpc: '2.0', method: 'ok' });
+    expect(output.read().toString()).toBe('{"jsonrpc":"2.0","method":"ok"}\n');
+    await transport.close();
+  });
+
+  it('reads only while someone listens, keeping decoded frames for the next subscriber', async () => {
+    const input = new PassThrough();
+    const transport = new StdioServerTransport({ input, output: new PassThrough() });
+    expect(input.isPaused()).toBe(true);
+    input.write('{"jsonrpc":"2.0","method":"a"}\n{"jsonrpc":"2.0","method":"b"}\n');
+    expect(await firstValueFrom(transport.messages)).toEqual({ jsonrpc: '2.0', method: 'a' });
+    expect(input.isPaused()).toBe(true);
+    expect(await firstValueFrom(transport.messages)).toEqual({ jsonrpc: '2.0', method: 'b' });
+    const third = firstValueFrom(transport.messages);
+    input.write('{"jsonrpc":"2.0","method":"c"}\n');
+    expect(await third).toEqual({ jsonrpc: '2.0', method: 'c' });
+    await transport.close();
+  });
+
+  it('reports an input failure that happens before anyone subscribes to the first subscriber', async () => {
+    const input = new PassThrough();
+    const transport = new StdioServerTransport({ input, output: new PassThrough() });
+    input.destroy(new Error('boom'));
+    await new Promise((resolve) => setImmediate(resolve));
+    const outcome = await new Promise((resolve) => transport.messages.subscribe({ error: resolve }));
+    expect(outcome).toBeInstanceOf(TransportError);
+    expect((outcome as Error).message).toBe('Reading failed: boom');
   });
 
   it('redirectConsole sends console.log to stderr while open, and restores it on close', async () => {

@@ -63,7 +63,7 @@ export class FramedTransport implements Transport {
     this.reader = new LengthPrefixReader(options.maxMessageBytes ?? DEFAULT_FRAMED_MAX_MESSAGE_BYTES);
     this.closeTimeoutMs = options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
     this.streamClosed = new Promise((resolve) => (this.markStreamClosed = resolve));
-    this.inbound = new InboundQueue('framed', stream);
+    this.inbound = new InboundQueue('framed', { flow: stream });
     this.messages = this.inbound.messages;
 
     stream.on('data', (chunk: Buffer | string) => this.onData(chunk));

@@ -1,8 +1,13 @@
+/**
+ * Newline-delimited JSON over a readable and a writable stream: the framing shared by both stdio sides
+ * (and by JSON lines over any socket).
+ */
 import type { Readable, Writable } from 'node:stream';
-import { Observable, type Subscriber } from 'rxjs';
+import type { Observable } from 'rxjs';
 import { DEFAULT_MAX_MESSAGE_BYTES, encodeFrame } from '../lib/jsonrpc/codec';
 import { TransportError } from '../lib/jsonrpc/errors';
 import type { InboundFrame, JsonRpcBatch, JsonRpcMessage } from '../lib/jsonrpc/types';
+import { InboundQueue } from './inbound-queue';
 import { LineReader } from './line-reader';
 
 export interface LineStreamOptions {
@@ -12,20 +17,24 @@ export interface LineStreamOptions {
 }
 
 const SENT: Promise<void> = Promise.resolve();
+/**
+ * Frames coalesced into one write. Measured at 256 calls in flight over a pipe: one write per frame cost a
+ * system call each; holding a whole turn's frames made each process wait for the other's entire batch
+ * (~90k calls/s); batches of 16 to 64 kept both processes busy (~150k calls/s), 16 being at the top.
+ */
+const FRAMES_PER_WRITE = 16;
 
 /**
- * Newline-delimited JSON over a readable and a writable stream: the framing shared by both stdio sides.
- * Reading starts with the first subscriber (until then the stream buffers, with its own backpressure) and
- * pauses while nobody listens; frames decoded meanwhile wait in an inbox.
+ * Reading starts with the first subscriber (until then the input buffers, with its own backpressure) and
+ * pauses while nobody listens; frames decoded meanwhile wait in the inbound queue.
  */
 export class LineStream {
   readonly messages: Observable<InboundFrame>;
+  private readonly inbound: InboundQueue;
   private readonly reader: LineReader;
-  private sink: Subscriber<InboundFrame> | undefined;
-  private inbox: InboundFrame[] = [];
-  /** How `messages` ended: `null` completed, an error failed; `undefined` while open. */
-  private ending: TransportError | null | undefined;
   private closed = false;
+  /** Frames held (corked) since the last write; -1 when writes go straight out. */
+  private heldFrames = -1;
   private writeError: TransportError | undefined;
   private drainWaiters: { resolve(): void; reject(error: Error): void }[] = [];
 
@@ -34,37 +43,33 @@ export class LineStream {
     private readonly output: Writable,
     private readonly options: LineStreamOptions = {},
   ) {
-    this.reader = new LineReader((frame) => this.deliver(frame), options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES);
+    // Built first: it pauses the input, so attaching 'data' below does not start the flow.
+    this.inbound = new InboundQueue('stdio', { flow: input, pauseWhen: 'unobserved' });
+    this.messages = this.inbound.messages;
+    this.reader = new LineReader(
+      (frame) => this.inbound.push(frame),
+      options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+    );
+    input.on('data', this.onData);
+    input.on('end', this.onEnd);
+    input.on('error', this.onInputError);
     output.on('drain', this.onDrain);
     output.on('error', this.onOutputError);
     output.on('close', this.onOutputClose);
-    this.messages = new Observable<InboundFrame>((subscriber) => {
-      if (this.sink) {
-        subscriber.error(new TransportError('A stdio transport has a single consumer'));
-        return;
-      }
-      this.sink = subscriber;
-      const inbox = this.inbox;
-      this.inbox = [];
-      for (const frame of inbox) subscriber.next(frame);
-      if (this.ending !== undefined) return this.settle();
-      this.startReading();
-      return () => {
-        if (this.sink !== subscriber) return;
-        this.sink = undefined;
-        this.stopReading();
-      };
-    });
-  }
-
-  get isClosed(): boolean {
-    return this.closed;
   }
 
   send(message: JsonRpcMessage | JsonRpcBatch): Promise<void> {
     if (this.closed) return Promise.reject(new TransportError('Transport closed'));
     if (this.writeError) return Promise.reject(this.writeError);
-    if (this.output.write(encodeFrame(message) + '\n')) return SENT;
+    let line: string;
+    try {
+      line = encodeFrame(message) + '\n';
+    } catch (error) {
+      return Promise.reject(new TransportError('Cannot encode the message as JSON', { cause: error }));
+    }
+    const written = this.output.write(line);
+    this.coalesceFollowingWrites();
+    if (written) return SENT;
     return new Promise((resolve, reject) => this.drainWaiters.push({ resolve, reject }));
   }
 
@@ -72,7 +77,8 @@ export class LineStream {
   close(endOutput: boolean): void {
     if (this.closed) return;
     this.closed = true;
-    this.stopReading();
+    this.input.off('data', this.onData);
+    this.input.pause();
     this.detachInput();
     this.rejectWaiters(new TransportError('Transport closed'));
     if (endOutput && !this.output.writableEnded) this.output.end();
@@ -81,42 +87,37 @@ export class LineStream {
 
   /** Ends `messages`, after the frames already decoded: with an error, or completion for `null`. */
   finish(error: TransportError | null): void {
-    if (this.ending !== undefined) return;
-    this.ending = error;
-    this.settle();
-  }
-
-  private deliver(frame: InboundFrame): void {
-    if (this.ending !== undefined) return;
-    if (this.sink) this.sink.next(frame);
-    else this.inbox.push(frame);
-  }
-
-  private settle(): void {
-    const sink = this.sink;
-    if (!sink || this.ending === undefined) return;
-    this.sink = undefined;
-    if (this.ending === null) sink.complete();
-    else sink.error(this.ending);
-  }
-
-  private startReading(): void {
-    if (this.closed) return;
-    this.input.on('data', this.onData);
-    this.input.on('end', this.onEnd);
-    this.input.on('error', this.onInputError);
-    this.input.resume();
-  }
-
-  private stopReading(): void {
-    this.input.off('data', this.onData);
-    this.input.pause();
+    if (error) this.inbound.fail(error);
+    else this.inbound.complete();
   }
 
   private detachInput(): void {
     this.input.off('end', this.onEnd);
     this.input.off('error', this.onInputError);
   }
+
+  /**
+   * The first frame of a turn is written at once: a lone request or reply never waits. The frames that
+   * follow it in the same turn are held (corked) and written together, `FRAMES_PER_WRITE` (or a high-water
+   * mark's worth) per system call, the rest when the turn's microtasks have run.
+   */
+  private coalesceFollowingWrites(): void {
+    const output = this.output;
+    if (this.heldFrames < 0) {
+      this.heldFrames = 0;
+      output.cork();
+      queueMicrotask(this.writeHeldFrames);
+    } else if (++this.heldFrames >= FRAMES_PER_WRITE || output.writableLength >= output.writableHighWaterMark) {
+      output.uncork();
+      output.cork();
+      this.heldFrames = 0;
+    }
+  }
+
+  private readonly writeHeldFrames = (): void => {
+    this.heldFrames = -1;
+    this.output.uncork();
+  };
 
   private readonly onData = (chunk: Buffer | string): void => this.reader.push(chunk);
 

@@ -1,8 +1,13 @@
-import { Observable, type Subscriber } from 'rxjs';
+/**
+ * The in-process transport: two linked ends that hand messages over by reference (or as JSON copies),
+ * delivered on a microtask through the shared `InboundQueue`.
+ */
+import type { Observable } from 'rxjs';
 import { decodeFrame, DEFAULT_MAX_MESSAGE_BYTES, encodeFrame } from '../lib/jsonrpc/codec';
 import { TransportError } from '../lib/jsonrpc/errors';
 import type { InboundFrame, JsonRpcBatch, JsonRpcMessage } from '../lib/jsonrpc/types';
 import { deepFreeze, freezeByDefault } from '../lib/core/freeze';
+import { InboundQueue } from './inbound-queue';
 import type { Transport } from './transport';
 
 export interface MemoryPairOptions {
@@ -26,29 +31,16 @@ const SENT: Promise<void> = Promise.resolve();
  */
 export class MemoryTransport implements Transport {
   readonly messages: Observable<InboundFrame>;
+  private readonly inbound = new InboundQueue('memory', { delivery: 'microtask' });
   private peer: MemoryTransport | undefined;
-  private sink: Subscriber<InboundFrame> | undefined;
-  private inbox: (InboundFrame | string)[] = [];
-  private draining = false;
   private closed = false;
-  private inboundEnded = false;
 
   constructor(
     private readonly codec: 'reference' | 'json',
     private readonly freeze: boolean,
     private readonly maxMessageBytes: number,
   ) {
-    this.messages = new Observable<InboundFrame>((subscriber) => {
-      if (this.sink) {
-        subscriber.error(new TransportError('A memory transport has a single consumer'));
-        return;
-      }
-      this.sink = subscriber;
-      this.scheduleDrain();
-      return () => {
-        if (this.sink === subscriber) this.sink = undefined;
-      };
-    });
+    this.messages = this.inbound.messages;
   }
 
   /** @internal */
@@ -59,8 +51,8 @@ export class MemoryTransport implements Transport {
   send(message: JsonRpcMessage | JsonRpcBatch): Promise<void> {
     const peer = this.peer;
     if (this.closed || !peer) return Promise.reject(new TransportError('Transport closed'));
-    if (this.codec === 'json') peer.receive(encodeFrame(message));
-    else peer.receive(this.freeze ? deepFreeze(message) : message);
+    if (this.codec === 'json') peer.receiveText(encodeFrame(message));
+    else peer.inbound.push(this.freeze ? deepFreeze(message) : message);
     return SENT;
   }
 
@@ -68,54 +60,23 @@ export class MemoryTransport implements Transport {
   sendRaw(text: string): Promise<void> {
     if (this.codec !== 'json') return Promise.reject(new TransportError('sendRaw needs the json codec'));
     if (this.closed || !this.peer) return Promise.reject(new TransportError('Transport closed'));
-    this.peer.receive(text);
+    this.peer.receiveText(text);
     return SENT;
   }
 
+  /** Completes `messages` once everything already queued has been delivered, here and at the peer. */
   close(): Promise<void> {
     if (this.closed) return SENT;
     this.closed = true;
     const peer = this.peer;
     this.peer = undefined;
-    this.endInbound();
+    this.inbound.complete();
     peer?.close();
     return SENT;
   }
 
-  private receive(frame: InboundFrame | string): void {
-    if (this.inboundEnded) return;
-    this.inbox.push(frame);
-    this.scheduleDrain();
-  }
-
-  /** Completes `messages` once everything already queued has been delivered. */
-  private endInbound(): void {
-    this.inboundEnded = true;
-    this.scheduleDrain();
-  }
-
-  private scheduleDrain(): void {
-    if (this.draining || !this.sink) return;
-    this.draining = true;
-    queueMicrotask(() => this.drain());
-  }
-
-  private drain(): void {
-    this.draining = false;
-    const inbox = this.inbox;
-    // A subscriber may unsubscribe (or the transport close) while we deliver: re-check each turn.
-    let index = 0;
-    for (; index < inbox.length && this.sink; index++) {
-      const frame = inbox[index]!;
-      this.sink.next(typeof frame === 'string' ? decodeFrame(frame, this.maxMessageBytes) : frame);
-    }
-    if (index === inbox.length) inbox.length = 0;
-    else inbox.splice(0, index);
-    if (this.inboundEnded && inbox.length === 0 && this.sink) {
-      const sink = this.sink;
-      this.sink = undefined;
-      sink.complete();
-    }
+  private receiveText(text: string): void {
+    if (!this.inbound.ended) this.inbound.push(decodeFrame(text, this.maxMessageBytes));
   }
 }
 

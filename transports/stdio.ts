@@ -177,8 +177,8 @@ export class StdioClientTransport implements Transport {
   private captureStderr(stderr: Readable): void {
     const keep = this.options.stderrLines ?? 100;
     const splitter = new LineSplitter(MAX_STDERR_LINE_BYTES, {
-      line: (bytes) => {
-        const line = bytes.toString('utf8');
+      line: (bytes, start, end) => {
+        const line = bytes.toString('utf8', start, end);
         this.recent.push(line);
         if (this.recent.length > keep) this.recent.shift();
         this.stderrSubject.next(line);
