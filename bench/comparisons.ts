@@ -116,18 +116,39 @@ const STDIO_NOTE =
 const SOCKET_NOTE =
   "Our Client and shared Server in this one process, joined by a connected unix socket in os.tmpdir(): FramedTransport (4-byte length + msgpack) on both ends vs StdioServerTransport (LineStream, newline-delimited JSON) over the socket on both ends. Client and server share one event loop, so the figure counts both ends' encode and decode.";
 
-/** The stdio rows against one baseline entrant (`bare` or `sdk`), with the issue's target where it has one. */
-function stdioRows(baselineEntrant: 'bare' | 'sdk', target?: Target): Comparison[] {
+/**
+ * The round-trip rows of a transport scenario (`stdio`, `http`) against one baseline entrant, with the
+ * issue's target where it has one: calls per second one at a time, its p50, and calls per second with
+ * `concurrency` in flight.
+ */
+function roundTripRows(
+  scenario: string,
+  label: string,
+  concurrency: number,
+  note: string,
+  baselineEntrant: string,
+  target?: Target,
+): Comparison[] {
   const extra = { baselineEntrant, ...(target && { target }) };
   return [
-    compare('stdio', 'sequentialPerSecond', 'stdio tools/call, 1 in flight', 'calls/s', 'higher', {
+    compare(scenario, 'sequentialPerSecond', `${label} tools/call, 1 in flight`, 'calls/s', 'higher', {
       ...extra,
-      note: STDIO_NOTE,
+      note,
     }),
-    compare('stdio', 'sequentialP50Us', 'stdio tools/call, 1 in flight, p50', 'us', 'lower', { baselineEntrant }),
-    compare('stdio', 'concurrentPerSecond', 'stdio tools/call, 256 in flight', 'calls/s', 'higher', extra),
+    compare(scenario, 'sequentialP50Us', `${label} tools/call, 1 in flight, p50`, 'us', 'lower', { baselineEntrant }),
+    compare(
+      scenario,
+      'concurrentPerSecond',
+      `${label} tools/call, ${concurrency} in flight`,
+      'calls/s',
+      'higher',
+      extra,
+    ),
   ];
 }
+
+const stdioRows = (baselineEntrant: 'bare' | 'sdk', target?: Target) =>
+  roundTripRows('stdio', 'stdio', 256, STDIO_NOTE, baselineEntrant, target);
 
 export const STDIO_VS_BARE: ComparisonTable = {
   title: 'stdio, server as a child process: mcp-switchboard vs a bare JSON-lines echo (target: ours >= 80% of bare)',
@@ -164,18 +185,8 @@ export const FRAMED_VS_LINES: ComparisonTable = {
 const HTTP_NOTE =
   'Server in a child process on 127.0.0.1 (node --import tsx bench/http.ts --serve-http <entrant>), client in the bench process. ours = our Client + StreamableHttpClientTransport (node:http keep-alive Agent) -> our Server + createStreamableHttpHandler, responseMode json; SDK = SDK Client + StreamableHTTPClientTransport (fetch) -> McpServer + StreamableHTTPServerTransport on node:http, stateful (sessionIdGenerator: randomUUID), enableJsonResponse: true; bare = one JSON POST per call over a node:http keep-alive Agent to a node:http server that parses the body and answers {jsonrpc, id, result} (no MCP). Child start-up and the handshake are not timed. 1 in flight: calls / summed latency; 64 in flight: completed calls / wall time.';
 
-/** The HTTP rows against one baseline entrant (`sdk` or `bare`). */
-function httpRows(baselineEntrant: 'sdk' | 'bare', target?: Target): Comparison[] {
-  const extra = { baselineEntrant, ...(target && { target }) };
-  return [
-    compare('http', 'sequentialPerSecond', 'HTTP tools/call, 1 in flight', 'calls/s', 'higher', {
-      ...extra,
-      note: HTTP_NOTE,
-    }),
-    compare('http', 'sequentialP50Us', 'HTTP tools/call, 1 in flight, p50', 'us', 'lower', { baselineEntrant }),
-    compare('http', 'concurrentPerSecond', 'HTTP tools/call, 64 in flight', 'calls/s', 'higher', extra),
-  ];
-}
+const httpRows = (baselineEntrant: 'sdk' | 'bare', target?: Target) =>
+  roundTripRows('http', 'HTTP', 64, HTTP_NOTE, baselineEntrant, target);
 
 export const HTTP_VS_SDK: ComparisonTable = {
   title: 'Streamable HTTP, server as a child process: mcp-switchboard vs @modelcontextprotocol/sdk v1 (JSON responses)',

@@ -9,15 +9,13 @@ import { createServer, type Server as NetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Server as SdkServer } from '@modelcontextprotocol/sdk/server/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { firstValueFrom, filter } from 'rxjs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Client, type ClientOptions } from '../lib/client/client';
 import { CatalogConflictError, Hub, type HubOptions } from '../lib/compose/hub';
 import type { UpstreamOptions } from '../lib/compose/upstream';
@@ -32,15 +30,11 @@ import { createMemoryPair } from '../transports/memory';
 import { fromSdkTransport } from '../transports/sdk-adapter';
 import { TransportError } from '../lib/jsonrpc/errors';
 import { deferred, tool } from './helpers/fixtures';
+import { cleanups, listenHttp } from './helpers/http';
 import { isAlive } from './helpers/processes';
 import { validateEmitted } from './helpers/pair';
 
 const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
-const cleanups: (() => Promise<unknown> | void)[] = [];
-
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await Promise.resolve(cleanup()).catch(() => undefined);
-});
 
 /** A logger that keeps what it is told (the tests check warnings instead of printing them). */
 function recordingLogger(): Logger & { lines: string[] } {
@@ -569,17 +563,11 @@ describe('serving the hub', () => {
     ]);
     await started;
     const handler = createStreamableHttpHandler(hub.server);
-    const listener = http.createServer(handler);
-    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
-    cleanups.push(
-      () => new Promise((resolve) => listener.close(resolve)),
-      () => listener.closeAllConnections(),
-      () => handler.close(),
-    );
-    const { port } = listener.address() as AddressInfo;
+    const { origin } = await listenHttp(handler);
+    cleanups.push(() => handler.close());
     const sdk = new SdkClient({ name: 'sdk', version: '1' });
     cleanups.push(() => sdk.close());
-    await sdk.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
+    await sdk.connect(new StreamableHTTPClientTransport(new URL(`${origin}/mcp`)));
     expect(await sdk.callTool({ name: 'hello', arguments: {} })).toEqual(text('hello over http'));
     expect(hub.server.connectionCount).toBe(1);
   });
@@ -591,15 +579,9 @@ describe('remote upstreams', () => {
       defineServer({ name: 'old', version: '1', tools: [tool('vintage', () => text('2024'))] }),
     );
     const handler = createLegacySseHandler(legacy);
-    const listener = http.createServer(handler);
-    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
-    cleanups.push(
-      () => new Promise((resolve) => listener.close(resolve)),
-      () => listener.closeAllConnections(),
-      () => handler.close(),
-    );
-    const { port } = listener.address() as AddressInfo;
-    const url = `http://127.0.0.1:${port}/sse`;
+    const { origin } = await listenHttp(handler);
+    cleanups.push(() => handler.close());
+    const url = `${origin}/sse`;
     const { hub, started } = await startHub([{ name: 'old', source: { kind: 'http', url, transport: 'sse' } }]);
     await started;
     const client = await connect(hub);
