@@ -186,6 +186,28 @@ describe('capability gating', () => {
     ).rejects.toThrow('elicitation/create needs protocol version 2025-06-18 or later; 2025-03-26 was negotiated');
   });
 
+  it('gives the same verdict every time a method is used once ready, in either direction', async () => {
+    const { peer } = serveRaw(defineServer({ name: 'no-tools', version: '1' }));
+    await peer.initialize();
+    for (let round = 0; round < 3; round++) {
+      expect((await peer.request('tools/call', { name: 'x' })).error).toMatchObject({ code: -32601 });
+      expect((await peer.request(`made/up/${round}`)).error).toMatchObject({ code: -32601 });
+      expect((await peer.request('ping')).result).toEqual({});
+      expect((await peer.request('initialize', {})).error).toMatchObject({ code: -32600 });
+      expect((await peer.request('ping', 'not params' as never)).error).toMatchObject({ code: -32602 });
+    }
+
+    const { client } = await connectPair(serverWith([echo]));
+    for (let round = 0; round < 3; round++) {
+      expect((await client.callTool('echo', { text: `${round}` })).content).toEqual([
+        { type: 'text', text: `${round}` },
+      ]);
+      // Allowed as a request is not allowed as a notification: each kind has its own verdict.
+      await expect(client.notify('tools/call')).rejects.toThrow('tools/call is a request, not a notification');
+      await expect(client.listResources()).rejects.toBeInstanceOf(CapabilityNotSupportedError);
+    }
+  });
+
   it('lets a server ping the client', async () => {
     const { serverConnection } = await connectPair(defineServer({ name: 's', version: '1' }));
     expect(await serverConnection.request('ping')).toEqual({});

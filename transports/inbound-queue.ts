@@ -4,6 +4,7 @@
  * transports: when frames are delivered, and when the source is paused.
  */
 import { Observable, type Subscriber } from 'rxjs';
+import { afterThisTurn } from '../lib/core/microtask';
 import { TransportError } from '../lib/jsonrpc/errors';
 import type { InboundFrame } from '../lib/jsonrpc/types';
 
@@ -104,7 +105,7 @@ export class InboundQueue {
   private scheduleFlush(): void {
     if (this.flushScheduled || !this.sink) return;
     this.flushScheduled = true;
-    queueMicrotask(this.scheduledFlush);
+    afterThisTurn(this.scheduledFlush);
   }
 
   private readonly scheduledFlush = (): void => {

@@ -5,6 +5,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Observable } from 'rxjs';
 import { DEFAULT_MAX_MESSAGE_BYTES, encodeFrame } from '../lib/jsonrpc/codec';
+import { afterThisTurn } from '../lib/core/microtask';
 import { TransportError } from '../lib/jsonrpc/errors';
 import type { InboundFrame, JsonRpcBatch, JsonRpcMessage } from '../lib/jsonrpc/types';
 import { InboundQueue } from './inbound-queue';
@@ -106,7 +107,7 @@ export class LineStream {
     if (this.heldFrames < 0) {
       this.heldFrames = 0;
       output.cork();
-      queueMicrotask(this.writeHeldFrames);
+      afterThisTurn(this.writeHeldFrames);
     } else if (++this.heldFrames >= FRAMES_PER_WRITE || output.writableLength >= output.writableHighWaterMark) {
       output.uncork();
       output.cork();

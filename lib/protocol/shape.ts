@@ -101,20 +101,36 @@ function shapeNested(type: ShapedType, value: unknown, version: string): unknown
   return typeof value === 'object' && value !== null ? shape(type, value, version) : value;
 }
 
+/** Per type, per revision: the fields a peer of that revision knows (null prototype: no inherited names). */
+const KNOWN_FIELDS = new Map<ShapedType, Map<string, Readonly<Record<string, true>>>>();
+
+function knownFields(type: ShapedType, version: string): Readonly<Record<string, true>> {
+  let byVersion = KNOWN_FIELDS.get(type);
+  if (!byVersion) KNOWN_FIELDS.set(type, (byVersion = new Map()));
+  let known = byVersion.get(version);
+  if (!known) {
+    const fields: Record<string, true> = Object.create(null);
+    for (const [field, since] of Object.entries(FIELDS[type] as FieldTable)) {
+      if (isAtLeast(version, since)) fields[field] = true;
+    }
+    byVersion.set(version, (known = fields));
+  }
+  return known;
+}
+
 /**
  * `value` as a peer of `version` knows it: unknown fields and fields newer than `version` are dropped.
  * Returns the same object when nothing had to go (no allocation on the common path).
  */
 export function shape<T extends object>(type: ShapedType, value: T, version: string): T {
-  const table: FieldTable = FIELDS[type];
+  const known = knownFields(type, version);
   const nestedTypes = NESTED[type];
   let shaped: Record<string, unknown> | undefined;
   const source = value as Record<string, unknown>;
   for (const field of Object.keys(source)) {
-    const since = table[field];
-    const nested = nestedTypes?.[field];
-    const kept = since !== undefined && isAtLeast(version, since);
-    const fieldValue = kept && nested ? shapeNested(nested, source[field], version) : source[field];
+    const kept = known[field] === true;
+    const nested = kept && nestedTypes ? nestedTypes[field] : undefined;
+    const fieldValue = nested ? shapeNested(nested, source[field], version) : source[field];
     if (kept && fieldValue === source[field]) {
       if (shaped) shaped[field] = fieldValue;
       continue;
