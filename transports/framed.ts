@@ -12,6 +12,7 @@ import { createDuplexPair } from './duplex-pair';
 import { InboundQueue } from './inbound-queue';
 import { encodeLengthPrefixed, LengthPrefixReader } from './length-prefix';
 import type { Transport } from './transport';
+import { WriteCoalescer } from './write-coalescer';
 
 /** 16 MiB. */
 export const DEFAULT_FRAMED_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -53,6 +54,7 @@ export class FramedTransport implements Transport {
   private closed = false;
   private closeStarted = false;
   private drainWaiters: Waiter[] = [];
+  private readonly writes: WriteCoalescer;
   private readonly streamClosed: Promise<void>;
   private markStreamClosed!: () => void;
 
@@ -64,6 +66,7 @@ export class FramedTransport implements Transport {
     this.closeTimeoutMs = options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
     this.streamClosed = new Promise((resolve) => (this.markStreamClosed = resolve));
     this.inbound = new InboundQueue('framed', { flow: stream });
+    this.writes = new WriteCoalescer(stream);
     this.messages = this.inbound.messages;
 
     stream.on('data', (chunk: Buffer | string) => this.onData(chunk));
@@ -86,7 +89,9 @@ export class FramedTransport implements Transport {
         new TransportError(`Could not encode the message as msgpack: ${(error as Error).message}`, { cause: error }),
       );
     }
-    if (this.stream.write(frame)) return SENT;
+    const written = this.stream.write(frame);
+    this.writes.wrote();
+    if (written) return SENT;
     return new Promise((resolve, reject) => this.drainWaiters.push({ resolve, reject }));
   }
 

@@ -5,11 +5,11 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Observable } from 'rxjs';
 import { DEFAULT_MAX_MESSAGE_BYTES, encodeFrame } from '../lib/jsonrpc/codec';
-import { afterThisTurn } from '../lib/core/microtask';
 import { TransportError } from '../lib/jsonrpc/errors';
 import type { InboundFrame, JsonRpcBatch, JsonRpcMessage } from '../lib/jsonrpc/types';
 import { InboundQueue } from './inbound-queue';
 import { LineReader } from './line-reader';
+import { WriteCoalescer } from './write-coalescer';
 
 export interface LineStreamOptions {
   readonly maxMessageBytes?: number;
@@ -19,13 +19,6 @@ export interface LineStreamOptions {
 
 const SENT: Promise<void> = Promise.resolve();
 /**
- * Frames coalesced into one write. Measured at 256 calls in flight over a pipe: one write per frame cost a
- * system call each; holding a whole turn's frames made each process wait for the other's entire batch
- * (~90k calls/s); batches of 16 to 64 kept both processes busy (~150k calls/s), 16 being at the top.
- */
-const FRAMES_PER_WRITE = 16;
-
-/**
  * Reading starts with the first subscriber (until then the input buffers, with its own backpressure) and
  * pauses while nobody listens; frames decoded meanwhile wait in the inbound queue.
  */
@@ -34,8 +27,7 @@ export class LineStream {
   private readonly inbound: InboundQueue;
   private readonly reader: LineReader;
   private closed = false;
-  /** Frames held (corked) since the last write; -1 when writes go straight out. */
-  private heldFrames = -1;
+  private readonly writes: WriteCoalescer;
   private writeError: TransportError | undefined;
   private drainWaiters: { resolve(): void; reject(error: Error): void }[] = [];
 
@@ -51,6 +43,7 @@ export class LineStream {
       (frame) => this.inbound.push(frame),
       options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
     );
+    this.writes = new WriteCoalescer(output);
     input.on('data', this.onData);
     input.on('end', this.onEnd);
     input.on('error', this.onInputError);
@@ -69,7 +62,7 @@ export class LineStream {
       return Promise.reject(new TransportError('Cannot encode the message as JSON', { cause: error }));
     }
     const written = this.output.write(line);
-    this.coalesceFollowingWrites();
+    this.writes.wrote();
     if (written) return SENT;
     return new Promise((resolve, reject) => this.drainWaiters.push({ resolve, reject }));
   }
@@ -96,29 +89,6 @@ export class LineStream {
     this.input.off('end', this.onEnd);
     this.input.off('error', this.onInputError);
   }
-
-  /**
-   * The first frame of a turn is written at once: a lone request or reply never waits. The frames that
-   * follow it in the same turn are held (corked) and written together, `FRAMES_PER_WRITE` (or a high-water
-   * mark's worth) per system call, the rest when the turn's microtasks have run.
-   */
-  private coalesceFollowingWrites(): void {
-    const output = this.output;
-    if (this.heldFrames < 0) {
-      this.heldFrames = 0;
-      output.cork();
-      afterThisTurn(this.writeHeldFrames);
-    } else if (++this.heldFrames >= FRAMES_PER_WRITE || output.writableLength >= output.writableHighWaterMark) {
-      output.uncork();
-      output.cork();
-      this.heldFrames = 0;
-    }
-  }
-
-  private readonly writeHeldFrames = (): void => {
-    this.heldFrames = -1;
-    this.output.uncork();
-  };
 
   private readonly onData = (chunk: Buffer | string): void => this.reader.push(chunk);
 
