@@ -312,6 +312,20 @@ describe('StdioClientTransport with real child processes', () => {
     expect(await transport.exited).toMatchObject({ kind: 'spawn-failed' });
   });
 
+  it('rejects a send, and so Client.connect, with the spawn error when the command does not exist', async () => {
+    const transport = start({ command: 'definitely-not-a-command-7f3a' });
+    const sendFailure = await transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' }).catch((e) => e);
+    expect(sendFailure).toBeInstanceOf(TransportError);
+    expect(sendFailure.message).toMatch(/^Could not start "definitely-not-a-command-7f3a": spawn .*ENOENT/);
+
+    const connectFailure = await new Client({ name: 'c', version: '1' })
+      .connect(start({ command: 'definitely-not-a-command-7f3a' }))
+      .catch((e) => e);
+    // Whichever comes first, the failed send or the failed stream, the spawn error is what it says.
+    expect(connectFailure.message).toMatch(/Could not start "definitely-not-a-command-7f3a": spawn .*ENOENT/);
+    expect(connectFailure.message).not.toContain('output stream closed');
+  });
+
   it('kills the whole process group: a grandchild behind `sh -c` is gone after close', async () => {
     const sleeper = fixture('stdio-sleeper.mjs');
     const transport = start({

@@ -127,7 +127,10 @@ export class StdioClientTransport implements Transport {
   }
 
   send(message: JsonRpcMessage | JsonRpcBatch): Promise<void> {
-    return this.stream ? this.stream.send(message) : Promise.reject(this.failure);
+    const stream = this.stream;
+    if (!stream) return Promise.reject(this.failure);
+    const sent = stream.send(message);
+    return this.child?.pid === undefined ? sent.catch((error) => this.explainUnstarted(error)) : sent;
   }
 
   /** Ends stdin and escalates until the child has exited; resolves then. */
@@ -135,6 +138,15 @@ export class StdioClientTransport implements Transport {
     this.stream?.close(true);
     if (this.actor.getSnapshot().status === 'active') this.actor.send({ type: 'stop' });
     return this.exited.then(() => undefined);
+  }
+
+  /**
+   * A child that could not start (no pid) has its stdin closed before Node reports why: a send then
+   * fails with "the output stream closed". Its spawn error is the useful answer, and it follows at once.
+   */
+  private async explainUnstarted(error: unknown): Promise<never> {
+    const exit = await this.exited;
+    throw (exit.kind === 'spawn-failed' && exitError(this.options.command, exit)) || error;
   }
 
   private get failure(): TransportError {
