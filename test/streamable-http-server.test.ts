@@ -162,6 +162,25 @@ describe('sessions', () => {
     expect((await post(url, call(1, 'echo'), headers)).status).toBe(404);
   });
 
+  it("an idle session's expiry timer does not hold the process open", async () => {
+    const timers: NodeJS.Timeout[] = [];
+    const recordingClock = {
+      now: () => Date.now(),
+      setTimeout: (callback: () => void, ms: number) => {
+        const timer = setTimeout(callback, ms);
+        timers.push(timer);
+        return timer;
+      },
+      clearTimeout: (timer: unknown) => clearTimeout(timer as NodeJS.Timeout),
+    };
+    const runtime = new Runtime({ clock: recordingClock });
+    const { url, handler } = await start({ idleTimeoutMs: 60_000, connectionOptions: { runtime } });
+    await openSession(url);
+    expect(handler.sessionCount).toBe(1);
+    expect(timers.length).toBeGreaterThan(0);
+    expect(timers.filter((timer) => timer.hasRef())).toEqual([]);
+  });
+
   it('a session busy past the idle timeout lives on, and expires a whole timeout after its last response', async () => {
     const clock = new SimulatedClock();
     const runtime = new Runtime({ clock });

@@ -21,3 +21,19 @@ export function setTimerRef(handle: unknown, keepAlive: boolean): void {
   if (keepAlive) timer?.ref?.();
   else timer?.unref?.();
 }
+
+/**
+ * `clock` for lifecycle timers (an HTTP session's idle check, an upstream's reconnect backoff): they run
+ * while the I/O they watch over is open, and that I/O, not the timer, decides whether the process lives.
+ */
+export function backgroundClock(clock: Clock): Clock {
+  return {
+    now: () => clock.now(),
+    setTimeout: (callback, ms) => {
+      const handle = clock.setTimeout(callback, ms);
+      setTimerRef(handle, false);
+      return handle;
+    },
+    clearTimeout: (handle) => clock.clearTimeout(handle),
+  };
+}

@@ -10,10 +10,13 @@ import type { RequestInstrumentation } from '../trace/instrumentation';
 import type { Redactor } from '../trace/redact';
 import type { TraceEvent } from '../trace/types';
 import { machineIdOf, observeLifecycleChanges, type LifecycleChange } from '../trace/xstate-inspection';
-import { systemClock, type Clock } from './clock';
+import { backgroundClock, systemClock, type Clock } from './clock';
 
 export interface RuntimeOptions {
-  /** Drives XState's scheduler for every actor of this runtime, and times its actors' trace events. */
+  /**
+   * Drives XState's scheduler for every actor of this runtime (its timers never hold the process open on
+   * their own), and times its actors' trace events.
+   */
   readonly clock?: Clock;
   /** XState inspection for every actor of this runtime (connections included). */
   readonly inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
@@ -61,11 +64,12 @@ export class Runtime {
     this.clock = options.clock ?? systemClock;
     this.redact = options.redact;
     this.instrumentation = options.instrumentation;
-    // The root only parents connections: it ignores the done events they send when they close.
+    // The root only parents connections: it ignores the done events they send when they close. Its
+    // system's delayed events are lifecycle timers, which never hold the process open on their own.
     this.root = createActor(
       fromTransition((state: null) => state, null),
       {
-        clock: this.clock,
+        clock: backgroundClock(this.clock),
         ...(options.inspect && { inspect: options.inspect }),
       },
     ).start();
