@@ -13,7 +13,7 @@ import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Server as SdkServer } from '@modelcontextprotocol/sdk/server/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, McpError as SdkMcpError } from '@modelcontextprotocol/sdk/types.js';
 import { firstValueFrom, filter } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { Client, type ClientOptions } from '../lib/client/client';
@@ -28,6 +28,7 @@ import { createLegacySseHandler } from '../transports/http/legacy-sse-server';
 import { createStreamableHttpHandler } from '../transports/http/streamable-server';
 import { createMemoryPair } from '../transports/memory';
 import { fromSdkTransport } from '../transports/sdk-adapter';
+import type { Transport } from '../transports/transport';
 import { TransportError } from '../lib/jsonrpc/errors';
 import { deferred, tool } from './helpers/fixtures';
 import { cleanups, listenHttp } from './helpers/http';
@@ -418,6 +419,57 @@ describe('the catalog', () => {
 });
 
 describe('what flows back from upstreams', () => {
+  it("relays an upstream's error response to tools/call unchanged; the hub's own failures stay tool results", async () => {
+    const sdkServer = new SdkServer({ name: 'strict', version: '1' }, { capabilities: { tools: {} } });
+    sdkServer.setRequestHandler(ListToolsRequestSchema, () => ({
+      tools: [{ name: 'strict', inputSchema: { type: 'object' as const } }],
+    }));
+    sdkServer.setRequestHandler(CallToolRequestSchema, () => {
+      throw new SdkMcpError(-32602, 'the strict tool wants a "mode" argument', { missing: ['mode'] });
+    });
+    const remote = (open: () => Promise<Transport>) => ({ kind: 'transport' as const, open });
+    const flaky = new Server(defineServer({ name: 'flaky', version: '1', tools: [tool('fine')] }));
+    let flakyOpens = 0;
+    const { hub, started } = await startHub([
+      {
+        name: 'sdk',
+        source: remote(async () => {
+          const [ours, theirs] = InMemoryTransport.createLinkedPair();
+          await sdkServer.connect(theirs);
+          return fromSdkTransport(ours);
+        }),
+      },
+      {
+        name: 'flaky',
+        idleTimeoutMs: 20,
+        // Opens once; once stopped for being idle, it cannot come back.
+        source: remote(async () => {
+          if (flakyOpens++ > 0) throw new Error('the flaky server is gone');
+          const [clientSide, serverSide] = createMemoryPair();
+          flaky.connect(serverSide);
+          return clientSide;
+        }),
+      },
+    ]);
+    cleanups.push(() => sdkServer.close(), () => flaky.close());
+    await started;
+    const client = await connect(hub);
+
+    const failure = await client.callTool('strict', {}).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(McpError);
+    expect(failure).toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('the strict tool wants a "mode" argument'),
+      data: { missing: ['mode'] },
+    });
+
+    // The hub itself failing (its upstream cannot be reached) is the tool's failure, readable by the model.
+    await firstValueFrom(hub.upstream('flaky')!.status$.pipe(filter((status) => status.state === 'stopped')));
+    const result = await client.callTool('fine');
+    expect(result.isError).toBe(true);
+    expect(firstText(result)).toMatch(/Upstream flaky is .*, so tools\/call cannot reach it/);
+  });
+
   it('routes an in-process handler’s elicitation straight to the calling client', async () => {
     const upstream = defineServer({
       name: 'asker',

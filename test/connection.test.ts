@@ -7,6 +7,7 @@ import {
   LimitExceededError,
   McpError,
   NotReadyError,
+  RelayedError,
   RequestCancelledError,
   RequestTimeoutError,
   UnsupportedProtocolVersionError,
@@ -614,7 +615,7 @@ describe('the memory transport', () => {
 });
 
 describe('errors from handlers', () => {
-  it('passes -32042 through as a JSON-RPC error and turns any other McpError into a tool error', async () => {
+  it('passes -32042 and a RelayedError through as JSON-RPC errors and turns any other McpError into a tool error', async () => {
     const { peer } = serveRaw(
       serverWith([
         tool('gone', () => {
@@ -622,6 +623,9 @@ describe('errors from handlers', () => {
         }),
         tool('denied', () => {
           throw new McpError(-32603, 'the client refused to sample');
+        }),
+        tool('relay', async () => {
+          throw RelayedError.of(new McpError(-32602, 'upstream says: bad params', { field: 'x' }));
         }),
       ]),
     );
@@ -634,6 +638,11 @@ describe('errors from handlers', () => {
     expect((await peer.request('tools/call', { name: 'denied' })).result).toEqual({
       content: [{ type: 'text', text: 'the client refused to sample' }],
       isError: true,
+    });
+    expect((await peer.request('tools/call', { name: 'relay' })).error).toEqual({
+      code: -32602,
+      message: 'upstream says: bad params',
+      data: { field: 'x' },
     });
   });
 });

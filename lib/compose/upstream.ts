@@ -23,7 +23,7 @@ import type { SendOptions } from '../core/connection';
 import type { Logger } from '../core/logger';
 import type { RequestContext } from '../core/request-context';
 import type { Runtime } from '../core/runtime';
-import { ErrorCode, McpError } from '../jsonrpc/errors';
+import { ErrorCode, McpError, RelayedError } from '../jsonrpc/errors';
 import type { JsonObject, JsonRpcNotification, RequestId } from '../jsonrpc/types';
 import type { Root } from '../protocol/client-features';
 import type {
@@ -271,8 +271,19 @@ export class Upstream implements CatalogSource {
 
   // ---- forwarding (CatalogSource) ----------------------------------------------------------------
 
+  /**
+   * The upstream's error response to `tools/call` (an unknown tool, invalid params) reaches the client as
+   * that same JSON-RPC error; the hub's own failures (the upstream is down, the call timed out) become
+   * `isError` results, as any tool's failure does.
+   */
   callTool(name: string, args: JsonObject, context: Context): CallToolResult | Promise<CallToolResult> {
-    return this.forward('tools/call', withMeta({ name, arguments: args }, context), context) as
+    let result: unknown;
+    try {
+      result = this.forward('tools/call', withMeta({ name, arguments: args }, context), context);
+    } catch (error) {
+      return relayErrorResponse(error);
+    }
+    return (isThenable(result) ? result.then(undefined, relayErrorResponse) : result) as
       CallToolResult | Promise<CallToolResult>;
   }
 
@@ -663,4 +674,9 @@ function sameStatus(a: UpstreamStatus, b: UpstreamStatus): boolean {
 
 function isThenable(value: unknown): value is Promise<unknown> {
   return typeof (value as Promise<unknown> | undefined)?.then === 'function';
+}
+
+/** An upstream's error response goes on unchanged; anything else is left to the tool-failure path. */
+function relayErrorResponse(error: unknown): never {
+  throw error instanceof McpError ? RelayedError.of(error) : error;
 }

@@ -22,7 +22,7 @@ export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
 
 /** A JSON-RPC error, received from the peer or raised by a handler to be sent to it. */
 export class McpError extends Error {
-  override readonly name = 'McpError';
+  override readonly name: string = 'McpError';
 
   constructor(
     readonly code: number,
@@ -37,6 +37,19 @@ export class McpError extends Error {
     return this.data === undefined
       ? { code: this.code, message: this.message }
       : { code: this.code, message: this.message, data: this.data };
+  }
+}
+
+/**
+ * An error response relayed unchanged from another peer. A tool handler that throws one answers
+ * `tools/call` with this JSON-RPC error instead of an `isError` result: how a hub passes on its
+ * upstreams' protocol errors (an unknown tool, invalid params) exactly as they were sent.
+ */
+export class RelayedError extends McpError {
+  override readonly name = 'RelayedError';
+
+  static of(error: McpError): RelayedError {
+    return error instanceof RelayedError ? error : new RelayedError(error.code, error.message, error.data);
   }
 }
 

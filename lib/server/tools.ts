@@ -1,4 +1,4 @@
-import { ErrorCode, McpError } from '../jsonrpc/errors';
+import { ErrorCode, McpError, RelayedError } from '../jsonrpc/errors';
 import type { JsonObject } from '../jsonrpc/types';
 import type { RequestContext } from '../core/request-context';
 import { shapeCallToolResult } from '../protocol/shape';
@@ -137,9 +137,11 @@ function toolError(text: string): CallToolResult {
 
 /**
  * A tool's failure is a result the model can read, whatever was thrown (a failed sampling or elicitation
- * request included), except -32042: "URL elicitation required" must reach the client as a JSON-RPC error.
+ * request included), except -32042 ("URL elicitation required" must reach the client as a JSON-RPC error)
+ * and a `RelayedError` (a hub passing on its upstream's error response).
  */
 function failure(error: unknown): CallToolResult {
+  if (error instanceof RelayedError) throw error;
   if (error instanceof McpError && error.code === ErrorCode.UrlElicitationRequired) throw error;
   return toolError(error instanceof Error ? error.message : String(error));
 }
