@@ -3,7 +3,15 @@
  * events for progress and cancellation, and W3C trace context in `_meta` so one trace crosses a hub.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, type Context, type ContextManager } from '@opentelemetry/api';
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  type Context,
+  type ContextManager,
+} from '@opentelemetry/api';
 import {
   BasicTracerProvider,
   InMemorySpanExporter,
@@ -17,7 +25,7 @@ import type { RequestContext } from '../lib/core/request-context';
 import type { JsonObject } from '../lib/jsonrpc/types';
 import { Server } from '../lib/server/server';
 import { openTelemetry } from '../lib/trace/otel';
-import { formatTraceparent, parseTraceparent } from '../lib/trace/traceparent';
+import { formatBaggage, formatTraceparent, parseBaggage, parseTraceparent } from '../lib/trace/traceparent';
 import { serverWith, tool } from './helpers/fixtures';
 import { fakeClock, GOLDEN_EPOCH, openPair, traceServer } from './fixtures/traces/session';
 
@@ -179,7 +187,10 @@ describe('OpenTelemetry spans', () => {
 
   describe('across a hub', () => {
     /** An app client -> hub (server side, then a client to the upstream) -> upstream server, three runtimes. */
-    async function hub(forward: (ctx: RequestContext, upstream: Client) => Promise<unknown>) {
+    async function hub(
+      forward: (ctx: RequestContext, upstream: Client) => Promise<unknown>,
+      appMeta: JsonObject = {},
+    ) {
       const upstreamMeta = metaRecorder();
       const upstreamServer = new Server(
         serverWith([tool('echo', (_args, ctx) => (upstreamMeta.record('echo', ctx), { content: [] }))]),
@@ -192,7 +203,7 @@ describe('OpenTelemetry spans', () => {
         serverWith([tool('forward', async (_args, ctx) => (await forward(ctx, upstream), { content: [] }))]),
       );
       const { client: app } = await openPair(hubServer, tracedRuntime(), hubRuntime);
-      await app.callTool('forward', {});
+      await app.request('tools/call', { name: 'forward', arguments: {}, _meta: appMeta });
       await app.close();
       await upstream.close();
       return { upstreamMeta };
@@ -232,12 +243,61 @@ describe('OpenTelemetry spans', () => {
       }
     });
 
+    it("carries the app's W3C baggage to the upstream, and puts it in the handler's context", async () => {
+      context.setGlobalContextManager(new AsyncLocalStorageContextManager());
+      try {
+        const seenInHandler: string[] = [];
+        const { upstreamMeta } = await hub(
+          (_ctx, upstream) => {
+            for (const [key, entry] of propagation.getActiveBaggage()?.getAllEntries() ?? []) {
+              seenInHandler.push(`${key}=${entry.value}`);
+            }
+            return upstream.callTool('echo', {});
+          },
+          { baggage: 'tenant=acme, user.id = a%20b;private, bad key=x, broken=%E0%A4%A' },
+        );
+        expect(seenInHandler.sort()).toEqual(['tenant=acme', 'user.id=a b']);
+        expect(parseBaggage(upstreamMeta.seen.get('echo')?.baggage)).toEqual([
+          { key: 'tenant', value: 'acme' },
+          { key: 'user.id', value: 'a b', metadata: 'private' },
+        ]);
+        expectOneTrace(upstreamMeta);
+      } finally {
+        context.disable();
+      }
+    });
+
     it('without either, the forwarded call starts a trace of its own', async () => {
       await hub((_ctx, upstream) => upstream.callTool('echo', {}));
       const hubInbound = spanNamed('tools/call forward', SpanKind.SERVER);
       const hubOutbound = spanNamed('tools/call echo', SpanKind.CLIENT);
       expect(hubOutbound.spanContext().traceId).not.toBe(hubInbound.spanContext().traceId);
     });
+  });
+});
+
+describe('W3C baggage in _meta', () => {
+  it('parses list-members, dropping malformed ones, and formats them back percent-encoded', () => {
+    expect(parseBaggage(' a=1 ,b = x%2Cy ; p1;p2=v , =novalue, c, d=%zz,e=ok')).toEqual([
+      { key: 'a', value: '1' },
+      { key: 'b', value: 'x,y', metadata: 'p1;p2=v' },
+      { key: 'e', value: 'ok' },
+    ]);
+    expect(parseBaggage(42)).toEqual([]);
+    expect(parseBaggage('k=' + 'v'.repeat(9000))).toEqual([]);
+    expect(formatBaggage([{ key: 'b', value: 'x,y é', metadata: 'p1' }, { key: 'bad key', value: '1' }])).toBe(
+      'b=x%2Cy%20%C3%A9;p1',
+    );
+    expect(formatBaggage([])).toBeUndefined();
+  });
+
+  it('keeps within the W3C limits: 180 members and 8192 bytes', () => {
+    const many = Array.from({ length: 200 }, (_, index) => ({ key: `k${index}`, value: 'v' }));
+    expect(parseBaggage(formatBaggage(many))).toHaveLength(180);
+    const big = Array.from({ length: 10 }, (_, index) => ({ key: `k${index}`, value: 'x'.repeat(1000) }));
+    const text = formatBaggage(big)!;
+    expect(text.length).toBeLessThanOrEqual(8192);
+    expect(parseBaggage(text)).toHaveLength(8);
   });
 });
 

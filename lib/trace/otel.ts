@@ -7,12 +7,16 @@
  * `gen_ai.tool.name`, ...), with events for progress and cancellation. W3C trace context travels in
  * `_meta` (SEP-414): an inbound request's `traceparent` is its span's parent; an outbound request carries
  * its own span's `traceparent`, and that span's parent is the inbound request it is made for (given by
- * `relatedRequestId` or `parentRequest`), else the active context. Handlers run inside their span's
- * context, so with a context manager registered anything they start nests under it.
+ * `relatedRequestId` or `parentRequest`), else the active context. W3C baggage travels the same way: an
+ * inbound `_meta.baggage` is in the handler's context (`propagation.getActiveBaggage()`), and an outbound
+ * request carries its parent context's baggage. Handlers run inside their span's context, so with a
+ * context manager registered anything they start nests under it.
  */
 import {
+  baggageEntryMetadataFromString,
   context as otelContext,
   createTraceState,
+  propagation,
   isSpanContextValid,
   ROOT_CONTEXT,
   SpanKind,
@@ -28,7 +32,15 @@ import type { JsonObject } from '../jsonrpc/types';
 import type { Progress } from '../protocol/types';
 import type { RequestInstrumentation, RequestOutcome, RequestSpan, TracedRequest } from './instrumentation';
 import type { RedactionContext } from './redact';
-import { formatTraceparent, readTraceContext, TRACEPARENT_META_KEY, TRACESTATE_META_KEY } from './traceparent';
+import {
+  BAGGAGE_META_KEY,
+  formatBaggage,
+  formatTraceparent,
+  parseBaggage,
+  readTraceContext,
+  TRACEPARENT_META_KEY,
+  TRACESTATE_META_KEY,
+} from './traceparent';
 
 export interface OpenTelemetryOptions {
   /** Default: `trace.getTracer('mcp-switchboard')` from the global tracer provider. */
@@ -81,11 +93,12 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): RequestInstru
     startOutbound(request) {
       const parent = request.parent instanceof OtelRequestSpan ? request.parent.context : otelContext.active();
       const span = start(request, SpanKind.CLIENT, parent);
-      span.meta = traceMetaOf(span.span.spanContext());
+      span.meta = traceMetaOf(span.span.spanContext(), parent);
       return span;
     },
     startInbound(request) {
-      const carried = readTraceContext(request.params?._meta as JsonObject | undefined);
+      const meta = request.params?._meta as JsonObject | undefined;
+      const carried = readTraceContext(meta);
       const parent = carried
         ? trace.setSpanContext(ROOT_CONTEXT, {
             traceId: carried.parent.traceId,
@@ -95,7 +108,7 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): RequestInstru
             ...(carried.tracestate !== undefined && { traceState: createTraceState(carried.tracestate) }),
           })
         : otelContext.active();
-      return start(request, SpanKind.SERVER, parent);
+      return start(request, SpanKind.SERVER, withCarriedBaggage(parent, meta?.[BAGGAGE_META_KEY]));
     },
   };
 }
@@ -162,15 +175,35 @@ function failed(span: Span, error: unknown, time: number): void {
   span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
 }
 
-function traceMetaOf(spanContext: SpanContext): Record<string, string> | undefined {
-  if (!isSpanContextValid(spanContext)) return undefined;
-  const { traceId, spanId, traceFlags, traceState } = spanContext;
-  const meta: Record<string, string> = {
-    [TRACEPARENT_META_KEY]: formatTraceparent({ traceId, spanId, flags: traceFlags }),
-  };
-  const state = traceState?.serialize();
-  if (state) meta[TRACESTATE_META_KEY] = state;
-  return meta;
+/** What an outbound request's `_meta` carries: its span's trace context and its parent context's baggage. */
+function traceMetaOf(spanContext: SpanContext, parent: Context): Record<string, string> | undefined {
+  const meta: Record<string, string> = {};
+  if (isSpanContextValid(spanContext)) {
+    const { traceId, spanId, traceFlags, traceState } = spanContext;
+    meta[TRACEPARENT_META_KEY] = formatTraceparent({ traceId, spanId, flags: traceFlags });
+    const state = traceState?.serialize();
+    if (state) meta[TRACESTATE_META_KEY] = state;
+  }
+  const baggage = propagation.getBaggage(parent);
+  if (baggage) {
+    const members = baggage
+      .getAllEntries()
+      .map(([key, entry]) => ({ key, value: entry.value, metadata: entry.metadata?.toString() }));
+    const text = formatBaggage(members);
+    if (text) meta[BAGGAGE_META_KEY] = text;
+  }
+  return Object.keys(meta).length > 0 ? meta : undefined;
+}
+
+/** `parent` with the baggage an inbound `_meta.baggage` carries added (replacing same-named entries). */
+function withCarriedBaggage(parent: Context, carried: unknown): Context {
+  const members = parseBaggage(carried);
+  if (members.length === 0) return parent;
+  let baggage = propagation.getBaggage(parent) ?? propagation.createBaggage();
+  for (const { key, value, metadata } of members) {
+    baggage = baggage.setEntry(key, metadata ? { value, metadata: baggageEntryMetadataFromString(metadata) } : { value });
+  }
+  return propagation.setBaggage(parent, baggage);
 }
 
 /** Records a request's params and result as attributes, through the runtime's redactor. */
