@@ -81,7 +81,16 @@ async function main(): Promise<void> {
 
   const measured = new Set(chosenScenarios(settings).map((scenario) => scenario.id));
   const wasMeasured = (refs: readonly SeriesRef[]) => refs.every((ref) => measured.has(ref.scenario));
-  const tables = [OURS_VS_SDK, STDIO_VS_BARE, STDIO_VS_SDK, FRAMED_VS_LINES, HTTP_VS_SDK, HTTP_VS_BARE, TRACE_TAP, HUB_OVERHEAD]
+  const tables = [
+    OURS_VS_SDK,
+    STDIO_VS_BARE,
+    STDIO_VS_SDK,
+    FRAMED_VS_LINES,
+    HTTP_VS_SDK,
+    HTTP_VS_BARE,
+    TRACE_TAP,
+    HUB_OVERHEAD,
+  ]
     .filter((table) => wasMeasured(table.comparisons.flatMap((row) => [row.subject, row.baseline])))
     .map((table) => summarizeTable(table, store));
   const listings = Object.fromEntries(

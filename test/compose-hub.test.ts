@@ -13,7 +13,11 @@ import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Server as SdkServer } from '@modelcontextprotocol/sdk/server/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, McpError as SdkMcpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  McpError as SdkMcpError,
+} from '@modelcontextprotocol/sdk/types.js';
 import { firstValueFrom, filter } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { Client, type ClientOptions } from '../lib/client/client';
@@ -451,7 +455,10 @@ describe('what flows back from upstreams', () => {
         }),
       },
     ]);
-    cleanups.push(() => sdkServer.close(), () => flaky.close());
+    cleanups.push(
+      () => sdkServer.close(),
+      () => flaky.close(),
+    );
     await started;
     const client = await connect(hub);
 

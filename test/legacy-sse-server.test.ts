@@ -170,6 +170,21 @@ describe('the wire format', () => {
     });
   });
 
+  it("hands a POST's W3C trace headers to the request as _meta entries", async () => {
+    const { base, server } = await start();
+    const raw = await openRaw(base);
+    await initializeRaw(raw);
+    const seen: unknown[] = [];
+    server.connections[0]!.trace$.subscribe((event) => {
+      if (event.direction === 'in' && event.method === 'tools/call') seen.push(event.message);
+    });
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const echo = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: {} } };
+    await raw.post(echo, { traceparent, baggage: 'tenant=acme' });
+    await raw.nextMessage();
+    expect(seen).toEqual([{ ...echo, params: { ...echo.params, _meta: { traceparent, baggage: 'tenant=acme' } } }]);
+  });
+
   it('a batch from a 2024-11-05 session is accepted for delivery and refused by the connection on the stream', async () => {
     const { base } = await start();
     const raw = await openRaw(base);

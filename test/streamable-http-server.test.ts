@@ -220,6 +220,34 @@ describe('sessions', () => {
   });
 });
 
+describe('W3C trace headers', () => {
+  it('puts traceparent, tracestate and baggage headers into the _meta of requests that carry none', async () => {
+    const runtime = new Runtime();
+    const received: Array<Record<string, unknown> | undefined> = [];
+    runtime.trace$.subscribe((event) => {
+      if (event.direction === 'in' && event.method === 'tools/call') {
+        received.push((event.message as { params?: { _meta?: Record<string, unknown> } }).params?._meta);
+      }
+    });
+    const { url } = await start({ connectionOptions: { runtime } });
+    const { headers } = await openSession(url);
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const traceHeaders = { ...headers, traceparent, tracestate: 'vendor=opaque', baggage: 'tenant=acme' };
+
+    await readAll(await post(url, call(1, 'echo'), traceHeaders));
+    const own = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const withOwn = { ...call(2, 'echo'), params: { name: 'echo', arguments: {}, _meta: { traceparent: own } } };
+    await readAll(await post(url, withOwn, traceHeaders));
+    await readAll(await post(url, call(3, 'echo'), { ...headers, traceparent: 'garbage', baggage: 'k=v' }));
+
+    expect(received).toEqual([
+      { traceparent, tracestate: 'vendor=opaque', baggage: 'tenant=acme' },
+      { traceparent: own, baggage: 'tenant=acme' }, // _meta wins, and its trace context comes whole
+      { baggage: 'k=v' },
+    ]);
+  });
+});
+
 describe('POST', () => {
   it('answers a tools/call as JSON when the mode is json: sized, not chunked, naming the session', async () => {
     const { url } = await start({ responseMode: 'json' });

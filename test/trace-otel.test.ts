@@ -187,10 +187,7 @@ describe('OpenTelemetry spans', () => {
 
   describe('across a hub', () => {
     /** An app client -> hub (server side, then a client to the upstream) -> upstream server, three runtimes. */
-    async function hub(
-      forward: (ctx: RequestContext, upstream: Client) => Promise<unknown>,
-      appMeta: JsonObject = {},
-    ) {
+    async function hub(forward: (ctx: RequestContext, upstream: Client) => Promise<unknown>, appMeta: JsonObject = {}) {
       const upstreamMeta = metaRecorder();
       const upstreamServer = new Server(
         serverWith([tool('echo', (_args, ctx) => (upstreamMeta.record('echo', ctx), { content: [] }))]),
@@ -285,9 +282,12 @@ describe('W3C baggage in _meta', () => {
     ]);
     expect(parseBaggage(42)).toEqual([]);
     expect(parseBaggage('k=' + 'v'.repeat(9000))).toEqual([]);
-    expect(formatBaggage([{ key: 'b', value: 'x,y é', metadata: 'p1' }, { key: 'bad key', value: '1' }])).toBe(
-      'b=x%2Cy%20%C3%A9;p1',
-    );
+    expect(
+      formatBaggage([
+        { key: 'b', value: 'x,y é', metadata: 'p1' },
+        { key: 'bad key', value: '1' },
+      ]),
+    ).toBe('b=x%2Cy%20%C3%A9;p1');
     expect(formatBaggage([])).toBeUndefined();
   });
 

@@ -731,7 +731,8 @@ export abstract class Connection implements ConnectionHost, LifecycleTraceHost {
   private refuseOutbound(method: string, kind: 'request' | 'notification'): Error | undefined {
     const state = this.state;
     if (state === 'ready') {
-      const memo = kind === 'request' ? (this.readyRequestVerdicts ??= new Map()) : (this.readyNoticeVerdicts ??= new Map());
+      const memo =
+        kind === 'request' ? (this.readyRequestVerdicts ??= new Map()) : (this.readyNoticeVerdicts ??= new Map());
       if (memo.get(method) === true) return undefined;
       const refusal = this.outboundRefusal(method, kind, state);
       // Only what the peer may receive is remembered: refusals are rare and rebuilt each time, and

@@ -201,7 +201,10 @@ function withCarriedBaggage(parent: Context, carried: unknown): Context {
   if (members.length === 0) return parent;
   let baggage = propagation.getBaggage(parent) ?? propagation.createBaggage();
   for (const { key, value, metadata } of members) {
-    baggage = baggage.setEntry(key, metadata ? { value, metadata: baggageEntryMetadataFromString(metadata) } : { value });
+    baggage = baggage.setEntry(
+      key,
+      metadata ? { value, metadata: baggageEntryMetadataFromString(metadata) } : { value },
+    );
   }
   return propagation.setBaggage(parent, baggage);
 }

@@ -25,6 +25,7 @@ import {
   type HttpServerOptions,
 } from './http-listener';
 import { readJsonBody } from './read-body';
+import { withTraceHeaders } from './trace-headers';
 import { mediaTypes, refuseOrigin, refuseRequest, requestPath, singleHeader } from './request-guard';
 import { encodeSseEvent } from './sse';
 import { KeepAlive, startSseResponse, writeChunk } from './sse-stream';
@@ -150,7 +151,7 @@ export function createLegacySseHandler(server: Server, options: LegacySseOptions
     if (body === undefined) return;
     if (classifyMessage(body) === 'invalid') return refuseRequest(response, 400, describeInvalid(body).message);
     if (session.closed) return refuseRequest(response, 404, 'Session not found');
-    session.receive(body as JsonRpcMessage | JsonRpcBatch);
+    session.receive(withTraceHeaders(body as JsonRpcMessage | JsonRpcBatch, request));
     response.writeHead(202).end();
   }
 

@@ -21,6 +21,7 @@ import {
 } from './http-listener';
 import { HttpSession, SESSION_HEADER, type ResponseMode } from './http-session';
 import { readJsonBody } from './read-body';
+import { withTraceHeaders } from './trace-headers';
 import { mediaTypes, refuseOrigin, refuseRequest, singleHeader } from './request-guard';
 
 export type { HttpSessionEndReason, ResponseMode } from './http-session';
@@ -127,7 +128,7 @@ export function createStreamableHttpHandler(
       return refuseRequest(response, 404, 'Session not found');
     }
     session.track(response);
-    session.accept(body as JsonRpcMessage | JsonRpcBatch, response);
+    session.accept(withTraceHeaders(body as JsonRpcMessage | JsonRpcBatch, request), response);
   }
 
   async function get(request: IncomingMessage, response: ServerResponse): Promise<void> {
