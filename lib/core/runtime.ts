@@ -95,17 +95,27 @@ export class Runtime {
     if (isLifecycleTraceHost(host)) {
       host[TRACE_LIFECYCLE](change);
     } else if (this.traceChannel.observed) {
-      const { actor, from, to, snapshot } = change;
+      const { actor, from, to } = change;
       this.traceChannel.next(
-        actorLifecycleEvent(this.clock.now(), actor.id, machineIdOf(actor), from, to, reasonOf(snapshot)),
+        actorLifecycleEvent(this.clock.now(), actor.id, machineIdOf(actor), from, to, reasonOf(change)),
       );
     }
   };
 }
 
-function reasonOf(snapshot: LifecycleChange['snapshot']): string | undefined {
-  const cause = snapshot.status === 'error' ? snapshot.error : snapshot.status === 'done' ? snapshot.output : undefined;
-  const message = (cause as { message?: unknown } | undefined)?.message;
+/**
+ * Why an actor changed state: the error or output it ended with, else what the event that moved it says
+ * (an `error`, or a `reason`, as the upstream machine's failure and stop events carry).
+ */
+function reasonOf({ snapshot, cause }: LifecycleChange): string | undefined {
+  const ending =
+    snapshot.status === 'error' ? snapshot.error : snapshot.status === 'done' ? snapshot.output : undefined;
+  const { error, reason } = cause as { error?: unknown; reason?: unknown };
+  return messageOf(ending) ?? messageOf(error) ?? (typeof reason === 'string' ? reason : messageOf(reason));
+}
+
+function messageOf(value: unknown): string | undefined {
+  const message = (value as { message?: unknown } | undefined)?.message;
   return typeof message === 'string' ? message : undefined;
 }
 

@@ -21,6 +21,8 @@ export interface LifecycleChange {
   readonly to: string;
   /** The snapshot entered; its `status` is `done` once the actor reached a final state. */
   readonly snapshot: InspectedSnapshot;
+  /** The event that led there. */
+  readonly cause: { readonly type: string };
 }
 
 export interface InspectableSystem {
@@ -54,7 +56,7 @@ export function observeLifecycleChanges(
       if (to === undefined) return;
       const from = states.get(actor);
       states.set(actor, to);
-      if (from !== undefined && from !== to) onChange({ actor, from, to, snapshot });
+      if (from !== undefined && from !== to) onChange({ actor, from, to, snapshot, cause: event.event });
     }
   });
 }
