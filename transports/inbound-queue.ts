@@ -105,13 +105,12 @@ export class InboundQueue {
   private scheduleFlush(): void {
     if (this.flushScheduled || !this.sink) return;
     this.flushScheduled = true;
-    afterThisTurn(this.scheduledFlush);
+    // A closure per scheduled flush, not a bound function per queue: one per connection end adds up.
+    afterThisTurn(() => {
+      this.flushScheduled = false;
+      this.flush();
+    });
   }
-
-  private readonly scheduledFlush = (): void => {
-    this.flushScheduled = false;
-    this.flush();
-  };
 
   private flush(): void {
     // A consumer may close the transport (or unsubscribe) from inside `next`: re-check on every turn.

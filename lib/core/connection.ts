@@ -156,11 +156,6 @@ export abstract class Connection implements ConnectionHost, LifecycleTraceHost {
   private traceChannel: TraceChannel | undefined;
   /** Spans of outbound requests in flight, by id (only with an instrumentation): progress lands on them. */
   private outboundSpans: Map<RequestId, RequestSpan> | undefined;
-  /** `readyRefusal`'s memo: a served method's verdict once ready (null: served). */
-  private readyVerdicts: Map<string, [number, string] | null> | undefined;
-  /** `refuseOutbound`'s memo once ready: the spec'd methods we may send, per kind. */
-  private readyRequestVerdicts: Map<string, true> | undefined;
-  private readyNoticeVerdicts: Map<string, true> | undefined;
   private notificationSubject: Subject<JsonRpcNotification> | undefined;
   private eventFacade: EventFacade<ConnectionEvents> | undefined;
 
@@ -481,7 +476,7 @@ export abstract class Connection implements ConnectionHost, LifecycleTraceHost {
       this.sendError(undefined, ErrorCode.InvalidRequest, message, undefined);
       return;
     }
-    const reply = new BatchReply((responses) => this.send(responses).catch(this.reportSendFailure));
+    const reply = new BatchReply((responses) => this.send(responses).catch((error) => this.reportSendFailure(error)));
     for (const element of elements) this.route(element, reply);
     reply.seal();
   }
@@ -526,69 +521,33 @@ export abstract class Connection implements ConnectionHost, LifecycleTraceHost {
   /** Why an inbound request is refused (code and message), `drop` to ignore it, or undefined to serve it. */
   private refuseInbound(message: JsonRpcRequest, batch: BatchReply | undefined): [number, string] | 'drop' | undefined {
     const { id, method } = message;
+    const spec = methodSpec(method);
+    if (!this.handlers[method] || (spec && (spec.kind !== 'request' || !maySend(spec, peerRole(this.role))))) {
+      return [ErrorCode.MethodNotFound, `Method not found: ${method}`];
+    }
     const state = this.state;
-    if (state === 'ready') {
-      const refusal = this.readyRefusal(method);
-      if (refusal) return refusal;
-    } else {
-      const refusal = this.unservedRefusal(method);
-      if (refusal) return refusal;
-      if (state === 'closing' || state === 'closed') return 'drop';
-      if (method === 'initialize') {
-        if (state !== 'uninitialized')
-          return [ErrorCode.InvalidRequest, 'initialize was already received: it may be sent once per connection'];
-        if (batch) return [ErrorCode.InvalidRequest, 'initialize must not be part of a JSON-RPC batch'];
-      } else if (method !== 'ping') {
-        return [ErrorCode.InvalidRequest, `${method} received before initialization completed: send initialize first`];
-      }
+    if (state === 'closing' || state === 'closed') return 'drop';
+    if (method === 'initialize') {
+      if (state !== 'uninitialized')
+        return [ErrorCode.InvalidRequest, 'initialize was already received: it may be sent once per connection'];
+      if (batch) return [ErrorCode.InvalidRequest, 'initialize must not be part of a JSON-RPC batch'];
+    } else if (method !== 'ping' && state !== 'ready') {
+      return [ErrorCode.InvalidRequest, `${method} received before initialization completed: send initialize first`];
+    }
+    if (spec && state === 'ready' && !isAtLeast(this.protocolVersion!, spec.since)) {
+      return [ErrorCode.MethodNotFound, `Method not found: ${method} (it needs protocol version ${spec.since})`];
+    }
+    if (spec && state === 'ready' && this.gatedOut(spec, this.capabilities)) {
+      return [
+        ErrorCode.MethodNotFound,
+        `Method not found: ${method} (this ${this.role} did not declare the ${describeCapability(spec.capability!)} capability)`,
+      ];
     }
     if (!isParamsObject(message.params)) return [ErrorCode.InvalidParams, `Invalid params: "params" must be an object`];
     if (this.handling?.has(id))
       return [ErrorCode.InvalidRequest, `Request id ${JSON.stringify(id)} is already in use by a request in flight`];
     if (this.activeHandlerCount >= this.maxHandlers)
       return [ErrorCode.InternalError, `Too many requests in flight (limit ${this.maxHandlers})`];
-    return undefined;
-  }
-
-  /** Method not found: we have no handler for it, or the peer's role may not send it. */
-  private unservedRefusal(method: string): [number, string] | undefined {
-    const spec = methodSpec(method);
-    if (!this.handlers[method] || (spec && (spec.kind !== 'request' || !maySend(spec, peerRole(this.role))))) {
-      return [ErrorCode.MethodNotFound, `Method not found: ${method}`];
-    }
-    return undefined;
-  }
-
-  /**
-   * The per-method checks of a request that arrives once ready. The negotiated version, both sides'
-   * capabilities and the handler table are fixed from then on, so each served method's verdict is
-   * computed once; unserved names are not remembered, so a peer's made-up methods cannot grow the memo.
-   */
-  private readyRefusal(method: string): [number, string] | undefined {
-    const memo = (this.readyVerdicts ??= new Map());
-    const known = memo.get(method);
-    if (known !== undefined) return known ?? undefined;
-    const unserved = this.unservedRefusal(method);
-    if (unserved) return unserved;
-    const verdict = this.servedMethodRefusal(method) ?? null;
-    memo.set(method, verdict);
-    return verdict ?? undefined;
-  }
-
-  private servedMethodRefusal(method: string): [number, string] | undefined {
-    if (method === 'initialize')
-      return [ErrorCode.InvalidRequest, 'initialize was already received: it may be sent once per connection'];
-    const spec = methodSpec(method);
-    if (!spec) return undefined;
-    if (!isAtLeast(this.protocolVersion!, spec.since)) {
-      return [ErrorCode.MethodNotFound, `Method not found: ${method} (it needs protocol version ${spec.since})`];
-    }
-    if (this.gatedOut(spec, this.capabilities)) {
-      return [
-        ErrorCode.MethodNotFound,
-        `Method not found: ${method} (this ${this.role} did not declare the ${describeCapability(spec.capability!)} capability)`,
-      ];
-    }
     return undefined;
   }
 
@@ -674,13 +633,12 @@ export abstract class Connection implements ConnectionHost, LifecycleTraceHost {
     if (!transport || this.state === 'closed') return;
     transport
       .send(response, relatedRequestId === undefined ? undefined : { relatedRequestId })
-      .then(undefined, this.reportSendFailure);
+      .then(undefined, (error) => this.reportSendFailure(error));
   }
 
-  /** Bound once: every response would otherwise allocate its own rejection handler. */
-  private readonly reportSendFailure = (error: unknown): void => {
+  private reportSendFailure(error: unknown): void {
     this.logger.debug('Could not send a response', error);
-  };
+  }
 
   private onNotificationMessage(message: JsonRpcNotification): void {
     this.trace('notification', 'in', message, message.method);
@@ -730,20 +688,6 @@ export abstract class Connection implements ConnectionHost, LifecycleTraceHost {
   /** Why we may not send `method` now, or undefined. */
   private refuseOutbound(method: string, kind: 'request' | 'notification'): Error | undefined {
     const state = this.state;
-    if (state === 'ready') {
-      const memo =
-        kind === 'request' ? (this.readyRequestVerdicts ??= new Map()) : (this.readyNoticeVerdicts ??= new Map());
-      if (memo.get(method) === true) return undefined;
-      const refusal = this.outboundRefusal(method, kind, state);
-      // Only what the peer may receive is remembered: refusals are rare and rebuilt each time, and
-      // extension methods (no spec) are never gated, so the memo stays as small as the method table.
-      if (!refusal && methodSpec(method)) memo.set(method, true);
-      return refusal;
-    }
-    return this.outboundRefusal(method, kind, state);
-  }
-
-  private outboundRefusal(method: string, kind: 'request' | 'notification', state: ConnectionState): Error | undefined {
     if (state === 'closing' || state === 'closed')
       return new ConnectionClosedError(`Cannot send ${method}: the connection is ${state}`);
     if (!this.transport) return new NotReadyError(`Cannot send ${method}: not connected`);

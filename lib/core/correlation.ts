@@ -195,10 +195,11 @@ export class CorrelationTable {
     if (deadline >= this.timerAt) return;
     if (this.timer !== undefined) this.host.clock.clearTimeout(this.timer);
     this.timerAt = deadline;
-    this.timer = this.host.clock.setTimeout(this.onTimer, Math.max(0, deadline - now));
+    // A closure per arming (rare: only for a new earliest deadline), not a bound function per table.
+    this.timer = this.host.clock.setTimeout(() => this.onTimer(), Math.max(0, deadline - now));
   }
 
-  private readonly onTimer = (): void => {
+  private onTimer(): void {
     this.timer = undefined;
     this.timerAt = Infinity;
     const now = this.host.clock.now();
@@ -209,7 +210,7 @@ export class CorrelationTable {
       else if (deadline < next) next = deadline;
     }
     if (next !== Infinity) this.arm(next, now);
-  };
+  }
 
   /** `initialize` must never be the target of `notifications/cancelled`. */
   private notifyPeer(record: PendingRequest, reason: string): void {
