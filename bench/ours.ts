@@ -19,11 +19,18 @@ export interface OursPair extends BenchPair {
   readonly serverConnection: ServerConnection;
 }
 
+/**
+ * Defined once: under tsx (esbuild's keepNames) a function created in an object literal is renamed with
+ * `Object.defineProperty` each time, a cost the SDK's fixture (an argument, never renamed) does not pay
+ * and that the built package does not have either.
+ */
+const echoHandler: ToolDefinition['handler'] = ({ text }) => ({ content: [{ type: 'text', text: String(text) }] });
+
 function echoTool(): ToolDefinition {
   return {
     name: 'echo',
     inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-    handler: ({ text }) => ({ content: [{ type: 'text', text: String(text) }] }),
+    handler: echoHandler,
   };
 }
 

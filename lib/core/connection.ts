@@ -51,6 +51,7 @@ import type { TraceEvent, TraceKind } from '../trace/types';
 import type { LifecycleChange } from '../trace/xstate-inspection';
 import { BatchReply } from './batch';
 import { systemClock, type Clock } from './clock';
+import { afterThisTurn } from './microtask';
 import { CorrelationTable, DEFAULT_REQUEST_TIMEOUT_MS, type PendingRequest, type RequestOptions } from './correlation';
 import { EventFacade } from './events';
 import { defaultLogger, type Logger } from './logger';
@@ -331,13 +332,21 @@ export abstract class Connection implements ConnectionHost, LifecycleTraceHost {
       queueMicrotask(() => this.transition({ type: 'transport.closed', reason }));
       return;
     }
-    // A transport that never finishes closing must not keep the connection in `closing` forever.
-    const giveUp = this.clock.setTimeout(() => this.transition({ type: 'transport.closed', reason }), CLOSE_TIMEOUT_MS);
+    let closed = false;
+    let giveUp: unknown;
     const done = () => {
-      this.clock.clearTimeout(giveUp);
+      closed = true;
+      if (giveUp !== undefined) this.clock.clearTimeout(giveUp);
       this.transition({ type: 'transport.closed', reason });
     };
     transport.close().then(done, done);
+    // A transport that never finishes closing must not keep the connection in `closing` forever. Most
+    // close at once (`done` has run by the time this does), so they cost no timer.
+    afterThisTurn(() => {
+      if (!closed) {
+        giveUp = this.clock.setTimeout(() => this.transition({ type: 'transport.closed', reason }), CLOSE_TIMEOUT_MS);
+      }
+    });
   }
 
   /** @internal Called when the transport's stream ends; `error` is set when it failed. */
