@@ -332,10 +332,10 @@ export abstract class Connection implements ConnectionHost, LifecycleTraceHost {
       queueMicrotask(() => this.transition({ type: 'transport.closed', reason }));
       return;
     }
-    let closed = false;
+    let finished = false;
     let giveUp: unknown;
     const done = () => {
-      closed = true;
+      finished = true;
       if (giveUp !== undefined) this.clock.clearTimeout(giveUp);
       this.transition({ type: 'transport.closed', reason });
     };
@@ -343,7 +343,7 @@ export abstract class Connection implements ConnectionHost, LifecycleTraceHost {
     // A transport that never finishes closing must not keep the connection in `closing` forever. Most
     // close at once (`done` has run by the time this does), so they cost no timer.
     afterThisTurn(() => {
-      if (!closed) {
+      if (!finished) {
         giveUp = this.clock.setTimeout(() => this.transition({ type: 'transport.closed', reason }), CLOSE_TIMEOUT_MS);
       }
     });

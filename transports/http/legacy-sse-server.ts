@@ -25,8 +25,8 @@ import {
   type HttpServerOptions,
 } from './http-listener';
 import { readJsonBody } from './read-body';
-import { withTraceHeaders } from './trace-headers';
 import { mediaTypes, refuseOrigin, refuseRequest, requestPath, singleHeader } from './request-guard';
+import { withTraceHeaders } from './trace-headers';
 import { encodeSseEvent } from './sse';
 import { KeepAlive, startSseResponse, writeChunk } from './sse-stream';
 

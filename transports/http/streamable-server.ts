@@ -21,8 +21,8 @@ import {
 } from './http-listener';
 import { HttpSession, SESSION_HEADER, type ResponseMode } from './http-session';
 import { readJsonBody } from './read-body';
-import { withTraceHeaders } from './trace-headers';
 import { mediaTypes, refuseOrigin, refuseRequest, singleHeader } from './request-guard';
+import { withTraceHeaders } from './trace-headers';
 
 export type { HttpSessionEndReason, ResponseMode } from './http-session';
 

@@ -14,7 +14,10 @@ import {
 } from '../../lib/trace/traceparent';
 import { singleHeader } from './request-guard';
 
-/** The `_meta` entries the request's trace headers supply, or undefined when it has none worth taking. */
+/**
+ * The `_meta` entries the request's trace headers supply, or undefined when it has none worth taking.
+ * SEP-414 named the `_meta` keys after the W3C headers, so one set of names serves both.
+ */
 function headerTraceEntries(request: IncomingMessage): Readonly<Record<string, string>> | undefined {
   const entries: Record<string, string> = {};
   const traceparent = singleHeader(request, TRACEPARENT_META_KEY);
