@@ -47,6 +47,7 @@ describe('describeInvalid', () => {
       id: 7,
       code: ErrorCode.InvalidRequest,
       message: 'Invalid Request: "jsonrpc" must be "2.0", got "1.0"',
+      response: false,
     });
   });
   it('has no id when none can be read', () => {
@@ -54,6 +55,7 @@ describe('describeInvalid', () => {
       id: undefined,
       code: ErrorCode.InvalidRequest,
       message: 'Invalid Request: "id" must be a string or a number, got null',
+      response: false,
     });
     expect(describeInvalid(5).id).toBeUndefined();
     expect(describeInvalid(5).message).toContain('expected a JSON object, got number');
