@@ -304,6 +304,7 @@ export abstract class Connection implements ConnectionHost, LifecycleTraceHost {
     }
     this.transport = transport;
     this.subscription = transport.messages.subscribe(new InboundObserver(this));
+    transport.start?.().then(undefined, (error: unknown) => this.transportEnded(error));
   }
 
   /** @internal How a handler ends the stream carrying request `id`, when the transport can (`Transport.closeStream`). */
