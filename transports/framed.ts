@@ -199,7 +199,9 @@ function decodePayload(payload: Buffer, maxDepth: number): InboundFrame {
     throw new TransportError(`Bad frame: could not decode msgpack: ${(error as Error).message}`, { cause: error });
   }
   // Every level of nesting takes at least one byte (a container header), so a short payload cannot be too deep.
-  return payload.length > maxDepth && valueExceedsDepth(message, maxDepth) ? tooDeep(message, maxDepth) : (message as InboundFrame);
+  return payload.length > maxDepth && valueExceedsDepth(message, maxDepth)
+    ? tooDeep(message, maxDepth)
+    : (message as InboundFrame);
 }
 
 /** Two framed transports joined by an in-process pipe with real backpressure: for tests and benchmarks. */

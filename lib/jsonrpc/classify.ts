@@ -77,7 +77,8 @@ export function describeInvalid(value: unknown): InvalidMessage {
   if (message.result !== undefined) return refuse('a result response needs a string or number "id"');
   if (message.error !== undefined && !isErrorObject(message.error))
     return refuse('"error" must be an object with a numeric "code" and a string "message"');
-  if (message.error !== undefined) return refuse(`"id" must be a string, a number or null, got ${describeType(message.id)}`);
+  if (message.error !== undefined)
+    return refuse(`"id" must be a string, a number or null, got ${describeType(message.id)}`);
   return refuse('not a request, notification or response');
 }
 
