@@ -655,9 +655,10 @@ export abstract class Connection implements ConnectionHost, LifecycleTraceHost {
 
   /**
    * Replies at once, except to a request that sent progress: then the reply waits until the last progress
-   * notification was handed to the transport, and one more macrotask, so it leaves in a later write. SDK v1
-   * clients drop a progress notification that arrives in the same chunk as its result (they dispatch
-   * notifications a microtask late, responses at once). Requests without progress pay nothing.
+   * notification was handed to the transport, and `PROGRESS_REPLY_DELAY_MS` more, so it leaves in a later
+   * write that the peer reads apart. SDK v1 clients drop a progress notification that arrives in the same
+   * chunk as its result (they dispatch notifications a microtask late, responses at once). Requests without
+   * progress pay nothing.
    */
   private replyAfterProgress(context: RequestContext<any>, response: JsonRpcResponse, kind: 'result' | 'error'): void {
     const progressSent = context.progressSent;
@@ -666,7 +667,7 @@ export abstract class Connection implements ConnectionHost, LifecycleTraceHost {
       return;
     }
     progressSent
-      .then(nextMacrotask, nextMacrotask)
+      .then(afterProgressDelay, afterProgressDelay)
       .then(() => this.reply(context, response, kind))
       .then(undefined, (error: unknown) => this.failInternally(error));
   }
@@ -983,14 +984,23 @@ function showData(data: unknown): string {
   }
 }
 
-/** Resolves on a later macrotask (after pending I/O callbacks), whatever fake timers a test installed later. */
-const scheduleMacrotask: (callback: () => void) => void =
-  typeof globalThis.setImmediate === 'function'
-    ? globalThis.setImmediate.bind(globalThis)
-    : (callback) => globalThis.setTimeout(callback, 0);
+/**
+ * How long a response waits after its request's last progress notification was handed to the transport.
+ * A later write is not enough across a pipe: a reader that wakes late reads both writes as one chunk, and
+ * SDK v1 clients drop progress that shares a chunk with its result. 10 ms covers a reader's wake-up on a
+ * loaded machine (measured: a macrotask was not enough for the SDK's stdio client); only requests that
+ * reported progress pay it, and they are the long-running ones.
+ */
+export const PROGRESS_REPLY_DELAY_MS = 10;
 
-function nextMacrotask(): Promise<void> {
-  return new Promise((resolve) => scheduleMacrotask(resolve));
+/**
+ * The platform's own timer, captured at load: this is a yield to the I/O of other processes, not a
+ * timeout, so fake timers a test installs later must not hold responses back.
+ */
+const platformSetTimeout = globalThis.setTimeout;
+
+function afterProgressDelay(): Promise<void> {
+  return new Promise((resolve) => platformSetTimeout(resolve, PROGRESS_REPLY_DELAY_MS));
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
