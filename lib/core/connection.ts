@@ -73,6 +73,11 @@ export interface ConnectionOptions {
   readonly maxConcurrentHandlers?: number;
   /** Stamped on this connection's trace events: the upstream server a hub reaches through it. */
   readonly upstream?: string;
+  /**
+   * How long the response to a request that reported progress waits after its last progress notification
+   * left, in ms (`PROGRESS_REPLY_DELAY_MS`, 10), so SDK v1 clients read them apart and see the progress.
+   */
+  readonly progressReplyDelayMs?: number;
 }
 
 export interface SendOptions extends RequestOptions, TransportSendOptions {
@@ -152,6 +157,7 @@ export abstract class Connection implements ConnectionHost, LifecycleTraceHost {
   private readonly defaultTimeout: number;
   private readonly maxPending: number;
   private readonly maxHandlers: number;
+  private readonly progressReplyDelayMs: number;
   private transport: Transport | undefined;
   private subscription: Subscription | undefined;
   private resolveClosed: ((reason: QuitReason) => void) | undefined;
@@ -170,6 +176,7 @@ export abstract class Connection implements ConnectionHost, LifecycleTraceHost {
     this.maxHandlers = options.maxConcurrentHandlers ?? DEFAULT_LIMIT;
     this.defaultTimeout = options.defaultTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.upstream = options.upstream;
+    this.progressReplyDelayMs = options.progressReplyDelayMs ?? PROGRESS_REPLY_DELAY_MS;
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
     const runtime = (this.runtime = options.runtime ?? defaultRuntime());
     this.actor = createActor(connectionLifecycle, { input: { host: this }, parent: runtime.root }).start();
@@ -666,8 +673,9 @@ export abstract class Connection implements ConnectionHost, LifecycleTraceHost {
       this.reply(context, response, kind);
       return;
     }
+    const delay = () => afterDelay(this.progressReplyDelayMs);
     progressSent
-      .then(afterProgressDelay, afterProgressDelay)
+      .then(delay, delay)
       .then(() => this.reply(context, response, kind))
       .then(undefined, (error: unknown) => this.failInternally(error));
   }
@@ -999,8 +1007,8 @@ export const PROGRESS_REPLY_DELAY_MS = 10;
  */
 const platformSetTimeout = globalThis.setTimeout;
 
-function afterProgressDelay(): Promise<void> {
-  return new Promise((resolve) => platformSetTimeout(resolve, PROGRESS_REPLY_DELAY_MS));
+function afterDelay(ms: number): Promise<void> {
+  return new Promise((resolve) => platformSetTimeout(resolve, ms));
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
