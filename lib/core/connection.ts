@@ -532,7 +532,8 @@ export abstract class Connection implements ConnectionHost, LifecycleTraceHost {
     const id = message.id;
     const record = isRequestId(id) ? this.correlationTable?.reject(id, message.error) : undefined;
     if (!record) {
-      if (!isRequestId(id)) this.logger.warn(`The peer reported an error without an id: ${message.error.message}`);
+      if (!isRequestId(id))
+        this.logger.warn(`The peer reported an error without an id: ${clipText(message.error.message)}`);
       this.trace('ignored', 'in', message, undefined, id ?? undefined, 'No request in flight has this id');
       return;
     }
@@ -944,10 +945,12 @@ export abstract class Connection implements ConnectionHost, LifecycleTraceHost {
       spans.delete(record.id);
       span.end(outcome, this.clock.now());
     };
-    record.promise.then(
-      (result) => end({ kind: 'result', result }),
-      (error: unknown) => end({ kind: 'error', error }),
-    );
+    record.promise
+      .then(
+        (result) => end({ kind: 'result', result }),
+        (error: unknown) => end({ kind: 'error', error }),
+      )
+      .then(undefined, (error: unknown) => this.logger.error('The instrumentation failed to end a span', error));
     return span.meta ? withMetaEntries(params, span.meta) : params;
   }
 
