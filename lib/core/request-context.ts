@@ -71,12 +71,13 @@ export class RequestContext<C extends Connection = Connection> {
   }
 
   /**
-   * Reports progress to the requester. Never fails the request: a report that cannot be sent is dropped
-   * (and the returned promise resolves) with a log line, when the requester sent no progress token (debug:
-   * a handler need not know whether it was asked), when `progress` does not increase on the last value sent
-   * (warn: the protocol requires it to increase), or after the request finished. Every notification sent is
-   * delivered before the request's response, even to SDK v1 clients, which drop progress that arrives in
-   * the same read as its result. The promise rejects only when the connection fails to send it.
+   * Reports progress to the requester. Never fails the request: a report that may not be sent is dropped
+   * and the returned promise resolves, with a log line when the requester sent no progress token (debug: a
+   * handler need not know whether it was asked) or when `progress` does not increase on the last value sent
+   * (warn: the protocol requires it to increase), silently once the request has finished. Every notification
+   * sent reaches the requester before the request's response, even an SDK v1 client, which drops progress
+   * read together with its result (see `ConnectionOptions.progressReplyDelayMs`). The promise rejects only
+   * when the connection fails to send the notification.
    */
   progress(progress: number, total?: number, message?: string): Promise<void> {
     const progressToken = this.progressToken;
