@@ -1,9 +1,12 @@
 import { setup } from 'xstate';
 import { lifecycleLogic, type LifecycleSnapshot } from './lifecycle';
 
-/** Why a connection ended: the lifecycle's output. */
+/**
+ * Why a connection ended: the lifecycle's output. `internal-error`: something threw while the connection
+ * handled what its peer sent (a bug, or input no check foresaw); only that connection is closed.
+ */
 export interface QuitReason {
-  readonly kind: 'local-close' | 'transport-closed' | 'transport-error' | 'handshake-failed';
+  readonly kind: 'local-close' | 'transport-closed' | 'transport-error' | 'handshake-failed' | 'internal-error';
   readonly message: string;
   readonly error?: Error;
 }

@@ -13,7 +13,8 @@ import {
   UnsupportedProtocolVersionError,
 } from '../lib/jsonrpc/errors';
 import type { JsonRpcMessage } from '../lib/jsonrpc/types';
-import { defineServer } from '../lib/server/definition';
+import { defineServer, type ServerDefinition } from '../lib/server/definition';
+import type { Logger } from '../lib/core/logger';
 import { Server } from '../lib/server/server';
 import type { TraceEvent } from '../lib/trace/types';
 import { createMemoryPair, type MemoryTransport } from '../transports/memory';
@@ -240,21 +241,19 @@ describe('handlers and their context', () => {
     });
   });
 
-  it('delivers progress to onProgress, and the progress helper insists on increasing values', async () => {
-    const rangeError = deferred<unknown>();
+  it('delivers progress to onProgress; a repeated or decreasing value is dropped with a warning, not the call', async () => {
     const definition = serverWith([
       tool('work', async (_args, ctx) => {
         await ctx.progress(1, 3, 'one');
         await ctx.progress(2.5, 3);
-        try {
-          void ctx.progress(2);
-        } catch (error) {
-          rangeError.resolve(error);
-        }
+        await ctx.progress(2.5, 3, 'repeated');
+        await ctx.progress(2, 3, 'decreasing');
         return { content: [{ type: 'text', text: 'done' }] };
       }),
     ]);
-    const { client } = await connectPair(definition);
+    const warnings: string[] = [];
+    const logger = { debug() {}, info() {}, warn: (line: string) => void warnings.push(line), error() {} };
+    const client = await connectWithServerLogger(definition, logger);
     const progress: unknown[] = [];
     const result = await client.callTool(
       'work',
@@ -266,7 +265,29 @@ describe('handlers and their context', () => {
       { p: 1, total: 3, message: 'one' },
       { p: 2.5, total: 3, message: undefined },
     ]);
-    expect(await rangeError.promise).toBeInstanceOf(RangeError);
+    expect(warnings).toEqual([
+      'tools/call: progress 2.5 dropped: progress must increase (the last sent was 2.5)',
+      'tools/call: progress 2 dropped: progress must increase (the last sent was 2.5)',
+    ]);
+  });
+
+  it('drops progress with a debug line when the client sent no progress token, and the call succeeds', async () => {
+    const definition = serverWith([
+      tool('work', async (_args, ctx) => {
+        await ctx.progress(1, 2);
+        await ctx.progress(1, 2); // no token: not even the monotonic rule applies
+        return { content: [{ type: 'text', text: 'done' }] };
+      }),
+    ]);
+    const debug: string[] = [];
+    const logger = { debug: (line: string) => void debug.push(line), info() {}, warn() {}, error() {} };
+    const client = await connectWithServerLogger(definition, logger);
+    const result = await client.callTool('work', {});
+    expect(result.content).toEqual([{ type: 'text', text: 'done' }]);
+    expect(debug.filter((line) => line.includes('progress dropped'))).toEqual([
+      'tools/call: progress dropped: the requester sent no progress token',
+      'tools/call: progress dropped: the requester sent no progress token',
+    ]);
   });
 
   it('drops the progress message for 2024-11-05, which has no such field', async () => {
@@ -684,3 +705,12 @@ describe('limits', () => {
     }
   });
 });
+
+/** A client connected in memory to a server for `definition` whose connections log to `logger`. */
+async function connectWithServerLogger(definition: ServerDefinition, logger: Logger): Promise<Client> {
+  const [clientSide, serverSide] = createMemoryPair();
+  validateEmitted(new Server(definition, { logger }).connect(serverSide));
+  const client = new Client({ name: 'test-client', version: '1.0.0' });
+  validateEmitted(client);
+  return client.connect(clientSide);
+}

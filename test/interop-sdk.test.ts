@@ -12,6 +12,7 @@
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioClientTransport as SdkStdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import {
   ListRootsRequestSchema,
@@ -62,7 +63,6 @@ const VERSIONS = [...SUPPORTED_PROTOCOL_VERSIONS];
 // ---- a. the SDK client against our server ---------------------------------------------------------
 
 interface ServerHooks {
-  progressSeen: Deferred<void>;
   slowStarted: Deferred<RequestId>;
   slowAborted: Deferred<unknown>;
   slowFinished: Deferred<void>;
@@ -106,12 +106,20 @@ function ourTools(hooks: ServerHooks): ToolDefinition<any>[] {
       name: 'progress',
       inputSchema: { type: 'object' },
       handler: async (_args, context) => {
+        // Answered at once: the server holds the response until the progress has left, so the SDK client
+        // (which runs progress handlers a microtask late but settles responses at once) sees it first.
         await context.progress(1, 2, 'half way');
-        // Answer only once the SDK saw the progress: the SDK client runs progress handlers a microtask
-        // late but settles responses at once, so over its synchronous in-memory transport a response
-        // sent right after a progress notification drops that progress ("unknown token").
-        await hooks.progressSeen.promise;
         return { content: [{ type: 'text', text: 'done' }] };
+      },
+    },
+    {
+      name: 'progress-burst',
+      inputSchema: { type: 'object' },
+      handler: (args, context) => {
+        // Several notifications in a row, not awaited, and the result in the same turn.
+        const count = Number(args.count ?? 5);
+        for (let step = 1; step <= count; step++) void context.progress(step, count);
+        return { content: [{ type: 'text', text: `sent ${count}` }] };
       },
     },
     {
@@ -155,7 +163,6 @@ async function sdkClientAgainstOurServer(
   extra: { pageSize?: number; tools?: ToolDefinition<any>[]; sdkClient?: SdkClient } = {},
 ): Promise<SdkClientSetup> {
   const hooks: ServerHooks = {
-    progressSeen: deferred(),
     slowStarted: deferred(),
     slowAborted: deferred(),
     slowFinished: deferred(),
@@ -216,7 +223,15 @@ describe.each(VERSIONS)('the SDK client against our server, negotiating %s', (ve
     const { sdkClient } = await sdkClientAgainstOurServer(version);
     const { tools, nextCursor } = await sdkClient.listTools();
     expect(nextCursor).toBeUndefined();
-    expect(tools.map((tool) => tool.name)).toEqual(['echo', 'weather', 'fail', 'progress', 'slow', 'log']);
+    expect(tools.map((tool) => tool.name)).toEqual([
+      'echo',
+      'weather',
+      'fail',
+      'progress',
+      'progress-burst',
+      'slow',
+      'log',
+    ]);
     const weather = tools.find((tool) => tool.name === 'weather')!;
     const expected: Record<string, unknown> = {
       name: 'weather',
@@ -345,13 +360,10 @@ describe.each(VERSIONS)('the SDK client against our server, negotiating %s', (ve
   });
 
   it("delivers a handler's progress to the SDK's onprogress", async () => {
-    const { sdkClient, hooks, sdkErrors, wire } = await sdkClientAgainstOurServer(version);
+    const { sdkClient, sdkErrors, wire } = await sdkClientAgainstOurServer(version);
     const reports: SdkProgress[] = [];
     const result = await sdkClient.callTool({ name: 'progress', arguments: {} }, undefined, {
-      onprogress: (progress) => {
-        reports.push(progress);
-        hooks.progressSeen.resolve();
-      },
+      onprogress: (progress) => reports.push(progress),
     });
     expect(result).toEqual({ content: [{ type: 'text', text: 'done' }] });
     // `message` exists since 2025-03-26: our server drops it for older peers.
@@ -364,6 +376,17 @@ describe.each(VERSIONS)('the SDK client against our server, negotiating %s', (ve
     const requestId = progress.message.params.progressToken; // the SDK uses the request id as the token
     expect(progress.options).toEqual({ relatedRequestId: requestId });
     expect(wire.find((entry) => entry.message.id === requestId)?.options).toEqual({ relatedRequestId: requestId });
+  });
+
+  it('delivers every progress of a burst sent right before the result, in order', async () => {
+    const { sdkClient, sdkErrors } = await sdkClientAgainstOurServer(version);
+    const reports: number[] = [];
+    const result = await sdkClient.callTool({ name: 'progress-burst', arguments: { count: 5 } }, undefined, {
+      onprogress: (progress) => reports.push(progress.progress),
+    });
+    expect(result).toEqual({ content: [{ type: 'text', text: 'sent 5' }] });
+    expect(reports).toEqual([1, 2, 3, 4, 5]);
+    expect(sdkErrors).toEqual([]);
   });
 
   it("aborts the handler's signal when the SDK client cancels, and sends no response", async () => {
@@ -699,7 +722,6 @@ describe('over the SDK stdio transport', () => {
     const [sdkSide, ourSide] = stdioPair();
     const transportErrors: Error[] = [];
     const hooks: ServerHooks = {
-      progressSeen: deferred(),
       slowStarted: deferred(),
       slowAborted: deferred(),
       slowFinished: deferred(),
@@ -710,14 +732,22 @@ describe('over the SDK stdio transport', () => {
     const sdkErrors = watchSdkClient(sdkClient, server);
     await sdkClient.connect(sdkSide);
     expect(connection.protocolVersion).toBe('2025-11-25');
-    expect((await sdkClient.listTools()).tools).toHaveLength(6);
+    expect((await sdkClient.listTools()).tools).toHaveLength(7);
     expect(await sdkClient.callTool({ name: 'weather', arguments: { city: 'Oslo' } })).toMatchObject({
       structuredContent: { city: 'Oslo', celsius: 21.5 },
     });
+    const reports: SdkProgress[] = [];
     const progress = await sdkClient.callTool({ name: 'progress', arguments: {} }, undefined, {
-      onprogress: () => hooks.progressSeen.resolve(),
+      onprogress: (report) => reports.push(report),
     });
     expect(progress).toEqual({ content: [{ type: 'text', text: 'done' }] });
+    expect(reports).toEqual([{ progress: 1, total: 2, message: 'half way' }]);
+    const burst: number[] = [];
+    const burstResult = await sdkClient.callTool({ name: 'progress-burst', arguments: { count: 8 } }, undefined, {
+      onprogress: (report) => burst.push(report.progress),
+    });
+    expect(burstResult).toEqual({ content: [{ type: 'text', text: 'sent 8' }] });
+    expect(burst).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(sdkErrors).toEqual([]);
     expect(transportErrors).toEqual([]);
   });
@@ -749,6 +779,40 @@ describe('over the SDK stdio transport', () => {
     await client.ping();
     expect(sdkErrors).toEqual([]);
     expect(transportErrors).toEqual([]);
+  });
+});
+
+// ---- over real stdio --------------------------------------------------------------------------------
+
+describe('the SDK client over real stdio (our server in a child process)', () => {
+  // Our stdio server batches the writes of one turn: without holding a response back until its progress has
+  // left, progress and result share a chunk and the SDK client drops the progress.
+  it('sees every progress notification before its result, one or many in a row', async () => {
+    const sdkClient = new SdkClient({ name: 'sdk-client', version: '9.9.9' });
+    const sdkErrors: Error[] = [];
+    sdkClient.onerror = (error) => sdkErrors.push(error);
+    const transport = new SdkStdioClientTransport({
+      command: process.execPath,
+      args: ['--import', 'tsx', 'test/fixtures/hostile-server.ts'],
+      stderr: 'pipe',
+    });
+    cleanups.push(() => sdkClient.close());
+    await sdkClient.connect(transport);
+    const one: SdkProgress[] = [];
+    const result = await sdkClient.callTool({ name: 'progress', arguments: {} }, undefined, {
+      onprogress: (report) => one.push(report),
+    });
+    expect(result).toEqual({ content: [{ type: 'text', text: 'done' }] });
+    expect(one).toEqual([{ progress: 1, total: 2, message: 'half way' }]);
+    for (const count of [3, 10]) {
+      const burst: number[] = [];
+      const burstResult = await sdkClient.callTool({ name: 'progress-burst', arguments: { count } }, undefined, {
+        onprogress: (report) => burst.push(report.progress),
+      });
+      expect(burstResult).toEqual({ content: [{ type: 'text', text: `sent ${count}` }] });
+      expect(burst).toEqual(Array.from({ length: count }, (_, index) => index + 1));
+    }
+    expect(sdkErrors).toEqual([]);
   });
 });
 

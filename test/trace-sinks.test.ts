@@ -93,7 +93,7 @@ describe('NDJSON and pretty lines', () => {
     expect(JSON.parse(toNdjsonLine(frameError)).message).toEqual({ name: 'RangeError', message: 'bad frame' });
     const pretty: string[] = [];
     createPrettyTraceSink((line) => pretty.push(line)).next(event);
-    expect(pretty).toEqual(['12:00:00.000 c1    <- invalid [unserializable]']);
+    expect(pretty).toEqual(['12:00:00.000 c1    <- invalid 1n']);
   });
 
   it('writes pretty lines to stderr by default, and nothing once closed', async () => {

@@ -9,8 +9,8 @@ import { Packr } from 'msgpackr';
 import { firstValueFrom, take, toArray, type Observable } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '../lib/client/client';
-import { TransportError } from '../lib/jsonrpc/errors';
-import type { InboundFrame, JsonRpcMessage } from '../lib/jsonrpc/types';
+import { ErrorCode, TransportError } from '../lib/jsonrpc/errors';
+import { FrameError, type InboundFrame, type JsonRpcMessage } from '../lib/jsonrpc/types';
 import { Server } from '../lib/server/server';
 import { createDuplexPair } from '../transports/duplex-pair';
 import { createFramedPair, FramedTransport, type FramedTransportOptions } from '../transports/framed';
@@ -166,6 +166,38 @@ describe('framed transport: bad frames', () => {
     expect(received.frames).toEqual([notification(1)]); // frames before the bad one still arrive
     await rawClosed;
     await expect(transport.send(notification(2))).rejects.toBeInstanceOf(TransportError);
+  });
+
+  it('refuses a message nested deeper than maxDepth as a -32600 FrameError with its id, and goes on', async () => {
+    const sockets = await unixSockets();
+    cleanups.push(sockets.release);
+    const transport = new FramedTransport(sockets.accepted, { maxDepth: 8 });
+    cleanups.push(() => transport.close());
+    const received = drain(transport);
+    let deep: unknown = 1;
+    for (let i = 0; i < 8; i++) deep = { a: deep };
+    let deepest: unknown = 1;
+    for (let i = 0; i < 100_000; i++) deepest = [deepest];
+    // Deep enough to overflow msgpackr's recursive decoder: still one refused frame, not a dead stream.
+    const overflowing = Buffer.concat([Buffer.alloc(100_000, 0x91), Buffer.from([0x01])]);
+    sockets.client.write(
+      Buffer.concat([
+        frameOf({ jsonrpc: '2.0', id: 1, method: 'ping', params: deep }), // 10 levels
+        frameOf({ jsonrpc: '2.0', id: 2, method: 'ping', params: { a: { b: { c: { d: { e: { f: 1 } } } } } } }), // 7
+        encodeLengthPrefixed(overflowing),
+        frameOf(notification(3)),
+      ]),
+    );
+    sockets.client.end();
+    await received.ended;
+    const [tooDeep, fine, overflow, last] = received.frames;
+    expect(tooDeep).toEqual(
+      new FrameError(ErrorCode.InvalidRequest, 'Invalid Request: the message nests deeper than 8 levels', 1, false),
+    );
+    expect(fine).toMatchObject({ id: 2 });
+    expect(overflow).toMatchObject({ code: ErrorCode.InvalidRequest });
+    expect(last).toEqual(notification(3));
+    void deepest;
   });
 
   it('fails on a payload msgpack cannot decode', async () => {

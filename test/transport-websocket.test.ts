@@ -209,6 +209,23 @@ describe('WebSocket transport', () => {
       expect(message).toEqual(ping(2));
     });
 
+    it('refuses a message nested deeper than maxDepth as a -32600 FrameError, and keeps the connection', async () => {
+      const { server, next } = await startServer({ maxDepth: 16 });
+      const accepted = next();
+      const socket = rawSocket(server.url, 'mcp');
+      await opened(socket);
+      const transport = await accepted;
+      const frames = firstValueFrom(transport.messages.pipe(toArray<InboundFrame>()));
+      socket.send(`{"jsonrpc":"2.0","id":1,"method":"ping","params":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`);
+      socket.send(JSON.stringify(ping(2)));
+      socket.close(1000);
+      const [deep, message] = await frames;
+      expect(deep).toEqual(
+        new FrameError(-32600, 'Invalid Request: the message nests deeper than 16 levels', 1, false),
+      );
+      expect(message).toEqual(ping(2));
+    });
+
     it('fails the stream when the peer closes abnormally, and sends then reject', async () => {
       const { server, next } = await startServer();
       const accepted = next();

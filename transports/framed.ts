@@ -6,6 +6,7 @@
 import type { Duplex } from 'node:stream';
 import { Packr, Unpackr } from 'msgpackr';
 import type { Observable } from 'rxjs';
+import { DEFAULT_MAX_DEPTH, tooDeep, valueExceedsDepth } from '../lib/jsonrpc/codec';
 import { TransportError } from '../lib/jsonrpc/errors';
 import type { InboundFrame, JsonRpcBatch, JsonRpcMessage } from '../lib/jsonrpc/types';
 import { createDuplexPair } from './duplex-pair';
@@ -24,6 +25,11 @@ export interface FramedTransportOptions {
    * before any of the payload is buffered. Outbound messages are not checked: the receiver decides.
    */
   readonly maxMessageBytes?: number;
+  /**
+   * Deepest nesting of objects and arrays accepted in a message (default 128): a deeper one arrives as a
+   * -32600 `FrameError` and the connection goes on.
+   */
+  readonly maxDepth?: number;
   /** How long `close()` waits for the peer to end its side before destroying the stream (default 1 s). */
   readonly closeTimeoutMs?: number;
 }
@@ -50,6 +56,7 @@ export class FramedTransport implements Transport {
   private readonly inbound: InboundQueue;
   private readonly reader: LengthPrefixReader;
   private readonly closeTimeoutMs: number;
+  private readonly maxDepth: number;
   /** Sends rejected from here on. */
   private closed = false;
   private closeStarted = false;
@@ -64,6 +71,7 @@ export class FramedTransport implements Transport {
   ) {
     this.reader = new LengthPrefixReader(options.maxMessageBytes ?? DEFAULT_FRAMED_MAX_MESSAGE_BYTES);
     this.closeTimeoutMs = options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
+    this.maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
     this.streamClosed = new Promise((resolve) => (this.markStreamClosed = resolve));
     this.inbound = new InboundQueue('framed', { flow: stream });
     this.writes = new WriteCoalescer(stream);
@@ -121,7 +129,7 @@ export class FramedTransport implements Transport {
     }
     try {
       this.reader.push(chunk, (payload) => {
-        if (!this.inbound.ended) this.inbound.push(decodePayload(payload));
+        if (!this.inbound.ended) this.inbound.push(decodePayload(payload, this.maxDepth));
       });
     } catch (error) {
       this.fail(error instanceof TransportError ? error : new TransportError('Bad frame', { cause: error }));
@@ -176,13 +184,24 @@ export class FramedTransport implements Transport {
   }
 }
 
-/** Throws a bad-frame `TransportError` when msgpack cannot read the payload. */
-function decodePayload(payload: Buffer): InboundFrame {
+/**
+ * The message in `payload`, or a -32600 `FrameError` for one nested deeper than `maxDepth` (the frame's
+ * length prefix is intact, so the stream goes on). Throws a bad-frame `TransportError` when msgpack cannot
+ * read the payload.
+ */
+function decodePayload(payload: Buffer, maxDepth: number): InboundFrame {
+  let message: unknown;
   try {
-    return unpackr.unpack(payload) as InboundFrame;
+    message = unpackr.unpack(payload);
   } catch (error) {
+    // msgpackr decodes recursively: a payload nested deep enough to overflow the stack is too deep.
+    if (error instanceof RangeError && /call stack/i.test(error.message)) return tooDeep(undefined, maxDepth);
     throw new TransportError(`Bad frame: could not decode msgpack: ${(error as Error).message}`, { cause: error });
   }
+  // Every level of nesting takes at least one byte (a container header), so a short payload cannot be too deep.
+  return payload.length > maxDepth && valueExceedsDepth(message, maxDepth)
+    ? tooDeep(message, maxDepth)
+    : (message as InboundFrame);
 }
 
 /** Two framed transports joined by an in-process pipe with real backpressure: for tests and benchmarks. */

@@ -2,7 +2,7 @@
  * Newline-delimited input: `LineSplitter` cuts a byte stream into lines under a size limit, `LineReader`
  * turns each line into a JSON-RPC frame.
  */
-import { decodeFrame, DEFAULT_MAX_MESSAGE_BYTES } from '../lib/jsonrpc/codec';
+import { decodeFrame, DEFAULT_MAX_DEPTH, DEFAULT_MAX_MESSAGE_BYTES } from '../lib/jsonrpc/codec';
 import { ErrorCode } from '../lib/jsonrpc/errors';
 import { FrameError, type InboundFrame } from '../lib/jsonrpc/types';
 
@@ -107,7 +107,8 @@ export function tooLarge(maxBytes: number): FrameError {
 
 /**
  * Turns a newline-delimited JSON byte stream into frames: one message (or batch) per line, a `FrameError`
- * for a line that is not JSON or is over `maxMessageBytes`. Blank lines are ignored.
+ * for a line that is not JSON, is over `maxMessageBytes` or nests deeper than `maxDepth`. Blank lines are
+ * ignored.
  */
 export class LineReader {
   private readonly splitter: LineSplitter;
@@ -115,6 +116,7 @@ export class LineReader {
   constructor(
     private readonly emit: (frame: InboundFrame) => void,
     readonly maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES,
+    readonly maxDepth = DEFAULT_MAX_DEPTH,
   ) {
     this.splitter = new LineSplitter(maxMessageBytes, {
       line: (bytes, start, end) => this.decode(bytes, start, end),
@@ -134,6 +136,6 @@ export class LineReader {
     const text = bytes.toString('utf8', start, end);
     const first = text.charCodeAt(0);
     if (first !== OPEN_BRACE && first !== OPEN_BRACKET && text.trim() === '') return; // a blank line
-    this.emit(decodeFrame(text, this.maxMessageBytes));
+    this.emit(decodeFrame(text, this.maxMessageBytes, this.maxDepth));
   }
 }

@@ -3,7 +3,7 @@
  * delivered on a microtask through the shared `InboundQueue`.
  */
 import type { Observable } from 'rxjs';
-import { decodeFrame, DEFAULT_MAX_MESSAGE_BYTES, encodeFrame } from '../lib/jsonrpc/codec';
+import { decodeFrame, DEFAULT_MAX_DEPTH, DEFAULT_MAX_MESSAGE_BYTES, encodeFrame } from '../lib/jsonrpc/codec';
 import { TransportError } from '../lib/jsonrpc/errors';
 import type { InboundFrame, JsonRpcBatch, JsonRpcMessage } from '../lib/jsonrpc/types';
 import { deepFreeze, freezeByDefault } from '../lib/core/freeze';
@@ -21,6 +21,8 @@ export interface MemoryPairOptions {
   readonly freeze?: boolean;
   /** Only with the `json` codec. */
   readonly maxMessageBytes?: number;
+  /** Only with the `json` codec: deepest nesting accepted (`DEFAULT_MAX_DEPTH`, 128). */
+  readonly maxDepth?: number;
 }
 
 const SENT: Promise<void> = Promise.resolve();
@@ -39,6 +41,7 @@ export class MemoryTransport implements Transport {
     private readonly codec: 'reference' | 'json',
     private readonly freeze: boolean,
     private readonly maxMessageBytes: number,
+    private readonly maxDepth: number,
   ) {
     this.messages = this.inbound.messages;
   }
@@ -51,8 +54,15 @@ export class MemoryTransport implements Transport {
   send(message: JsonRpcMessage | JsonRpcBatch): Promise<void> {
     const peer = this.peer;
     if (this.closed || !peer) return Promise.reject(new TransportError('Transport closed'));
-    if (this.codec === 'json') peer.receiveText(encodeFrame(message));
-    else peer.inbound.push(this.freeze ? deepFreeze(message) : message);
+    if (this.codec === 'json') {
+      let text: string;
+      try {
+        text = encodeFrame(message);
+      } catch (error) {
+        return Promise.reject(new TransportError('Cannot encode the message as JSON', { cause: error }));
+      }
+      peer.receiveText(text);
+    } else peer.inbound.push(this.freeze ? deepFreeze(message) : message);
     return SENT;
   }
 
@@ -76,7 +86,7 @@ export class MemoryTransport implements Transport {
   }
 
   private receiveText(text: string): void {
-    if (!this.inbound.ended) this.inbound.push(decodeFrame(text, this.maxMessageBytes));
+    if (!this.inbound.ended) this.inbound.push(decodeFrame(text, this.maxMessageBytes, this.maxDepth));
   }
 }
 
@@ -85,8 +95,9 @@ export function createMemoryPair(options: MemoryPairOptions = {}): [MemoryTransp
   const codec = options.codec ?? 'reference';
   const freeze = options.freeze ?? freezeByDefault();
   const maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-  const a = new MemoryTransport(codec, freeze, maxBytes);
-  const b = new MemoryTransport(codec, freeze, maxBytes);
+  const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
+  const a = new MemoryTransport(codec, freeze, maxBytes, maxDepth);
+  const b = new MemoryTransport(codec, freeze, maxBytes, maxDepth);
   a.link(b);
   b.link(a);
   return [a, b];

@@ -17,7 +17,7 @@ import type { Duplex } from 'node:stream';
 import type { Observable } from 'rxjs';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { InboundQueue } from './inbound-queue';
-import { decodeFrame, DEFAULT_MAX_MESSAGE_BYTES, encodeFrame } from '../lib/jsonrpc/codec';
+import { decodeFrame, DEFAULT_MAX_DEPTH, DEFAULT_MAX_MESSAGE_BYTES, encodeFrame } from '../lib/jsonrpc/codec';
 import { ErrorCode, TransportError } from '../lib/jsonrpc/errors';
 import { FrameError, type InboundFrame, type JsonRpcBatch, type JsonRpcMessage } from '../lib/jsonrpc/types';
 import type { Transport } from './transport';
@@ -27,6 +27,8 @@ export const MCP_SUBPROTOCOL = 'mcp';
 export interface WebSocketTransportOptions {
   /** Largest inbound message in bytes (ws `maxPayload` and our decode check). Default 4 MiB. */
   readonly maxMessageBytes?: number;
+  /** Deepest nesting of objects and arrays accepted in a message; deeper ones get -32600. Default 128. */
+  readonly maxDepth?: number;
   /** Ping interval; a peer that misses a pong until the next tick is terminated. Default 30 s; 0 disables. */
   readonly keepAliveIntervalMs?: number;
   /** `send()` waits while ws's `bufferedAmount` is above this many bytes. Default 1 MiB. */
@@ -105,6 +107,7 @@ function describeSocketError(error: Error & { code?: string }, maxMessageBytes: 
 export abstract class WebSocketTransport implements Transport {
   readonly messages: Observable<InboundFrame>;
   private readonly maxMessageBytes: number;
+  private readonly maxDepth: number;
   private readonly highWaterMark: number;
   private readonly closeTimeoutMs: number;
   private readonly keepAlive: KeepAlive;
@@ -119,6 +122,7 @@ export abstract class WebSocketTransport implements Transport {
     options: WebSocketTransportOptions,
   ) {
     this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
     this.highWaterMark = options.sendHighWaterMark ?? DEFAULT_HIGH_WATER_MARK;
     this.closeTimeoutMs = options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
     this.messages = this.inbound.messages;
@@ -194,7 +198,7 @@ export abstract class WebSocketTransport implements Transport {
     this.inbound.push(
       isBinary
         ? new FrameError(ErrorCode.InvalidRequest, 'Binary frames are not accepted: send JSON-RPC as text frames')
-        : decodeFrame(rawDataToText(data), this.maxMessageBytes),
+        : decodeFrame(rawDataToText(data), this.maxMessageBytes, this.maxDepth),
     );
   }
 

@@ -17,10 +17,12 @@ import {
   ErrorCode,
   LimitExceededError,
   NotReadyError,
+  ProtocolViolationError,
   RequestCancelledError,
   TransportError,
   toWireError,
 } from '../jsonrpc/errors';
+import { clipText, excerpt } from '../jsonrpc/excerpt';
 import {
   FrameError,
   type InboundFrame,
@@ -71,6 +73,11 @@ export interface ConnectionOptions {
   readonly maxConcurrentHandlers?: number;
   /** Stamped on this connection's trace events: the upstream server a hub reaches through it. */
   readonly upstream?: string;
+  /**
+   * How long the response to a request that reported progress waits after its last progress notification
+   * left, in ms (`PROGRESS_REPLY_DELAY_MS`, 10), so SDK v1 clients read them apart and see the progress.
+   */
+  readonly progressReplyDelayMs?: number;
 }
 
 export interface SendOptions extends RequestOptions, TransportSendOptions {
@@ -150,6 +157,7 @@ export abstract class Connection implements ConnectionHost, LifecycleTraceHost {
   private readonly defaultTimeout: number;
   private readonly maxPending: number;
   private readonly maxHandlers: number;
+  private readonly progressReplyDelayMs: number;
   private transport: Transport | undefined;
   private subscription: Subscription | undefined;
   private resolveClosed: ((reason: QuitReason) => void) | undefined;
@@ -168,6 +176,7 @@ export abstract class Connection implements ConnectionHost, LifecycleTraceHost {
     this.maxHandlers = options.maxConcurrentHandlers ?? DEFAULT_LIMIT;
     this.defaultTimeout = options.defaultTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.upstream = options.upstream;
+    this.progressReplyDelayMs = options.progressReplyDelayMs ?? PROGRESS_REPLY_DELAY_MS;
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
     const runtime = (this.runtime = options.runtime ?? defaultRuntime());
     this.actor = createActor(connectionLifecycle, { input: { host: this }, parent: runtime.root }).start();
@@ -274,7 +283,7 @@ export abstract class Connection implements ConnectionHost, LifecycleTraceHost {
 
   /** Local diagnostics for roles that cannot log to the peer; `ServerConnection` overrides it. */
   log(level: LoggingLevel, data: unknown, logger?: string, _relatedRequestId?: RequestId): Promise<void> {
-    const text = `${logger ? `${logger}: ` : ''}${typeof data === 'string' ? data : JSON.stringify(data)}`;
+    const text = `${logger ? `${logger}: ` : ''}${typeof data === 'string' ? data : showData(data)}`;
     if (level === 'debug') this.logger.debug(text);
     else if (level === 'info' || level === 'notice') this.logger.info(text);
     else if (level === 'warning') this.logger.warn(text);
@@ -302,6 +311,7 @@ export abstract class Connection implements ConnectionHost, LifecycleTraceHost {
     }
     this.transport = transport;
     this.subscription = transport.messages.subscribe(new InboundObserver(this));
+    transport.start?.().then(undefined, (error: unknown) => this.transportEnded(error));
   }
 
   /** @internal How a handler ends the stream carrying request `id`, when the transport can (`Transport.closeStream`). */
@@ -411,15 +421,47 @@ export abstract class Connection implements ConnectionHost, LifecycleTraceHost {
 
   // ---- inbound -----------------------------------------------------------------------------------
 
-  /** @internal Routes one inbound frame. Never throws. */
+  /**
+   * @internal Routes one inbound frame. Never throws: whatever throws while handling it (a bug, an input
+   * no check foresaw) closes this connection with an `internal-error` quit reason, and nothing else.
+   */
   receive(frame: InboundFrame): void {
     if (this.state === 'closed') return;
-    if (frame instanceof FrameError) {
-      this.trace('invalid', 'in', frame, undefined, undefined, frame.message);
-      this.sendError(undefined, frame.code, frame.message, undefined);
+    try {
+      if (frame instanceof FrameError) this.refuseFrame(frame);
+      else this.route(frame, undefined);
+    } catch (error) {
+      this.failInternally(error);
+    }
+  }
+
+  /**
+   * Closes the connection because handling its peer's input threw: one log line, and the `closing`
+   * lifecycle trace event carries the `internal-error` quit reason. Other connections are untouched.
+   */
+  private failInternally(error: unknown): void {
+    const message = `Closed after an internal error while handling the peer's input: ${clipText(
+      (error as Error)?.message ?? String(error),
+    )}`;
+    try {
+      this.logger.error(`Connection ${this.id}: ${message}`, error);
+    } catch {
+      // a logger that throws must not stop the close
+    }
+    const state = this.state;
+    if (state === 'closing' || state === 'closed') return;
+    const cause = error instanceof Error ? error : new Error(String(error));
+    this.transition({ type: 'close', reason: { kind: 'internal-error', message, error: cause } });
+  }
+
+  /** A frame the transport could not decode: an error reply, or for a broken response, what `onBrokenResponse` does. */
+  private refuseFrame(frame: FrameError): void {
+    if (frame.response) {
+      this.onBrokenResponse(frame, frame.id, frame.message);
       return;
     }
-    this.route(frame, undefined);
+    this.trace('invalid', 'in', frame, undefined, frame.id, frame.message);
+    this.sendError(frame.id, frame.code, frame.message, undefined);
   }
 
   private route(message: unknown, batch: BatchReply | undefined): void {
@@ -441,8 +483,32 @@ export abstract class Connection implements ConnectionHost, LifecycleTraceHost {
 
   private refuseInvalid(message: unknown, batch: BatchReply | undefined): void {
     const invalid = describeInvalid(message);
+    if (invalid.response) {
+      this.onBrokenResponse(message, invalid.id, invalid.message);
+      return;
+    }
     this.trace('invalid', 'in', message, undefined, invalid.id, invalid.message);
     this.sendError(invalid.id, invalid.code, invalid.message, batch);
+  }
+
+  /**
+   * A response with a broken envelope gets no reply (JSON-RPC forbids answering a response, and two broken
+   * peers would answer each other's errors forever). When it names a request in flight, that request fails
+   * at once with a `ProtocolViolationError` saying what was wrong; otherwise it is logged and traced.
+   */
+  private onBrokenResponse(message: unknown, id: RequestId | undefined, why: string): void {
+    const record =
+      id === undefined
+        ? undefined
+        : this.correlationTable?.failId(
+            id,
+            (pending) => new ProtocolViolationError(`${pending.method} failed: the peer's response is broken: ${why}`),
+          );
+    if (!record) {
+      const which = id === undefined ? 'without a usable id' : `to id ${excerpt(id)}, which no request in flight has`;
+      this.logger.warn(`Connection ${this.id}: ignored a broken response ${which}: ${why}`);
+    }
+    this.trace('invalid', 'in', message, record?.method, id, why);
   }
 
   private onResult(message: JsonRpcResultResponse): void {
@@ -466,7 +532,8 @@ export abstract class Connection implements ConnectionHost, LifecycleTraceHost {
     const id = message.id;
     const record = isRequestId(id) ? this.correlationTable?.reject(id, message.error) : undefined;
     if (!record) {
-      if (!isRequestId(id)) this.logger.warn(`The peer reported an error without an id: ${message.error.message}`);
+      if (!isRequestId(id))
+        this.logger.warn(`The peer reported an error without an id: ${clipText(message.error.message)}`);
       this.trace('ignored', 'in', message, undefined, id ?? undefined, 'No request in flight has this id');
       return;
     }
@@ -519,8 +586,8 @@ export abstract class Connection implements ConnectionHost, LifecycleTraceHost {
     }
     if (isThenable(result)) {
       result.then(
-        (value) => this.answer(context, value),
-        (error) => this.answerError(context, error),
+        (value) => this.settleHandler(context, value, false),
+        (error) => this.settleHandler(context, error, true),
       );
     } else {
       this.answer(context, result);
@@ -532,7 +599,7 @@ export abstract class Connection implements ConnectionHost, LifecycleTraceHost {
     const { id, method } = message;
     const spec = methodSpec(method);
     if (!this.handlers[method] || (spec && (spec.kind !== 'request' || !maySend(spec, peerRole(this.role))))) {
-      return [ErrorCode.MethodNotFound, `Method not found: ${method}`];
+      return [ErrorCode.MethodNotFound, `Method not found: ${clipText(method)}`];
     }
     const state = this.state;
     if (state === 'closing' || state === 'closed') return 'drop';
@@ -554,7 +621,7 @@ export abstract class Connection implements ConnectionHost, LifecycleTraceHost {
     }
     if (!isParamsObject(message.params)) return [ErrorCode.InvalidParams, `Invalid params: "params" must be an object`];
     if (this.handling?.has(id))
-      return [ErrorCode.InvalidRequest, `Request id ${JSON.stringify(id)} is already in use by a request in flight`];
+      return [ErrorCode.InvalidRequest, `Request id ${excerpt(id)} is already in use by a request in flight`];
     if (this.activeHandlerCount >= this.maxHandlers)
       return [ErrorCode.InternalError, `Too many requests in flight (limit ${this.maxHandlers})`];
     return undefined;
@@ -568,11 +635,21 @@ export abstract class Connection implements ConnectionHost, LifecycleTraceHost {
     return !hasCapability(capabilities, spec.capability);
   }
 
+  /** An async handler finished: its answer, outside `receive`'s guard, so guarded here. */
+  private settleHandler(context: RequestContext<any>, outcome: unknown, failed: boolean): void {
+    try {
+      if (failed) this.answerError(context, outcome);
+      else this.answer(context, outcome);
+    } catch (error) {
+      this.failInternally(error);
+    }
+  }
+
   private answer(context: RequestContext<any>, value: unknown): void {
     if (!this.finishHandler(context)) return;
     const result = (value === undefined || value === null ? {} : value) as JsonObject;
     const response: JsonRpcResultResponse = { jsonrpc: '2.0', id: context.id, result };
-    this.reply(context, response, 'result');
+    this.replyAfterProgress(context, response, 'result');
   }
 
   private answerError(context: RequestContext<any>, error: unknown): void {
@@ -581,7 +658,27 @@ export abstract class Connection implements ConnectionHost, LifecycleTraceHost {
       this.logger.debug(`Handler for ${context.method} failed`, error);
     }
     const response: JsonRpcErrorResponse = { jsonrpc: '2.0', id: context.id, error: toWireError(error) };
-    this.reply(context, response, 'error');
+    this.replyAfterProgress(context, response, 'error');
+  }
+
+  /**
+   * Replies at once, except to a request that sent progress: then the reply waits until the last progress
+   * notification was handed to the transport, and `PROGRESS_REPLY_DELAY_MS` more, so it leaves in a later
+   * write that the peer reads apart. SDK v1 clients drop a progress notification that arrives in the same
+   * chunk as its result (they dispatch notifications a microtask late, responses at once). Requests without
+   * progress pay nothing.
+   */
+  private replyAfterProgress(context: RequestContext<any>, response: JsonRpcResponse, kind: 'result' | 'error'): void {
+    const progressSent = context.progressSent;
+    if (progressSent === undefined) {
+      this.reply(context, response, kind);
+      return;
+    }
+    const delay = () => afterDelay(this.progressReplyDelayMs);
+    progressSent
+      .then(delay, delay)
+      .then(() => this.reply(context, response, kind))
+      .then(undefined, (error: unknown) => this.failInternally(error));
   }
 
   /** Ends a handler's record; false when its answer must not be sent (cancelled, or the connection closed). */
@@ -640,9 +737,36 @@ export abstract class Connection implements ConnectionHost, LifecycleTraceHost {
   private transmit(response: JsonRpcResponse, relatedRequestId: RequestId | undefined): void {
     const transport = this.transport;
     if (!transport || this.state === 'closed') return;
-    transport
-      .send(response, relatedRequestId === undefined ? undefined : { relatedRequestId })
-      .then(undefined, (error) => this.reportSendFailure(error));
+    let sent: Promise<void>;
+    try {
+      sent = transport.send(response, relatedRequestId === undefined ? undefined : { relatedRequestId });
+    } catch (error) {
+      sent = Promise.reject(error); // a transport must not throw; one that does fails this response only
+    }
+    sent.then(undefined, (error) => this.onSendFailure(response, relatedRequestId, error));
+  }
+
+  /**
+   * A response could not be sent. While the connection is open that is this response's fault (a result
+   * JSON cannot encode: a cycle, nesting too deep): the request gets an error in its place, so the peer
+   * is not left waiting. A failed error response, or any failure once closing, is only logged.
+   */
+  private onSendFailure(response: JsonRpcResponse, relatedRequestId: RequestId | undefined, error: unknown): void {
+    const id = response.id;
+    if (!('result' in response) || id === undefined || this.state === 'closing' || this.state === 'closed') {
+      this.reportSendFailure(error);
+      return;
+    }
+    const cause = (error as Error)?.cause ?? error;
+    const why = clipText((cause as Error)?.message ?? String(cause));
+    this.logger.warn(`Connection ${this.id}: the result of request ${excerpt(id)} could not be sent: ${why}`);
+    const replacement: JsonRpcErrorResponse = {
+      jsonrpc: '2.0',
+      id,
+      error: { code: ErrorCode.InternalError, message: `Internal error: the result could not be sent: ${why}` },
+    };
+    this.trace('error', 'out', replacement, undefined, id, 'The result could not be sent');
+    this.transmit(replacement, relatedRequestId);
   }
 
   private reportSendFailure(error: unknown): void {
@@ -821,10 +945,12 @@ export abstract class Connection implements ConnectionHost, LifecycleTraceHost {
       spans.delete(record.id);
       span.end(outcome, this.clock.now());
     };
-    record.promise.then(
-      (result) => end({ kind: 'result', result }),
-      (error: unknown) => end({ kind: 'error', error }),
-    );
+    record.promise
+      .then(
+        (result) => end({ kind: 'result', result }),
+        (error: unknown) => end({ kind: 'error', error }),
+      )
+      .then(undefined, (error: unknown) => this.logger.error('The instrumentation failed to end a span', error));
     return span.meta ? withMetaEntries(params, span.meta) : params;
   }
 
@@ -858,6 +984,34 @@ function mayPrecedeReady(method: string, role: Role, state: ConnectionState): bo
     default:
       return false;
   }
+}
+
+/** What `log` prints of a non-string value: JSON, or a bounded excerpt when JSON cannot show it (a cycle, deep nesting). */
+function showData(data: unknown): string {
+  try {
+    return JSON.stringify(data) ?? String(data);
+  } catch {
+    return excerpt(data, 2_000);
+  }
+}
+
+/**
+ * How long a response waits after its request's last progress notification was handed to the transport.
+ * A later write is not enough across a pipe: a reader that wakes late reads both writes as one chunk, and
+ * SDK v1 clients drop progress that shares a chunk with its result. 10 ms covers a reader's wake-up on a
+ * loaded machine (measured: a macrotask was not enough for the SDK's stdio client); only requests that
+ * reported progress pay it, and they are the long-running ones.
+ */
+export const PROGRESS_REPLY_DELAY_MS = 10;
+
+/**
+ * The platform's own timer, captured at load: this is a yield to the I/O of other processes, not a
+ * timeout, so fake timers a test installs later must not hold responses back.
+ */
+const platformSetTimeout = globalThis.setTimeout;
+
+function afterDelay(ms: number): Promise<void> {
+  return new Promise((resolve) => platformSetTimeout(resolve, ms));
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

@@ -142,6 +142,16 @@ export class CorrelationTable {
     return record;
   }
 
+  /** Settles the request `id` with a local error made for it (its response was broken); undefined when none is in flight. */
+  failId(id: RequestId, error: (record: PendingRequest) => Error): PendingRequest | undefined {
+    const record = this.pending.get(id);
+    if (record) {
+      this.settle(record);
+      record.reject(error(record));
+    }
+    return record;
+  }
+
   /** Settles a request with a local error (transport failure, closed connection). */
   fail(record: PendingRequest, error: Error): void {
     if (this.pending.get(record.id) !== record) return;

@@ -28,6 +28,8 @@ export class RequestContext<C extends Connection = Connection> {
   done = false;
   /** @internal This request's span, when the runtime has an instrumentation. */
   traceSpan: RequestSpan | undefined = undefined;
+  /** @internal The last progress notification's send, once this request sent one: the reply waits for it. */
+  progressSent: Promise<void> | undefined = undefined;
   private controller: AbortController | undefined;
   private lastProgress = -Infinity;
 
@@ -69,18 +71,30 @@ export class RequestContext<C extends Connection = Connection> {
   }
 
   /**
-   * Reports progress to the requester, if it asked for progress (a no-op otherwise, and after the request
-   * finished). `progress` must increase with every call: a value that does not throws a RangeError.
+   * Reports progress to the requester. Never fails the request: a report that may not be sent is dropped
+   * and the returned promise resolves, with a log line when the requester sent no progress token (debug: a
+   * handler need not know whether it was asked) or when `progress` does not increase on the last value sent
+   * (warn: the protocol requires it to increase), silently once the request has finished. Every notification
+   * sent reaches the requester before the request's response, even an SDK v1 client, which drops progress
+   * read together with its result (see `ConnectionOptions.progressReplyDelayMs`). The promise rejects only
+   * when the connection fails to send the notification.
    */
   progress(progress: number, total?: number, message?: string): Promise<void> {
+    const progressToken = this.progressToken;
+    if (progressToken === undefined) {
+      this.connection.logger.debug(`${this.method}: progress dropped: the requester sent no progress token`);
+      return Promise.resolve();
+    }
+    if (this.done) return Promise.resolve();
     if (!(progress > this.lastProgress)) {
-      throw new RangeError(`Progress must increase: got ${progress} after ${this.lastProgress}`);
+      this.connection.logger.warn(
+        `${this.method}: progress ${progress} dropped: progress must increase (the last sent was ${this.lastProgress})`,
+      );
+      return Promise.resolve();
     }
     this.lastProgress = progress;
-    const progressToken = this.progressToken;
-    if (progressToken === undefined || this.done) return Promise.resolve();
     this.traceSpan?.progress({ progress, total, message }, this.connection.clock.now());
-    return this.connection.notify(
+    const sent = this.connection.notify(
       'notifications/progress',
       {
         progressToken,
@@ -90,6 +104,8 @@ export class RequestContext<C extends Connection = Connection> {
       },
       { relatedRequestId: this.id },
     );
+    this.progressSent = sent;
+    return sent;
   }
 
   /**

@@ -1,4 +1,5 @@
 import { ErrorCode } from './errors';
+import { excerpt } from './excerpt';
 import type { RequestId } from './types';
 
 /**
@@ -23,39 +24,71 @@ export function classifyMessage(value: unknown): MessageKind {
     if (id === undefined) return 'notification';
     return isRequestId(id) ? 'request' : 'invalid';
   }
-  if (message.result !== undefined) return isRequestId(message.id) ? 'result' : 'invalid';
-  const error = message.error as Record<string, unknown> | undefined;
-  if (
-    typeof error === 'object' &&
-    error !== null &&
-    typeof error.code === 'number' &&
-    typeof error.message === 'string'
-  ) {
+  if (message.result !== undefined)
+    return isRequestId(message.id) && message.error === undefined ? 'result' : 'invalid';
+  if (isErrorObject(message.error)) {
     // Error responses may lack an id (the request's id could not be read); a null id is tolerated too.
     return message.id === undefined || message.id === null || isRequestId(message.id) ? 'error' : 'invalid';
   }
   return 'invalid';
 }
 
-/** For a value `classifyMessage` called invalid: the id to answer with (when readable) and why it was refused. */
-export function describeInvalid(value: unknown): { id?: RequestId; code: number; message: string } {
+/** Why `classifyMessage` called a value invalid, and what to do about it. */
+export interface InvalidMessage {
+  /** The id to answer with (or, for a response, of the request it answers), when readable. */
+  readonly id?: RequestId;
+  readonly code: number;
+  /** Why it was refused; quotes at most a bounded excerpt of the value. */
+  readonly message: string;
+  /**
+   * It looks like a response (no `method`; a `result` or an `error`). JSON-RPC forbids replying to a
+   * response, and replying would let two broken peers answer each other's errors forever: a broken
+   * response fails the request it names instead, and is otherwise only logged and traced.
+   */
+  readonly response: boolean;
+}
+
+/** For a value `classifyMessage` called invalid: the id (when readable), why it was refused, whether it is a response. */
+export function describeInvalid(value: unknown): InvalidMessage {
   if (typeof value !== 'object' || value === null) {
     return {
       code: ErrorCode.InvalidRequest,
       message: `Invalid Request: expected a JSON object, got ${describeType(value)}`,
+      response: false,
     };
   }
   const message = value as Record<string, unknown>;
   const id = isRequestId(message.id) ? message.id : undefined;
-  const refuse = (why: string) => ({ id, code: ErrorCode.InvalidRequest, message: `Invalid Request: ${why}` });
+  const response = message.method === undefined && (message.result !== undefined || message.error !== undefined);
+  const refuse = (why: string): InvalidMessage => ({
+    id,
+    code: ErrorCode.InvalidRequest,
+    message: `Invalid ${response ? 'response' : 'Request'}: ${why}`,
+    response,
+  });
   if (message.jsonrpc !== '2.0')
-    return refuse(`"jsonrpc" must be "2.0", got ${JSON.stringify(message.jsonrpc) ?? 'nothing'}`);
+    return refuse(
+      `"jsonrpc" must be "2.0", got ${message.jsonrpc === undefined ? 'nothing' : excerpt(message.jsonrpc)}`,
+    );
   if (message.method !== undefined && typeof message.method !== 'string') return refuse('"method" must be a string');
   if (message.method !== undefined) return refuse(`"id" must be a string or a number, got ${describeType(message.id)}`);
+  if (message.result !== undefined && message.error !== undefined)
+    return refuse('a response carries either "result" or "error", not both');
   if (message.result !== undefined) return refuse('a result response needs a string or number "id"');
-  if (message.error !== undefined)
+  if (message.error !== undefined && !isErrorObject(message.error))
     return refuse('"error" must be an object with a numeric "code" and a string "message"');
+  if (message.error !== undefined)
+    return refuse(`"id" must be a string, a number or null, got ${describeType(message.id)}`);
   return refuse('not a request, notification or response');
+}
+
+function isErrorObject(error: unknown): boolean {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    typeof (error as Record<string, unknown>).code === 'number' &&
+    typeof (error as Record<string, unknown>).message === 'string'
+  );
 }
 
 function describeType(value: unknown): string {

@@ -1,3 +1,5 @@
+import { excerpt } from './excerpt';
+
 /**
  * Two families of errors:
  * - `McpError` is a JSON-RPC error that crossed (or will cross) the wire: it has a numeric `code`.
@@ -154,7 +156,7 @@ export class UnsupportedProtocolVersionError extends SwitchboardError {
     readonly supported: readonly string[],
   ) {
     super(
-      `The server answered protocol version ${JSON.stringify(offered)}, which this client does not support ` +
+      `The server answered protocol version ${excerpt(offered)}, which this client does not support ` +
         `(supported: ${supported.join(', ')})`,
     );
   }

@@ -49,12 +49,16 @@ export type JsonRpcBatch = readonly JsonRpcMessage[];
 export type InboundFrame = JsonRpcMessage | JsonRpcBatch | FrameError;
 
 /**
- * A frame the transport could not turn into JSON (malformed or too large). Transports emit it as a value
- * so the connection can answer with an id-less error and carry on.
+ * A frame the transport could not turn into a message (malformed, too large, nested too deep). Transports
+ * emit it as a value so the connection can answer with an error and carry on.
  */
 export class FrameError {
   constructor(
     readonly code: number,
     readonly message: string,
+    /** The refused message's id, when it could be read (a message nested too deep still parses). */
+    readonly id?: RequestId,
+    /** The refused message looks like a response (no `method`, a `result` or `error`): it gets no reply. */
+    readonly response = false,
   ) {}
 }

@@ -1,19 +1,12 @@
 /** The human-readable line of a trace event (the pretty sink and `--trace` print it). */
+import { clipText, excerpt } from '../jsonrpc/excerpt';
 import type { TraceEvent } from './types';
 
 const ARROWS = { in: '<-', out: '->' } as const;
 
-function clip(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
-
+/** Bounded whatever the message: `excerpt` walks only as much of it as the line shows, without recursion. */
 function payloadOf(message: unknown, max: number): string {
-  try {
-    const text = JSON.stringify(message);
-    return text === undefined ? '' : ` ${clip(text, max)}`;
-  } catch {
-    return ' [unserializable]';
-  }
+  return ` ${excerpt(message, max)}`;
 }
 
 /** One readable line per trace event, for humans watching a stream (stderr, a terminal). */
@@ -26,11 +19,15 @@ export function formatTraceEvent(event: TraceEvent, options: { maxPayload?: numb
     return `${time} ${who} ·· ${event.from} → ${event.to}${why}`;
   }
   const arrow = ARROWS[event.direction ?? 'in'];
-  const what = [event.kind, event.method, event.id === undefined ? undefined : `#${event.id}`]
+  const what = [
+    event.kind,
+    event.method === undefined ? undefined : clipText(event.method, 80),
+    event.id === undefined ? undefined : `#${excerpt(event.id, 80)}`,
+  ]
     .filter(Boolean)
     .join(' ');
   const latency = event.latencyMs === undefined ? '' : ` ${event.latencyMs} ms`;
-  const reason = event.reason ? ` (${event.reason})` : '';
+  const reason = event.reason ? ` (${clipText(event.reason, 300)})` : '';
   const payload = event.message === undefined ? '' : payloadOf(event.message, options.maxPayload ?? 160);
   return `${time} ${who} ${arrow} ${what}${latency}${reason}${payload}`;
 }

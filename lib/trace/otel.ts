@@ -28,6 +28,7 @@ import {
   type SpanContext,
   type Tracer,
 } from '@opentelemetry/api';
+import { excerpt } from '../jsonrpc/excerpt';
 import type { JsonObject } from '../jsonrpc/types';
 import type { Progress } from '../protocol/types';
 import type { RequestInstrumentation, RequestOutcome, RequestSpan, TracedRequest } from './instrumentation';
@@ -244,12 +245,7 @@ class PayloadRecorder {
 
   private set(span: Span, key: string, value: unknown): void {
     if (value === undefined) return;
-    let text: string;
-    try {
-      text = JSON.stringify(value) ?? '';
-    } catch {
-      text = '[unserializable]';
-    }
-    span.setAttribute(key, text.length > this.maxLength ? `${text.slice(0, this.maxLength - 1)}…` : text);
+    // Bounded and non-recursive whatever a peer sent: only the first `maxLength` characters are rendered.
+    span.setAttribute(key, excerpt(value, this.maxLength));
   }
 }

@@ -13,12 +13,19 @@ export interface TraceSink extends Observer<TraceEvent> {
   close(): Promise<void>;
 }
 
-/** A sink that turns each event into one line for `write`, until closed. */
+/** A sink that turns each event into one line for `write`, until closed. A throwing `write` loses that line only. */
 export function lineSink(write: LineWriter, toLine: (event: TraceEvent) => string): TraceSink {
   let open = true;
   return {
     next: (event) => {
-      if (open) write(toLine(event));
+      if (!open) return;
+      // A sink never throws into the stream it observes (RxJS would rethrow it asynchronously, ending the
+      // process): a line that cannot be built or written is dropped.
+      try {
+        write(toLine(event));
+      } catch {
+        // dropped
+      }
     },
     error: () => void (open = false),
     complete: () => void (open = false),
