@@ -207,6 +207,8 @@ describe('StdioClientTransport with real child processes', () => {
   const start = (options: ConstructorParameters<typeof StdioClientTransport>[0]) => {
     const transport = new StdioClientTransport({ shutdown: FAST_SHUTDOWN, ...options });
     transports.push(transport);
+    // What a Connection does on attach; a spawn failure also ends `messages`, which the tests read.
+    transport.start().catch(() => undefined);
     return transport;
   };
   const startServer = () => start({ command: process.execPath, args: ['--import', 'tsx', fixture('stdio-server.ts')] });
@@ -366,6 +368,7 @@ describe('childProcessMachine', () => {
       },
     });
     const actor = createActor(machine, { ...input, clock }).start();
+    actor.send({ type: 'start' });
     return { actor, calls, clock };
   };
 

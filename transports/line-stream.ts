@@ -67,8 +67,11 @@ export class LineStream {
     return new Promise((resolve, reject) => this.drainWaiters.push({ resolve, reject }));
   }
 
-  /** Stops reading and sending; ends the output when `endOutput` (the peer then sees EOF). */
-  close(endOutput: boolean): void {
+  /**
+   * Stops reading and sending; ends the output when `endOutput` (the peer then sees EOF). `messages` ends
+   * now, after the frames already decoded, unless `finish` is false (the owner calls `finish` later).
+   */
+  close(endOutput: boolean, finish = true): void {
     if (this.closed) return;
     this.closed = true;
     this.input.off('data', this.onData);
@@ -76,7 +79,7 @@ export class LineStream {
     this.detachInput();
     this.rejectWaiters(new TransportError('Transport closed'));
     if (endOutput && !this.output.writableEnded) this.output.end();
-    this.finish(null);
+    if (finish) this.finish(null);
   }
 
   /** Ends `messages`, after the frames already decoded: with an error, or completion for `null`. */

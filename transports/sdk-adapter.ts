@@ -100,7 +100,7 @@ class SdkTransportAdapter implements Transport {
         this.end(undefined);
       };
       transport.onerror = (error) => this.report(error);
-      this.start();
+      this.startSdkTransport();
       return () => {
         // The subscriber left: stop delivering. Closing the SDK transport is close()'s job.
         if (this.sink === subscriber) this.sink = undefined;
@@ -148,7 +148,7 @@ class SdkTransportAdapter implements Transport {
     return this.closing;
   }
 
-  private start(): void {
+  private startSdkTransport(): void {
     const starting = attempt(() => this.transport.start()).then(
       () => {
         if (this.starting === starting) this.starting = undefined;

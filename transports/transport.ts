@@ -20,6 +20,8 @@ export interface Transport {
   readonly messages: Observable<InboundFrame>;
   send(message: JsonRpcMessage | JsonRpcBatch, options?: TransportSendOptions): Promise<void>;
   close(): Promise<void>;
+  /** Starts the transport (spawns a child, opens a socket); `Connection` calls it once, right after subscribing to `messages`. */
+  start?(): Promise<void>;
   /** Told the negotiated revision once initialization succeeds (HTTP puts it in a header). */
   setProtocolVersion?(version: string): void;
   /**

@@ -7,6 +7,7 @@ import {
   type SendOptions,
 } from '../core/connection';
 import type { RequestOptions } from '../core/correlation';
+import type { QuitReason } from '../../machines/connection';
 import type { Transport } from '../../transports/transport';
 import { CapabilityNotSupportedError, ResultValidationError, UnsupportedProtocolVersionError } from '../jsonrpc/errors';
 import { ProtocolViolationError } from '../jsonrpc/errors';
@@ -105,6 +106,8 @@ export class Client extends Connection {
   /** Output checks of the tools from the last complete `listTools`; dropped on `tools/list_changed`. */
   private outputChecks: Map<string, SchemaCheck> | undefined;
   private resourceSubscriptions: ResourceSubscriptions | undefined;
+  /** The transport `connect` attached: `close` waits for it to have closed. */
+  private attached: Transport | undefined;
 
   constructor(
     readonly info: Implementation,
@@ -153,6 +156,7 @@ export class Client extends Connection {
    */
   async connect(transport: Transport, options: ConnectOptions = {}): Promise<this> {
     this.attach(transport);
+    this.attached = transport;
     this.transition({ type: 'initialize.start' });
     try {
       const params = {
@@ -179,8 +183,24 @@ export class Client extends Connection {
         reason: { kind: 'handshake-failed', message: failure.message, error: failure },
       });
       await this.closed;
+      await this.transportClosed();
       throw error;
     }
+  }
+
+  /**
+   * Closes the connection and resolves once its transport has closed too: for a stdio server, once the
+   * child process (and its process group) has exited, however long its shutdown ladder takes.
+   */
+  override async close(): Promise<QuitReason> {
+    const reason = await super.close();
+    await this.transportClosed();
+    return reason;
+  }
+
+  /** `Transport.close()` is idempotent: a second call resolves when the first one's work is done. */
+  private transportClosed(): Promise<void> {
+    return this.attached?.close().catch(() => undefined) ?? Promise.resolve();
   }
 
   ping(options?: RequestOptions): Promise<void> {

@@ -302,6 +302,7 @@ export abstract class Connection implements ConnectionHost, LifecycleTraceHost {
     }
     this.transport = transport;
     this.subscription = transport.messages.subscribe(new InboundObserver(this));
+    transport.start?.().catch((error: unknown) => this.transportEnded(error));
   }
 
   /** @internal How a handler ends the stream carrying request `id`, when the transport can (`Transport.closeStream`). */
