@@ -35,7 +35,11 @@ afterEach(() => {
 });
 
 function serverTransport(...flags: string[]): StdioClientTransport {
-  return new StdioClientTransport({ command: process.execPath, args: [procServer, OWNER, ...flags], shutdown: SHUTDOWN });
+  return new StdioClientTransport({
+    command: process.execPath,
+    args: [procServer, OWNER, ...flags],
+    shutdown: SHUTDOWN,
+  });
 }
 
 /** The child's and grandchild's pids, from the fixture's first stderr line. */
@@ -168,7 +172,17 @@ describe('the switchboard CLI ends its children', () => {
   it('`call` against a server that ignores stdin EOF and SIGTERM returns within ~5 s with the tree gone', async () => {
     const began = Date.now();
     const run = await runToEnd(
-      switchboard('call', 'tools/list', '--', process.execPath, procServer, OWNER, '--ignore-eof', '--ignore-term', '--fork'),
+      switchboard(
+        'call',
+        'tools/list',
+        '--',
+        process.execPath,
+        procServer,
+        OWNER,
+        '--ignore-eof',
+        '--ignore-term',
+        '--fork',
+      ),
     );
     const tree = parseProcServerLine(run.stderr)!;
     seen.push(tree.pid, tree.grandchild!);
@@ -207,7 +221,8 @@ describe('the switchboard CLI ends its children', () => {
       const began = Date.now();
       const exit =
         stop === 'stdin EOF'
-          ? (served.endStdin(), await Promise.race([served.finished(), delay(10_000).then(() => served.stop('SIGKILL'))]))
+          ? (served.endStdin(),
+            await Promise.race([served.finished(), delay(10_000).then(() => served.stop('SIGKILL'))]))
           : await served.stop(stop, 10_000);
       expect(exit.signal).toBeNull();
       expect(Date.now() - began).toBeLessThan(6000);
@@ -217,7 +232,12 @@ describe('the switchboard CLI ends its children', () => {
 
     for (const stop of ['SIGTERM', 'SIGINT', 'stdin EOF'] as const) {
       it(`a hub on ${stop}: ends a ready upstream that ignores stdin EOF and SIGTERM, then exits`, async () => {
-        const { path, pidFile } = hubConfig(`ready-${stop.replace(' ', '-')}`, '--ignore-eof', '--ignore-term', '--fork');
+        const { path, pidFile } = hubConfig(
+          `ready-${stop.replace(' ', '-')}`,
+          '--ignore-eof',
+          '--ignore-term',
+          '--fork',
+        );
         const served = LongRunning.withStdin(switchboard('serve', path));
         const tree = await upstreamTree(pidFile);
         await delay(300); // the handshake is one round trip: the upstream is ready by now

@@ -86,7 +86,13 @@ async function loadServed(path: string): Promise<Served> {
 async function closeWithin(served: Served, deadlineMs: number, io: CliIo): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<'late'>((resolve) => (timer = setTimeout(resolve, deadlineMs, 'late')));
-  const outcome = await Promise.race([served.close().then(() => 'closed' as const, () => 'closed' as const), deadline]);
+  const outcome = await Promise.race([
+    served.close().then(
+      () => 'closed' as const,
+      () => 'closed' as const,
+    ),
+    deadline,
+  ]);
   clearTimeout(timer);
   if (outcome === 'late') {
     const killed = killChildren();

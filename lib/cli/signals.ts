@@ -43,7 +43,9 @@ export function killChildren(): number[] {
 /** The last resort: no child left behind, and the CLI gone now. */
 export function forceExit(why: string): never {
   const killed = killChildren();
-  process.stderr.write(`switchboard: ${why}: stopped at once${killed.length ? ` (killed ${killed.length} child process group(s))` : ''}\n`);
+  process.stderr.write(
+    `switchboard: ${why}: stopped at once${killed.length ? ` (killed ${killed.length} child process group(s))` : ''}\n`,
+  );
   process.exit(EXIT_INTERRUPTED);
 }
 
