@@ -19,6 +19,10 @@ export interface StdioServerOptions {
   readonly maxMessageBytes?: number;
   /** Send `console.log/info/debug` to stderr while the transport is open. */
   readonly redirectConsole?: boolean;
+  /** Back-pressure: unsent output above which answering pauses reading (default 1 MiB; see `LineStream`). */
+  readonly pauseReadingAboveBytes?: number;
+  /** Back-pressure: unsent output beyond which the transport fails (default 64 MiB; see `LineStream`). */
+  readonly maxUnsentBytes?: number;
 }
 
 /**
@@ -62,6 +66,10 @@ export interface StdioClientOptions {
   readonly shutdown?: Partial<ShutdownPolicy>;
   /** How many recent stderr lines `recentStderr` keeps (default 100). */
   readonly stderrLines?: number;
+  /** Back-pressure: unsent output above which answering pauses reading (default 1 MiB; see `LineStream`). */
+  readonly pauseReadingAboveBytes?: number;
+  /** Back-pressure: unsent output beyond which the transport fails (default 64 MiB; see `LineStream`). */
+  readonly maxUnsentBytes?: number;
 }
 
 /** Each stderr line is capped: a server may log anything there, but not exhaust our memory. */
@@ -248,6 +256,8 @@ export class StdioClientTransport implements Transport {
     this.child = child;
     const stream = (this.stream = new LineStream(child.stdout, child.stdin, {
       maxMessageBytes: this.options.maxMessageBytes,
+      pauseReadingAboveBytes: this.options.pauseReadingAboveBytes,
+      maxUnsentBytes: this.options.maxUnsentBytes,
       completeOnInputEnd: false,
     }));
     this.stdoutEnded = new Promise((resolve) => {
