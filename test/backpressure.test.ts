@@ -10,6 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '../lib/client/client';
 import { TransportError } from '../lib/jsonrpc/errors';
+import { createDuplexPair } from '../transports/duplex-pair';
+import { LineStream } from '../transports/line-stream';
 import { StdioClientTransport, StdioServerTransport } from '../transports/stdio';
 import { isAlive } from './helpers/processes';
 
@@ -17,6 +19,8 @@ const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, im
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const FLOOD = 150_000;
 const MiB = 1024 * 1024;
+/** Sends still waiting for drain are rejected when the stream closes at the end of a test. */
+const ignore = () => undefined;
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Resident memory of `pid`, in bytes, from /proc. */
@@ -210,6 +214,42 @@ describe('our client and our server under heavy load both ways', () => {
       await client.close();
     }
   }, 120_000);
+});
+
+describe('two line streams that both request and answer, heavily, at once', () => {
+  /**
+   * Each end sends 100 requests with 50 KB params and answers each of the other's with 50 KB: both outputs
+   * back up at once. A side that paused whenever its output is backed up would deadlock here (each waiting
+   * for the other to read); rule (i) of LineStream (never pause while awaiting a response) prevents it.
+   */
+  it('every request on both sides is answered', async () => {
+    const [leftEnd, rightEnd] = createDuplexPair();
+    const options = { pauseReadingAboveBytes: 64 * 1024 };
+    const ends = [new LineStream(leftEnd, leftEnd, options), new LineStream(rightEnd, rightEnd, options)];
+    const blob = 'z'.repeat(50 * 1024);
+    const answered = await Promise.all(
+      ends.map(
+        (end) =>
+          new Promise<number>((resolve, reject) => {
+            let answers = 0;
+            const timer = setTimeout(() => reject(new Error(`only ${answers} answers: deadlocked`)), 10_000);
+            end.messages.subscribe((frame) => {
+              const message = frame as { id?: number; method?: string };
+              if (message.method === 'work')
+                end.send({ jsonrpc: '2.0', id: message.id!, result: { blob } }).catch(ignore);
+              else if (++answers === 100) {
+                clearTimeout(timer);
+                resolve(answers);
+              }
+            });
+            for (let id = 0; id < 100; id++)
+              end.send({ jsonrpc: '2.0', id, method: 'work', params: { blob } }).catch(ignore);
+          }),
+      ),
+    );
+    expect(answered).toEqual([100, 100]);
+    for (const end of ends) end.close(true);
+  });
 });
 
 describe('the hard cap on unsent output', () => {
