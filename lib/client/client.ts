@@ -1,5 +1,6 @@
 import { filter, map, type Observable } from 'rxjs';
 import {
+  CLOSE_TIMEOUT_MS,
   Connection,
   handlerTable,
   type ConnectionOptions,
@@ -190,17 +191,27 @@ export class Client extends Connection {
 
   /**
    * Closes the connection and resolves once its transport has closed too: for a stdio server, once the
-   * child process (and its process group) has exited, however long its shutdown ladder takes.
+   * child process and its process group are gone. A transport that never finishes closing is given up on
+   * after `CLOSE_TIMEOUT_MS` (5 s), as the connection does; the stdio shutdown ladder's defaults fit in it.
    */
   override async close(): Promise<QuitReason> {
-    const reason = await super.close();
+    const closing = super.close();
     await this.transportClosed();
-    return reason;
+    return closing;
   }
 
-  /** `Transport.close()` is idempotent: a second call resolves when the first one's work is done. */
+  /** Waits for the attached transport's (idempotent) `close()`, at most `CLOSE_TIMEOUT_MS`. */
   private transportClosed(): Promise<void> {
-    return this.attached?.close().catch(() => undefined) ?? Promise.resolve();
+    const transport = this.attached;
+    if (!transport) return Promise.resolve();
+    return new Promise((resolve) => {
+      const giveUp = this.clock.setTimeout(resolve, CLOSE_TIMEOUT_MS);
+      const done = () => {
+        this.clock.clearTimeout(giveUp);
+        resolve();
+      };
+      transport.close().then(done, done);
+    });
   }
 
   ping(options?: RequestOptions): Promise<void> {
