@@ -81,10 +81,7 @@ export class LineStream {
     // Built first: it pauses the input, so attaching 'data' below does not start the flow.
     this.inbound = new InboundQueue('stdio', { flow: this.inboundFlow, pauseWhen: 'unobserved' });
     this.messages = this.inbound.messages;
-    this.reader = new LineReader((frame) => {
-      if (this.awaitedResponses !== 0) this.countResponses(frame);
-      this.inbound.push(frame);
-    }, options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES);
+    this.reader = new LineReader(this.onFrame, options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES);
     this.writes = new WriteCoalescer(output);
     input.on('data', this.onData);
     input.on('end', this.onEnd);
@@ -103,12 +100,17 @@ export class LineStream {
     } catch (error) {
       return Promise.reject(new TransportError('Cannot encode the message as JSON', { cause: error }));
     }
-    const isResponse = (message as JsonRpcMessage & { method?: unknown }).method === undefined;
-    if (!isResponse || Array.isArray(message)) this.countRequests(message);
+    // Rule (i)'s counter: the only per-message work back-pressure adds (a batch, which has no id, is rare).
+    const { id, method } = message as { id?: unknown; method?: unknown };
+    if (method !== undefined) {
+      if (id !== undefined) this.awaitResponse();
+    } else if (id === undefined && Array.isArray(message)) {
+      this.countBatchRequests(message);
+    }
     const written = this.output.write(line);
     this.writes.wrote();
     if (written) return SENT;
-    return this.backedUp(isResponse && !Array.isArray(message));
+    return this.backedUp(method === undefined && id !== undefined);
   }
 
   /**
@@ -149,12 +151,7 @@ export class LineStream {
     return new Promise((resolve, reject) => this.drainWaiters.push({ resolve, reject }));
   }
 
-  private countRequests(message: JsonRpcMessage | JsonRpcBatch): void {
-    if (Array.isArray(message)) {
-      for (const item of message) if (item.method !== undefined) this.countRequests(item);
-      return;
-    }
-    if ((message as { id?: unknown }).id === undefined) return; // a notification
+  private awaitResponse(): void {
     this.awaitedResponses++;
     if (this.outputHold) {
       // Rule (i): our peer may need us to read before it can answer.
@@ -163,13 +160,28 @@ export class LineStream {
     }
   }
 
-  private countResponses(frame: InboundFrame): void {
-    if (Array.isArray(frame)) {
-      for (const item of frame) this.countResponses(item as InboundFrame);
-      return;
+  private countBatchRequests(batch: readonly JsonRpcMessage[]): void {
+    for (const item of batch as readonly { id?: unknown; method?: unknown }[]) {
+      if (item.method !== undefined && item.id !== undefined) this.awaitResponse();
     }
-    const message = frame as { id?: unknown; method?: unknown };
-    if (message.id !== undefined && message.method === undefined && this.awaitedResponses > 0) this.awaitedResponses--;
+  }
+
+  /** A frame we read: a response (one with an id and no method, or a batch of them) settles an awaited one. */
+  private readonly onFrame = (frame: InboundFrame): void => {
+    if (this.awaitedResponses !== 0) {
+      const { id, method } = frame as { id?: unknown; method?: unknown };
+      if (method === undefined) {
+        if (id !== undefined) this.awaitedResponses--;
+        else if (Array.isArray(frame)) this.countBatchResponses(frame);
+      }
+    }
+    this.inbound.push(frame);
+  };
+
+  private countBatchResponses(batch: readonly unknown[]): void {
+    for (const item of batch as readonly { id?: unknown; method?: unknown }[]) {
+      if (item.method === undefined && item.id !== undefined && this.awaitedResponses > 0) this.awaitedResponses--;
+    }
   }
 
   /** The failure of a peer that does not read: refuse further sends, end `messages`, free the backlog. */
