@@ -48,8 +48,9 @@ const SENT: Promise<void> = Promise.resolve();
  * Suppose both A and B were paused, B having paused last, at time t, on writing a response r to a request q
  * of A's. A sent q before t and has not read r (B wrote it at t), so A awaits a response at t; by (i) A
  * resumed reading when it sent q and cannot have paused since. So at t A is reading: a contradiction. Hence
- * one of two of our peers always reads, the other's output drains, and it resumes. Responses are never
- * held back, so a client waiting for results always reads them.
+ * one of two of our peers always reads, the other's output drains, and it resumes. And a side waiting for
+ * results never stops reading them. (Requests whose answer never comes, cancelled ones included, keep the
+ * count above 0 for good: that side then never pauses, which is safe, and the hard cap below bounds it.)
  *
  * What pausing cannot bound (output not caused by reading: our own requests and notifications, or answers
  * written while we await a response the peer never sends) is bounded by `maxUnsentBytes`, which fails the

@@ -191,11 +191,15 @@ export class StdioClientTransport implements Transport {
 
   private async spawnOnce(): Promise<void> {
     const actor = this.actor;
-    const past = (value: unknown) => value !== 'idle' && value !== 'starting';
+    // Settled once the machine is past `starting`: running, or already ended (spawn failed, closed first).
     const settled = new Promise<void>((resolve) => {
       if (actor.getSnapshot().status !== 'active') return resolve();
       const watch = actor.subscribe({
-        next: (snapshot) => past(snapshot.value) && (watch.unsubscribe(), resolve()),
+        next: ({ value }) => {
+          if (value === 'idle' || value === 'starting') return;
+          watch.unsubscribe();
+          resolve();
+        },
         complete: resolve,
       });
     });
