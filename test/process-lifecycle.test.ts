@@ -78,6 +78,17 @@ describe('StdioClientTransport and Client: the child is gone when close resolves
     expect(transport.pid).toBeUndefined();
   });
 
+  it('a send before start starts the child', async () => {
+    const transport = serverTransport();
+    const first = firstValueFrom(transport.messages.pipe(timeout(10_000)));
+    await transport.send({ jsonrpc: '2.0', id: 7, method: 'ping' });
+    expect(transport.pid).toBeGreaterThan(0);
+    expect(await first).toMatchObject({ id: 7 });
+    const tree = await spawned(transport);
+    await transport.close();
+    expectAllGone(tree);
+  });
+
   it('delivers messages to a subscriber that came before start', async () => {
     const transport = serverTransport();
     const first = firstValueFrom(transport.messages.pipe(timeout(10_000)));
@@ -254,6 +265,22 @@ describe('the switchboard CLI ends its children', () => {
         await expectStopsCleanly(served, stop, tree);
       });
     }
+
+    it('a second SIGTERM while stopping kills every upstream child at once and exits', async () => {
+      const { path, pidFile } = hubConfig('twice', '--ignore-eof', '--ignore-term', '--fork');
+      const served = LongRunning.withStdin(switchboard('serve', path));
+      const tree = await upstreamTree(pidFile);
+      await delay(300);
+      process.kill(served.pid, 'SIGTERM');
+      await delay(300);
+      const began = Date.now();
+      const exit = await served.stop('SIGTERM', 10_000);
+      expect(exit.code).toBe(130);
+      expect(Date.now() - began).toBeLessThan(1500);
+      expect(served.stderr).toMatch(/SIGTERM again while stopping: stopped at once \(killed 1 child process group/);
+      await delay(100);
+      expectAllGone(tree);
+    });
 
     it('a module server on SIGTERM exits cleanly', async () => {
       const module = join(dir, 'plain.mjs');

@@ -372,6 +372,19 @@ describe('childProcessMachine', () => {
     return { actor, calls, clock };
   };
 
+  it('spawns nothing until start; a stop before start ends it with nothing to signal', () => {
+    const calls: string[] = [];
+    const machine = childProcessMachine.provide({
+      actions: { spawn: () => calls.push('spawn'), reap: () => calls.push('reap') },
+    });
+    const actor = createActor(machine, { input: {}, clock: new SimulatedClock() }).start();
+    expect(actor.getSnapshot().value).toBe('idle');
+    actor.send({ type: 'stop' });
+    expect(actor.getSnapshot().status).toBe('done');
+    expect(actor.getSnapshot().output).toEqual({ kind: 'stopped', code: null, signal: null, restarts: 0 });
+    expect(calls).toEqual(['reap']); // reap signals nothing: there is no pid
+  });
+
   it('escalates stdin end -> SIGTERM -> SIGKILL on its timers', () => {
     const { actor, calls, clock } = run({ input: { shutdown: { stdinGraceMs: 100, terminateGraceMs: 200 } } });
     actor.send({ type: 'spawned' });
