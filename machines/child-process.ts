@@ -32,6 +32,7 @@ export interface ChildProcessInput {
 }
 
 export type ChildProcessEvent =
+  | { type: 'start' }
   | { type: 'spawned' }
   | { type: 'spawn.failed'; error: Error }
   | { type: 'exited'; code: number | null; signal: NodeJS.Signals | null }
@@ -52,7 +53,7 @@ export function backoffDelay(policy: RestartPolicy, restarts: number): number {
 }
 
 /**
- * The lifecycle of one child process: starting -> running -> stopping (endingStdin -> terminating ->
+ * The lifecycle of one child process: idle -> (start) -> starting -> running -> stopping (endingStdin -> terminating ->
  * killing) -> exited, or, when it dies on its own, crashed -> restarting (exponential backoff) -> starting
  * until `maxRestarts` is spent. Output: the `ChildExit`.
  *
@@ -98,8 +99,12 @@ export const childProcessMachine = setup({
     shutdown: { ...DEFAULT_SHUTDOWN, ...input.shutdown },
     restarts: 0,
   }),
-  initial: 'starting',
+  initial: 'idle',
   states: {
+    // Nothing runs until `start`: a stop here ends the machine with nothing to signal.
+    idle: {
+      on: { start: 'starting', stop: 'exited' },
+    },
     starting: {
       entry: 'spawn',
       on: {

@@ -207,6 +207,8 @@ describe('StdioClientTransport with real child processes', () => {
   const start = (options: ConstructorParameters<typeof StdioClientTransport>[0]) => {
     const transport = new StdioClientTransport({ shutdown: FAST_SHUTDOWN, ...options });
     transports.push(transport);
+    // What a Connection does on attach; a spawn failure also ends `messages`, which the tests read.
+    transport.start().catch(() => undefined);
     return transport;
   };
   const startServer = () => start({ command: process.execPath, args: ['--import', 'tsx', fixture('stdio-server.ts')] });
@@ -366,8 +368,22 @@ describe('childProcessMachine', () => {
       },
     });
     const actor = createActor(machine, { ...input, clock }).start();
+    actor.send({ type: 'start' });
     return { actor, calls, clock };
   };
+
+  it('spawns nothing until start; a stop before start ends it with nothing to signal', () => {
+    const calls: string[] = [];
+    const machine = childProcessMachine.provide({
+      actions: { spawn: () => calls.push('spawn'), reap: () => calls.push('reap') },
+    });
+    const actor = createActor(machine, { input: {}, clock: new SimulatedClock() }).start();
+    expect(actor.getSnapshot().value).toBe('idle');
+    actor.send({ type: 'stop' });
+    expect(actor.getSnapshot().status).toBe('done');
+    expect(actor.getSnapshot().output).toEqual({ kind: 'stopped', code: null, signal: null, restarts: 0 });
+    expect(calls).toEqual(['reap']); // reap signals nothing: there is no pid
+  });
 
   it('escalates stdin end -> SIGTERM -> SIGKILL on its timers', () => {
     const { actor, calls, clock } = run({ input: { shutdown: { stdinGraceMs: 100, terminateGraceMs: 200 } } });

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
-import { Observable, Subject } from 'rxjs';
+import { Observable, Subject, type Subscription } from 'rxjs';
 import { createActor, type Actor } from 'xstate';
 import { TransportError } from '../lib/jsonrpc/errors';
 import type { InboundFrame, JsonRpcBatch, JsonRpcMessage } from '../lib/jsonrpc/types';
@@ -19,6 +19,10 @@ export interface StdioServerOptions {
   readonly maxMessageBytes?: number;
   /** Send `console.log/info/debug` to stderr while the transport is open. */
   readonly redirectConsole?: boolean;
+  /** Back-pressure: unsent output above which answering pauses reading (default 1 MiB; see `LineStream`). */
+  readonly pauseReadingAboveBytes?: number;
+  /** Back-pressure: unsent output beyond which the transport fails (default 64 MiB; see `LineStream`). */
+  readonly maxUnsentBytes?: number;
 }
 
 /**
@@ -62,38 +66,68 @@ export interface StdioClientOptions {
   readonly shutdown?: Partial<ShutdownPolicy>;
   /** How many recent stderr lines `recentStderr` keeps (default 100). */
   readonly stderrLines?: number;
+  /** Back-pressure: unsent output above which answering pauses reading (default 1 MiB; see `LineStream`). */
+  readonly pauseReadingAboveBytes?: number;
+  /** Back-pressure: unsent output beyond which the transport fails (default 64 MiB; see `LineStream`). */
+  readonly maxUnsentBytes?: number;
 }
 
 /** Each stderr line is capped: a server may log anything there, but not exhaust our memory. */
 const MAX_STDERR_LINE_BYTES = 64 * 1024;
 /** After the child exits, how long to wait for its stdout to drain before ending `messages`. */
 const STDOUT_DRAIN_MS = 1000;
+/** After the child exits, how long to wait for the rest of its process group to go (it was sent SIGKILL). */
+const GROUP_EXIT_MS = 1000;
+const GROUP_POLL_MS = 10;
 /** Process groups are a POSIX notion; elsewhere only the child itself is signalled. */
 const USE_PROCESS_GROUP = process.platform !== 'win32';
+
+/** The children (by pid, each the leader of its own group) of every transport that has not seen its group end. */
+const runningChildren = new Set<number>();
 
 /**
  * The client's side of stdio: runs the server as a child process in its own process group, so closing
  * reaches the whole tree (servers started through `npx`, `uvx` or `sh -c` are wrappers around the real
- * one). Closing ends stdin, then sends SIGTERM, then SIGKILL to the group (see `childProcessMachine`).
+ * one). Nothing runs before `start()` (a `Connection` calls it when it attaches the transport; a `send()`
+ * before it starts the child too). Closing ends stdin, then sends SIGTERM, then SIGKILL to the group (see
+ * `childProcessMachine`), and resolves once the child has exited and its group is gone, on every path:
+ * closed before start, while starting, or running.
  *
- * `messages` completes after `close()` or when the child exits with code 0; any other exit, and a failed
- * spawn, end it with a `TransportError` whose `cause` is the `ChildExit`.
+ * `messages` may be subscribed before `start()`. It completes after `close()` or when the child exits with
+ * code 0; any other exit, and a failed spawn, end it with a `TransportError` whose `cause` is the `ChildExit`.
  */
 export class StdioClientTransport implements Transport {
   readonly messages: Observable<InboundFrame>;
   /** Each line the child writes to stderr (logging, not an error signal). Completes with stderr. */
   readonly stderr$: Observable<string>;
-  /** Resolves when the child has exited (or failed to start), with how. */
+  /** Resolves when the child has exited (or failed to start, or was closed before it started), with how. */
   readonly exited: Promise<ChildExit>;
   private readonly stderrSubject = new Subject<string>();
   private readonly recent: string[] = [];
   private readonly actor: Actor<typeof childProcessMachine>;
   private child: ChildProcessWithoutNullStreams | undefined;
   private stream: LineStream | undefined;
+  /** Resolves with the line stream once the child is spawned, or with undefined when it never will be. */
+  private readonly opened: Promise<LineStream | undefined>;
+  private resolveOpened!: (stream: LineStream | undefined) => void;
+  private starting: Promise<void> | undefined;
+  private groupGone: Promise<void> | undefined;
   private stdoutEnded: Promise<void> = Promise.resolve();
+
+  /**
+   * SIGKILLs the process group of every child a `StdioClientTransport` of this process started and that has
+   * not been seen to end: the last resort of a process about to exit past its shutdown deadline. Returns
+   * the pids signalled.
+   */
+  static killRunningChildren(): number[] {
+    const pids = [...runningChildren];
+    for (const pid of pids) signalChild(pid, 'SIGKILL');
+    return pids;
+  }
 
   constructor(private readonly options: StdioClientOptions) {
     this.stderr$ = this.stderrSubject.asObservable();
+    this.opened = new Promise((resolve) => (this.resolveOpened = resolve));
     this.actor = createActor(
       childProcessMachine.provide({
         actions: {
@@ -111,9 +145,29 @@ export class StdioClientTransport implements Transport {
       this.actor.subscribe({ complete: () => resolve(this.actor.getSnapshot().output!) });
     });
     this.actor.start();
-    const stream = this.stream;
-    this.messages = stream ? stream.messages : new Observable((subscriber) => subscriber.error(this.failure));
-    this.exited.then((exit) => this.stdoutEnded.then(() => stream?.finish(exitError(options.command, exit))));
+    this.messages = new Observable<InboundFrame>((subscriber) => {
+      let inner: Subscription | undefined;
+      let active = true;
+      void this.opened.then(async (stream) => {
+        if (!active) return;
+        if (stream) {
+          inner = stream.messages.subscribe(subscriber);
+          return;
+        }
+        const error = exitError(options.command, await this.exited);
+        if (error) subscriber.error(error);
+        else subscriber.complete();
+      });
+      return () => {
+        active = false;
+        inner?.unsubscribe();
+      };
+    });
+    void this.exited.then(async (exit) => {
+      this.resolveOpened(undefined);
+      await this.stdoutEnded;
+      this.stream?.finish(exitError(options.command, exit));
+    });
   }
 
   /** The child's pid, once it runs. */
@@ -126,18 +180,57 @@ export class StdioClientTransport implements Transport {
     return this.recent;
   }
 
+  /**
+   * Spawns the child; resolves once it runs, rejects with a `TransportError` when it cannot start (or the
+   * transport was closed first). Idempotent.
+   */
+  start(): Promise<void> {
+    this.starting ??= this.spawnOnce();
+    return this.starting;
+  }
+
+  private async spawnOnce(): Promise<void> {
+    const actor = this.actor;
+    // Settled once the machine is past `starting`: running, or already ended (spawn failed, closed first).
+    const settled = new Promise<void>((resolve) => {
+      if (actor.getSnapshot().status !== 'active') return resolve();
+      const watch = actor.subscribe({
+        next: ({ value }) => {
+          if (value === 'idle' || value === 'starting') return;
+          watch.unsubscribe();
+          resolve();
+        },
+        complete: resolve,
+      });
+    });
+    actor.send({ type: 'start' });
+    await settled;
+    if (this.child?.pid !== undefined) return;
+    throw (
+      exitError(this.options.command, await this.exited) ??
+      new TransportError(`The transport for "${this.options.command}" was closed before it started`)
+    );
+  }
+
+  /** Sends `message`; before `start()`, starts the child first. */
   send(message: JsonRpcMessage | JsonRpcBatch): Promise<void> {
     const stream = this.stream;
-    if (!stream) return Promise.reject(this.failure);
+    if (!stream) {
+      return this.start().then(() => this.send(message));
+    }
     const sent = stream.send(message);
     return this.child?.pid === undefined ? sent.catch((error) => this.explainUnstarted(error)) : sent;
   }
 
-  /** Ends stdin and escalates until the child has exited; resolves then. */
+  /**
+   * Ends stdin and escalates until the child has exited; resolves then, once the rest of its process group
+   * is gone too (or after a bounded wait). Before `start()` nothing is spawned and it resolves at once.
+   */
   close(): Promise<void> {
-    this.stream?.close(true);
+    // Stop reading and end stdin, but let `messages` end with the exit: the connection is closed only then.
+    this.stream?.close(true, false);
     if (this.actor.getSnapshot().status === 'active') this.actor.send({ type: 'stop' });
-    return this.exited.then(() => undefined);
+    return this.exited.then(() => this.groupGone);
   }
 
   /**
@@ -147,10 +240,6 @@ export class StdioClientTransport implements Transport {
   private async explainUnstarted(error: unknown): Promise<never> {
     const exit = await this.exited;
     throw (exit.kind === 'spawn-failed' && exitError(this.options.command, exit)) || error;
-  }
-
-  private get failure(): TransportError {
-    return new TransportError(`Could not start "${this.options.command}"`);
   }
 
   private spawn(): void {
@@ -169,21 +258,30 @@ export class StdioClientTransport implements Transport {
       return;
     }
     this.child = child;
-    this.stream = new LineStream(child.stdout, child.stdin, {
+    const stream = (this.stream = new LineStream(child.stdout, child.stdin, {
       maxMessageBytes: this.options.maxMessageBytes,
+      pauseReadingAboveBytes: this.options.pauseReadingAboveBytes,
+      maxUnsentBytes: this.options.maxUnsentBytes,
       completeOnInputEnd: false,
-    });
+    }));
     this.stdoutEnded = new Promise((resolve) => {
       child.stdout.once('close', resolve);
       this.exited.then(() => setTimeout(resolve, STDOUT_DRAIN_MS).unref());
     });
-    child.once('spawn', () => this.actor.send({ type: 'spawned' }));
+    child.once('spawn', () => {
+      if (child.pid !== undefined) {
+        runningChildren.add(child.pid);
+        this.groupGone = this.exited.then(() => waitForGroupExit(child.pid!));
+      }
+      this.actor.send({ type: 'spawned' });
+    });
     child.once('error', (error) => {
       if (child.pid === undefined) this.actor.send({ type: 'spawn.failed', error });
     });
     child.once('exit', (code, signal) => this.actor.send({ type: 'exited', code, signal }));
     child.stdin.on('error', () => undefined); // EPIPE once the child is gone: reported through its exit
     this.captureStderr(child.stderr);
+    this.resolveOpened(stream);
   }
 
   private captureStderr(stderr: Readable): void {
@@ -207,12 +305,36 @@ export class StdioClientTransport implements Transport {
 
   private signal(signal: NodeJS.Signals): void {
     const pid = this.child?.pid;
-    if (pid === undefined) return;
-    try {
-      process.kill(USE_PROCESS_GROUP ? -pid : pid, signal);
-    } catch {
-      // ESRCH: already gone.
-    }
+    if (pid !== undefined) signalChild(pid, signal);
+  }
+}
+
+function signalChild(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(USE_PROCESS_GROUP ? -pid : pid, signal);
+  } catch {
+    // ESRCH: already gone.
+  }
+}
+
+/**
+ * Resolves once no process is left in the group `pid` led (the machine has sent it SIGKILL), or after
+ * `GROUP_EXIT_MS`: SIGKILL takes effect at once, but the kernel may take a moment to tear processes down.
+ */
+async function waitForGroupExit(pid: number): Promise<void> {
+  const deadline = Date.now() + GROUP_EXIT_MS;
+  while (USE_PROCESS_GROUP && groupAlive(pid) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, GROUP_POLL_MS));
+  }
+  runningChildren.delete(pid);
+}
+
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
   }
 }
 

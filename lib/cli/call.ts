@@ -54,8 +54,9 @@ async function callOnce(command: CallCommand, io: CliIo): Promise<number> {
     if (result !== undefined) io.out(JSON.stringify(result, null, 2));
     return EXIT_OK;
   } finally {
-    undoSignals();
+    // Closing waits for the child to exit; a second Ctrl-C meanwhile kills it at once (see onStopSignal).
     await client.close();
+    undoSignals();
     // The child has exited; what it wrote to stderr last (its goodbye, its trace) is still in the pipe.
     await Promise.race([stderrEnded, delay(STDERR_DRAIN_MS)]);
   }

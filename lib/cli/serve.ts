@@ -2,8 +2,13 @@
  * `switchboard serve <module | config.json>`: the module's server, or a hub over the servers a config file
  * lists (the `mcpServers` shape), over stdio (the default) or Streamable HTTP (`--http`), optionally tracing
  * everything (the upstreams of a hub too) to stderr or a file. Resolves with the exit code once serving has
- * ended: stdin closed (stdio), or SIGINT/SIGTERM.
+ * ended: stdin closed (stdio), or SIGINT/SIGTERM, at any point, a hub's start-up included.
+ *
+ * Stopping ends every upstream child process before the command returns: the hub's own close runs each
+ * child's shutdown ladder (stdin EOF, SIGTERM, SIGKILL to its process group); past `SHUTDOWN_DEADLINE_MS`
+ * the command SIGKILLs whatever children are left and returns anyway. A second signal does that at once.
  */
+import { PassThrough, type Readable } from 'node:stream';
 import { createMcpHttpHandler, DEFAULT_MCP_PATH } from '../../transports/http/endpoint';
 import { DEFAULT_SSE_PATH } from '../../transports/http/legacy-sse-server';
 import { redirectConsoleToStderr } from '../../transports/console-redirect';
@@ -16,50 +21,100 @@ import { callLine } from './hints';
 import { isLoopback, listenHttp } from './http-listener';
 import type { CliIo } from './io';
 import { loadServer } from './load-server';
-import { stopSignal } from './signals';
+import { killChildren, StopRequest } from './signals';
 import { withTrace } from './trace';
+
+/**
+ * How long stopping may take in all, from the stop request to the last upstream child gone: the default
+ * child shutdown ladder (2 s after stdin EOF, 2 s after SIGTERM) fits, with room for the SIGKILL.
+ */
+export const SHUTDOWN_DEADLINE_MS = 4500;
 
 export function serve(command: ServeCommand, io: CliIo): Promise<number> {
   // The trace starts first, so a hub's upstreams are traced from their first attempt.
   return withTrace(command, io, async (trace) => {
-    // Before the module loads: its top-level logging must not reach stdout, which carries the protocol.
-    if (!command.http) redirectConsoleToStderr();
-    const served = await loadServed(command.module);
+    // Signals are ours from the start: one arriving while a hub starts its upstreams must stop them too.
+    const stop = new StopRequest();
     try {
-      const server = trace ? trace.serving(served.server) : served.server;
-      return await (command.http ? serveHttp(server, command.http, io) : serveStdio(server));
+      // Before the module loads: its top-level logging must not reach stdout, which carries the protocol.
+      const input = command.http ? undefined : watchedStdin();
+      if (input) redirectConsoleToStderr();
+      const served = await loadServed(command.module);
+      try {
+        const ended = Promise.race([stop.requested, input?.ended ?? new Promise<never>(() => {})]);
+        if ((await Promise.race([served.start().then(() => 'started' as const), ended])) !== 'started') return EXIT_OK;
+        const server = trace ? trace.serving(served.server) : served.server;
+        return await (command.http ? serveHttp(server, command.http, io, ended) : serveStdio(server, input!, ended));
+      } finally {
+        await closeWithin(served, SHUTDOWN_DEADLINE_MS, io);
+      }
     } finally {
-      await served.close();
+      stop.dispose();
     }
   });
 }
 
 interface Served {
   readonly server: Server;
+  /** Starts what must run before serving (a hub's upstreams); rejects with a `CliFailure`. */
+  start(): Promise<void>;
+  /** Stops it all; for a hub, resolves once every upstream has ended. */
   close(): Promise<void>;
 }
 
 /** A `.json` argument is a hub config: every upstream is started (and stopped again when serving ends). */
 async function loadServed(path: string): Promise<Served> {
-  if (!path.endsWith('.json'))
-    return { server: await loadServer(path, process.argv[1] ?? 'switchboard'), close: async () => {} };
+  if (!path.endsWith('.json')) {
+    const server = await loadServer(path, process.argv[1] ?? 'switchboard');
+    return { server, start: async () => {}, close: async () => {} };
+  }
   const { hubFromConfigFile } = await import('../compose/config');
   const hub = await hubFromConfigFile(path, { hub: { logger: createStderrLogger('info') } }).catch((error: Error) => {
     throw new CliFailure(`Cannot serve ${path}: ${error.message}`);
   });
-  try {
-    await hub.start();
-  } catch (error) {
-    await hub.close();
-    throw new CliFailure(`Cannot serve ${path}: ${(error as Error).message}`);
-  }
-  return { server: hub.server, close: () => hub.close() };
+  return {
+    server: hub.server,
+    start: () =>
+      hub.start().catch((error: Error) => {
+        throw new CliFailure(`Cannot serve ${path}: ${error.message}`);
+      }),
+    close: () => hub.close(),
+  };
 }
 
-async function serveStdio(server: Server): Promise<number> {
-  const connection = server.connect(new StdioServerTransport());
-  const stopped = stopSignal().then(() => connection.close());
+/** Closes `served`; past `deadlineMs`, SIGKILLs every child process left and returns all the same. */
+async function closeWithin(served: Served, deadlineMs: number, io: CliIo): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'late'>((resolve) => (timer = setTimeout(resolve, deadlineMs, 'late')));
+  const outcome = await Promise.race([
+    served.close().then(
+      () => 'closed' as const,
+      () => 'closed' as const,
+    ),
+    deadline,
+  ]);
+  clearTimeout(timer);
+  if (outcome === 'late') {
+    const killed = killChildren();
+    io.err(`switchboard: stopping took over ${deadlineMs} ms: killed ${killed.length} child process group(s)`);
+  }
+}
+
+/**
+ * stdin through a PassThrough, so its end is seen (`ended`) even before the protocol reads it: while a hub
+ * starts its upstreams, a client that went away stops the command.
+ */
+function watchedStdin(): Readable & { ended: Promise<void> } {
+  const input = new PassThrough() as PassThrough & { ended: Promise<void> };
+  input.ended = new Promise((resolve) => input.once('finish', () => resolve()));
+  process.stdin.pipe(input);
+  return input;
+}
+
+async function serveStdio(server: Server, input: Readable, stopped: Promise<unknown>): Promise<number> {
+  const connection = server.connect(new StdioServerTransport({ input }));
   await Promise.race([connection.closed, stopped]);
+  await connection.close();
   return EXIT_OK;
 }
 
@@ -69,7 +124,12 @@ function suggestedMethod(server: Server): string {
   return tools ? 'tools/list' : resources ? 'resources/list' : prompts ? 'prompts/list' : 'ping';
 }
 
-async function serveHttp(server: Server, { port, host }: NonNullable<ServeCommand['http']>, io: CliIo) {
+async function serveHttp(
+  server: Server,
+  { port, host }: NonNullable<ServeCommand['http']>,
+  io: CliIo,
+  stopped: Promise<unknown>,
+) {
   const handler = createMcpHttpHandler(server, { path: DEFAULT_MCP_PATH, localhostOnly: isLoopback(host) });
   const listener = await listenHttp(handler, port, host);
   const url = `${listener.origin}${DEFAULT_MCP_PATH}`;
@@ -77,7 +137,7 @@ async function serveHttp(server: Server, { port, host }: NonNullable<ServeComman
   io.out(`Serving ${name} ${version} over Streamable HTTP at ${url}`);
   io.out(`  legacy HTTP+SSE (2024-11-05 clients): ${listener.origin}${DEFAULT_SSE_PATH}`);
   io.out(`  try: ${callLine('switchboard', url, suggestedMethod(server))}`);
-  await stopSignal();
+  await stopped;
   await handler.close();
   await listener.close();
   return EXIT_OK;

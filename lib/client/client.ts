@@ -1,5 +1,6 @@
 import { filter, map, type Observable } from 'rxjs';
 import {
+  CLOSE_TIMEOUT_MS,
   Connection,
   handlerTable,
   type ConnectionOptions,
@@ -7,6 +8,7 @@ import {
   type SendOptions,
 } from '../core/connection';
 import type { RequestOptions } from '../core/correlation';
+import type { QuitReason } from '../../machines/connection';
 import type { Transport } from '../../transports/transport';
 import { CapabilityNotSupportedError, ResultValidationError, UnsupportedProtocolVersionError } from '../jsonrpc/errors';
 import { ProtocolViolationError } from '../jsonrpc/errors';
@@ -105,6 +107,8 @@ export class Client extends Connection {
   /** Output checks of the tools from the last complete `listTools`; dropped on `tools/list_changed`. */
   private outputChecks: Map<string, SchemaCheck> | undefined;
   private resourceSubscriptions: ResourceSubscriptions | undefined;
+  /** The transport `connect` attached: `close` waits for it to have closed. */
+  private attached: Transport | undefined;
 
   constructor(
     readonly info: Implementation,
@@ -153,6 +157,7 @@ export class Client extends Connection {
    */
   async connect(transport: Transport, options: ConnectOptions = {}): Promise<this> {
     this.attach(transport);
+    this.attached = transport;
     this.transition({ type: 'initialize.start' });
     try {
       const params = {
@@ -179,8 +184,34 @@ export class Client extends Connection {
         reason: { kind: 'handshake-failed', message: failure.message, error: failure },
       });
       await this.closed;
+      await this.transportClosed();
       throw error;
     }
+  }
+
+  /**
+   * Closes the connection and resolves once its transport has closed too: for a stdio server, once the
+   * child process and its process group are gone. A transport that never finishes closing is given up on
+   * after `CLOSE_TIMEOUT_MS` (5 s), as the connection does; the stdio shutdown ladder's defaults fit in it.
+   */
+  override async close(): Promise<QuitReason> {
+    const closing = super.close();
+    await this.transportClosed();
+    return closing;
+  }
+
+  /** Waits for the attached transport's (idempotent) `close()`, at most `CLOSE_TIMEOUT_MS`. */
+  private transportClosed(): Promise<void> {
+    const transport = this.attached;
+    if (!transport) return Promise.resolve();
+    return new Promise((resolve) => {
+      const giveUp = this.clock.setTimeout(resolve, CLOSE_TIMEOUT_MS);
+      const done = () => {
+        this.clock.clearTimeout(giveUp);
+        resolve();
+      };
+      transport.close().then(done, done);
+    });
   }
 
   ping(options?: RequestOptions): Promise<void> {

@@ -108,8 +108,12 @@ export interface ConnectionEvents {
 
 let connectionCount = 0;
 const DEFAULT_LIMIT = 10_000;
-/** How long `closing` waits for the transport to close before the connection counts as closed. */
-const CLOSE_TIMEOUT_MS = 5_000;
+/**
+ * How long `closing` waits for the transport to close before the connection counts as closed (and
+ * `Client.close()` stops waiting for it). The stdio client's shutdown ladder, with its defaults (2 s after
+ * stdin EOF, 2 s after SIGTERM, then SIGKILL), ends the child well within it.
+ */
+export const CLOSE_TIMEOUT_MS = 5_000;
 
 /** Receives the transport's frames; kept apart so the connection's public surface has no `next()`. */
 class InboundObserver implements Observer<InboundFrame> {

@@ -70,8 +70,13 @@ function killAll(children: Set<ChildProcess>): void {
 afterEach(() => killAll(perTest));
 afterAll(() => killAll(perFile));
 
-function start([command, ...args]: readonly string[], owner: Set<ChildProcess>, cwd = ROOT): ChildProcess {
-  const child = spawn(command!, args, { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+function start(
+  [command, ...args]: readonly string[],
+  owner: Set<ChildProcess>,
+  cwd = ROOT,
+  stdin: 'ignore' | 'pipe' = 'ignore',
+): ChildProcess {
+  const child = spawn(command!, args, { cwd, detached: true, stdio: [stdin, 'pipe', 'pipe'] });
   owner.add(child);
   child.once('exit', () => owner.delete(child));
   return child;
@@ -123,8 +128,8 @@ export class LongRunning {
   stderr = '';
   private readonly child: ChildProcess;
 
-  private constructor(commandLine: readonly string[]) {
-    this.child = start(commandLine, perFile);
+  private constructor(commandLine: readonly string[], stdin: 'ignore' | 'pipe' = 'ignore') {
+    this.child = start(commandLine, perFile, ROOT, stdin);
     this.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (this.stdout += chunk));
     this.child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (this.stderr += chunk));
   }
@@ -132,6 +137,26 @@ export class LongRunning {
   /** Starts `commandLine`; it runs until stopped (or the test file ends). */
   static run(commandLine: readonly string[]): LongRunning {
     return new LongRunning(commandLine);
+  }
+
+  /** Starts `commandLine` with its stdin an open pipe (a stdio server's client that stays), ended by `endStdin`. */
+  static withStdin(commandLine: readonly string[]): LongRunning {
+    return new LongRunning(commandLine, 'pipe');
+  }
+
+  /** The process's pid (the leader of its own process group). */
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  /** Ends its stdin: a stdio server sees its client go away. */
+  endStdin(): void {
+    this.child.stdin?.end();
+  }
+
+  /** Resolves when the process has exited and its output has been read to the end. */
+  finished(): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    return finished(this.child);
   }
 
   /** Starts `commandLine` and resolves with the first match of `ready` on its stdout. */

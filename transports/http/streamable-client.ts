@@ -209,10 +209,10 @@ export class StreamableHttpClientTransport implements Transport {
     }
     if (!this.handingOver) {
       this.handingOver = true;
-      return this.sendInTurn(message, body);
+      return this.beginDelivery(message, body);
     }
     return new Promise((resolve, reject) => {
-      this.waiting.push(() => void this.sendInTurn(message, body).then(resolve, reject));
+      this.waiting.push(() => void this.beginDelivery(message, body).then(resolve, reject));
     });
   }
 
@@ -229,7 +229,7 @@ export class StreamableHttpClientTransport implements Transport {
   }
 
   /** Delivers a message; the next one waiting starts once it is handed over, at the latest when it settles. */
-  private sendInTurn(message: JsonRpcMessage | JsonRpcBatch, body: string): Promise<void> {
+  private beginDelivery(message: JsonRpcMessage | JsonRpcBatch, body: string): Promise<void> {
     const handOver = this.handOverOnce();
     const delivery = this.deliver(message, body, handOver);
     delivery.then(handOver, handOver);
