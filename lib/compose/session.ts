@@ -137,6 +137,12 @@ export class UpstreamSession {
     }
   }
 
+  /** Whether requests can still go through it (its connection has not begun to close). */
+  get usable(): boolean {
+    const state = this.client.state;
+    return state !== 'closing' && state !== 'closed' && !this.closing;
+  }
+
   /** Requests go straight into an in-process definition (no upstream request to cancel). */
   get direct(): boolean {
     return this.opened.direct !== undefined;

@@ -5,7 +5,7 @@
  * across reconnects); its server-to-client requests routed to the downstream client whose call caused
  * them; its logs. Lazy upstreams start on first use; idle ones stop and keep their entries listed.
  */
-import { BehaviorSubject, catchError, EMPTY, filter, firstValueFrom, Observable, switchMap } from 'rxjs';
+import { BehaviorSubject, catchError, EMPTY, filter, firstValueFrom, merge, Observable, switchMap } from 'rxjs';
 import { createActor, type Actor } from 'xstate';
 import {
   DEFAULT_SUPERVISION,
@@ -68,6 +68,11 @@ export interface UpstreamOptions {
   readonly requestTimeoutMs?: number;
   /** Ping it this often, and count a ping without an answer within the interval as a strike (default: never). */
   readonly pingIntervalMs?: number;
+  /**
+   * How long a request for it waits while it is down (restarting, or starting) before it fails with a tool
+   * error saying so (default 10 s; 0 fails at once).
+   */
+  readonly unavailableWaitMs?: number;
 }
 
 export interface UpstreamStatus {
@@ -83,6 +88,10 @@ export interface UpstreamStatus {
   readonly stopReason?: StopReason;
   /** When it entered this state (the hub's clock). */
   readonly since: number;
+  /** While it is down after having been up or having failed to start: since when (the hub's clock). */
+  readonly downSince?: number;
+  /** While it waits to reconnect: when the next attempt starts (the hub's clock). */
+  readonly nextAttemptAt?: number;
   readonly serverInfo?: Implementation;
   readonly protocolVersion?: string;
   /** The child's pid, for a stdio upstream that runs. */
@@ -132,6 +141,9 @@ export interface UpstreamHost {
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+const DEFAULT_UNAVAILABLE_WAIT_MS = 10_000;
+/** States in which a request for the upstream does not wait: nothing will bring it back by itself. */
+const GIVEN_UP: ReadonlySet<UpstreamState> = new Set(['stopped', 'failed', 'disposed']);
 /** URL elicitations remembered for routing their completion notice; the oldest are forgotten beyond it. */
 const MAX_URL_ELICITATIONS = 1_000;
 const MAX_SPARE_CONTROLLERS = 256;
@@ -156,6 +168,7 @@ export class Upstream implements CatalogSource {
   private abandonOpening: AbortController | undefined;
   private known: UpstreamCatalog | undefined;
   private since: number;
+  private downSince: number | undefined;
   private readonly statusSubject: BehaviorSubject<UpstreamStatus>;
   private readonly sessions = new BehaviorSubject<UpstreamSession | undefined>(undefined);
   /**
@@ -209,7 +222,8 @@ export class Upstream implements CatalogSource {
       previous = state;
       if (state !== from) {
         this.since = host.clock.now();
-        host.stateChanged(this, from, state, reasonOf(state, snapshot.context));
+        this.downSince = downSinceAfter(state, this.downSince, this.since);
+        host.stateChanged(this, from, state, this.reasonOf(state, snapshot.context));
       }
       this.emitStatus();
     });
@@ -360,11 +374,12 @@ export class Upstream implements CatalogSource {
   }
 
   private forward(method: ForwardedMethod, params: JsonObject, context: Context): unknown {
-    const session = this.session;
+    // A session whose connection just ended is reported lost a microtask later: it counts as gone already.
+    const session = this.session?.usable ? this.session : undefined;
     const controller = session?.direct ? undefined : (this.spareControllers.pop() ?? new AbortController());
     const result = session
       ? session.forward(method, params, context, controller?.signal)
-      : this.whenUp(method).then((up) => up.forward(method, params, context, controller?.signal));
+      : this.whenUp(method, context).then((up) => up.forward(method, params, context, controller?.signal));
     if (!isThenable(result)) {
       this.recycle(controller);
       return result;
@@ -395,13 +410,41 @@ export class Upstream implements CatalogSource {
     }
   }
 
-  /** The session once the upstream is up: a dormant (idle-stopped) or lazy one is started first. */
-  private async whenUp(method: string): Promise<UpstreamSession> {
+  /**
+   * The session once the upstream is up: a dormant (idle-stopped) or lazy one is started first; one that is
+   * starting or restarting is waited for, up to `unavailableWaitMs` (or until the downstream request ends).
+   */
+  private async whenUp(method: string, context: Context): Promise<UpstreamSession> {
     this.wake();
-    if (this.state !== 'connecting') throw this.unavailable(method);
-    await firstValueFrom(this.status$.pipe(filter((status) => status.state !== 'connecting')));
-    if (!this.session) throw this.unavailable(method);
-    return this.session;
+    const bound = this.options.unavailableWaitMs ?? DEFAULT_UNAVAILABLE_WAIT_MS;
+    const session = GIVEN_UP.has(this.state) || bound <= 0 ? undefined : await this.nextSession(bound, context.signal);
+    if (!session) throw this.unavailable(method, bound);
+    return session;
+  }
+
+  /** The next usable session, or undefined after `bound` ms, once it gives up or is stopped, or on `signal`. */
+  private nextSession(bound: number, signal: AbortSignal): Promise<UpstreamSession | undefined> {
+    return new Promise((resolve) => {
+      const clock = this.host.clock;
+      const finish = (session: UpstreamSession | undefined) => {
+        clock.clearTimeout(timer);
+        signal.removeEventListener('abort', abandon);
+        watch?.unsubscribe();
+        resolve(session);
+      };
+      const abandon = () => finish(undefined);
+      const timer = clock.setTimeout(abandon, bound);
+      signal.addEventListener('abort', abandon, { once: true });
+      let watch: { unsubscribe(): void } | undefined;
+      watch = merge(
+        this.sessions.pipe(filter((session): session is UpstreamSession => session?.usable === true)),
+        this.status$.pipe(filter((status) => GIVEN_UP.has(status.state))),
+      ).subscribe({
+        next: (value) => finish(value instanceof UpstreamSession ? value : undefined),
+        complete: abandon,
+      });
+      if (signal.aborted) abandon();
+    });
   }
 
   /** Starts a lazy upstream that never ran, or one stopped for being idle. */
@@ -410,11 +453,19 @@ export class Upstream implements CatalogSource {
     if (value === 'idle' || (value === 'stopped' && context.stopReason === 'idle')) this.start();
   }
 
-  private unavailable(method: string): Error {
-    const { lastError } = this.status;
-    return new Error(
-      `Upstream ${this.name} is ${this.state}, so ${method} cannot reach it${lastError ? ` (last error: ${lastError})` : ''}`,
-    );
+  /** The hub's own failure: a tool error for `tools/call`, an internal error for the other requests. */
+  private unavailable(method: string, waitedMs: number): Error {
+    const { state, lastError, downSince, nextAttemptAt, failures } = this.status;
+    const parts = [`Upstream ${this.name} is down (${state}`];
+    if (downSince !== undefined) parts.push(` since ${new Date(downSince).toISOString()}`);
+    if (failures > 0) parts.push(`, ${failures} failure${failures === 1 ? '' : 's'} in a row`);
+    parts.push(`), so ${method} cannot reach it`);
+    if (!GIVEN_UP.has(state) && waitedMs > 0) parts.push(` (waited ${waitedMs} ms)`);
+    if (lastError) parts.push(`. Last error: ${lastError}`);
+    if (nextAttemptAt !== undefined) parts.push(`. Next attempt at ${new Date(nextAttemptAt).toISOString()}`);
+    else if (state === 'connecting') parts.push('. It is starting');
+    else if (GIVEN_UP.has(state)) parts.push('. It will not be restarted unless started again');
+    return new Error(`${parts.join('')}.`);
   }
 
   // ---- server-to-client requests -----------------------------------------------------------------
@@ -555,7 +606,9 @@ export class Upstream implements CatalogSource {
     }
     this.abandonOpening = undefined;
     this.session = session;
-    this.known = session.catalog;
+    // The same lists after a restart keep their objects: the catalog (and its definitions) stays as it was.
+    this.known = this.known ? sameListsAs(this.known, session.catalog) : session.catalog;
+    session.catalog = this.known;
     const level = host.logLevel();
     if (level) this.applyLogLevel(level);
     this.sessions.next(session);
@@ -615,6 +668,24 @@ export class Upstream implements CatalogSource {
 
   // ---- status ------------------------------------------------------------------------------------
 
+  /** Why it is in `state`: its last error where a failure led there (with the next attempt), or why it stopped. */
+  private reasonOf(state: UpstreamState, context: UpstreamContext): string | undefined {
+    switch (state) {
+      case 'degraded':
+      case 'failed':
+        return context.lastError?.message;
+      case 'reconnecting': {
+        const delay = context.retryDelayMs ?? 0;
+        const next = `next attempt in ${delay} ms, at ${new Date(this.since + delay).toISOString()}`;
+        return context.lastError ? `${context.lastError.message}; ${next}` : next;
+      }
+      case 'stopped':
+        return context.stopReason;
+      default:
+        return undefined;
+    }
+  }
+
   private emitStatus(): void {
     if (!this.statusSubject || this.statusSubject.closed) return;
     const status = this.describe();
@@ -634,6 +705,8 @@ export class Upstream implements CatalogSource {
       ...(context.lastError && { lastError: context.lastError.message }),
       ...(context.stopReason && { stopReason: context.stopReason }),
       since: this.since,
+      ...(this.downSince !== undefined && { downSince: this.downSince }),
+      ...(context.retryDelayMs !== undefined && { nextAttemptAt: this.since + context.retryDelayMs }),
       ...(catalog && { serverInfo: catalog.serverInfo, protocolVersion: catalog.protocolVersion }),
       ...(pid !== undefined && { pid }),
       tools: catalog?.tools.length ?? 0,
@@ -653,18 +726,30 @@ function withMeta(params: JsonObject, context: Context): JsonObject {
   return params;
 }
 
-/** Why an upstream is in `state`: its last error where a failure led there, or why it was stopped. */
-function reasonOf(state: UpstreamState, context: UpstreamContext): string | undefined {
+/** When an upstream entering `state` at `now` has been down since: kept while it stays down. */
+function downSinceAfter(state: UpstreamState, downSince: number | undefined, now: number): number | undefined {
   switch (state) {
-    case 'degraded':
     case 'reconnecting':
     case 'failed':
-      return context.lastError?.message;
-    case 'stopped':
-      return context.stopReason;
+      return downSince ?? now;
+    case 'connecting':
+      return downSince;
     default:
       return undefined;
   }
+}
+
+/** `next`, with each list equal to the one in `known` replaced by that one. */
+function sameListsAs(known: UpstreamCatalog, next: UpstreamCatalog): UpstreamCatalog {
+  const keep = <T>(before: readonly T[], after: readonly T[]) =>
+    before.length === after.length && JSON.stringify(before) === JSON.stringify(after) ? before : after;
+  return {
+    ...next,
+    tools: keep(known.tools, next.tools),
+    prompts: keep(known.prompts, next.prompts),
+    resources: keep(known.resources, next.resources),
+    resourceTemplates: keep(known.resourceTemplates, next.resourceTemplates),
+  };
 }
 
 function sameStatus(a: UpstreamStatus, b: UpstreamStatus): boolean {
