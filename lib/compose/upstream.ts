@@ -73,7 +73,17 @@ export interface UpstreamOptions {
    * error saying so (default 10 s; 0 fails at once).
    */
   readonly unavailableWaitMs?: number;
+  /**
+   * `shared` (default): one instance serves every downstream client, and gets no client's roots unless
+   * `forward.roots` says so. `per-client`: one instance per downstream connection, started on its first
+   * use and ended when that client goes away; it gets its own client's roots, log level and requests only.
+   */
+  readonly instance?: UpstreamInstance;
+  /** Over the hub's `forward`: which client features it is offered. */
+  readonly forward?: Partial<ForwardedFeatures>;
 }
+
+export type UpstreamInstance = 'shared' | 'per-client';
 
 export interface UpstreamStatus {
   readonly name: string;
