@@ -266,14 +266,26 @@ export class Hub {
     return this.built.problems;
   }
 
-  /** Closes every downstream connection, then stops every upstream (children included). Idempotent. */
+  /**
+   * Stops every upstream, whatever its state (a connect under way is abandoned, a backoff cancelled), then
+   * closes every downstream connection. Resolves once every upstream's transport has closed: a stdio child
+   * has exited (stdin ended, then SIGTERM to its group, then SIGKILL, after each grace). Requests in flight
+   * get an error saying the upstream was stopped; new ones meanwhile get the tool error of an upstream that
+   * is down. Idempotent; `stop()` is the same.
+   */
   close(): Promise<void> {
     return (this.closing ??= (async () => {
-      await this.server.close();
+      // Upstreams first: calls in flight are answered with their error while their clients are connected.
       await Promise.all(this.upstreams.map((upstream) => upstream.dispose()));
+      await this.server.close();
       this.closed$.next();
       this.closed$.complete();
     })());
+  }
+
+  /** The same as `close()`: what a CLI calls on SIGTERM, SIGINT or the end of its stdin. */
+  stop(): Promise<void> {
+    return this.close();
   }
 
   // ---- the trace ------------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ import type { SendOptions } from '../core/connection';
 import type { Logger } from '../core/logger';
 import type { RequestContext } from '../core/request-context';
 import type { Runtime } from '../core/runtime';
-import { ErrorCode, McpError, RelayedError } from '../jsonrpc/errors';
+import { ConnectionClosedError, ErrorCode, McpError, RelayedError } from '../jsonrpc/errors';
 import type { JsonObject, JsonRpcNotification, RequestId } from '../jsonrpc/types';
 import type { Root } from '../protocol/client-features';
 import type {
@@ -403,9 +403,19 @@ export class Upstream implements CatalogSource {
       },
       (error) => {
         this.finished(context, controller);
-        throw error;
+        throw this.explainFailure(method, error);
       },
     );
+  }
+
+  /** A request cut off by the session ending says so, and why (a crash, or a stop), instead of "connection closed". */
+  private explainFailure(method: string, error: unknown): unknown {
+    if (!(error instanceof ConnectionClosedError)) return error;
+    const state = this.state;
+    const why = GIVEN_UP.has(state)
+      ? `it was stopped (${state === 'disposed' ? 'the hub is stopping' : state})`
+      : `its connection ended (${error.message}); it is being restarted`;
+    return new ConnectionClosedError(`Upstream ${this.name} did not answer ${method}: ${why}`, { cause: error });
   }
 
   private finished(context: Context, controller: AbortController | undefined): void {
