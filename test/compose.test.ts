@@ -95,6 +95,8 @@ beforeAll(async () => {
         source: { kind: 'stdio', command: process.execPath, args: ['--import', 'tsx', childScript] },
         naming: { collision: 'rename' },
         supervision: { initialDelayMs: 20, maxDelayMs: 100 },
+        // A shared upstream is offered no client's roots unless its config says so.
+        forward: { roots: true },
       },
       {
         name: 'remote',
@@ -314,7 +316,7 @@ describe('a hub over an in-process, a stdio and a Streamable HTTP upstream', () 
     expect(logs).toEqual([{ level: 'error', logger: 'child', data: 'an error line' }]);
   });
 
-  it("offers the downstream clients' roots to upstreams", async () => {
+  it("offers the downstream clients' roots to an upstream whose forward.roots is on", async () => {
     const { sdk } = await downstream('hi', [{ uri: 'file:///work/project' }]);
     await eventually(
       async () => (await callText(sdk, 'roots')) === '["file:///work/project"]',

@@ -240,3 +240,168 @@ describe('stopping the hub', () => {
     expect(hub.status().map((status) => status.state)).toEqual(Array(5).fill('disposed'));
   }, 20_000);
 });
+
+describe('isolation between downstream clients', () => {
+  const child = (extra: Partial<UpstreamOptions> = {}): UpstreamOptions => ({
+    name: 'child',
+    source: { kind: 'stdio', command: process.execPath, args: ['--import', 'tsx', UPSTREAM] },
+    ...extra,
+  });
+  const textOf = async (client: Client, tool: string) => firstText(await client.callTool(tool));
+  const logsOf = (client: Client) => {
+    const lines: string[] = [];
+    client.notifications$
+      .pipe(filter((message) => message.method === 'notifications/message'))
+      .subscribe((message) => lines.push(String((message.params as { data: unknown }).data)));
+    return lines;
+  };
+
+  it('offers a shared upstream no client’s roots by default', async () => {
+    // The witness is offered the clients' roots explicitly: once it sees both, the hub knows them.
+    const hub = newHub([child(), { ...child({ forward: { roots: true } }), name: 'witness', naming: { prefix: 'w' } }]);
+    await hub.start();
+    const a = await connect(hub, { roots: [{ uri: 'file:///work/a' }] }, 'a');
+    const b = await connect(hub, { roots: [{ uri: 'file:///work/b' }] }, 'b');
+    const witness = (await a.listTools()).find((tool) => tool.name.startsWith('w') && tool.name.endsWith('roots'))!;
+    await within(
+      (async () => {
+        while ((await textOf(a, witness.name)) !== '["file:///work/a","file:///work/b"]') {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      })(),
+      'the witness to see both clients’ roots',
+    );
+    expect(await textOf(a, 'roots')).toBe('no roots capability');
+    expect(await textOf(b, 'roots')).toBe('no roots capability');
+  });
+
+  it('runs one instance per client where the config asks: each sees its own client’s roots and level only', async () => {
+    const hub = newHub([child({ instance: 'per-client' })]);
+    await hub.start();
+    const probe = hub.status()[0]!;
+    expect(probe).toMatchObject({ name: 'child', state: 'stopped', stopReason: 'idle', serving: true, tools: 6 });
+    const a = await connect(hub, { roots: [{ uri: 'file:///work/a' }] }, 'a');
+    const b = await connect(hub, { roots: [{ uri: 'file:///work/b' }] }, 'b');
+    expect((await a.listTools()).map((tool) => tool.name)).toContain('roots');
+
+    const pidA = Number(await textOf(a, 'pid'));
+    const pidB = Number(await textOf(b, 'pid'));
+    expect(pidA).not.toBe(pidB);
+    expect(hub.status().map((status) => status.name)).toEqual([
+      'child',
+      expect.stringMatching(/^child\[.+\]$/),
+      expect.stringMatching(/^child\[.+\]$/),
+    ]);
+    expect(await textOf(a, 'roots')).toBe('["file:///work/a"]');
+    expect(await textOf(b, 'roots')).toBe('["file:///work/b"]');
+
+    await a.setLoggingLevel('debug');
+    await b.setLoggingLevel('error');
+    const seenByB = logsOf(b);
+    await a.setRoots([{ uri: 'file:///work/a2' }]);
+    const poll = async (client: Client, tool: string, want: string) => {
+      const deadline = Date.now() + 5000;
+      while ((await textOf(client, tool)) !== want) {
+        if (Date.now() > deadline) throw new Error(`${tool} never became ${want}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    await poll(a, 'roots', '["file:///work/a2"]');
+    await poll(a, 'level', 'debug');
+    await poll(b, 'level', 'error');
+    expect(await textOf(b, 'roots')).toBe('["file:///work/b"]');
+    // A's instance logs at every level: none of it reaches B.
+    expect(await textOf(a, 'chatter')).toBe('logged');
+    expect(await textOf(b, 'pid')).toBe(String(pidB));
+    expect(seenByB).toEqual([]);
+
+    // A goes away: its instance ends; B's goes on as it was.
+    await a.close();
+    await eventually(() => !isAlive(pidA), 'the instance of the client that left has exited');
+    expect(await textOf(b, 'roots')).toBe('["file:///work/b"]');
+    expect(hub.status()).toHaveLength(2);
+    await hub.stop();
+    expect(isAlive(pidB)).toBe(false);
+  }, 20_000);
+
+  it('sends a shared upstream’s logs to each client at the level that client asked for', async () => {
+    const hub = newHub([child()]);
+    await hub.start();
+    const a = await connect(hub, {}, 'a');
+    const b = await connect(hub, {}, 'b');
+    const seenByA = logsOf(a);
+    const seenByB = logsOf(b);
+    await a.setLoggingLevel('debug');
+    await b.setLoggingLevel('error');
+    expect(await textOf(a, 'chatter')).toBe('logged');
+    await eventually(() => seenByA.length === 4 && seenByB.length === 1, 'the log lines arrived');
+    // B asking for warnings changes nothing for A.
+    await b.setLoggingLevel('warning');
+    expect(await textOf(b, 'chatter')).toBe('logged');
+    await eventually(() => seenByA.length === 8 && seenByB.length === 3, 'the second round arrived');
+    expect(seenByA).toEqual(
+      [...['debug', 'info', 'warning', 'error'], ...['debug', 'info', 'warning', 'error']].map(
+        (level) => `a ${level} line`,
+      ),
+    );
+    expect(seenByB).toEqual(['a error line', 'a warning line', 'a error line']);
+  });
+
+  it('keeps a client’s subscription when another unsubscribes or goes away, and updates only subscribers', async () => {
+    const hub = newHub([child()]);
+    await hub.start();
+    const a = await connect(hub, {}, 'a');
+    const b = await connect(hub, {}, 'b');
+    const c = await connect(hub, {}, 'c');
+    // What reaches each client on the wire, whatever its own subscriptions do with it.
+    const received = new Map<Client, number>([a, b, c].map((client) => [client, 0]));
+    for (const client of [a, b, c]) {
+      client.notifications$
+        .pipe(filter((message) => message.method === 'notifications/resources/updated'))
+        .subscribe(() => received.set(client, received.get(client)! + 1));
+    }
+    const count = (client: Client) => received.get(client)!;
+    /** Touches the note until `client` has one more update (its subscription may still be on its way). */
+    const touchUntil = async (client: Client, by: Client) => {
+      const before = count(client);
+      await within(
+        (async () => {
+          while (count(client) === before) {
+            await textOf(by, 'touch');
+            await new Promise((resolve) => setTimeout(resolve, 20));
+          }
+        })(),
+        'an update',
+      );
+    };
+    const subA = a.subscribeResource('memo://note').subscribe();
+    b.subscribeResource('memo://note').subscribe();
+    await touchUntil(a, c);
+    await touchUntil(b, c);
+    expect(count(c)).toBe(0); // not subscribed: never told
+
+    subA.unsubscribe();
+    // Once A's unsubscribe has been applied (a round where B is told and A is not), A is never told again.
+    await within(
+      (async () => {
+        for (;;) {
+          const aBefore = count(a);
+          await touchUntil(b, c);
+          if (count(a) === aBefore) return;
+        }
+      })(),
+      'the unsubscribe to be applied',
+    );
+    const aAfterUnsubscribe = count(a);
+    await touchUntil(b, c);
+    await touchUntil(b, c);
+    expect(count(a)).toBe(aAfterUnsubscribe);
+
+    // B subscribed, C subscribes, B goes away: C still gets them.
+    c.subscribeResource('memo://note').subscribe();
+    await touchUntil(c, a);
+    await b.close();
+    await touchUntil(c, a);
+    expect(count(a)).toBe(aAfterUnsubscribe);
+  });
+});

@@ -18,6 +18,12 @@ export interface DownstreamEvents {
   /** The most verbose level any downstream client asked for changed. */
   logLevelChanged(level: LoggingLevel): void;
   rootsChanged(roots: readonly Root[]): void;
+  /** One client asked for another log level (`connection.logLevel`). */
+  clientLevelChanged(connection: ServerConnection): void;
+  /** One client's roots changed. */
+  clientRootsChanged(connection: ServerConnection, roots: readonly Root[]): void;
+  /** One client went away. */
+  clientClosed(connection: ServerConnection): void;
   /** A downstream client listed something. */
   listed(): void;
   /** A downstream client cancelled a request (`requestId`), or went away (all of its requests). */
@@ -29,10 +35,12 @@ const ROOTS_TIMEOUT_MS = 10_000;
 
 export class Downstream {
   private readonly live = new Set<ServerConnection>();
-  private readonly rootsOf = new Map<ServerConnection, readonly Root[]>();
+  private readonly clientRoots = new Map<ServerConnection, readonly Root[]>();
   private level: LoggingLevel | undefined;
   private roots: readonly Root[] = [];
   private levelCheckScheduled = false;
+  /** Clients whose `logging/setLevel` the server applies in this turn. */
+  private readonly levelsSet = new Set<ServerConnection>();
 
   constructor(
     private readonly events: DownstreamEvents,
@@ -45,6 +53,11 @@ export class Downstream {
 
   get logLevel(): LoggingLevel | undefined {
     return this.level;
+  }
+
+  /** One client's roots (those an upstream can be offered), as it last listed them. */
+  rootsOf(connection: ServerConnection): readonly Root[] {
+    return this.clientRoots.get(connection) ?? [];
   }
 
   /** The union of every downstream client's roots (by URI). */
@@ -64,8 +77,10 @@ export class Downstream {
     this.live.add(attached);
     attached.closed.then(() => {
       this.live.delete(attached);
+      this.levelsSet.delete(attached);
       this.events.cancelled(attached);
-      if (this.rootsOf.delete(attached)) this.updateRoots();
+      this.events.clientClosed(attached);
+      if (this.clientRoots.delete(attached)) this.updateRoots();
       this.scheduleLevelCheck();
     });
     return attached;
@@ -85,6 +100,13 @@ export class Downstream {
     return { connection, request: (method, params, options) => connection.request(method, params, options) };
   }
 
+  /** `connection` as a target for a server-to-client request, if it is ready and declared `capability`. */
+  targetOf(connection: ServerConnection, capability?: string): DownstreamTarget | undefined {
+    if (connection.state !== 'ready') return undefined;
+    if (capability && !connection.clientCapabilities?.[capability]) return undefined;
+    return { connection, request: (method, params, options) => connection.request(method, params, options) };
+  }
+
   /** A log message for every ready downstream client (each one filters by its own level). */
   broadcastLog(level: LoggingLevel, data: unknown, logger: string): void {
     for (const connection of this.live) {
@@ -101,8 +123,10 @@ export class Downstream {
       if (typeof requestId === 'string' || typeof requestId === 'number') {
         this.events.cancelled(connection, requestId, typeof reason === 'string' ? reason : undefined);
       }
-    } else if (method === 'logging/setLevel') this.scheduleLevelCheck();
-    else if (method === 'notifications/initialized' || method === 'notifications/roots/list_changed') {
+    } else if (method === 'logging/setLevel') {
+      this.levelsSet.add(connection);
+      this.scheduleLevelCheck();
+    } else if (method === 'notifications/initialized' || method === 'notifications/roots/list_changed') {
       this.fetchRoots(connection);
     } else if (LISTINGS.has(method)) this.events.listed();
   }
@@ -113,6 +137,8 @@ export class Downstream {
     this.levelCheckScheduled = true;
     queueMicrotask(() => {
       this.levelCheckScheduled = false;
+      for (const connection of this.levelsSet) this.events.clientLevelChanged(connection);
+      this.levelsSet.clear();
       let index: number | undefined;
       for (const connection of this.live) {
         const level = connection.logLevel;
@@ -133,25 +159,33 @@ export class Downstream {
       (result) => {
         const roots = (result as { roots?: unknown }).roots;
         if (!Array.isArray(roots) || connection.state === 'closed') return;
-        this.rootsOf.set(connection, roots as Root[]);
+        const offered = this.offerable(roots);
+        this.clientRoots.set(connection, offered);
+        this.events.clientRootsChanged(connection, offered);
         this.updateRoots();
       },
       (error) => this.logger.debug('Could not list the roots of a downstream client', error),
     );
   }
 
-  /** The union by URI; a root an upstream could not be offered (not a file:// URI) is left out. */
+  /** The roots an upstream can be offered (file:// URIs, well formed); the others are left out. */
+  private offerable(roots: readonly unknown[]): Root[] {
+    const offered: Root[] = [];
+    for (const root of roots) {
+      try {
+        offered.push(checkRoots([root as Root])[0]!);
+      } catch (error) {
+        this.logger.debug('A downstream root cannot be offered upstream', error);
+      }
+    }
+    return offered;
+  }
+
+  /** The union by URI. */
   private updateRoots(): void {
     const byUri = new Map<string, Root>();
-    for (const roots of this.rootsOf.values()) {
-      for (const root of roots) {
-        if (byUri.has(root?.uri)) continue;
-        try {
-          byUri.set(root.uri, checkRoots([root])[0]!);
-        } catch (error) {
-          this.logger.debug('A downstream root cannot be offered upstream', error);
-        }
-      }
+    for (const roots of this.clientRoots.values()) {
+      for (const root of roots) if (!byUri.has(root.uri)) byUri.set(root.uri, root);
     }
     this.roots = [...byUri.values()];
     this.events.rootsChanged(this.roots);

@@ -140,9 +140,9 @@ export interface UpstreamHost {
   /** Where a server-to-client request goes when no downstream call of this upstream is in flight. */
   fallbackTarget(method: string): DownstreamTarget | undefined;
   forwardLog(upstream: Upstream, params: LoggingMessageParams): void;
-  /** The level the downstream clients asked for (the most verbose one), if any did. */
+  /** The level to ask of it: the most verbose one its downstream clients asked for, if any did. */
   logLevel(): LoggingLevel | undefined;
-  /** The downstream clients' roots. */
+  /** The roots it is offered when `forward.roots` is on. */
   roots(): readonly Root[];
   /** Its supervision state changed; `reason` is the last error (or why it was stopped) where it applies. */
   stateChanged(upstream: Upstream, from: UpstreamState, to: UpstreamState, reason: string | undefined): void;
@@ -165,6 +165,8 @@ export class Upstream implements CatalogSource {
   readonly naming: NamingPolicy;
   readonly accepts: Readonly<Record<ListKind, NamePredicate>>;
   readonly lazy: boolean;
+  /** The client features it is offered: the hub's, with its own `forward` over them. */
+  readonly features: ForwardedFeatures;
   /** Whether its entries are served (set by the machine's publish and withdraw). */
   serving = false;
   private readonly opener: SourceOpener;
@@ -208,6 +210,7 @@ export class Upstream implements CatalogSource {
       resources: compileFilter(options.resources, `${options.name}.resources`),
     };
     this.lazy = options.lazy ?? false;
+    this.features = { ...host.features, ...options.forward };
     this.opener = new SourceOpener(options.source, {
       onStderr: (line) => host.logger.debug(`[${options.name}] ${line}`),
       connectionOptions: { runtime: host.runtime, logger: host.logger, clock: host.clock, upstream: options.name },
@@ -281,6 +284,11 @@ export class Upstream implements CatalogSource {
   /** Resolves once the first start attempt has an outcome (up, or failed and retrying). */
   async started(): Promise<void> {
     await firstValueFrom(this.status$.pipe(filter((status) => status.state !== 'connecting')));
+  }
+
+  /** Stops it as an idle one: its entries stay listed, and a request for it starts it again. */
+  rest(): void {
+    this.send({ type: 'stop', reason: 'idle' });
   }
 
   /** Stops everything for good (the hub is closing). */
@@ -364,10 +372,10 @@ export class Upstream implements CatalogSource {
       .catch((error) => this.host.logger.debug(`[${this.name}] Could not set the logging level`, error));
   }
 
-  /** Tells the upstream that the downstream clients' roots changed. */
+  /** Tells the upstream that the roots it is offered changed (when it is offered roots at all). */
   applyRoots(roots: readonly Root[]): void {
     const client = this.session?.client;
-    if (!client?.roots) return;
+    if (!this.features.roots || !client?.roots) return;
     client.setRoots(roots).catch((error) => this.host.logger.debug(`[${this.name}] Could not update roots`, error));
   }
 
@@ -491,7 +499,8 @@ export class Upstream implements CatalogSource {
   // ---- server-to-client requests -----------------------------------------------------------------
 
   private clientOptions(): ClientOptions {
-    const { features, runtime, logger, clock } = this.host;
+    const { runtime, logger, clock } = this.host;
+    const features = this.features;
     const route = (method: string) => (params: object, context: RequestContext<Client>) =>
       this.route(method, params as JsonObject, context) as Promise<never>;
     return {
@@ -760,7 +769,7 @@ function downSinceAfter(state: UpstreamState, downSince: number | undefined, now
 }
 
 /** `next`, with each list equal to the one in `known` replaced by that one. */
-function sameListsAs(known: UpstreamCatalog, next: UpstreamCatalog): UpstreamCatalog {
+export function sameListsAs(known: UpstreamCatalog, next: UpstreamCatalog): UpstreamCatalog {
   const keep = <T>(before: readonly T[], after: readonly T[]) =>
     before.length === after.length && JSON.stringify(before) === JSON.stringify(after) ? before : after;
   return {
