@@ -18,12 +18,12 @@ export interface DownstreamEvents {
   /** The most verbose level any downstream client asked for changed. */
   logLevelChanged(level: LoggingLevel): void;
   rootsChanged(roots: readonly Root[]): void;
+  /** Whether any upstream is offered roots: if none is, the hub does not ask its clients for theirs. */
+  wantsRoots(): boolean;
   /** One client asked for another log level (`connection.logLevel`). */
   clientLevelChanged(connection: ServerConnection): void;
   /** One client's roots changed. */
   clientRootsChanged(connection: ServerConnection, roots: readonly Root[]): void;
-  /** One client went away. */
-  clientClosed(connection: ServerConnection): void;
   /** A downstream client listed something. */
   listed(): void;
   /** A downstream client cancelled a request (`requestId`), or went away (all of its requests). */
@@ -79,7 +79,6 @@ export class Downstream {
       this.live.delete(attached);
       this.levelsSet.delete(attached);
       this.events.cancelled(attached);
-      this.events.clientClosed(attached);
       if (this.clientRoots.delete(attached)) this.updateRoots();
       this.scheduleLevelCheck();
     });
@@ -154,7 +153,7 @@ export class Downstream {
   }
 
   private fetchRoots(connection: ServerConnection): void {
-    if (!connection.clientCapabilities?.roots) return;
+    if (!connection.clientCapabilities?.roots || !this.events.wantsRoots()) return;
     connection.request('roots/list', undefined, { timeout: ROOTS_TIMEOUT_MS }).then(
       (result) => {
         const roots = (result as { roots?: unknown }).roots;

@@ -147,11 +147,14 @@ export class Hub {
         listed: () => this.startLazyUpstreams(),
         cancelled: (connection, requestId, reason) =>
           this.upstreams.forEach((upstream) => upstream.cancelCalls(connection, requestId, reason)),
+        wantsRoots: () =>
+          this.upstreams.some((upstream) =>
+            upstream instanceof PerClientUpstream ? upstream.offersRoots : upstream.features.roots,
+          ),
         clientLevelChanged: (connection) =>
           this.perClient.forEach((upstream) => upstream.clientLevelChanged(connection)),
         clientRootsChanged: (connection, roots) =>
           this.perClient.forEach((upstream) => upstream.clientRootsChanged(connection, roots)),
-        clientClosed: (connection) => this.perClient.forEach((upstream) => upstream.clientClosed(connection)),
       },
       logger,
     );

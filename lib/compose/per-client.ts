@@ -65,6 +65,11 @@ export class PerClientUpstream implements CatalogSource {
     });
   }
 
+  /** Whether its instances are offered their clients' roots (unless its `forward.roots` is false). */
+  get offersRoots(): boolean {
+    return this.options.forward?.roots !== false;
+  }
+
   get actorId(): string {
     return this.probe.actorId;
   }
@@ -132,7 +137,7 @@ export class PerClientUpstream implements CatalogSource {
   }
 
   /** `connection` went away: its instance ends. */
-  clientClosed(connection: ServerConnection): void {
+  private clientClosed(connection: ServerConnection): void {
     const instance = this.instances.value.get(connection);
     if (!instance) return;
     const rest = new Map(this.instances.value);
@@ -186,6 +191,7 @@ export class PerClientUpstream implements CatalogSource {
       { ...host, catalogChanged: () => this.listed(instance!) },
     );
     this.instances.next(new Map(this.instances.value).set(connection, instance));
+    void connection.closed.then(() => this.clientClosed(connection));
     instance.start();
     return instance;
   }

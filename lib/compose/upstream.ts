@@ -69,8 +69,9 @@ export interface UpstreamOptions {
   /** Ping it this often, and count a ping without an answer within the interval as a strike (default: never). */
   readonly pingIntervalMs?: number;
   /**
-   * How long a request for it waits while it is down (restarting, or starting) before it fails with a tool
-   * error saying so (default 10 s; 0 fails at once).
+   * How long a request for it waits while it is down (restarting) before it fails with a tool error saying
+   * so (default 10 s; 0 fails at once). Before its first session (lazy, per client) a request waits at
+   * least `connectTimeoutMs`.
    */
   readonly unavailableWaitMs?: number;
   /**
@@ -392,8 +393,10 @@ export class Upstream implements CatalogSource {
   }
 
   private forward(method: ForwardedMethod, params: JsonObject, context: Context): unknown {
+    let session = this.session;
     // A session whose connection just ended is reported lost a microtask later: it counts as gone already.
-    const session = this.session?.usable ? this.session : undefined;
+    // (In-process sessions are called directly: nothing to check on that path.)
+    if (session && !session.direct && !session.usable) session = undefined;
     const controller = session?.direct ? undefined : (this.spareControllers.pop() ?? new AbortController());
     const result = session
       ? session.forward(method, params, context, controller?.signal)
@@ -444,7 +447,10 @@ export class Upstream implements CatalogSource {
    */
   private async whenUp(method: string, context: Context): Promise<UpstreamSession> {
     this.wake();
-    const bound = this.options.unavailableWaitMs ?? DEFAULT_UNAVAILABLE_WAIT_MS;
+    const { unavailableWaitMs = DEFAULT_UNAVAILABLE_WAIT_MS, connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS } =
+      this.options;
+    // A first start (lazy, or per client) may take its whole connect timeout: that is not being down.
+    const bound = this.known ? unavailableWaitMs : Math.max(unavailableWaitMs, connectTimeoutMs);
     const session = GIVEN_UP.has(this.state) || bound <= 0 ? undefined : await this.nextSession(bound, context.signal);
     if (!session) throw this.unavailable(method, bound);
     return session;
