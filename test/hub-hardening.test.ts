@@ -158,6 +158,16 @@ describe('a hub that never gives up', () => {
         `so tools/call cannot reach it (waited 200 ms). Last error: ${status.lastError}. ` +
         `Next attempt at ${new Date(status.nextAttemptAt!).toISOString()}.`,
     });
+    // Its prompt stays listed too; getting it fails with the same explanation (the hub's own error, -32603).
+    expect((await client.listPrompts()).map((prompt) => prompt.name)).toEqual(['hello']);
+    const prompt = await client.getPrompt('hello').catch((error: McpError) => error);
+    expect(prompt).toBeInstanceOf(McpError);
+    expect(prompt).toMatchObject({
+      code: -32603,
+      message: expect.stringMatching(
+        /^Upstream flaky is down \(reconnecting since .*\), so prompts\/get cannot reach it/,
+      ),
+    });
   });
 
   it('brings the tools back after 20 crashes in a row', async () => {
