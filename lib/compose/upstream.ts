@@ -5,7 +5,19 @@
  * across reconnects); its server-to-client requests routed to the downstream client whose call caused
  * them; its logs. Lazy upstreams start on first use; idle ones stop and keep their entries listed.
  */
-import { BehaviorSubject, catchError, EMPTY, filter, firstValueFrom, merge, Observable, switchMap } from 'rxjs';
+import {
+  BehaviorSubject,
+  catchError,
+  EMPTY,
+  filter,
+  firstValueFrom,
+  fromEvent,
+  map,
+  merge,
+  Observable,
+  switchMap,
+  takeUntil,
+} from 'rxjs';
 import { createActor, type Actor } from 'xstate';
 import {
   DEFAULT_SUPERVISION,
@@ -458,27 +470,20 @@ export class Upstream implements CatalogSource {
 
   /** The next usable session, or undefined after `bound` ms, once it gives up or is stopped, or on `signal`. */
   private nextSession(bound: number, signal: AbortSignal): Promise<UpstreamSession | undefined> {
-    return new Promise((resolve) => {
-      const clock = this.host.clock;
-      const finish = (session: UpstreamSession | undefined) => {
-        clock.clearTimeout(timer);
-        signal.removeEventListener('abort', abandon);
-        watch?.unsubscribe();
-        resolve(session);
-      };
-      const abandon = () => finish(undefined);
-      const timer = clock.setTimeout(abandon, bound);
-      signal.addEventListener('abort', abandon, { once: true });
-      let watch: { unsubscribe(): void } | undefined;
-      watch = merge(
-        this.sessions.pipe(filter((session): session is UpstreamSession => session?.usable === true)),
-        this.status$.pipe(filter((status) => GIVEN_UP.has(status.state))),
-      ).subscribe({
-        next: (value) => finish(value instanceof UpstreamSession ? value : undefined),
-        complete: abandon,
-      });
-      if (signal.aborted) abandon();
+    if (signal.aborted) return Promise.resolve(undefined);
+    const clock = this.host.clock;
+    const expired = new Observable<void>((subscriber) => {
+      const timer = clock.setTimeout(() => subscriber.next(), bound);
+      return () => clock.clearTimeout(timer);
     });
+    const outcome = merge(
+      this.sessions.pipe(filter((session): session is UpstreamSession => session?.usable === true)),
+      this.status$.pipe(
+        filter((status) => GIVEN_UP.has(status.state)),
+        map(() => undefined),
+      ),
+    ).pipe(takeUntil(merge(expired, fromEvent(signal, 'abort'))));
+    return firstValueFrom(outcome, { defaultValue: undefined });
   }
 
   /** Starts a lazy upstream that never ran, or one stopped for being idle. */
