@@ -165,9 +165,13 @@ describe('parseConfig', () => {
       mcpServers: {
         files: { command: 'x', instance: 'per-client', unavailableWaitMs: 2500, forward: { roots: true } },
       },
-      switchboard: { forward: { sampling: false, elicitation: true, roots: false } },
+      switchboard: { forward: { sampling: false, elicitation: true, roots: false }, defaultLogLevel: 'warning' },
     });
     expect(options.forward).toEqual({ sampling: false, elicitation: true, roots: false });
+    expect(options.defaultLogLevel).toBe('warning');
+    expect(problemsOf({ mcpServers: { a: { command: 'x' } }, switchboard: { defaultLogLevel: 'loud' } })).toEqual([
+      'switchboard.defaultLogLevel must be one of "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency", got "loud"',
+    ]);
     expect(options.upstreams[0]).toMatchObject({
       instance: 'per-client',
       unavailableWaitMs: 2500,

@@ -258,6 +258,14 @@ describe('isolation between downstream clients', () => {
     ...extra,
   });
   const textOf = async (client: Client, tool: string) => firstText(await client.callTool(tool));
+  /** Calls `tool` until it answers `want` (what reaches an upstream arrives a little after the call that sent it). */
+  const poll = (client: Client, tool: string, want: string) =>
+    within(
+      (async () => {
+        while ((await textOf(client, tool)) !== want) await new Promise((resolve) => setTimeout(resolve, 20));
+      })(),
+      `${tool} to answer ${want}`,
+    );
   const logsOf = (client: Client) => {
     const lines: string[] = [];
     client.notifications$
@@ -309,13 +317,6 @@ describe('isolation between downstream clients', () => {
     await b.setLoggingLevel('error');
     const seenByB = logsOf(b);
     await a.setRoots([{ uri: 'file:///work/a2' }]);
-    const poll = async (client: Client, tool: string, want: string) => {
-      const deadline = Date.now() + 5000;
-      while ((await textOf(client, tool)) !== want) {
-        if (Date.now() > deadline) throw new Error(`${tool} never became ${want}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    };
     await poll(a, 'roots', '["file:///work/a2"]');
     await poll(a, 'level', 'debug');
     await poll(b, 'level', 'error');
@@ -334,27 +335,45 @@ describe('isolation between downstream clients', () => {
     expect(isAlive(pidB)).toBe(false);
   }, 20_000);
 
-  it('sends a shared upstream’s logs to each client at the level that client asked for', async () => {
+  it('sends a shared upstream’s logs to each client at the level that client asked for, or the default one', async () => {
     const hub = newHub([child()]);
     await hub.start();
     const a = await connect(hub, {}, 'a');
     const b = await connect(hub, {}, 'b');
-    const seenByA = logsOf(a);
-    const seenByB = logsOf(b);
+    const quiet = await connect(hub, {}, 'quiet'); // never asks for a level: gets the hub's default, info
+    const seen = { a: logsOf(a), b: logsOf(b), quiet: logsOf(quiet) };
+    const lines = (...levels: string[]) => levels.map((level) => `a ${level} line`);
+    const round = async (by: Client, counts: [number, number, number]) => {
+      const before = [seen.a.length, seen.b.length, seen.quiet.length];
+      expect(await textOf(by, 'chatter')).toBe('logged');
+      await eventually(
+        () =>
+          seen.a.length === before[0]! + counts[0] &&
+          seen.b.length === before[1]! + counts[1] &&
+          seen.quiet.length === before[2]! + counts[2],
+        'the log lines arrived',
+      );
+    };
+
+    await round(a, [3, 3, 3]);
     await a.setLoggingLevel('debug');
     await b.setLoggingLevel('error');
-    expect(await textOf(a, 'chatter')).toBe('logged');
-    await eventually(() => seenByA.length === 4 && seenByB.length === 1, 'the log lines arrived');
-    // B asking for warnings changes nothing for A.
+    await poll(b, 'level', 'debug'); // the upstream logs what its most verbose client needs
+    await round(b, [4, 1, 3]);
+    // B asking for warnings changes nothing for A or for the client that never asked.
     await b.setLoggingLevel('warning');
-    expect(await textOf(b, 'chatter')).toBe('logged');
-    await eventually(() => seenByA.length === 8 && seenByB.length === 3, 'the second round arrived');
-    expect(seenByA).toEqual(
-      [...['debug', 'info', 'warning', 'error'], ...['debug', 'info', 'warning', 'error']].map(
-        (level) => `a ${level} line`,
-      ),
-    );
-    expect(seenByB).toEqual(['a error line', 'a warning line', 'a error line']);
+    await round(a, [4, 2, 3]);
+    expect(seen.a).toEqual([
+      ...lines('info', 'warning', 'error'),
+      ...lines('debug', 'info', 'warning', 'error'),
+      ...lines('debug', 'info', 'warning', 'error'),
+    ]);
+    expect(seen.b).toEqual([...lines('info', 'warning', 'error'), ...lines('error'), ...lines('warning', 'error')]);
+    expect(seen.quiet).toEqual([
+      ...lines('info', 'warning', 'error'),
+      ...lines('info', 'warning', 'error'),
+      ...lines('info', 'warning', 'error'),
+    ]);
   });
 
   it('keeps a client’s subscription when another unsubscribes or goes away, and updates only subscribers', async () => {

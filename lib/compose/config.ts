@@ -21,7 +21,8 @@
  * `requestTimeoutMs`, `pingIntervalMs`, `unavailableWaitMs`, `restart` (`maxRestarts`, `initialDelayMs`,
  * `maxDelayMs`, `stableAfterMs`), `instance` (`"shared"` or `"per-client"`), `forward` (`sampling`,
  * `elicitation`, `roots`: over the hub's). Hub-wide, under `switchboard`: `name`, `version`, `title`,
- * `instructions`, `upstreamInstructions`, naming, `listChangedDebounceMs`, `pageSize`, `forward`.
+ * `instructions`, `upstreamInstructions`, naming, `listChangedDebounceMs`, `pageSize`, `forward`,
+ * `defaultLogLevel`.
  * `${VAR}` and `${env:VAR}` in commands, arguments, environment values, URLs and headers are replaced from
  * the environment. Keys other programs use in server entries (`autoApprove`, ...) are ignored; any other
  * key we do not know is a mistake, named with the closest key we know; every mistake is reported at once
@@ -30,6 +31,7 @@
 import type { SupervisionPolicy } from '../../machines/upstream';
 import { closest } from './suggest';
 import { defaultLogger } from '../core/logger';
+import { LOGGING_LEVELS, type LoggingLevel } from '../protocol/types';
 import { Hub, type HubOptions } from './hub';
 import type { NameFilter } from './name-filter';
 import { namingPolicy, type CollisionPolicy, type NamingOptions } from './naming';
@@ -126,6 +128,7 @@ const HUB_KEYS = new Set([
   'listChangedDebounceMs',
   'pageSize',
   'forward',
+  'defaultLogLevel',
 ]);
 /** Top-level keys besides the servers: VS Code's `inputs`, and an editor's `$schema`. */
 const TOP_KEYS = ['mcpServers', 'servers', 'switchboard', 'inputs', '$schema'];
@@ -278,6 +281,17 @@ class Reader {
     return forward;
   }
 
+  logLevel(value: unknown, where: string): LoggingLevel | undefined {
+    if (value === undefined) return undefined;
+    if (!LOGGING_LEVELS.includes(value as LoggingLevel)) {
+      return this.fail(
+        where,
+        `must be one of ${LOGGING_LEVELS.map((level) => `"${level}"`).join(', ')}, got ${describe(value)}`,
+      );
+    }
+    return value as LoggingLevel;
+  }
+
   instance(value: unknown, where: string): UpstreamInstance | undefined {
     if (value === undefined) return undefined;
     if (!INSTANCES.includes(value as UpstreamInstance)) {
@@ -394,6 +408,7 @@ function readHubSettings(
     ),
     ...optional('pageSize', reader.integer(value.pageSize, 'switchboard.pageSize', 1)),
     ...optional('forward', reader.forward(value.forward, 'switchboard.forward')),
+    ...optional('defaultLogLevel', reader.logLevel(value.defaultLogLevel, 'switchboard.defaultLogLevel')),
     ...(Object.keys(naming).length > 0 && { naming }),
   };
   reader.naming(naming, 'switchboard');

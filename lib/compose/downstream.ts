@@ -15,13 +15,13 @@ import type { Transport } from '../../transports/transport';
 import type { DownstreamTarget } from './upstream';
 
 export interface DownstreamEvents {
-  /** The most verbose level any downstream client asked for changed. */
+  /** The most verbose level any downstream client asked for (or has by default) changed. */
   logLevelChanged(level: LoggingLevel): void;
   rootsChanged(roots: readonly Root[]): void;
   /** Whether any upstream is offered roots: if none is, the hub does not ask its clients for theirs. */
   wantsRoots(): boolean;
-  /** One client asked for another log level (`connection.logLevel`). */
-  clientLevelChanged(connection: ServerConnection): void;
+  /** One client asked for another log level. */
+  clientLevelChanged(connection: ServerConnection, level: LoggingLevel): void;
   /** One client's roots changed. */
   clientRootsChanged(connection: ServerConnection, roots: readonly Root[]): void;
   /** A downstream client listed something. */
@@ -45,7 +45,14 @@ export class Downstream {
   constructor(
     private readonly events: DownstreamEvents,
     private readonly logger: Logger,
+    /** The level of a client that has not asked for one. */
+    private readonly defaultLevel: LoggingLevel,
   ) {}
+
+  /** The level `connection` asked for, or the default one: what it receives of the upstreams' logs. */
+  levelOf(connection: ServerConnection): LoggingLevel {
+    return connection.logLevel ?? this.defaultLevel;
+  }
 
   get connections(): ReadonlySet<ServerConnection> {
     return this.live;
@@ -75,6 +82,7 @@ export class Downstream {
     connection = connect(watched);
     const attached = connection;
     this.live.add(attached);
+    this.scheduleLevelCheck();
     attached.closed.then(() => {
       this.live.delete(attached);
       this.levelsSet.delete(attached);
@@ -106,12 +114,16 @@ export class Downstream {
     return { connection, request: (method, params, options) => connection.request(method, params, options) };
   }
 
-  /** A log message for every ready downstream client (each one filters by its own level). */
+  /** A log message for every ready downstream client whose level admits it. */
   broadcastLog(level: LoggingLevel, data: unknown, logger: string): void {
-    for (const connection of this.live) {
-      if (connection.state !== 'ready') continue;
-      connection.log(level, data, logger).catch((error) => this.logger.debug('Could not forward a log message', error));
-    }
+    for (const connection of this.live) this.sendLog(connection, level, data, logger);
+  }
+
+  /** A log message for `connection`, if it is ready and its level (asked for, or the default) admits it. */
+  sendLog(connection: ServerConnection, level: LoggingLevel, data: unknown, logger: string): void {
+    if (connection.state !== 'ready') return;
+    if (LOGGING_LEVELS.indexOf(level) < LOGGING_LEVELS.indexOf(this.levelOf(connection))) return;
+    connection.log(level, data, logger).catch((error) => this.logger.debug('Could not forward a log message', error));
   }
 
   private inspect(connection: ServerConnection | undefined, frame: unknown): void {
@@ -136,13 +148,11 @@ export class Downstream {
     this.levelCheckScheduled = true;
     queueMicrotask(() => {
       this.levelCheckScheduled = false;
-      for (const connection of this.levelsSet) this.events.clientLevelChanged(connection);
+      for (const connection of this.levelsSet) this.events.clientLevelChanged(connection, this.levelOf(connection));
       this.levelsSet.clear();
       let index: number | undefined;
       for (const connection of this.live) {
-        const level = connection.logLevel;
-        if (level === undefined) continue;
-        const rank = LOGGING_LEVELS.indexOf(level);
+        const rank = LOGGING_LEVELS.indexOf(this.levelOf(connection));
         if (index === undefined || rank < index) index = rank;
       }
       const level = index === undefined ? undefined : LOGGING_LEVELS[index];

@@ -59,6 +59,12 @@ export interface HubOptions extends ConnectionOptions {
    * upstream the union of every client's roots.
    */
   readonly forward?: Partial<ForwardedFeatures>;
+  /**
+   * What a downstream client that never sent `logging/setLevel` receives of the upstreams' logs (default
+   * `info`). The hub asks each upstream for the most verbose level its clients need and passes each log
+   * message only to the clients whose own level admits it, so no client's level changes another's logs.
+   */
+  readonly defaultLogLevel?: LoggingLevel;
   /** Called with each upstream client before it connects. */
   readonly onUpstreamClient?: (upstream: string, client: Client) => void;
 }
@@ -82,6 +88,7 @@ export class CatalogConflictError extends Error {
 const ACCEPT_ALL: SchemaValidator = { compile: () => () => undefined };
 
 const DEFAULT_LIST_CHANGED_DEBOUNCE_MS = 50;
+const DEFAULT_LOG_LEVEL: LoggingLevel = 'info';
 /** Names and URIs handed to `withoutTools(...)` and friends per call, well under the engine's argument limit. */
 const CHUNK = 10_000;
 
@@ -151,12 +158,13 @@ export class Hub {
           this.upstreams.some((upstream) =>
             upstream instanceof PerClientUpstream ? upstream.offersRoots : upstream.features.roots,
           ),
-        clientLevelChanged: (connection) =>
-          this.perClient.forEach((upstream) => upstream.clientLevelChanged(connection)),
+        clientLevelChanged: (connection, level) =>
+          this.perClient.forEach((upstream) => upstream.clientLevelChanged(connection, level)),
         clientRootsChanged: (connection, roots) =>
           this.perClient.forEach((upstream) => upstream.clientRootsChanged(connection, roots)),
       },
       logger,
+      options.defaultLogLevel ?? DEFAULT_LOG_LEVEL,
     );
     const name = options.name ?? 'mcp-switchboard-hub';
     const version = options.version ?? '1.0.0';
@@ -411,7 +419,7 @@ export class Hub {
       features: { ...shared.features, roots: true },
       fallbackTarget: (method) => this.downstream.targetOf(connection, CAPABILITY_OF[method]),
       forwardLog: (upstream, params) => this.forwardLog(upstream, params, connection),
-      logLevel: () => connection.logLevel,
+      logLevel: () => this.downstream.levelOf(connection),
       roots: () => this.downstream.rootsOf(connection),
     };
   }
@@ -420,10 +428,8 @@ export class Hub {
   private forwardLog(upstream: Upstream, params: LoggingMessageParams, only?: ServerConnection): void {
     if (!LOGGING_LEVELS.includes(params?.level as LoggingLevel)) return;
     const logger = typeof params.logger === 'string' ? `${upstream.name}/${params.logger}` : upstream.name;
-    if (!only) this.downstream.broadcastLog(params.level, params.data, logger);
-    else if (only.state === 'ready') {
-      only.log(params.level, params.data, logger).catch(() => undefined);
-    }
+    if (only) this.downstream.sendLog(only, params.level, params.data, logger);
+    else this.downstream.broadcastLog(params.level, params.data, logger);
   }
 
   private startLazyUpstreams(): void {

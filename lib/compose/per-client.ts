@@ -126,9 +126,8 @@ export class PerClientUpstream implements CatalogSource {
   applyRoots(_roots: readonly Root[]): void {}
 
   /** `connection` asked for another log level. */
-  clientLevelChanged(connection: ServerConnection): void {
-    const level = connection.logLevel;
-    if (level) this.instances.value.get(connection)?.applyLogLevel(level);
+  clientLevelChanged(connection: ServerConnection, level: LoggingLevel): void {
+    this.instances.value.get(connection)?.applyLogLevel(level);
   }
 
   /** `connection` offers other roots. */
