@@ -82,8 +82,8 @@ export interface UpstreamOptions {
   readonly pingIntervalMs?: number;
   /**
    * How long a request for it waits while it is down (restarting) before it fails with a tool error saying
-   * so (default 10 s; 0 fails at once). Before its first session (lazy, per client) a request waits at
-   * least `connectTimeoutMs`.
+   * so (default 10 s; 0 fails at once). While it starts without having failed (lazy, woken from idle, per
+   * client) a request waits up to `connectTimeoutMs` if that is longer.
    */
   readonly unavailableWaitMs?: number;
   /**
@@ -461,15 +461,25 @@ export class Upstream implements CatalogSource {
     this.wake();
     const { unavailableWaitMs = DEFAULT_UNAVAILABLE_WAIT_MS, connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS } =
       this.options;
-    // A first start (lazy, or per client) may take its whole connect timeout: that is not being down.
-    const bound = this.known ? unavailableWaitMs : Math.max(unavailableWaitMs, connectTimeoutMs);
-    const session = GIVEN_UP.has(this.state) || bound <= 0 ? undefined : await this.nextSession(bound, context.signal);
-    if (!session) throw this.unavailable(method, bound);
+    if (GIVEN_UP.has(this.state)) throw this.unavailable(method, 0);
+    // A start that no failure interrupted (lazy, woken from idle, per client) may take its whole connect
+    // timeout: that is not being down. If it fails, the wait for the next attempt is bounded as any other.
+    if (this.downSince === undefined) {
+      const startBound = Math.max(unavailableWaitMs, connectTimeoutMs);
+      const session = await this.nextSession(startBound, context.signal, true);
+      if (session) return session;
+      if (this.state !== 'reconnecting' || context.signal.aborted) throw this.unavailable(method, startBound);
+    }
+    const session = unavailableWaitMs > 0 ? await this.nextSession(unavailableWaitMs, context.signal) : undefined;
+    if (!session) throw this.unavailable(method, unavailableWaitMs);
     return session;
   }
 
-  /** The next usable session, or undefined after `bound` ms, once it gives up or is stopped, or on `signal`. */
-  private nextSession(bound: number, signal: AbortSignal): Promise<UpstreamSession | undefined> {
+  /**
+   * The next usable session; undefined after `bound` ms, once it gives up or is stopped, when `signal`
+   * aborts, or (`untilFailure`) when an attempt fails.
+   */
+  private nextSession(bound: number, signal: AbortSignal, untilFailure = false): Promise<UpstreamSession | undefined> {
     if (signal.aborted) return Promise.resolve(undefined);
     const clock = this.host.clock;
     const expired = new Observable<void>((subscriber) => {
@@ -479,7 +489,7 @@ export class Upstream implements CatalogSource {
     const outcome = merge(
       this.sessions.pipe(filter((session): session is UpstreamSession => session?.usable === true)),
       this.status$.pipe(
-        filter((status) => GIVEN_UP.has(status.state)),
+        filter((status) => GIVEN_UP.has(status.state) || (untilFailure && status.state === 'reconnecting')),
         map(() => undefined),
       ),
     ).pipe(takeUntil(merge(expired, fromEvent(signal, 'abort'))));
