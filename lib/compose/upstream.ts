@@ -792,7 +792,7 @@ function downSinceAfter(state: UpstreamState, downSince: number | undefined, now
 /** `next`, with each list equal to the one in `known` replaced by that one. */
 export function sameListsAs(known: UpstreamCatalog, next: UpstreamCatalog): UpstreamCatalog {
   const keep = <T>(before: readonly T[], after: readonly T[]) =>
-    before.length === after.length && JSON.stringify(before) === JSON.stringify(after) ? before : after;
+    before.length === after.length && sameJson(before, after) ? before : after;
   return {
     ...next,
     tools: keep(known.tools, next.tools),
@@ -800,6 +800,15 @@ export function sameListsAs(known: UpstreamCatalog, next: UpstreamCatalog): Upst
     resources: keep(known.resources, next.resources),
     resourceTemplates: keep(known.resourceTemplates, next.resourceTemplates),
   };
+}
+
+/** Whether two lists an upstream sent serialize alike; lists too deep to serialize count as different. */
+function sameJson(a: unknown, b: unknown): boolean {
+  try {
+    return JSON.stringify(a) === JSON.stringify(b);
+  } catch {
+    return false;
+  }
 }
 
 function sameStatus(a: UpstreamStatus, b: UpstreamStatus): boolean {
