@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '../lib/client/client';
 import { ConfigError, hubFromConfig, hubFromConfigFile, parseConfig } from '../lib/compose/config';
+import { closest, editDistance } from '../lib/compose/suggest';
 import { silentLogger } from '../lib/core/logger';
 import { createMemoryPair } from '../transports/memory';
 import { validateEmitted } from './helpers/pair';
@@ -221,6 +222,24 @@ describe('parseConfig', () => {
     ]);
     expect(problemsOf('{"mcpServers":{}}')).toEqual(['The config must be a JSON object, got "{\\"mcpServers\\":{}}"']);
     expect(problemsOf({ mcpServers: {} })).toEqual(['mcpServers names no server']);
+  });
+});
+
+describe('the closest known key', () => {
+  it('counts insertions, deletions, substitutions and swapped neighbours as one edit each', () => {
+    expect(editDistance('command', 'command')).toBe(0);
+    expect(editDistance('comand', 'command')).toBe(1);
+    expect(editDistance('nmae', 'name')).toBe(1);
+    expect(editDistance('', 'abc')).toBe(3);
+    expect(editDistance('kitten', 'sitting')).toBe(3);
+  });
+
+  it('suggests a key only when it is a plausible slip', () => {
+    const keys = ['command', 'args', 'env', 'cwd', 'url', 'headers'];
+    expect(closest('comand', keys)).toBe('command');
+    expect(closest('ARGS', keys)).toBe('args');
+    expect(closest('colour', keys)).toBeUndefined();
+    expect(closest('x'.repeat(65), ['x'.repeat(64)])).toBeUndefined();
   });
 });
 
