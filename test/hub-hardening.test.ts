@@ -25,6 +25,9 @@ const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, im
 const FLAKY = fixture('hub-flaky-upstream.mjs');
 const MUTE = fixture('hub-mute-upstream.mjs');
 const UPSTREAM = fixture('hub-upstream.ts');
+const EVERYTHING = fileURLToPath(
+  new URL('../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url),
+);
 
 function recordingLogger(): Logger & { lines: string[] } {
   const lines: string[] = [];
@@ -333,6 +336,32 @@ describe('isolation between downstream clients', () => {
     expect(hub.status()).toHaveLength(2);
     await hub.stop();
     expect(isAlive(pidB)).toBe(false);
+  }, 20_000);
+
+  it('gives each client its own server-everything behind a per-client upstream, which sees that client’s roots only', async () => {
+    const hub = newHub([
+      {
+        name: 'everything',
+        source: { kind: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'] },
+        instance: 'per-client',
+      },
+    ]);
+    await hub.start();
+    const a = await connect(hub, { roots: [{ uri: 'file:///work/alpha', name: 'alpha' }] }, 'a');
+    const b = await connect(hub, { roots: [{ uri: 'file:///work/beta', name: 'beta' }] }, 'b');
+    // The probe was offered roots (an empty list), so the roots tool is in the catalog from the start.
+    expect((await a.listTools()).map((tool) => tool.name)).toContain('get-roots-list');
+    const rootsText = async (client: Client) => firstText(await client.callTool('get-roots-list'));
+    const [seenByA, seenByB] = await Promise.all([rootsText(a), rootsText(b)]);
+    expect(seenByA).toContain('file:///work/alpha');
+    expect(seenByA).not.toContain('file:///work/beta');
+    expect(seenByB).toContain('file:///work/beta');
+    expect(seenByB).not.toContain('file:///work/alpha');
+    const instances = hub.status().slice(1);
+    expect(instances.map((status) => status.state)).toEqual(['ready', 'ready']);
+    const pids = instances.map((status) => status.pid!);
+    await hub.stop();
+    expect(pids.filter(isAlive)).toEqual([]);
   }, 20_000);
 
   it('sends a shared upstream’s logs to each client at the level that client asked for, or the default one', async () => {

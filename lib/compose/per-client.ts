@@ -39,7 +39,7 @@ export class PerClientUpstream implements CatalogSource {
   readonly lazy: boolean;
   readonly naming: NamingPolicy;
   readonly accepts: Readonly<Record<ListKind, NamePredicate>>;
-  /** Lists the catalog at start (offered no client's roots), then rests; it serves no request. */
+  /** Lists the catalog at start (offered an empty list of roots), then rests; it serves no request. */
   private readonly probe: Upstream;
   private readonly instances = new BehaviorSubject<ReadonlyMap<ServerConnection, Upstream>>(new Map());
   /** The newest catalog any instance (or the probe) listed. */
@@ -52,9 +52,10 @@ export class PerClientUpstream implements CatalogSource {
   ) {
     const { host } = hosts;
     this.name = options.name;
+    // Offered roots like the instances (some servers list roots tools only then), but no client's: an empty list.
     this.probe = new Upstream(
-      { ...options, forward: { ...options.forward, roots: false }, idleTimeoutMs: undefined },
-      { ...host, catalogChanged: () => this.listed(this.probe) },
+      { ...options, forward: { ...options.forward, roots: this.offersRoots }, idleTimeoutMs: undefined },
+      { ...host, roots: () => [], catalogChanged: () => this.listed(this.probe) },
     );
     this.lazy = this.probe.lazy;
     this.naming = this.probe.naming;
