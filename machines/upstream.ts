@@ -3,9 +3,13 @@
  * whether its entries are served, and when to try again.
  *
  * idle -> connecting -> ready <-> degraded; a failed start or a lost session -> reconnecting (exponential
- * backoff) -> connecting, until `maxRestarts` consecutive failures: failed. A session that stays up for
- * `stableAfterMs` clears the failure count (a crash loop is failures close together, not failures ever).
+ * backoff, capped at `maxDelayMs`) -> connecting, for ever by default; a finite `maxRestarts` gives up
+ * after that many consecutive failures: failed. A session that stays up for `stableAfterMs` clears the
+ * failure count (a crash loop is failures close together, not failures ever), and so the delay.
  * `stop` -> stopped from anywhere; `start` leaves idle, stopped and failed; `dispose` ends it for good.
+ *
+ * Entries stay served while the upstream reconnects (clients see no tools flap; calls wait for it): they
+ * are withdrawn only by a requested stop, by giving up (failed), or when the hub closes.
  *
  * The machine only decides; its host (given as input) does the I/O: `openSession` (open a session, then
  * report `connected` or `connect.failed`), `closeSession` (idempotent), `publish` (serve the fresh
@@ -21,8 +25,9 @@ export interface SupervisionPolicy extends RestartPolicy {
   readonly stableAfterMs: number;
 }
 
+/** Restarts go on for ever, 0.5 s, 1 s, 2 s ... up to 30 s apart. */
 export const DEFAULT_SUPERVISION: SupervisionPolicy = {
-  maxRestarts: 5,
+  maxRestarts: Number.POSITIVE_INFINITY,
   initialDelayMs: 500,
   maxDelayMs: 30_000,
   stableAfterMs: 60_000,
@@ -59,6 +64,8 @@ export interface UpstreamContext {
   readonly failures: number;
   readonly lastError?: Error;
   readonly stopReason?: StopReason;
+  /** While reconnecting: how long it waits before the next attempt. */
+  readonly retryDelayMs?: number;
 }
 
 export interface UpstreamInput {
@@ -83,6 +90,11 @@ export const upstreamMachine = setup({
       failures: ({ context }) => context.failures + 1,
       lastError: ({ event, context }) => errorOf(event) ?? context.lastError,
     }),
+    recordRetryDelay: assign({
+      // The exponent is bounded so that a zero initial delay never meets 2 ** 1024 (0 * Infinity is NaN).
+      retryDelayMs: ({ context }) => backoffDelay(context.policy, Math.min(Math.max(0, context.failures - 1), 64)),
+    }),
+    clearRetryDelay: assign({ retryDelayMs: undefined }),
     recordError: assign({ lastError: ({ event, context }) => errorOf(event) ?? context.lastError }),
     resetFailures: assign({ failures: 0 }),
     recordStop: assign({ stopReason: ({ event }) => (event.type === 'stop' ? event.reason : undefined) }),
@@ -93,7 +105,7 @@ export const upstreamMachine = setup({
     idleStop: ({ event }) => event.type === 'stop' && event.reason === 'idle',
   },
   delays: {
-    backoff: ({ context }) => backoffDelay(context.policy, Math.max(0, context.failures - 1)),
+    backoff: ({ context }) => context.retryDelayMs ?? 0,
     stableAfter: ({ context }) => context.policy.stableAfterMs,
   },
 }).createMachine({
@@ -150,8 +162,10 @@ export const upstreamMachine = setup({
         ],
       },
     },
+    // The entries stay served: a call waits for the next session (or for its bound).
     reconnecting: {
-      entry: ['closeSession', 'withdraw'],
+      entry: ['closeSession', 'recordRetryDelay'],
+      exit: 'clearRetryDelay',
       after: { backoff: 'connecting' },
     },
     failed: {

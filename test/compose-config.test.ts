@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '../lib/client/client';
 import { ConfigError, hubFromConfig, hubFromConfigFile, parseConfig } from '../lib/compose/config';
+import { closest, editDistance } from '../lib/compose/suggest';
 import { silentLogger } from '../lib/core/logger';
 import { createMemoryPair } from '../transports/memory';
 import { validateEmitted } from './helpers/pair';
@@ -19,9 +20,9 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
 });
 
-const problemsOf = (config: unknown, env: Record<string, string> = {}): readonly string[] => {
+const problemsOf = (config: unknown, env: Record<string, string> = {}, file?: string): readonly string[] => {
   try {
-    parseConfig(config, { env });
+    parseConfig(config, { env, ...(file && { file }) });
   } catch (error) {
     expect(error).toBeInstanceOf(ConfigError);
     return (error as ConfigError).problems;
@@ -107,17 +108,76 @@ describe('parseConfig', () => {
     ]);
   });
 
-  it('makes a server name a valid prefix, and warns about keys it does not know', () => {
+  it('makes a server name a valid prefix, and warns about settings it reads but ignores', () => {
     const { options, warnings } = parseConfig({
-      mcpServers: { 'my server': { command: 'x', prefix: true, colour: 'blue', envFile: '.env' } },
-      extra: 1,
+      mcpServers: { 'my server': { command: 'x', prefix: true, envFile: '.env', autoApprove: ['read'] } },
+      $schema: 'https://example.com/hub.schema.json',
     });
     expect(options.upstreams[0]!.naming).toEqual({ prefix: 'my_server' });
-    expect(warnings).toEqual([
-      'extra is not a setting we know: it is ignored',
-      'mcpServers.my server.colour is not a setting we know: it is ignored',
-      'mcpServers.my server.envFile is not supported: put the variables in "env"',
+    expect(warnings).toEqual(['mcpServers.my server.envFile is not supported: put the variables in "env"']);
+  });
+
+  it('refuses an unknown key at every level, naming the key, where it is and the file, with the closest key', () => {
+    const problems = problemsOf(
+      {
+        mcpServer: {},
+        mcpServers: {
+          files: {
+            comand: 'npx',
+            command: 'npx',
+            colour: 'blue',
+            Lazy: true,
+            restart: { maxRestart: 3, initialDelay: 10 },
+            forward: { root: true },
+            tools: { allow: ['a'], dney: ['b'] },
+            instance: 'per-user',
+          },
+          web: { url: 'http://x', header: {}, args: [] },
+        },
+        switchboard: { nmae: 'hub', collison: 'rename', forward: { sampling: 'yes' }, unknownThing: 1 },
+        extra: 1,
+      },
+      {},
+      'hub.json',
+    );
+    expect(problems).toEqual([
+      'Unknown key "mcpServer" in the top level of hub.json: did you mean "mcpServers"?',
+      'Unknown key "extra" in the top level of hub.json',
+      'Unknown key "nmae" in switchboard of hub.json: did you mean "name"?',
+      'Unknown key "collison" in switchboard of hub.json: did you mean "collision"?',
+      'Unknown key "unknownThing" in switchboard of hub.json',
+      'switchboard.forward.sampling must be true or false, got "yes"',
+      'Unknown key "comand" in mcpServers.files of hub.json: did you mean "command"?',
+      'Unknown key "colour" in mcpServers.files of hub.json',
+      'Unknown key "Lazy" in mcpServers.files of hub.json: did you mean "lazy"?',
+      'Unknown key "maxRestart" in mcpServers.files.restart of hub.json: did you mean "maxRestarts"?',
+      'Unknown key "initialDelay" in mcpServers.files.restart of hub.json: did you mean "initialDelayMs"?',
+      'Unknown key "dney" in mcpServers.files.tools of hub.json: did you mean "deny"?',
+      'mcpServers.files.instance must be "shared" or "per-client", got "per-user"',
+      'Unknown key "root" in mcpServers.files.forward of hub.json: did you mean "roots"?',
+      'Unknown key "header" in mcpServers.web of hub.json: did you mean "headers"?',
+      // A key of another kind of server is known, but not here.
+      'Unknown key "args" in mcpServers.web of hub.json: it is a setting of stdio servers, not http ones',
     ]);
+  });
+
+  it('reads the forward settings, the instance and the wait bound', () => {
+    const { options } = parseConfig({
+      mcpServers: {
+        files: { command: 'x', instance: 'per-client', unavailableWaitMs: 2500, forward: { roots: true } },
+      },
+      switchboard: { forward: { sampling: false, elicitation: true, roots: false }, defaultLogLevel: 'warning' },
+    });
+    expect(options.forward).toEqual({ sampling: false, elicitation: true, roots: false });
+    expect(options.defaultLogLevel).toBe('warning');
+    expect(problemsOf({ mcpServers: { a: { command: 'x' } }, switchboard: { defaultLogLevel: 'loud' } })).toEqual([
+      'switchboard.defaultLogLevel must be one of "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency", got "loud"',
+    ]);
+    expect(options.upstreams[0]).toMatchObject({
+      instance: 'per-client',
+      unavailableWaitMs: 2500,
+      forward: { roots: true },
+    });
   });
 
   it('reports every mistake at once, each with where it is', () => {
@@ -165,6 +225,24 @@ describe('parseConfig', () => {
   });
 });
 
+describe('the closest known key', () => {
+  it('counts insertions, deletions, substitutions and swapped neighbours as one edit each', () => {
+    expect(editDistance('command', 'command')).toBe(0);
+    expect(editDistance('comand', 'command')).toBe(1);
+    expect(editDistance('nmae', 'name')).toBe(1);
+    expect(editDistance('', 'abc')).toBe(3);
+    expect(editDistance('kitten', 'sitting')).toBe(3);
+  });
+
+  it('suggests a key only when it is a plausible slip', () => {
+    const keys = ['command', 'args', 'env', 'cwd', 'url', 'headers'];
+    expect(closest('comand', keys)).toBe('command');
+    expect(closest('ARGS', keys)).toBe('args');
+    expect(closest('colour', keys)).toBeUndefined();
+    expect(closest('x'.repeat(65), ['x'.repeat(64)])).toBeUndefined();
+  });
+});
+
 describe('hubFromConfigFile', () => {
   it('names the file when it is missing or not JSON, and reads paths relative to it', async () => {
     const directory = mkdtempSync(join(tmpdir(), 'hub-config-'));
@@ -175,6 +253,12 @@ describe('hubFromConfigFile', () => {
     writeFileSync(
       join(directory, 'hub.json'),
       JSON.stringify({ mcpServers: { peer: { type: 'framed', path: 'peer.sock' } } }),
+    );
+    writeFileSync(join(directory, 'typo.json'), JSON.stringify({ mcpServers: { peer: { comand: 'x' } } }));
+    const typo = await hubFromConfigFile(join(directory, 'typo.json')).catch((error: ConfigError) => error);
+    expect(typo).toBeInstanceOf(ConfigError);
+    expect((typo as ConfigError).message).toContain(
+      `Unknown key "comand" in mcpServers.peer of ${join(directory, 'typo.json')}: did you mean "command"?`,
     );
     const hub = await hubFromConfigFile(join(directory, 'hub.json'), { hub: { logger: silentLogger } });
     cleanups.push(() => hub.close());

@@ -91,7 +91,8 @@ describe('the upstream machine', () => {
     actor.send(EVENTS.healthy!);
     expect(calls).toEqual(['openSession', 'publish']); // degraded keeps serving: nothing withdrawn
     actor.send(EVENTS.lost!);
-    expect(calls).toEqual(['openSession', 'publish', 'closeSession', 'withdraw']);
+    // Reconnecting keeps the entries served: calls wait for the next session instead of finding no tool.
+    expect(calls).toEqual(['openSession', 'publish', 'closeSession']);
     clock.increment(100);
     expect(calls.at(-1)).toBe('openSession');
     actor.send(EVENTS.connected!);
@@ -121,6 +122,58 @@ describe('the upstream machine', () => {
     actor.send(EVENTS.start!);
     expect(state()).toBe('connecting');
     expect(actor.getSnapshot().context.failures).toBe(0);
+  });
+
+  it('by default never gives up: 100 failures in a row, each delay doubling up to the 30 s cap', () => {
+    const { actor, clock, state } = run();
+    actor.send(EVENTS.start!);
+    const delays: number[] = [];
+    for (let failure = 1; failure <= 100; failure++) {
+      actor.send(EVENTS['connect.failed']!);
+      expect(state()).toBe('reconnecting');
+      const delay = actor.getSnapshot().context.retryDelayMs!;
+      delays.push(delay);
+      clock.increment(delay - 1);
+      expect(state()).toBe('reconnecting');
+      clock.increment(1);
+      expect(state()).toBe('connecting');
+      expect(actor.getSnapshot().context.retryDelayMs).toBeUndefined();
+    }
+    expect(delays.slice(0, 8)).toEqual([500, 1000, 2000, 4000, 8000, 16_000, 30_000, 30_000]);
+    expect(new Set(delays.slice(6))).toEqual(new Set([30_000]));
+    actor.send(EVENTS.connected!);
+    expect(state()).toBe('ready');
+    expect(actor.getSnapshot().context.failures).toBe(100);
+  });
+
+  it('keeps a zero initial delay a number however long the crash loop', () => {
+    const { actor, clock, state } = run({ initialDelayMs: 0 });
+    actor.send(EVENTS.start!);
+    for (let failure = 1; failure <= 1100; failure++) {
+      actor.send(EVENTS['connect.failed']!);
+      expect(actor.getSnapshot().context.retryDelayMs).toBe(0);
+      clock.increment(1);
+      expect(state()).toBe('connecting');
+    }
+    expect(actor.getSnapshot().context.failures).toBe(1100);
+  });
+
+  it('starts the delays over once a session stays up for stableAfterMs', () => {
+    const { actor, clock, state } = run({ initialDelayMs: 100, maxDelayMs: 10_000, stableAfterMs: 1000 });
+    actor.send(EVENTS.start!);
+    for (let failure = 1; failure <= 5; failure++) {
+      actor.send(EVENTS['connect.failed']!);
+      clock.increment(actor.getSnapshot().context.retryDelayMs!);
+    }
+    actor.send(EVENTS.connected!);
+    actor.send(EVENTS.lost!);
+    expect(actor.getSnapshot().context.retryDelayMs).toBe(3200); // failure 6, not stable: 100 * 2^5
+    clock.increment(3200);
+    actor.send(EVENTS.connected!);
+    clock.increment(1000);
+    actor.send(EVENTS.lost!);
+    expect(state()).toBe('reconnecting');
+    expect(actor.getSnapshot().context).toMatchObject({ failures: 1, retryDelayMs: 100 });
   });
 
   it('forgives earlier failures once a session stays up for stableAfterMs', () => {

@@ -18,18 +18,25 @@
  * switchboard); `disabled`; naming (`prefix` — `true` for the server's name —, `separator`,
  * `maxNameLength`, `collision`); filters (`tools`, `prompts`, `resources`: a list of names to allow, or
  * `{ "allow": [...], "deny": [...] }`, `*` as a wildcard); `lazy`, `idleTimeoutMs`, `connectTimeoutMs`,
- * `requestTimeoutMs`, `pingIntervalMs`, `restart` (`maxRestarts`, `initialDelayMs`, `maxDelayMs`,
- * `stableAfterMs`). `${VAR}` and `${env:VAR}` in commands, arguments, environment values, URLs and headers
- * are replaced from the environment. Keys other programs use (`autoApprove`, ...) are ignored; keys
- * nobody uses are reported as warnings, and every mistake is reported at once in a `ConfigError`.
+ * `requestTimeoutMs`, `pingIntervalMs`, `unavailableWaitMs`, `restart` (`maxRestarts`, `initialDelayMs`,
+ * `maxDelayMs`, `stableAfterMs`), `instance` (`"shared"` or `"per-client"`), `forward` (`sampling`,
+ * `elicitation`, `roots`: over the hub's). Hub-wide, under `switchboard`: `name`, `version`, `title`,
+ * `instructions`, `upstreamInstructions`, naming, `listChangedDebounceMs`, `pageSize`, `forward`,
+ * `defaultLogLevel`.
+ * `${VAR}` and `${env:VAR}` in commands, arguments, environment values, URLs and headers are replaced from
+ * the environment. Keys other programs use in server entries (`autoApprove`, ...) are ignored; any other
+ * key we do not know is a mistake, named with the closest key we know; every mistake is reported at once
+ * in a `ConfigError`.
  */
 import type { SupervisionPolicy } from '../../machines/upstream';
+import { closest } from './suggest';
 import { defaultLogger } from '../core/logger';
+import { LOGGING_LEVELS, type LoggingLevel } from '../protocol/types';
 import { Hub, type HubOptions } from './hub';
 import type { NameFilter } from './name-filter';
 import { namingPolicy, type CollisionPolicy, type NamingOptions } from './naming';
 import type { UpstreamSource } from './sources';
-import type { UpstreamOptions } from './upstream';
+import type { ForwardedFeatures, UpstreamInstance, UpstreamOptions } from './upstream';
 
 export interface ConfigOptions {
   /** Relative `cwd`s and relative stdio commands starting with `./` are resolved against it (the file's directory). */
@@ -38,11 +45,13 @@ export interface ConfigOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Merged over what the file says (a logger, a runtime, hooks). */
   readonly hub?: Partial<HubOptions>;
+  /** The file the config came from, named in every mistake about it. */
+  readonly file?: string;
 }
 
 export interface ParsedConfig {
   readonly options: HubOptions;
-  /** Keys we do not know and settings we ignore: worth telling the user, not worth refusing the file. */
+  /** Settings we read but ignore: worth telling the user, not worth refusing the file. */
   readonly warnings: readonly string[];
 }
 
@@ -50,8 +59,11 @@ export interface ParsedConfig {
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 
-  constructor(readonly problems: readonly string[]) {
-    super(`Invalid hub config:\n${problems.map((problem) => `- ${problem}`).join('\n')}`);
+  constructor(
+    readonly problems: readonly string[],
+    readonly file?: string,
+  ) {
+    super(`Invalid hub config${file ? ` ${file}` : ''}:\n${problems.map((problem) => `- ${problem}`).join('\n')}`);
   }
 }
 
@@ -81,7 +93,10 @@ const COMMON_KEYS = new Set([
   'connectTimeoutMs',
   'requestTimeoutMs',
   'pingIntervalMs',
+  'unavailableWaitMs',
   'restart',
+  'instance',
+  'forward',
 ]);
 const KIND_KEYS: Readonly<Record<string, readonly string[]>> = {
   stdio: ['command', 'args', 'env', 'cwd', 'envFile'],
@@ -112,7 +127,14 @@ const HUB_KEYS = new Set([
   'collision',
   'listChangedDebounceMs',
   'pageSize',
+  'forward',
+  'defaultLogLevel',
 ]);
+/** Top-level keys besides the servers: VS Code's `inputs`, and an editor's `$schema`. */
+const TOP_KEYS = ['mcpServers', 'servers', 'switchboard', 'inputs', '$schema'];
+const SERVER_KEYS = new Set([...COMMON_KEYS, ...Object.values(KIND_KEYS).flat()]);
+const FORWARD_KEYS = ['sampling', 'elicitation', 'roots'] as const;
+const INSTANCES: readonly UpstreamInstance[] = ['shared', 'per-client'];
 const RESTART_KEYS = ['maxRestarts', 'initialDelayMs', 'maxDelayMs', 'stableAfterMs'] as const;
 const COLLISIONS: readonly CollisionPolicy[] = ['error', 'first-wins', 'rename'];
 
@@ -126,7 +148,10 @@ class Reader {
   readonly problems: string[] = [];
   readonly warnings: string[] = [];
 
-  constructor(private readonly env: Readonly<Record<string, string | undefined>>) {}
+  constructor(
+    private readonly env: Readonly<Record<string, string | undefined>>,
+    private readonly file: string | undefined,
+  ) {}
 
   fail(where: string, message: string): undefined {
     this.problems.push(`${where} ${message}`);
@@ -217,10 +242,62 @@ class Reader {
     }
   }
 
-  unknownKeys(value: Json, known: ReadonlySet<string>, where: string): void {
+  /**
+   * Each key of `value` not in `known` (nor `ignored`) is a mistake, with the closest of `suggestions`
+   * (default `known`) when one is close: `Unknown key "comand" in mcpServers.files of hub.json: did you
+   * mean "command"?`.
+   */
+  unknownKeys(
+    value: Json,
+    known: ReadonlySet<string>,
+    where: string,
+    options: {
+      ignored?: ReadonlySet<string>;
+      suggestions?: Iterable<string>;
+      /** Why a key known elsewhere does not belong here. */
+      misplaced?: (key: string) => string | undefined;
+    } = {},
+  ): void {
     for (const key of Object.keys(value)) {
-      if (!known.has(key)) this.warnings.push(`${where}.${key} is not a setting we know: it is ignored`);
+      if (known.has(key) || options.ignored?.has(key)) continue;
+      const place = `${where}${this.file ? ` of ${this.file}` : ''}`;
+      const misplaced = options.misplaced?.(key);
+      const suggestion = misplaced === undefined ? closest(key, options.suggestions ?? known) : undefined;
+      const hint = misplaced ?? (suggestion === undefined ? undefined : `did you mean "${suggestion}"?`);
+      this.problems.push(`Unknown key ${describe(key)} in ${place}${hint === undefined ? '' : `: ${hint}`}`);
     }
+  }
+
+  forward(value: unknown, where: string): Partial<ForwardedFeatures> | undefined {
+    if (value === undefined) return undefined;
+    if (!isObject(value))
+      return this.fail(where, `must be an object of true or false by feature, got ${describe(value)}`);
+    this.unknownKeys(value, new Set(FORWARD_KEYS), where);
+    const forward: Partial<Record<(typeof FORWARD_KEYS)[number], boolean>> = {};
+    for (const key of FORWARD_KEYS) {
+      const flag = this.boolean(value[key], `${where}.${key}`);
+      if (flag !== undefined) forward[key] = flag;
+    }
+    return forward;
+  }
+
+  logLevel(value: unknown, where: string): LoggingLevel | undefined {
+    if (value === undefined) return undefined;
+    if (!LOGGING_LEVELS.includes(value as LoggingLevel)) {
+      return this.fail(
+        where,
+        `must be one of ${LOGGING_LEVELS.map((level) => `"${level}"`).join(', ')}, got ${describe(value)}`,
+      );
+    }
+    return value as LoggingLevel;
+  }
+
+  instance(value: unknown, where: string): UpstreamInstance | undefined {
+    if (value === undefined) return undefined;
+    if (!INSTANCES.includes(value as UpstreamInstance)) {
+      return this.fail(where, `must be "shared" or "per-client", got ${describe(value)}`);
+    }
+    return value as UpstreamInstance;
   }
 
   /** `${VAR}` and `${env:VAR}` from the environment; an unset variable is a problem. */
@@ -245,22 +322,20 @@ function describe(value: unknown): string {
 /** Parses and checks a config (already read as JSON). Throws a `ConfigError` listing every problem. */
 export function parseConfig(config: unknown, options: ConfigOptions = {}): ParsedConfig {
   const processEnv = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
-  const reader = new Reader(options.env ?? processEnv ?? {});
-  if (!isObject(config)) throw new ConfigError([`The config must be a JSON object, got ${describe(config)}`]);
+  const reader = new Reader(options.env ?? processEnv ?? {}, options.file);
+  const fail = (problem: string) => new ConfigError([problem], options.file);
+  if (!isObject(config)) throw fail(`The config must be a JSON object, got ${describe(config)}`);
   const serversKey = 'mcpServers' in config ? 'mcpServers' : 'servers' in config ? 'servers' : undefined;
   const servers = serversKey === undefined ? undefined : config[serversKey];
   if (!isObject(servers)) {
-    throw new ConfigError([
+    throw fail(
       serversKey === undefined
         ? 'The config needs an "mcpServers" object (or "servers", as VS Code writes it) naming each server'
         : `${serversKey} must be an object naming each server, got ${describe(servers)}`,
-    ]);
+    );
   }
-  for (const key of Object.keys(config)) {
-    if (key !== serversKey && key !== 'switchboard' && key !== 'inputs') {
-      reader.warnings.push(`${key} is not a setting we know: it is ignored`);
-    }
-  }
+  const topKeys = new Set(TOP_KEYS.filter((key) => key !== (serversKey === 'mcpServers' ? 'servers' : 'mcpServers')));
+  reader.unknownKeys(config, topKeys, 'the top level', { suggestions: TOP_KEYS });
   const hubSettings = readHubSettings(config.switchboard, reader);
   const upstreams: UpstreamOptions[] = [];
   for (const [name, entry] of Object.entries(servers)) {
@@ -268,7 +343,7 @@ export function parseConfig(config: unknown, options: ConfigOptions = {}): Parse
     if (upstream) upstreams.push(upstream);
   }
   if (Object.keys(servers).length === 0) reader.fail(serversKey!, 'names no server');
-  if (reader.problems.length > 0) throw new ConfigError(reader.problems);
+  if (reader.problems.length > 0) throw new ConfigError(reader.problems, options.file);
   return { options: { ...hubSettings.options, upstreams, ...options.hub }, warnings: reader.warnings };
 }
 
@@ -291,15 +366,15 @@ export async function hubFromConfigFile(path: string, options: Omit<ConfigOption
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    throw new ConfigError([`Cannot read ${file}: ${(error as Error).message}`]);
+    throw new ConfigError([`Cannot read ${file}: ${(error as Error).message}`], path);
   }
   let config: unknown;
   try {
     config = JSON.parse(text);
   } catch (error) {
-    throw new ConfigError([`${file} is not valid JSON: ${(error as Error).message}`]);
+    throw new ConfigError([`${file} is not valid JSON: ${(error as Error).message}`], path);
   }
-  return hubFromConfig(config, { ...options, baseDir: dirname(file) });
+  return hubFromConfig(config, { file: path, ...options, baseDir: dirname(file) });
 }
 
 function readHubSettings(
@@ -332,6 +407,8 @@ function readHubSettings(
       reader.integer(value.listChangedDebounceMs, 'switchboard.listChangedDebounceMs'),
     ),
     ...optional('pageSize', reader.integer(value.pageSize, 'switchboard.pageSize', 1)),
+    ...optional('forward', reader.forward(value.forward, 'switchboard.forward')),
+    ...optional('defaultLogLevel', reader.logLevel(value.defaultLogLevel, 'switchboard.defaultLogLevel')),
     ...(Object.keys(naming).length > 0 && { naming }),
   };
   reader.naming(naming, 'switchboard');
@@ -350,8 +427,13 @@ function readServer(
   if (name === '') return reader.fail(where, 'needs a non-empty name');
   if (reader.boolean(entry.disabled, `${where}.disabled`) === true) return undefined;
   const kind = kindOf(entry, where, reader);
+  reader.unknownKeys(entry, kind ? new Set([...COMMON_KEYS, ...KIND_KEYS[kind]!]) : SERVER_KEYS, where, {
+    ignored: FOREIGN_KEYS,
+    suggestions: SERVER_KEYS,
+    misplaced: (key) =>
+      SERVER_KEYS.has(key) ? `it is a setting of ${kindsWith(key)} servers, not ${kind} ones` : undefined,
+  });
   if (!kind) return undefined;
-  reader.unknownKeys(entry, new Set([...COMMON_KEYS, ...FOREIGN_KEYS, ...KIND_KEYS[kind]!]), where);
   if (entry.envFile !== undefined)
     reader.warnings.push(`${where}.envFile is not supported: put the variables in "env"`);
   const source = readSource(kind, entry, where, reader, baseDir);
@@ -381,6 +463,9 @@ function readServer(
     ...optional('connectTimeoutMs', reader.integer(entry.connectTimeoutMs, `${where}.connectTimeoutMs`, 1)),
     ...optional('requestTimeoutMs', reader.integer(entry.requestTimeoutMs, `${where}.requestTimeoutMs`)),
     ...optional('pingIntervalMs', reader.integer(entry.pingIntervalMs, `${where}.pingIntervalMs`)),
+    ...optional('unavailableWaitMs', reader.integer(entry.unavailableWaitMs, `${where}.unavailableWaitMs`)),
+    ...optional('instance', reader.instance(entry.instance, `${where}.instance`)),
+    ...optional('forward', reader.forward(entry.forward, `${where}.forward`)),
     ...(supervision && { supervision }),
   };
 }
@@ -457,6 +542,13 @@ function readRestart(value: unknown, where: string, reader: Reader): Partial<Sup
     if (number !== undefined) policy[key] = number;
   }
   return policy;
+}
+
+/** The kinds of server that take `key`: `stdio`, `http, sse, websocket`. */
+function kindsWith(key: string): string {
+  return Object.keys(KIND_KEYS)
+    .filter((kind) => KIND_KEYS[kind]!.includes(key))
+    .join(', ');
 }
 
 function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {

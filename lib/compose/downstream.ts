@@ -15,9 +15,15 @@ import type { Transport } from '../../transports/transport';
 import type { DownstreamTarget } from './upstream';
 
 export interface DownstreamEvents {
-  /** The most verbose level any downstream client asked for changed. */
+  /** The most verbose level any downstream client asked for (or has by default) changed. */
   logLevelChanged(level: LoggingLevel): void;
   rootsChanged(roots: readonly Root[]): void;
+  /** Whether any upstream is offered roots: if none is, the hub does not ask its clients for theirs. */
+  wantsRoots(): boolean;
+  /** One client asked for another log level. */
+  clientLevelChanged(connection: ServerConnection, level: LoggingLevel): void;
+  /** One client's roots changed. */
+  clientRootsChanged(connection: ServerConnection, roots: readonly Root[]): void;
   /** A downstream client listed something. */
   listed(): void;
   /** A downstream client cancelled a request (`requestId`), or went away (all of its requests). */
@@ -29,15 +35,24 @@ const ROOTS_TIMEOUT_MS = 10_000;
 
 export class Downstream {
   private readonly live = new Set<ServerConnection>();
-  private readonly rootsOf = new Map<ServerConnection, readonly Root[]>();
+  private readonly clientRoots = new Map<ServerConnection, readonly Root[]>();
   private level: LoggingLevel | undefined;
   private roots: readonly Root[] = [];
   private levelCheckScheduled = false;
+  /** Clients whose `logging/setLevel` the server applies in this turn. */
+  private readonly levelsSet = new Set<ServerConnection>();
 
   constructor(
     private readonly events: DownstreamEvents,
     private readonly logger: Logger,
+    /** The level of a client that has not asked for one. */
+    private readonly defaultLevel: LoggingLevel,
   ) {}
+
+  /** The level `connection` asked for, or the default one: what it receives of the upstreams' logs. */
+  levelOf(connection: ServerConnection): LoggingLevel {
+    return connection.logLevel ?? this.defaultLevel;
+  }
 
   get connections(): ReadonlySet<ServerConnection> {
     return this.live;
@@ -45,6 +60,11 @@ export class Downstream {
 
   get logLevel(): LoggingLevel | undefined {
     return this.level;
+  }
+
+  /** One client's roots (those an upstream can be offered), as it last listed them. */
+  rootsOf(connection: ServerConnection): readonly Root[] {
+    return this.clientRoots.get(connection) ?? [];
   }
 
   /** The union of every downstream client's roots (by URI). */
@@ -62,10 +82,12 @@ export class Downstream {
     connection = connect(watched);
     const attached = connection;
     this.live.add(attached);
+    this.scheduleLevelCheck();
     attached.closed.then(() => {
       this.live.delete(attached);
+      this.levelsSet.delete(attached);
       this.events.cancelled(attached);
-      if (this.rootsOf.delete(attached)) this.updateRoots();
+      if (this.clientRoots.delete(attached)) this.updateRoots();
       this.scheduleLevelCheck();
     });
     return attached;
@@ -85,12 +107,23 @@ export class Downstream {
     return { connection, request: (method, params, options) => connection.request(method, params, options) };
   }
 
-  /** A log message for every ready downstream client (each one filters by its own level). */
+  /** `connection` as a target for a server-to-client request, if it is ready and declared `capability`. */
+  targetOf(connection: ServerConnection, capability?: string): DownstreamTarget | undefined {
+    if (connection.state !== 'ready') return undefined;
+    if (capability && !connection.clientCapabilities?.[capability]) return undefined;
+    return { connection, request: (method, params, options) => connection.request(method, params, options) };
+  }
+
+  /** A log message for every ready downstream client whose level admits it. */
   broadcastLog(level: LoggingLevel, data: unknown, logger: string): void {
-    for (const connection of this.live) {
-      if (connection.state !== 'ready') continue;
-      connection.log(level, data, logger).catch((error) => this.logger.debug('Could not forward a log message', error));
-    }
+    for (const connection of this.live) this.sendLog(connection, level, data, logger);
+  }
+
+  /** A log message for `connection`, if it is ready and its level (asked for, or the default) admits it. */
+  sendLog(connection: ServerConnection, level: LoggingLevel, data: unknown, logger: string): void {
+    if (connection.state !== 'ready') return;
+    if (LOGGING_LEVELS.indexOf(level) < LOGGING_LEVELS.indexOf(this.levelOf(connection))) return;
+    connection.log(level, data, logger).catch((error) => this.logger.debug('Could not forward a log message', error));
   }
 
   private inspect(connection: ServerConnection | undefined, frame: unknown): void {
@@ -101,8 +134,10 @@ export class Downstream {
       if (typeof requestId === 'string' || typeof requestId === 'number') {
         this.events.cancelled(connection, requestId, typeof reason === 'string' ? reason : undefined);
       }
-    } else if (method === 'logging/setLevel') this.scheduleLevelCheck();
-    else if (method === 'notifications/initialized' || method === 'notifications/roots/list_changed') {
+    } else if (method === 'logging/setLevel') {
+      this.levelsSet.add(connection);
+      this.scheduleLevelCheck();
+    } else if (method === 'notifications/initialized' || method === 'notifications/roots/list_changed') {
       this.fetchRoots(connection);
     } else if (LISTINGS.has(method)) this.events.listed();
   }
@@ -113,11 +148,11 @@ export class Downstream {
     this.levelCheckScheduled = true;
     queueMicrotask(() => {
       this.levelCheckScheduled = false;
+      for (const connection of this.levelsSet) this.events.clientLevelChanged(connection, this.levelOf(connection));
+      this.levelsSet.clear();
       let index: number | undefined;
       for (const connection of this.live) {
-        const level = connection.logLevel;
-        if (level === undefined) continue;
-        const rank = LOGGING_LEVELS.indexOf(level);
+        const rank = LOGGING_LEVELS.indexOf(this.levelOf(connection));
         if (index === undefined || rank < index) index = rank;
       }
       const level = index === undefined ? undefined : LOGGING_LEVELS[index];
@@ -128,30 +163,38 @@ export class Downstream {
   }
 
   private fetchRoots(connection: ServerConnection): void {
-    if (!connection.clientCapabilities?.roots) return;
+    if (!connection.clientCapabilities?.roots || !this.events.wantsRoots()) return;
     connection.request('roots/list', undefined, { timeout: ROOTS_TIMEOUT_MS }).then(
       (result) => {
         const roots = (result as { roots?: unknown }).roots;
         if (!Array.isArray(roots) || connection.state === 'closed') return;
-        this.rootsOf.set(connection, roots as Root[]);
+        const offered = this.offerable(roots);
+        this.clientRoots.set(connection, offered);
+        this.events.clientRootsChanged(connection, offered);
         this.updateRoots();
       },
       (error) => this.logger.debug('Could not list the roots of a downstream client', error),
     );
   }
 
-  /** The union by URI; a root an upstream could not be offered (not a file:// URI) is left out. */
+  /** The roots an upstream can be offered (file:// URIs, well formed); the others are left out. */
+  private offerable(roots: readonly unknown[]): Root[] {
+    const offered: Root[] = [];
+    for (const root of roots) {
+      try {
+        offered.push(checkRoots([root as Root])[0]!);
+      } catch (error) {
+        this.logger.debug('A downstream root cannot be offered upstream', error);
+      }
+    }
+    return offered;
+  }
+
+  /** The union by URI. */
   private updateRoots(): void {
     const byUri = new Map<string, Root>();
-    for (const roots of this.rootsOf.values()) {
-      for (const root of roots) {
-        if (byUri.has(root?.uri)) continue;
-        try {
-          byUri.set(root.uri, checkRoots([root])[0]!);
-        } catch (error) {
-          this.logger.debug('A downstream root cannot be offered upstream', error);
-        }
-      }
+    for (const roots of this.clientRoots.values()) {
+      for (const root of roots) if (!byUri.has(root.uri)) byUri.set(root.uri, root);
     }
     this.roots = [...byUri.values()];
     this.events.rootsChanged(this.roots);

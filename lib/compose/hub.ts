@@ -25,6 +25,7 @@ import type { SchemaValidator } from '../validation/json-schema';
 import { HubCatalog, type BuiltCatalog, type CatalogProblem } from './catalog';
 import { Downstream } from './downstream';
 import { namingPolicy, type NamingOptions } from './naming';
+import { PerClientUpstream } from './per-client';
 import {
   Upstream,
   type DownstreamTarget,
@@ -50,14 +51,29 @@ export interface HubOptions extends ConnectionOptions {
   readonly listChangedDebounceMs?: number;
   /** Items per page of the hub's lists (default 100). */
   readonly pageSize?: number;
-  /** Client features declared to upstreams and routed to downstream clients (default: all). */
+  /**
+   * Client features declared to upstreams and routed to downstream clients; each upstream's own `forward`
+   * goes over it. Default: sampling and elicitation on; roots off, because a shared upstream serves every
+   * client and one client's roots must not decide what another may reach (a per-client upstream instance
+   * is offered its own client's roots unless its `forward.roots` is false). `roots: true` offers a shared
+   * upstream the union of every client's roots.
+   */
   readonly forward?: Partial<ForwardedFeatures>;
+  /**
+   * What a downstream client that never sent `logging/setLevel` receives of the upstreams' logs (default
+   * `info`). The hub asks each upstream for the most verbose level its clients need and passes each log
+   * message only to the clients whose own level admits it, so no client's level changes another's logs.
+   */
+  readonly defaultLogLevel?: LoggingLevel;
   /** Called with each upstream client before it connects. */
   readonly onUpstreamClient?: (upstream: string, client: Client) => void;
 }
 
 /** What callers may do with one upstream of a hub. */
 export type UpstreamHandle = Pick<Upstream, 'name' | 'status' | 'status$' | 'client' | 'catalog' | 'start' | 'stop'>;
+
+/** An upstream as the hub holds it: one shared instance, or one per downstream client. */
+type Member = Upstream | PerClientUpstream;
 
 /** The catalog has conflicts its policies call errors (collisions under `collision: 'error'`). */
 export class CatalogConflictError extends Error {
@@ -72,6 +88,7 @@ export class CatalogConflictError extends Error {
 const ACCEPT_ALL: SchemaValidator = { compile: () => () => undefined };
 
 const DEFAULT_LIST_CHANGED_DEBOUNCE_MS = 50;
+const DEFAULT_LOG_LEVEL: LoggingLevel = 'info';
 /** Names and URIs handed to `withoutTools(...)` and friends per call, well under the engine's argument limit. */
 const CHUNK = 10_000;
 
@@ -104,8 +121,9 @@ class HubServer extends Server {
 export class Hub {
   /** Serve it with any transport handler (`createStreamableHttpHandler(hub.server)`), or `hub.connect`. */
   readonly server: Server;
-  private readonly upstreams: readonly Upstream[];
-  private readonly byName = new Map<string, Upstream>();
+  private readonly upstreams: readonly Member[];
+  private readonly byName = new Map<string, Member>();
+  private readonly perClient: PerClientUpstream[] = [];
   private readonly downstream: Downstream;
   private readonly catalog = new HubCatalog();
   private built: BuiltCatalog = { tools: [], prompts: [], resources: [], resourceTemplates: [], problems: [] };
@@ -136,8 +154,17 @@ export class Hub {
         listed: () => this.startLazyUpstreams(),
         cancelled: (connection, requestId, reason) =>
           this.upstreams.forEach((upstream) => upstream.cancelCalls(connection, requestId, reason)),
+        wantsRoots: () =>
+          this.upstreams.some((upstream) =>
+            upstream instanceof PerClientUpstream ? upstream.offersRoots : upstream.features.roots,
+          ),
+        clientLevelChanged: (connection, level) =>
+          this.perClient.forEach((upstream) => upstream.clientLevelChanged(connection, level)),
+        clientRootsChanged: (connection, roots) =>
+          this.perClient.forEach((upstream) => upstream.clientRootsChanged(connection, roots)),
       },
       logger,
+      options.defaultLogLevel ?? DEFAULT_LOG_LEVEL,
     );
     const name = options.name ?? 'mcp-switchboard-hub';
     const version = options.version ?? '1.0.0';
@@ -148,7 +175,7 @@ export class Hub {
       clientInfo: { name, version },
       defaultNaming: namingPolicy(options.naming),
       listChangedDebounceMs: options.listChangedDebounceMs ?? DEFAULT_LIST_CHANGED_DEBOUNCE_MS,
-      features: { sampling: true, elicitation: true, roots: true, ...options.forward },
+      features: { sampling: true, elicitation: true, roots: false, ...options.forward },
       catalogChanged: () => this.scheduleRebuild(),
       fallbackTarget: (method) => this.fallbackTarget(method),
       forwardLog: (upstream, params) => this.forwardLog(upstream, params),
@@ -167,7 +194,14 @@ export class Hub {
           throw new TypeError(`Hub: upstreams[${index}] needs a non-empty name`);
         }
         if (this.byName.has(upstreamName)) throw new TypeError(`Hub: two upstreams are named ${upstreamName}`);
-        const upstream = new Upstream(upstreamOptions, host);
+        const upstream =
+          upstreamOptions.instance === 'per-client'
+            ? new PerClientUpstream(upstreamOptions, {
+                host,
+                hostFor: (connection) => this.instanceHost(connection, host),
+              })
+            : new Upstream(upstreamOptions, host);
+        if (upstream instanceof PerClientUpstream) this.perClient.push(upstream);
         this.byName.set(upstreamName, upstream);
         return upstream;
       });
@@ -234,9 +268,14 @@ export class Hub {
     return this.byName.get(name);
   }
 
-  /** Every upstream's status, in order. */
+  /**
+   * Every upstream's status, in order; a per-client upstream's (whether its catalog is known) is followed
+   * by the status of each client's instance (named `<name>[<connection id>]`).
+   */
   status(): UpstreamStatus[] {
-    return this.upstreams.map((upstream) => upstream.status);
+    return this.upstreams.flatMap((upstream) =>
+      upstream instanceof PerClientUpstream ? [upstream.status, ...upstream.instanceStatus] : [upstream.status],
+    );
   }
 
   /** Each upstream's current status, then every change of any of them. */
@@ -266,14 +305,26 @@ export class Hub {
     return this.built.problems;
   }
 
-  /** Closes every downstream connection, then stops every upstream (children included). Idempotent. */
+  /**
+   * Stops every upstream, whatever its state (a connect under way is abandoned, a backoff cancelled), then
+   * closes every downstream connection. Resolves once every upstream's transport has closed: a stdio child
+   * has exited (stdin ended, then SIGTERM to its group, then SIGKILL, after each grace). Requests in flight
+   * get an error saying the upstream was stopped; new ones meanwhile get the tool error of an upstream that
+   * is down. Idempotent; `stop()` is the same.
+   */
   close(): Promise<void> {
     return (this.closing ??= (async () => {
-      await this.server.close();
+      // Upstreams first: calls in flight are answered with their error while their clients are connected.
       await Promise.all(this.upstreams.map((upstream) => upstream.dispose()));
+      await this.server.close();
       this.closed$.next();
       this.closed$.complete();
     })());
+  }
+
+  /** The same as `close()`: what a CLI calls on SIGTERM, SIGINT or the end of its stdin. */
+  stop(): Promise<void> {
+    return this.close();
   }
 
   // ---- the trace ------------------------------------------------------------------------------------
@@ -358,10 +409,27 @@ export class Hub {
     return this.downstream.soleTarget(CAPABILITY_OF[method]);
   }
 
-  private forwardLog(upstream: Upstream, params: LoggingMessageParams): void {
+  /**
+   * What an upstream instance that serves `connection` only is given: that client's roots (unless its
+   * `forward.roots` is false) and log level, and it sends its logs and requests to that client alone.
+   */
+  private instanceHost(connection: ServerConnection, shared: UpstreamHost): UpstreamHost {
+    return {
+      ...shared,
+      features: { ...shared.features, roots: true },
+      fallbackTarget: (method) => this.downstream.targetOf(connection, CAPABILITY_OF[method]),
+      forwardLog: (upstream, params) => this.forwardLog(upstream, params, connection),
+      logLevel: () => this.downstream.levelOf(connection),
+      roots: () => this.downstream.rootsOf(connection),
+    };
+  }
+
+  /** To every client (each one filters by the level it asked for), or to `only`. */
+  private forwardLog(upstream: Upstream, params: LoggingMessageParams, only?: ServerConnection): void {
     if (!LOGGING_LEVELS.includes(params?.level as LoggingLevel)) return;
     const logger = typeof params.logger === 'string' ? `${upstream.name}/${params.logger}` : upstream.name;
-    this.downstream.broadcastLog(params.level, params.data, logger);
+    if (only) this.downstream.sendLog(only, params.level, params.data, logger);
+    else this.downstream.broadcastLog(params.level, params.data, logger);
   }
 
   private startLazyUpstreams(): void {

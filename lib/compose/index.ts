@@ -2,7 +2,7 @@
  * The hub (`lib/compose`): one MCP server over many upstream servers in one process.
  */
 export { Hub, CatalogConflictError, type HubOptions, type UpstreamHandle } from './hub';
-export type { UpstreamOptions, UpstreamStatus, ForwardedFeatures } from './upstream';
+export type { UpstreamOptions, UpstreamStatus, UpstreamInstance, ForwardedFeatures } from './upstream';
 export type {
   UpstreamSource,
   InProcessSource,

@@ -137,6 +137,12 @@ export class UpstreamSession {
     }
   }
 
+  /** Whether requests can still go through it (its connection has not begun to close). */
+  get usable(): boolean {
+    const state = this.client.state;
+    return state !== 'closing' && state !== 'closed' && !this.closing;
+  }
+
   /** Requests go straight into an in-process definition (no upstream request to cancel). */
   get direct(): boolean {
     return this.opened.direct !== undefined;
@@ -166,12 +172,16 @@ export class UpstreamSession {
     });
   }
 
-  /** Ends the session (idempotent): the client closes, and so does its transport (a child is stopped). */
+  /**
+   * Ends the session (idempotent): the client closes, and so does its transport. Resolves once the
+   * transport has closed (a stdio child has exited), whether or not the client waited for that.
+   */
   async close(): Promise<void> {
     this.closing = true;
     this.stopTimers();
     this.subscription.unsubscribe();
     await this.client.close();
+    await this.opened.transport.close().catch(() => undefined);
   }
 
   private onNotification(message: JsonRpcNotification): void {

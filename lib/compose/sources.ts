@@ -140,7 +140,10 @@ export class SourceOpener {
         if (onStderr) transport.stderr$.subscribe(onStderr);
         return {
           transport,
-          ...(transport.pid !== undefined && { pid: transport.pid }),
+          // Read when asked: a transport that spawns in `start` has no pid before it.
+          get pid() {
+            return transport.pid;
+          },
           recentStderr: () => transport.recentStderr,
         };
       }

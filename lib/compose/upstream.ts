@@ -5,7 +5,19 @@
  * across reconnects); its server-to-client requests routed to the downstream client whose call caused
  * them; its logs. Lazy upstreams start on first use; idle ones stop and keep their entries listed.
  */
-import { BehaviorSubject, catchError, EMPTY, filter, firstValueFrom, Observable, switchMap } from 'rxjs';
+import {
+  BehaviorSubject,
+  catchError,
+  EMPTY,
+  filter,
+  firstValueFrom,
+  fromEvent,
+  map,
+  merge,
+  Observable,
+  switchMap,
+  takeUntil,
+} from 'rxjs';
 import { createActor, type Actor } from 'xstate';
 import {
   DEFAULT_SUPERVISION,
@@ -23,7 +35,7 @@ import type { SendOptions } from '../core/connection';
 import type { Logger } from '../core/logger';
 import type { RequestContext } from '../core/request-context';
 import type { Runtime } from '../core/runtime';
-import { ErrorCode, McpError, RelayedError } from '../jsonrpc/errors';
+import { ConnectionClosedError, ErrorCode, McpError, RelayedError } from '../jsonrpc/errors';
 import type { JsonObject, JsonRpcNotification, RequestId } from '../jsonrpc/types';
 import type { Root } from '../protocol/client-features';
 import type {
@@ -68,7 +80,23 @@ export interface UpstreamOptions {
   readonly requestTimeoutMs?: number;
   /** Ping it this often, and count a ping without an answer within the interval as a strike (default: never). */
   readonly pingIntervalMs?: number;
+  /**
+   * How long a request for it waits while it is down (restarting) before it fails with a tool error saying
+   * so (default 10 s; 0 fails at once). While it starts without having failed (lazy, woken from idle, per
+   * client) a request waits up to `connectTimeoutMs` if that is longer.
+   */
+  readonly unavailableWaitMs?: number;
+  /**
+   * `shared` (default): one instance serves every downstream client, and gets no client's roots unless
+   * `forward.roots` says so. `per-client`: one instance per downstream connection, started on its first
+   * use and ended when that client goes away; it gets its own client's roots, log level and requests only.
+   */
+  readonly instance?: UpstreamInstance;
+  /** Over the hub's `forward`: which client features it is offered. */
+  readonly forward?: Partial<ForwardedFeatures>;
 }
+
+export type UpstreamInstance = 'shared' | 'per-client';
 
 export interface UpstreamStatus {
   readonly name: string;
@@ -83,6 +111,10 @@ export interface UpstreamStatus {
   readonly stopReason?: StopReason;
   /** When it entered this state (the hub's clock). */
   readonly since: number;
+  /** While it is down after having been up or having failed to start: since when (the hub's clock). */
+  readonly downSince?: number;
+  /** While it waits to reconnect: when the next attempt starts (the hub's clock). */
+  readonly nextAttemptAt?: number;
   readonly serverInfo?: Implementation;
   readonly protocolVersion?: string;
   /** The child's pid, for a stdio upstream that runs. */
@@ -121,9 +153,9 @@ export interface UpstreamHost {
   /** Where a server-to-client request goes when no downstream call of this upstream is in flight. */
   fallbackTarget(method: string): DownstreamTarget | undefined;
   forwardLog(upstream: Upstream, params: LoggingMessageParams): void;
-  /** The level the downstream clients asked for (the most verbose one), if any did. */
+  /** The level to ask of it: the most verbose one its downstream clients asked for, if any did. */
   logLevel(): LoggingLevel | undefined;
-  /** The downstream clients' roots. */
+  /** The roots it is offered when `forward.roots` is on. */
   roots(): readonly Root[];
   /** Its supervision state changed; `reason` is the last error (or why it was stopped) where it applies. */
   stateChanged(upstream: Upstream, from: UpstreamState, to: UpstreamState, reason: string | undefined): void;
@@ -132,6 +164,9 @@ export interface UpstreamHost {
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+const DEFAULT_UNAVAILABLE_WAIT_MS = 10_000;
+/** States in which a request for the upstream does not wait: nothing will bring it back by itself. */
+const GIVEN_UP: ReadonlySet<UpstreamState> = new Set(['stopped', 'failed', 'disposed']);
 /** URL elicitations remembered for routing their completion notice; the oldest are forgotten beyond it. */
 const MAX_URL_ELICITATIONS = 1_000;
 const MAX_SPARE_CONTROLLERS = 256;
@@ -143,6 +178,8 @@ export class Upstream implements CatalogSource {
   readonly naming: NamingPolicy;
   readonly accepts: Readonly<Record<ListKind, NamePredicate>>;
   readonly lazy: boolean;
+  /** The client features it is offered: the hub's, with its own `forward` over them. */
+  readonly features: ForwardedFeatures;
   /** Whether its entries are served (set by the machine's publish and withdraw). */
   serving = false;
   private readonly opener: SourceOpener;
@@ -156,6 +193,7 @@ export class Upstream implements CatalogSource {
   private abandonOpening: AbortController | undefined;
   private known: UpstreamCatalog | undefined;
   private since: number;
+  private downSince: number | undefined;
   private readonly statusSubject: BehaviorSubject<UpstreamStatus>;
   private readonly sessions = new BehaviorSubject<UpstreamSession | undefined>(undefined);
   /**
@@ -185,6 +223,7 @@ export class Upstream implements CatalogSource {
       resources: compileFilter(options.resources, `${options.name}.resources`),
     };
     this.lazy = options.lazy ?? false;
+    this.features = { ...host.features, ...options.forward };
     this.opener = new SourceOpener(options.source, {
       onStderr: (line) => host.logger.debug(`[${options.name}] ${line}`),
       connectionOptions: { runtime: host.runtime, logger: host.logger, clock: host.clock, upstream: options.name },
@@ -209,7 +248,8 @@ export class Upstream implements CatalogSource {
       previous = state;
       if (state !== from) {
         this.since = host.clock.now();
-        host.stateChanged(this, from, state, reasonOf(state, snapshot.context));
+        this.downSince = downSinceAfter(state, this.downSince, this.since);
+        host.stateChanged(this, from, state, this.reasonOf(state, snapshot.context));
       }
       this.emitStatus();
     });
@@ -257,6 +297,11 @@ export class Upstream implements CatalogSource {
   /** Resolves once the first start attempt has an outcome (up, or failed and retrying). */
   async started(): Promise<void> {
     await firstValueFrom(this.status$.pipe(filter((status) => status.state !== 'connecting')));
+  }
+
+  /** Stops it as an idle one: its entries stay listed, and a request for it starts it again. */
+  rest(): void {
+    this.send({ type: 'stop', reason: 'idle' });
   }
 
   /** Stops everything for good (the hub is closing). */
@@ -340,10 +385,10 @@ export class Upstream implements CatalogSource {
       .catch((error) => this.host.logger.debug(`[${this.name}] Could not set the logging level`, error));
   }
 
-  /** Tells the upstream that the downstream clients' roots changed. */
+  /** Tells the upstream that the roots it is offered changed (when it is offered roots at all). */
   applyRoots(roots: readonly Root[]): void {
     const client = this.session?.client;
-    if (!client?.roots) return;
+    if (!this.features.roots || !client?.roots) return;
     client.setRoots(roots).catch((error) => this.host.logger.debug(`[${this.name}] Could not update roots`, error));
   }
 
@@ -360,11 +405,14 @@ export class Upstream implements CatalogSource {
   }
 
   private forward(method: ForwardedMethod, params: JsonObject, context: Context): unknown {
-    const session = this.session;
+    let session = this.session;
+    // A session whose connection just ended is reported lost a microtask later: it counts as gone already.
+    // (In-process sessions are called directly: nothing to check on that path.)
+    if (session && !session.direct && !session.usable) session = undefined;
     const controller = session?.direct ? undefined : (this.spareControllers.pop() ?? new AbortController());
     const result = session
       ? session.forward(method, params, context, controller?.signal)
-      : this.whenUp(method).then((up) => up.forward(method, params, context, controller?.signal));
+      : this.whenUp(method, context).then((up) => up.forward(method, params, context, controller?.signal));
     if (!isThenable(result)) {
       this.recycle(controller);
       return result;
@@ -378,9 +426,19 @@ export class Upstream implements CatalogSource {
       },
       (error) => {
         this.finished(context, controller);
-        throw error;
+        throw this.explainFailure(method, error);
       },
     );
+  }
+
+  /** A request cut off by the session ending says so, and why (a crash, or a stop), instead of "connection closed". */
+  private explainFailure(method: string, error: unknown): unknown {
+    if (!(error instanceof ConnectionClosedError)) return error;
+    const state = this.state;
+    const why = GIVEN_UP.has(state)
+      ? `it was stopped (${state === 'disposed' ? 'the hub is stopping' : state})`
+      : `its connection ended (${error.message}); it is being restarted`;
+    return new ConnectionClosedError(`Upstream ${this.name} did not answer ${method}: ${why}`, { cause: error });
   }
 
   private finished(context: Context, controller: AbortController | undefined): void {
@@ -395,13 +453,47 @@ export class Upstream implements CatalogSource {
     }
   }
 
-  /** The session once the upstream is up: a dormant (idle-stopped) or lazy one is started first. */
-  private async whenUp(method: string): Promise<UpstreamSession> {
+  /**
+   * The session once the upstream is up: a dormant (idle-stopped) or lazy one is started first; one that is
+   * starting or restarting is waited for, up to `unavailableWaitMs` (or until the downstream request ends).
+   */
+  private async whenUp(method: string, context: Context): Promise<UpstreamSession> {
     this.wake();
-    if (this.state !== 'connecting') throw this.unavailable(method);
-    await firstValueFrom(this.status$.pipe(filter((status) => status.state !== 'connecting')));
-    if (!this.session) throw this.unavailable(method);
-    return this.session;
+    const { unavailableWaitMs = DEFAULT_UNAVAILABLE_WAIT_MS, connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS } =
+      this.options;
+    if (GIVEN_UP.has(this.state)) throw this.unavailable(method, 0);
+    // A start that no failure interrupted (lazy, woken from idle, per client) may take its whole connect
+    // timeout: that is not being down. If it fails, the wait for the next attempt is bounded as any other.
+    if (this.downSince === undefined) {
+      const startBound = Math.max(unavailableWaitMs, connectTimeoutMs);
+      const session = await this.nextSession(startBound, context.signal, true);
+      if (session) return session;
+      if (this.state !== 'reconnecting' || context.signal.aborted) throw this.unavailable(method, startBound);
+    }
+    const session = unavailableWaitMs > 0 ? await this.nextSession(unavailableWaitMs, context.signal) : undefined;
+    if (!session) throw this.unavailable(method, unavailableWaitMs);
+    return session;
+  }
+
+  /**
+   * The next usable session; undefined after `bound` ms, once it gives up or is stopped, when `signal`
+   * aborts, or (`untilFailure`) when an attempt fails.
+   */
+  private nextSession(bound: number, signal: AbortSignal, untilFailure = false): Promise<UpstreamSession | undefined> {
+    if (signal.aborted) return Promise.resolve(undefined);
+    const clock = this.host.clock;
+    const expired = new Observable<void>((subscriber) => {
+      const timer = clock.setTimeout(() => subscriber.next(), bound);
+      return () => clock.clearTimeout(timer);
+    });
+    const outcome = merge(
+      this.sessions.pipe(filter((session): session is UpstreamSession => session?.usable === true)),
+      this.status$.pipe(
+        filter((status) => GIVEN_UP.has(status.state) || (untilFailure && status.state === 'reconnecting')),
+        map(() => undefined),
+      ),
+    ).pipe(takeUntil(merge(expired, fromEvent(signal, 'abort'))));
+    return firstValueFrom(outcome, { defaultValue: undefined });
   }
 
   /** Starts a lazy upstream that never ran, or one stopped for being idle. */
@@ -410,17 +502,26 @@ export class Upstream implements CatalogSource {
     if (value === 'idle' || (value === 'stopped' && context.stopReason === 'idle')) this.start();
   }
 
-  private unavailable(method: string): Error {
-    const { lastError } = this.status;
-    return new Error(
-      `Upstream ${this.name} is ${this.state}, so ${method} cannot reach it${lastError ? ` (last error: ${lastError})` : ''}`,
-    );
+  /** The hub's own failure: a tool error for `tools/call`, an internal error for the other requests. */
+  private unavailable(method: string, waitedMs: number): Error {
+    const { state, lastError, downSince, nextAttemptAt, failures } = this.status;
+    const parts = [`Upstream ${this.name} is down (${state}`];
+    if (downSince !== undefined) parts.push(` since ${new Date(downSince).toISOString()}`);
+    if (failures > 0) parts.push(`, ${failures} failure${failures === 1 ? '' : 's'} in a row`);
+    parts.push(`), so ${method} cannot reach it`);
+    if (!GIVEN_UP.has(state) && waitedMs > 0) parts.push(` (waited ${waitedMs} ms)`);
+    if (lastError) parts.push(`. Last error: ${lastError}`);
+    if (nextAttemptAt !== undefined) parts.push(`. Next attempt at ${new Date(nextAttemptAt).toISOString()}`);
+    else if (state === 'connecting') parts.push('. It is starting');
+    else if (GIVEN_UP.has(state)) parts.push('. It will not be restarted unless started again');
+    return new Error(`${parts.join('')}.`);
   }
 
   // ---- server-to-client requests -----------------------------------------------------------------
 
   private clientOptions(): ClientOptions {
-    const { features, runtime, logger, clock } = this.host;
+    const { runtime, logger, clock } = this.host;
+    const features = this.features;
     const route = (method: string) => (params: object, context: RequestContext<Client>) =>
       this.route(method, params as JsonObject, context) as Promise<never>;
     return {
@@ -555,7 +656,9 @@ export class Upstream implements CatalogSource {
     }
     this.abandonOpening = undefined;
     this.session = session;
-    this.known = session.catalog;
+    // The same lists after a restart keep their objects: the catalog (and its definitions) stays as it was.
+    this.known = this.known ? sameListsAs(this.known, session.catalog) : session.catalog;
+    session.catalog = this.known;
     const level = host.logLevel();
     if (level) this.applyLogLevel(level);
     this.sessions.next(session);
@@ -615,6 +718,24 @@ export class Upstream implements CatalogSource {
 
   // ---- status ------------------------------------------------------------------------------------
 
+  /** Why it is in `state`: its last error where a failure led there (with the next attempt), or why it stopped. */
+  private reasonOf(state: UpstreamState, context: UpstreamContext): string | undefined {
+    switch (state) {
+      case 'degraded':
+      case 'failed':
+        return context.lastError?.message;
+      case 'reconnecting': {
+        const delay = context.retryDelayMs ?? 0;
+        const next = `next attempt in ${delay} ms, at ${new Date(this.since + delay).toISOString()}`;
+        return context.lastError ? `${context.lastError.message}; ${next}` : next;
+      }
+      case 'stopped':
+        return context.stopReason;
+      default:
+        return undefined;
+    }
+  }
+
   private emitStatus(): void {
     if (!this.statusSubject || this.statusSubject.closed) return;
     const status = this.describe();
@@ -634,6 +755,8 @@ export class Upstream implements CatalogSource {
       ...(context.lastError && { lastError: context.lastError.message }),
       ...(context.stopReason && { stopReason: context.stopReason }),
       since: this.since,
+      ...(this.downSince !== undefined && { downSince: this.downSince }),
+      ...(context.retryDelayMs !== undefined && { nextAttemptAt: this.since + context.retryDelayMs }),
       ...(catalog && { serverInfo: catalog.serverInfo, protocolVersion: catalog.protocolVersion }),
       ...(pid !== undefined && { pid }),
       tools: catalog?.tools.length ?? 0,
@@ -653,17 +776,38 @@ function withMeta(params: JsonObject, context: Context): JsonObject {
   return params;
 }
 
-/** Why an upstream is in `state`: its last error where a failure led there, or why it was stopped. */
-function reasonOf(state: UpstreamState, context: UpstreamContext): string | undefined {
+/** When an upstream entering `state` at `now` has been down since: kept while it stays down. */
+function downSinceAfter(state: UpstreamState, downSince: number | undefined, now: number): number | undefined {
   switch (state) {
-    case 'degraded':
     case 'reconnecting':
     case 'failed':
-      return context.lastError?.message;
-    case 'stopped':
-      return context.stopReason;
+      return downSince ?? now;
+    case 'connecting':
+      return downSince;
     default:
       return undefined;
+  }
+}
+
+/** `next`, with each list equal to the one in `known` replaced by that one. */
+export function sameListsAs(known: UpstreamCatalog, next: UpstreamCatalog): UpstreamCatalog {
+  const keep = <T>(before: readonly T[], after: readonly T[]) =>
+    before.length === after.length && sameJson(before, after) ? before : after;
+  return {
+    ...next,
+    tools: keep(known.tools, next.tools),
+    prompts: keep(known.prompts, next.prompts),
+    resources: keep(known.resources, next.resources),
+    resourceTemplates: keep(known.resourceTemplates, next.resourceTemplates),
+  };
+}
+
+/** Whether two lists an upstream sent serialize alike; lists too deep to serialize count as different. */
+function sameJson(a: unknown, b: unknown): boolean {
+  try {
+    return JSON.stringify(a) === JSON.stringify(b);
+  } catch {
+    return false;
   }
 }
 
