@@ -11,6 +11,7 @@ import type { Transport } from '../../transports/transport';
 import { CapabilityNotSupportedError, ResultValidationError, UnsupportedProtocolVersionError } from '../jsonrpc/errors';
 import { ProtocolViolationError } from '../jsonrpc/errors';
 import type { JsonObject, JsonRpcNotification } from '../jsonrpc/types';
+import { checkedResponse, resultAcceptor, rethrowAsPeerError, uncheckedResponse } from '../protocol/results';
 import { shape } from '../protocol/shape';
 import type {
   CallToolResult,
@@ -59,6 +60,15 @@ export interface ClientOptions extends ConnectionOptions, ClientFeatureOptions {
   readonly validator?: SchemaValidator;
   /** Check a tool's `structuredContent` against the `outputSchema` from `listTools` (default true). */
   readonly validateToolOutput?: boolean;
+}
+
+export interface ClientRequestOptions extends SendOptions {
+  /**
+   * Check the result against the method's result schema for the negotiated revision (default true). Turn
+   * it off only to inspect a peer's raw answer yourself (a hub keeps an upstream's valid list entries and
+   * reports the broken ones).
+   */
+  readonly validateResult?: boolean;
 }
 
 export interface ConnectOptions {
@@ -183,19 +193,30 @@ export class Client extends Connection {
     }
   }
 
+  /**
+   * Sends a request; its result is checked against the method's result schema before it is returned (a
+   * broken one rejects with `ResultValidationError`), and an error response rejects with `PeerError`.
+   */
+  override request(method: string, params?: JsonObject, options?: ClientRequestOptions): Promise<JsonObject> {
+    const pending = super.request(method, params, options);
+    return options?.validateResult === false
+      ? uncheckedResponse(pending)
+      : checkedResponse(method, this.protocolVersion ?? this.requestedVersion, pending);
+  }
+
   ping(options?: RequestOptions): Promise<void> {
-    return this.request('ping', undefined, options).then(() => undefined);
+    return super.request('ping', undefined, options).then(pingAcceptor(this.protocolVersion), rethrowAsPeerError);
   }
 
   // ---- tools -------------------------------------------------------------------------------------
 
   /** One page of `tools/list`. */
-  listToolsPage(cursor?: string, options?: SendOptions): Promise<ListToolsResult> {
+  listToolsPage(cursor?: string, options?: ClientRequestOptions): Promise<ListToolsResult> {
     return this.call('tools/list', pageParams(cursor), options);
   }
 
   /** Every tool, following cursors. Remembers output schemas to check `callTool` results. */
-  async listTools(options?: SendOptions): Promise<Tool[]> {
+  async listTools(options?: ClientRequestOptions): Promise<Tool[]> {
     const tools = await collectPages<Tool, 'tools'>('tools/list', 'tools', (cursor) =>
       this.listToolsPage(cursor, options),
     );
@@ -207,7 +228,7 @@ export class Client extends Connection {
    * Calls a tool. A tool's own failure is a result with `isError: true`, not a rejection. When `listTools`
    * saw an `outputSchema` for the tool, `structuredContent` is checked against it.
    */
-  callTool(name: string, args?: JsonObject, options?: SendOptions): Promise<CallToolResult> {
+  callTool(name: string, args?: JsonObject, options?: ClientRequestOptions): Promise<CallToolResult> {
     const pending = this.call<CallToolResult>(
       'tools/call',
       args === undefined ? { name } : { name, arguments: args },
@@ -219,29 +240,29 @@ export class Client extends Connection {
 
   // ---- resources ---------------------------------------------------------------------------------
 
-  listResourcesPage(cursor?: string, options?: SendOptions): Promise<{ resources: Resource[] } & Page> {
+  listResourcesPage(cursor?: string, options?: ClientRequestOptions): Promise<{ resources: Resource[] } & Page> {
     return this.call('resources/list', pageParams(cursor), options);
   }
 
-  listResources(options?: SendOptions): Promise<Resource[]> {
+  listResources(options?: ClientRequestOptions): Promise<Resource[]> {
     return collectPages('resources/list', 'resources', (cursor) => this.listResourcesPage(cursor, options));
   }
 
   listResourceTemplatesPage(
     cursor?: string,
-    options?: SendOptions,
+    options?: ClientRequestOptions,
   ): Promise<{ resourceTemplates: ResourceTemplate[] } & Page> {
     return this.call('resources/templates/list', pageParams(cursor), options);
   }
 
-  listResourceTemplates(options?: SendOptions): Promise<ResourceTemplate[]> {
+  listResourceTemplates(options?: ClientRequestOptions): Promise<ResourceTemplate[]> {
     return collectPages('resources/templates/list', 'resourceTemplates', (cursor) =>
       this.listResourceTemplatesPage(cursor, options),
     );
   }
 
   /** Reads a resource. An unknown URI rejects with `McpError` -32002 (`data.uri` names it). */
-  readResource(uri: string, options?: SendOptions): Promise<ReadResourceResult> {
+  readResource(uri: string, options?: ClientRequestOptions): Promise<ReadResourceResult> {
     return this.call('resources/read', { uri }, options);
   }
 
@@ -260,7 +281,7 @@ export class Client extends Connection {
   }
 
   /** The `resources/search` extension, when the server offers it (see `RESOURCE_SEARCH_EXTENSION`). */
-  searchResources(query: string, options?: SendOptions): Promise<Resource[]> {
+  searchResources(query: string, options?: ClientRequestOptions): Promise<Resource[]> {
     if (!this.serverCapabilities?.experimental?.[RESOURCE_SEARCH_EXTENSION]) {
       return Promise.reject(
         new CapabilityNotSupportedError('resources/search', 'The server does not offer the resources/search extension'),
@@ -273,21 +294,25 @@ export class Client extends Connection {
 
   // ---- prompts and completion --------------------------------------------------------------------
 
-  listPromptsPage(cursor?: string, options?: SendOptions): Promise<{ prompts: Prompt[] } & Page> {
+  listPromptsPage(cursor?: string, options?: ClientRequestOptions): Promise<{ prompts: Prompt[] } & Page> {
     return this.call('prompts/list', pageParams(cursor), options);
   }
 
-  listPrompts(options?: SendOptions): Promise<Prompt[]> {
+  listPrompts(options?: ClientRequestOptions): Promise<Prompt[]> {
     return collectPages('prompts/list', 'prompts', (cursor) => this.listPromptsPage(cursor, options));
   }
 
   /** Renders a prompt. An unknown prompt or a missing required argument rejects with `McpError` -32602. */
-  getPrompt(name: string, args?: Readonly<Record<string, string>>, options?: SendOptions): Promise<GetPromptResult> {
+  getPrompt(
+    name: string,
+    args?: Readonly<Record<string, string>>,
+    options?: ClientRequestOptions,
+  ): Promise<GetPromptResult> {
     return this.call('prompts/get', args === undefined ? { name } : { name, arguments: args }, options);
   }
 
   /** Suggestions for a prompt argument or a resource-template variable. */
-  complete(params: CompleteParams, options?: SendOptions): Promise<Completion> {
+  complete(params: CompleteParams, options?: ClientRequestOptions): Promise<Completion> {
     return this.call<{ completion: Completion }>('completion/complete', params as unknown as JsonObject, options).then(
       (result) => result.completion,
     );
@@ -295,7 +320,7 @@ export class Client extends Connection {
 
   // ---- logging -----------------------------------------------------------------------------------
 
-  setLoggingLevel(level: LoggingLevel, options?: SendOptions): Promise<void> {
+  setLoggingLevel(level: LoggingLevel, options?: ClientRequestOptions): Promise<void> {
     return this.request('logging/setLevel', { level }, options).then(() => undefined);
   }
 
@@ -359,7 +384,11 @@ export class Client extends Connection {
     ));
   }
 
-  private call<T>(method: string, params: JsonObject | undefined, options: SendOptions | undefined): Promise<T> {
+  private call<T>(
+    method: string,
+    params: JsonObject | undefined,
+    options: ClientRequestOptions | undefined,
+  ): Promise<T> {
     return this.request(method, params, options) as Promise<unknown> as Promise<T>;
   }
 
@@ -385,6 +414,18 @@ export class Client extends Connection {
     }
     this.outputChecks = checks;
   }
+}
+
+const pingAcceptors = new Map<string | undefined, (result: JsonObject) => void>();
+
+/** Checks a ping result and resolves with nothing: one handler per revision, so a ping allocates none. */
+function pingAcceptor(version: string | undefined): (result: JsonObject) => void {
+  let acceptor = pingAcceptors.get(version);
+  if (!acceptor) {
+    const accept = resultAcceptor('ping', version);
+    pingAcceptors.set(version, (acceptor = (result) => void accept(result)));
+  }
+  return acceptor;
 }
 
 function pageParams(cursor: string | undefined): JsonObject | undefined {
