@@ -268,12 +268,15 @@ export class Client extends Connection {
 
   /**
    * Changes of a resource (and its sub-resources) as an Observable: subscribing sends
-   * `resources/subscribe`, the last unsubscription sends `resources/unsubscribe`, and it completes when the
-   * connection closes. A server that refuses the subscription errors it.
+   * `resources/subscribe`, the last unsubscription sends `resources/unsubscribe`. It completes when the
+   * client is closed with `close()`, and errors with a `ConnectionClosedError` (its `quitReason` says why)
+   * when the connection ends otherwise (the server exits, the transport fails). A server that refuses the
+   * subscription errors it.
    */
   subscribeResource(uri: string): Observable<ResourceUpdatedParams> {
     this.resourceSubscriptions ??= new ResourceSubscriptions({
       notifications$: this.notifications$,
+      closed: this.closed,
       subscribe: (target) => this.request('resources/subscribe', { uri: target }),
       unsubscribe: (target) => this.request('resources/unsubscribe', { uri: target }),
     });

@@ -102,12 +102,21 @@ export class RequestCancelledError extends SwitchboardError {
   }
 }
 
+/** Why a connection ended, as its lifecycle reports it (`local-close`, `transport-closed`, `transport-error`, ...). */
+export interface ClosedConnectionReason {
+  readonly kind: string;
+  readonly message: string;
+}
+
 export class ConnectionClosedError extends SwitchboardError {
   override readonly name = 'ConnectionClosedError';
   readonly code = 'CONNECTION_CLOSED';
+  /** The connection's quit reason, when the error reports a connection that has ended. */
+  readonly quitReason: ClosedConnectionReason | undefined;
 
-  constructor(message = 'Connection closed', options?: { cause?: unknown }) {
+  constructor(message = 'Connection closed', options?: { cause?: unknown; quitReason?: ClosedConnectionReason }) {
     super(message, options);
+    this.quitReason = options?.quitReason;
   }
 }
 
