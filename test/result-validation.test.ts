@@ -11,8 +11,8 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Client } from '../lib/client/client';
-import { ResultValidationError } from '../lib/jsonrpc/errors';
+import { Client, type ClientOptions } from '../lib/client/client';
+import { ProtocolViolationError, ResultValidationError } from '../lib/jsonrpc/errors';
 import { resultRules } from '../lib/protocol/result-rules';
 import { resultProblem } from '../lib/protocol/results';
 import { SUPPORTED_PROTOCOL_VERSIONS, type ProtocolVersion } from '../lib/protocol/versions';
@@ -414,17 +414,17 @@ describe('our result rules against the official schemas', () => {
 
 // ---- the client and the server refuse broken results, and carry on -------------------------------------
 
-describe('a broken result rejects its request, and only it', () => {
+describe('what a peer answers: a broken result rejects its request, and only it; paging and re-listing are bounded', () => {
   const closers: (() => Promise<unknown>)[] = [];
   afterEach(async () => {
     for (const close of closers.splice(0).reverse()) await close().catch(() => undefined);
   });
 
   /** Our client against a raw peer playing the server, after the handshake. */
-  async function clientAgainstRawServer(): Promise<{ client: Client; peer: RawPeer }> {
+  async function clientAgainstRawServer(options: ClientOptions = {}): Promise<{ client: Client; peer: RawPeer }> {
     const [clientSide, peerSide] = createMemoryPair();
     const peer = new RawPeer(peerSide);
-    const client = new Client({ name: 'c', version: '1' });
+    const client = new Client({ name: 'c', version: '1' }, options);
     closers.push(() => client.close());
     const connecting = client.connect(clientSide);
     const init = await peer.next();
@@ -433,7 +433,7 @@ describe('a broken result rejects its request, and only it', () => {
       id: init.id,
       result: {
         protocolVersion: init.params.protocolVersion,
-        capabilities: { tools: {}, resources: {}, prompts: {}, completions: {} },
+        capabilities: { tools: { listChanged: true }, resources: {}, prompts: {}, completions: {} },
         serverInfo: { name: 'raw', version: '1' },
       },
     });
@@ -511,6 +511,63 @@ describe('a broken result rejects its request, and only it', () => {
     const checked = client.listToolsPage();
     await peer.send({ jsonrpc: '2.0', id: (await peer.next()).id, result: raw });
     await expect(checked).rejects.toThrow('tools/list result: /tools/1/inputSchema/type must be "object"');
+  });
+
+  it('listTools stops after maxListPages pages of fresh cursors, and the connection carries on', async () => {
+    const { client, peer } = await clientAgainstRawServer({ maxListPages: 25 });
+    const listing = client.listTools().then(
+      () => 'resolved',
+      (error: unknown) => error,
+    );
+    let pages = 0;
+    for (; pages < 100; pages++) {
+      const request = await Promise.race([peer.next(), listing.then(() => undefined)]);
+      if (!request) break;
+      await peer.send({ jsonrpc: '2.0', id: request.id, result: { tools: [], nextCursor: `page-${pages}` } });
+    }
+    expect(pages).toBe(25);
+    const error = await listing;
+    expect(error).toBeInstanceOf(ProtocolViolationError);
+    expect((error as Error).message).toBe('tools/list returned more than 25 pages');
+    const ping = client.ping();
+    await peer.send({ jsonrpc: '2.0', id: (await peer.next()).id, result: {} });
+    await expect(ping).resolves.toBeUndefined();
+  });
+
+  it('listTools takes a page of 300 000 tools', async () => {
+    const { client, peer } = await clientAgainstRawServer();
+    const tools = Array.from({ length: 300_000 }, (_, i) => ({ name: `t${i}`, inputSchema: { type: 'object' } }));
+    const listing = client.listTools();
+    await peer.send({ jsonrpc: '2.0', id: (await peer.next()).id, result: { tools } });
+    expect((await listing).length).toBe(300_000);
+  });
+
+  it('a flood of tools/list_changed causes one re-list in flight and one after it, not one per notification', async () => {
+    const { client, peer } = await clientAgainstRawServer();
+    const emitted: string[][] = [];
+    const subscription = client.toolList.changes$.subscribe((tools) => emitted.push(tools.map((tool) => tool.name)));
+    const answer = async (names: string[]) => {
+      const request = await peer.next();
+      expect(request.method).toBe('tools/list');
+      await peer.send({
+        jsonrpc: '2.0',
+        id: request.id,
+        result: { tools: names.map((name) => ({ name, inputSchema: { type: 'object' } })) },
+      });
+    };
+    await answer(['first']);
+    for (let i = 0; i < 200; i++) {
+      await peer.send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect((await peer.drain()).filter((message) => message.method === 'tools/list')).toHaveLength(1);
+    const request = peer.received.at(-1);
+    await peer.send({ jsonrpc: '2.0', id: request.id, result: { tools: [] } }); // outdated by the time it came
+    await answer(['latest']);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await peer.drain()).toEqual([]);
+    expect(emitted).toEqual([['first'], ['latest']]);
+    subscription.unsubscribe();
   });
 
   it('an extension method is not checked', async () => {
@@ -591,6 +648,17 @@ describe('over stdio, against a server that answers broken results', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     if (pid !== undefined) expect(isAlive(pid)).toBe(false);
+  });
+
+  it('listTools refuses a cursor it was given before, and the next call on the connection works', async () => {
+    transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [fixture, '--looping-cursor'],
+      shutdown: { stdinGraceMs: 300, terminateGraceMs: 300 },
+    });
+    client = await new Client({ name: 'c', version: '1' }).connect(transport);
+    await expect(client.listTools()).rejects.toThrow('tools/list returned a cursor it had returned before');
+    await expect(client.callTool('fine')).resolves.toEqual({ content: [{ type: 'text', text: 'ok fine' }] });
   });
 
   it('rejects a tools/call answered {"content":{}} naming content, and the next call on the connection works', async () => {

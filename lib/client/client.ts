@@ -43,7 +43,7 @@ import { RESOURCE_SEARCH_EXTENSION } from '../server/definition';
 import { defaultValidator, type SchemaCheck, type SchemaValidator } from '../validation/json-schema';
 import { ClientFeatures, FEATURE_HANDLERS, type ClientFeatureOptions } from './features';
 import { ListCache } from './list-cache';
-import { collectPages } from './pages';
+import { collectPages, DEFAULT_MAX_LIST_PAGES } from './pages';
 import { checkRoots } from './roots';
 import { ResourceSubscriptions } from './resource-subscriptions';
 
@@ -60,6 +60,12 @@ export interface ClientOptions extends ConnectionOptions, ClientFeatureOptions {
   readonly validator?: SchemaValidator;
   /** Check a tool's `structuredContent` against the `outputSchema` from `listTools` (default true). */
   readonly validateToolOutput?: boolean;
+  /**
+   * How many pages `listTools`, `listResources`, `listResourceTemplates` and `listPrompts` follow before
+   * they reject with `ProtocolViolationError` (default 10 000). A cursor the server returned before
+   * rejects at once.
+   */
+  readonly maxListPages?: number;
 }
 
 export interface ClientRequestOptions extends SendOptions {
@@ -115,6 +121,7 @@ export class Client extends Connection {
   /** Output checks of the tools from the last complete `listTools`; dropped on `tools/list_changed`. */
   private outputChecks: Map<string, SchemaCheck> | undefined;
   private resourceSubscriptions: ResourceSubscriptions | undefined;
+  private readonly maxListPages: number;
 
   constructor(
     readonly info: Implementation,
@@ -128,6 +135,7 @@ export class Client extends Connection {
     this.capabilities = this.features.capabilities(options.capabilities, this.requestedVersion);
     this.validator = options.validator ?? defaultValidator();
     this.validateToolOutput = options.validateToolOutput ?? true;
+    this.maxListPages = options.maxListPages ?? DEFAULT_MAX_LIST_PAGES;
   }
 
   /** The server's tools, cached and re-listed after `notifications/tools/list_changed`. */
@@ -217,8 +225,11 @@ export class Client extends Connection {
 
   /** Every tool, following cursors. Remembers output schemas to check `callTool` results. */
   async listTools(options?: ClientRequestOptions): Promise<Tool[]> {
-    const tools = await collectPages<Tool, 'tools'>('tools/list', 'tools', (cursor) =>
-      this.listToolsPage(cursor, options),
+    const tools = await collectPages<Tool, 'tools'>(
+      'tools/list',
+      'tools',
+      (cursor) => this.listToolsPage(cursor, options),
+      this.maxListPages,
     );
     this.rememberOutputSchemas(tools);
     return tools;
@@ -245,7 +256,12 @@ export class Client extends Connection {
   }
 
   listResources(options?: ClientRequestOptions): Promise<Resource[]> {
-    return collectPages('resources/list', 'resources', (cursor) => this.listResourcesPage(cursor, options));
+    return collectPages(
+      'resources/list',
+      'resources',
+      (cursor) => this.listResourcesPage(cursor, options),
+      this.maxListPages,
+    );
   }
 
   listResourceTemplatesPage(
@@ -256,8 +272,11 @@ export class Client extends Connection {
   }
 
   listResourceTemplates(options?: ClientRequestOptions): Promise<ResourceTemplate[]> {
-    return collectPages('resources/templates/list', 'resourceTemplates', (cursor) =>
-      this.listResourceTemplatesPage(cursor, options),
+    return collectPages(
+      'resources/templates/list',
+      'resourceTemplates',
+      (cursor) => this.listResourceTemplatesPage(cursor, options),
+      this.maxListPages,
     );
   }
 
@@ -302,7 +321,12 @@ export class Client extends Connection {
   }
 
   listPrompts(options?: ClientRequestOptions): Promise<Prompt[]> {
-    return collectPages('prompts/list', 'prompts', (cursor) => this.listPromptsPage(cursor, options));
+    return collectPages(
+      'prompts/list',
+      'prompts',
+      (cursor) => this.listPromptsPage(cursor, options),
+      this.maxListPages,
+    );
   }
 
   /** Renders a prompt. An unknown prompt or a missing required argument rejects with `McpError` -32602. */
