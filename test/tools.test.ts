@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { filter, firstValueFrom, take, toArray } from 'rxjs';
 import { ErrorCode, McpError, RelayedError, ResultValidationError } from '../lib/jsonrpc/errors';
 import { defineServer } from '../lib/server/definition';
+import { createAjvValidator } from '../lib/validation/json-schema';
 import { defineTool } from '../lib/server/tools';
 import { encodeCursor } from '../lib/server/cursor';
 import { Server } from '../lib/server/server';
@@ -368,5 +369,14 @@ describe('errors thrown by a tool handler', () => {
       content: [{ type: 'text', text: 'The user rejected the sampling request' }],
       isError: true,
     });
+  });
+});
+
+describe("a server's outputSchema that nests too deep to handle", () => {
+  it('is a schema problem for the call it checks, not a stack overflow', () => {
+    let schema: Record<string, unknown> = { type: 'object' };
+    for (let i = 0; i < 50_000; i++) schema = { type: 'object', properties: { a: schema } };
+    const problems = createAjvValidator().compile(schema)({ a: {} });
+    expect(problems?.[0]).toMatch(/^the schema is invalid/);
   });
 });
