@@ -11,7 +11,14 @@ import type { Transport } from '../../transports/transport';
 import { CapabilityNotSupportedError, ResultValidationError, UnsupportedProtocolVersionError } from '../jsonrpc/errors';
 import { ProtocolViolationError } from '../jsonrpc/errors';
 import type { JsonObject, JsonRpcNotification } from '../jsonrpc/types';
-import { checkedResponse, resultAcceptor, rethrowAsPeerError, uncheckedResponse } from '../protocol/results';
+import {
+  passThrough,
+  resultAcceptor,
+  resultAcceptors,
+  rethrowAsPeerError,
+  uncheckedResponse,
+  type Acceptor,
+} from '../protocol/results';
 import { shape } from '../protocol/shape';
 import type {
   CallToolResult,
@@ -122,6 +129,8 @@ export class Client extends Connection {
   private outputChecks: Map<string, SchemaCheck> | undefined;
   private resourceSubscriptions: ResourceSubscriptions | undefined;
   private readonly maxListPages: number;
+  /** The result checks of the negotiated revision, kept once ready (the revision no longer changes). */
+  private readyAcceptors: ReadonlyMap<string, Acceptor> | undefined;
 
   constructor(
     readonly info: Implementation,
@@ -207,9 +216,9 @@ export class Client extends Connection {
    */
   override request(method: string, params?: JsonObject, options?: ClientRequestOptions): Promise<JsonObject> {
     const pending = super.request(method, params, options);
-    return options?.validateResult === false
-      ? uncheckedResponse(pending)
-      : checkedResponse(method, this.protocolVersion ?? this.requestedVersion, pending);
+    if (options?.validateResult === false) return uncheckedResponse(pending);
+    const acceptors = this.readyAcceptors ?? this.currentAcceptors();
+    return pending.then(acceptors.get(method) ?? passThrough, rethrowAsPeerError);
   }
 
   ping(options?: RequestOptions): Promise<void> {
@@ -409,6 +418,13 @@ export class Client extends Connection {
     return (lists[name] ??= new ListCache(fetch, (error) =>
       this.logger.warn(`Could not refresh the ${name} list after list_changed`, error),
     ));
+  }
+
+  /** The result checks of the revision in force: the requested one until the server has answered. */
+  private currentAcceptors(): ReadonlyMap<string, Acceptor> {
+    const acceptors = resultAcceptors(this.protocolVersion ?? this.requestedVersion);
+    if (this.state === 'ready') this.readyAcceptors = acceptors;
+    return acceptors;
   }
 
   private call<T>(

@@ -96,12 +96,7 @@ function buildRules(version: ProtocolVersion): Readonly<Record<string, Rule>> {
 
   /** A content block of tool results and prompt messages; a bare text block is checked in a few loads. */
   const contentBlock = withShortcut(
-    (value) =>
-      isPlainObject(value) &&
-      value.type === 'text' &&
-      typeof value.text === 'string' &&
-      value.annotations === undefined &&
-      value._meta === undefined,
+    isBareTextBlock,
     byType({
       text,
       image: binary,
@@ -113,12 +108,6 @@ function buildRules(version: ProtocolVersion): Readonly<Record<string, Rule>> {
       resource: part({ required: { resource: anyResourceContents }, optional: { annotations } }),
     }),
   );
-
-  const allContentBlocks = (content: unknown): boolean => {
-    if (!Array.isArray(content)) return false;
-    for (let index = 0; index < content.length; index++) if (contentBlock(content[index])) return false;
-    return true;
-  };
 
   /** A content block of a sampling message: no resources, but tool use and tool results (2025-11-25). */
   const samplingContent = byType({
@@ -206,18 +195,15 @@ function buildRules(version: ProtocolVersion): Readonly<Record<string, Rule>> {
     },
   });
 
-  const empty = withShortcut((value) => isPlainObject(value) && value._meta === undefined, result({}));
+  const empty = withShortcut(isBareObject, result({}));
 
-  const structuredContent = since('2025-06-18', { structuredContent: anyObject });
-  /** Checked on every call: the common shape (content blocks, maybe `isError`) is checked without the full walk. */
+  /** Checked on every call: the common shape (text blocks, maybe `isError`) is checked without the full walk. */
   const callToolResult = withShortcut(
-    (value) =>
-      isPlainObject(value) &&
-      (value.isError === undefined || typeof value.isError === 'boolean') &&
-      (value.structuredContent === undefined || isPlainObject(value.structuredContent)) &&
-      value._meta === undefined &&
-      allContentBlocks(value.content),
-    result({ required: { content: arrayOf(contentBlock) }, optional: { ...structuredContent, isError: boolean } }),
+    isCommonToolResult,
+    result({
+      required: { content: arrayOf(contentBlock) },
+      optional: { ...since('2025-06-18', { structuredContent: anyObject }), isError: boolean },
+    }),
   );
 
   const elicitedValue: Rule = (value) =>
@@ -265,6 +251,34 @@ function buildRules(version: ProtocolVersion): Readonly<Record<string, Rule>> {
       }),
     }),
   );
+}
+
+// Shortcuts for the results of every call: plain functions with direct property loads, valid in every
+// revision (each accepts only what the full rule of every revision accepts).
+
+function isBareObject(value: unknown): boolean {
+  return isPlainObject(value) && value._meta === undefined;
+}
+
+function isBareTextBlock(value: unknown): boolean {
+  return (
+    isPlainObject(value) &&
+    value.type === 'text' &&
+    typeof value.text === 'string' &&
+    value.annotations === undefined &&
+    value._meta === undefined
+  );
+}
+
+/** Text blocks only, `isError` a boolean if there, `structuredContent` an object if there, no `_meta`. */
+function isCommonToolResult(value: unknown): boolean {
+  if (!isPlainObject(value) || value._meta !== undefined) return false;
+  const { content, isError, structuredContent } = value;
+  if (isError !== undefined && typeof isError !== 'boolean') return false;
+  if (structuredContent !== undefined && !isPlainObject(structuredContent)) return false;
+  if (!Array.isArray(content)) return false;
+  for (let index = 0; index < content.length; index++) if (!isBareTextBlock(content[index])) return false;
+  return true;
 }
 
 const byRevision = new Map<ProtocolVersion, Readonly<Record<string, Rule>>>();

@@ -8,7 +8,7 @@ import type { JsonObject } from '../jsonrpc/types';
 import { resultRules } from './result-rules';
 import { isSupportedVersion, LATEST_PROTOCOL_VERSION, type ProtocolVersion } from './versions';
 
-type Acceptor = (result: JsonObject) => JsonObject;
+export type Acceptor = (result: JsonObject) => JsonObject;
 
 function revisionOf(version: string | undefined): ProtocolVersion {
   return isSupportedVersion(version) ? version : LATEST_PROTOCOL_VERSION;
@@ -26,7 +26,7 @@ export function resultProblem(
   return new ResultValidationError(`${method} result: ${where} ${found.message}`, method, found.path);
 }
 
-function passThrough(result: JsonObject): JsonObject {
+export function passThrough(result: JsonObject): JsonObject {
   return result;
 }
 
@@ -47,13 +47,18 @@ function acceptorsOf(version: ProtocolVersion): Map<string, Acceptor> {
   return table;
 }
 
+/** The fulfilment handlers of `version`, by method (see `resultAcceptor`); a connection may keep them once ready. */
+export function resultAcceptors(version: string | undefined): ReadonlyMap<string, Acceptor> {
+  const revision = revisionOf(version);
+  return acceptors.get(revision) ?? acceptorsOf(revision);
+}
+
 /**
  * A fulfilment handler that returns a valid result of `method` in `version` (the negotiated revision)
  * and throws `ResultValidationError` for a broken one; extension methods' results pass as they are.
  */
 export function resultAcceptor(method: string, version: string | undefined): Acceptor {
-  const revision = revisionOf(version);
-  return (acceptors.get(revision) ?? acceptorsOf(revision)).get(method) ?? passThrough;
+  return resultAcceptors(version).get(method) ?? passThrough;
 }
 
 /** A rejection handler: an error response (an `McpError` as the correlation core makes it) becomes a `PeerError`. */
