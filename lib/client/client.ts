@@ -478,12 +478,18 @@ function pageParams(cursor: string | undefined): JsonObject | undefined {
 function checkToolOutput(name: string, result: CallToolResult, check: SchemaCheck): CallToolResult {
   if (result.isError) return result;
   if (result.structuredContent === undefined) {
-    throw new ResultValidationError(`Tool ${name} has an outputSchema but returned no structuredContent`);
+    throw new ResultValidationError(
+      `Tool ${name} has an outputSchema but returned no structuredContent`,
+      'tools/call',
+      '/structuredContent',
+    );
   }
   const problems = check(result.structuredContent);
   if (problems) {
     throw new ResultValidationError(
       `Tool ${name} returned structuredContent that does not match its outputSchema: ${problems.join('; ')}`,
+      'tools/call',
+      '/structuredContent',
     );
   }
   return result;
