@@ -361,7 +361,11 @@ describe('our result rules against the official schemas', () => {
     ],
     ['sampling/createMessage', { role: 'assistant', content: { type: 'text', text: 'hi' } }, '/model is required'],
     ['elicitation/create', { action: 'maybe' }, '/action must be one of'],
-    ['elicitation/create', { action: 'accept', content: { a: { nested: true } } }, '/content/a must be a number'],
+    [
+      'elicitation/create',
+      { action: 'accept', content: { a: { nested: true } } },
+      '/content/a must be a string, a number, a boolean or a list of strings',
+    ],
     ['roots/list', { roots: [{ name: 'home' }] }, '/roots/0/uri is required'],
   ];
 
@@ -400,6 +404,14 @@ describe('our result rules against the official schemas', () => {
     ).toBeUndefined();
     expect(resultProblem('tools/call', { content: [], structuredContent: { a: 1 }, _meta: { x: 1 } })).toBeUndefined();
     expect(resultProblem('x-ext/anything', 'not even an object')).toBeUndefined();
+  });
+
+  it('quotes at most an excerpt of a key in the path it names', () => {
+    const key = 'k'.repeat(100_000);
+    const problem = resultProblem('elicitation/create', { action: 'accept', content: { [key]: {} } });
+    expect(problem?.message).toBe(
+      `elicitation/create result: /content/${'k'.repeat(80)}… must be a string, a number, a boolean or a list of strings`,
+    );
   });
 
   it('checks a deeply nested result without recursing with its depth', () => {

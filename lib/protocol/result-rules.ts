@@ -22,6 +22,7 @@ import {
   numberBetween,
   object,
   oneOf,
+  problem,
   recordOf,
   singleOrArray,
   string,
@@ -206,12 +207,14 @@ function buildRules(version: ProtocolVersion): Readonly<Record<string, Rule>> {
     }),
   );
 
+  const strings = arrayOf(string);
+  /** An answer to one form field: a string, a number, a boolean, or (2025-11-25) a list of strings. */
   const elicitedValue: Rule = (value) =>
-    typeof value === 'string' || typeof value === 'boolean'
+    typeof value === 'string' || typeof value === 'boolean' || number(value) === undefined
       ? undefined
       : Array.isArray(value)
-        ? arrayOf(string)(value)
-        : number(value);
+        ? strings(value)
+        : problem('must be a string, a number, a boolean or a list of strings');
 
   return Object.freeze(
     Object.assign(Object.create(null) as Record<string, Rule>, {

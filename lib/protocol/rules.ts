@@ -15,13 +15,19 @@ export interface RuleProblem {
 
 export type Rule = (value: unknown) => RuleProblem | undefined;
 
-function problem(message: string): RuleProblem {
+/** A problem with the value itself. */
+export function problem(message: string): RuleProblem {
   return { path: '', message };
 }
 
+/** How much of a key a path quotes: keys come from the peer and may be megabytes long. */
+const MAX_KEY_CHARS = 80;
+
 /** The same problem seen from one level up: `key` is prepended to its path. */
 function under(key: string | number, inner: RuleProblem): RuleProblem {
-  const segment = typeof key === 'number' ? String(key) : key.replace(/~/g, '~0').replace(/\//g, '~1');
+  let segment = typeof key === 'number' ? String(key) : key;
+  if (segment.length > MAX_KEY_CHARS) segment = `${segment.slice(0, MAX_KEY_CHARS)}…`;
+  segment = segment.replace(/~/g, '~0').replace(/\//g, '~1');
   return { path: `/${segment}${inner.path}`, message: inner.message };
 }
 
@@ -130,17 +136,6 @@ export function singleOrArray(single: Rule): Rule {
 /** Either rule; the problem reported is `message` at the value itself. */
 export function either(first: Rule, second: Rule, message: string): Rule {
   return (value) => (first(value) === undefined || second(value) === undefined ? undefined : problem(message));
-}
-
-/** All the rules, in order; the first problem wins. */
-export function allOf(...rules: readonly Rule[]): Rule {
-  return (value) => {
-    for (let index = 0; index < rules.length; index++) {
-      const found = rules[index]!(value);
-      if (found) return found;
-    }
-    return undefined;
-  };
 }
 
 /**
