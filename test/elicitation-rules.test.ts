@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileWithAjv, specAccepts, expectInvalidParams, expectTypeError } from './helpers/rules';
+import { compileWithAjv, specAccepts, expectInvalidParams, expectTypeError, thrown } from './helpers/rules';
 import { ErrorCode, McpError } from '../lib/jsonrpc/errors';
 import {
   applyDefaults,
@@ -138,6 +138,22 @@ describe('parseElicitParams: URL mode', () => {
     ];
     for (const [url, fragment] of cases)
       expectInvalidParams(() => parseElicitParams(urlParams(url as string), URL_ONLY), 'url', fragment);
+  });
+
+  it("quotes at most an excerpt of the server's URL, property names and choices in its refusal", () => {
+    const url = `https://x.example/${'a b'.repeat(100_000)}`;
+    const refusal = (thrown(() => parseElicitParams(urlParams(url), URL_ONLY)) as Error).message;
+    expect(refusal).toContain('… (300018 characters) is not a valid absolute URL');
+    expect(refusal.length).toBeLessThan(300);
+    const name = 'n'.repeat(100_000);
+    const badProperty = thrown(() => parseElicitParams(form({ [name]: { type: 'object' } }), FORM)) as Error;
+    expect(badProperty.message).toContain('(100000 characters) is a nested object');
+    expect(badProperty.message.length).toBeLessThan(300);
+    const choices = Array.from({ length: 5000 }, (_, i) => `choice-${i}`);
+    const params = parseElicitParams(form({ pick: { type: 'string', enum: choices } }), FORM) as ElicitFormParams;
+    const wrong = thrown(() => checkElicitResult({ action: 'accept', content: { pick: 'none' } }, params)) as Error;
+    expect(wrong.message).toContain('"choice-9" and 4990 more');
+    expect(wrong.message.length).toBeLessThan(400);
   });
 
   it('refuses URLs with credentials or characters that would display differently from what opens', () => {

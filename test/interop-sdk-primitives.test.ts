@@ -46,7 +46,7 @@ import type { PromptDefinition } from '../lib/server/prompts';
 import type { ResourceDefinition, ResourceTemplateDefinition } from '../lib/server/resources';
 import { Server, type ServerConnection } from '../lib/server/server';
 import type { ToolDefinition } from '../lib/server/tools';
-import { cleanups, connectOurClient, serveOverSdkTransport } from './helpers/sdk';
+import { cleanups, connectOurClient, serveOverSdkTransport, watchSdkClient } from './helpers/sdk';
 import { deferred } from './helpers/fixtures';
 
 /** Registers a test only where it applies (a revision that has the feature): nothing shows as skipped. */
@@ -1042,4 +1042,64 @@ describe.each(VERSIONS)('our client against the SDK McpServer, negotiating %s', 
       expect(sdkErrors).toEqual([]);
     },
   );
+});
+
+describe('errors thrown by our tool handlers, as the SDK client sees them', () => {
+  it('an McpError is a JSON-RPC error with its code, message and data; other failures are isError results', async () => {
+    const server = new Server(
+      defineServer({
+        name: 'throwing',
+        version: '1',
+        tools: [
+          {
+            name: 'typed',
+            inputSchema: { type: 'object' },
+            handler: () => {
+              throw new McpError(-32000, 'quota exceeded', { retryAfterSeconds: 30 });
+            },
+          },
+          {
+            name: 'plain',
+            inputSchema: { type: 'object' },
+            handler: async () => {
+              throw new Error('cannot read the file');
+            },
+          },
+          {
+            name: 'ask-model',
+            inputSchema: { type: 'object' },
+            handler: async (_args, ctx) =>
+              json(
+                await ctx.createMessage({
+                  messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }],
+                  maxTokens: 5,
+                }),
+              ),
+          },
+        ],
+      }),
+    );
+    const [ourSide, sdkSide] = InMemoryTransport.createLinkedPair();
+    serveOverSdkTransport(server, ourSide);
+    const sdkClient = new SdkClient({ name: 'sdk', version: '1' }, { capabilities: { sampling: {} } });
+    sdkClient.setRequestHandler(CreateMessageRequestSchema, () => {
+      throw new SdkMcpError(-1, 'The user rejected the sampling request');
+    });
+    const sdkErrors = watchSdkClient(sdkClient, server);
+    await sdkClient.connect(sdkSide);
+
+    const typed = await sdkClient.callTool({ name: 'typed', arguments: {} }).catch((error: unknown) => error);
+    expect(typed).toBeInstanceOf(SdkMcpError);
+    expect(typed).toMatchObject({ code: -32000, data: { retryAfterSeconds: 30 } });
+    expect((typed as Error).message).toContain('quota exceeded');
+    expect(await sdkClient.callTool({ name: 'plain', arguments: {} })).toEqual({
+      content: [{ type: 'text', text: 'cannot read the file' }],
+      isError: true,
+    });
+    // The client's own refusal, let escape by the handler, is a failure the model reads: not sent back as -1.
+    const refused = await sdkClient.callTool({ name: 'ask-model', arguments: {} });
+    expect(refused.isError).toBe(true);
+    expect((refused.content as { text: string }[])[0]!.text).toContain('The user rejected the sampling request');
+    expect(sdkErrors).toEqual([]);
+  });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { firstValueFrom, Subject, take, toArray } from 'rxjs';
-import { CapabilityNotSupportedError, McpError } from '../lib/jsonrpc/errors';
+import { fileURLToPath } from 'node:url';
+import { CapabilityNotSupportedError, ConnectionClosedError, McpError } from '../lib/jsonrpc/errors';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../lib/protocol/versions';
 import { defineServer } from '../lib/server/definition';
 import type { ResourceDefinition, ResourceTemplateDefinition } from '../lib/server/resources';
@@ -10,6 +11,10 @@ import { createMemoryPair } from '../transports/memory';
 import { connectClients, connectPair, validateEmitted } from './helpers/pair';
 import { deferred } from './helpers/fixtures';
 import { RawPeer } from './helpers/raw-peer';
+import { isAlive } from './helpers/processes';
+import { StdioClientTransport } from '../transports/stdio';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const readme: ResourceDefinition = {
   uri: 'file:///project/README.md',
@@ -248,6 +253,73 @@ describe('resource subscriptions', () => {
     client.subscribeResource(readme.uri).subscribe({ complete: () => completed.resolve() });
     await client.close();
     await completed.promise;
+  });
+
+  it('errors with a ConnectionClosedError carrying the quit reason when the server side goes away', async () => {
+    const [clientSide, serverSide] = createMemoryPair();
+    const connection = new Server(definition()).connect(serverSide);
+    const client = await new Client({ name: 'c', version: '1' }).connect(clientSide);
+    const ended = deferred<unknown>();
+    client.subscribeResource(readme.uri).subscribe({
+      error: (error) => ended.resolve(error),
+      complete: () => ended.resolve('completed'),
+    });
+    await client.ping(); // answered after the subscribe request that went before it
+    expect(connection.server.subscriptions.size).toBe(1);
+    await connection.close(); // the server ends this connection: the client did not ask for it
+    const error = await ended.promise;
+    expect(error).toBeInstanceOf(ConnectionClosedError);
+    expect((error as ConnectionClosedError).quitReason?.kind).toBe('transport-closed');
+    expect((error as Error).message).toContain(readme.uri);
+  });
+
+  it('a subscription made after the connection died errors too', async () => {
+    const [clientSide, serverSide] = createMemoryPair();
+    const connection = new Server(definition()).connect(serverSide);
+    const client = await new Client({ name: 'c', version: '1' }).connect(clientSide);
+    await connection.close();
+    await client.closed;
+    const error = await firstValueFrom(client.subscribeResource(readme.uri)).catch((failure: unknown) => failure);
+    expect(error).toBeInstanceOf(ConnectionClosedError);
+    expect((error as ConnectionClosedError).quitReason?.kind).toBe('transport-closed');
+  });
+
+  it('over stdio: errors when the server process is killed, and completes on a deliberate close', async () => {
+    const start = async () => {
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: [fileURLToPath(new URL('./fixtures/broken-results-server.mjs', import.meta.url))],
+        shutdown: { stdinGraceMs: 300, terminateGraceMs: 300 },
+      });
+      const client = await new Client({ name: 'c', version: '1' }).connect(transport);
+      const updates: string[] = [];
+      const ended = new Promise<unknown>((resolve) =>
+        client.subscribeResource('notes://a').subscribe({
+          next: (update) => updates.push(update.uri),
+          error: resolve,
+          complete: () => resolve('completed'),
+        }),
+      );
+      // The fixture sends one update right after it accepts the subscription.
+      for (let waited = 0; updates.length === 0 && waited < 5000; waited += 20) await sleep(20);
+      expect(updates).toEqual(['notes://a']);
+      return { transport, client, ended };
+    };
+
+    const killed = await start();
+    process.kill(killed.transport.pid!, 'SIGKILL');
+    const error = await killed.ended;
+    expect(error).toBeInstanceOf(ConnectionClosedError);
+    expect((error as ConnectionClosedError).quitReason?.kind).not.toBe('local-close');
+    await killed.client.close();
+
+    const closed = await start();
+    await closed.client.close();
+    expect(await closed.ended).toBe('completed');
+    for (const pid of [killed.transport.pid!, closed.transport.pid!]) {
+      for (let waited = 0; isAlive(pid) && waited < 5000; waited += 50) await sleep(50);
+      expect(isAlive(pid)).toBe(false);
+    }
   });
 
   it('answers -32601 to subscribe when the server has no resources', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { specAccepts, expectInvalidParams, expectTypeError } from './helpers/rules';
+import { specAccepts, expectInvalidParams, expectTypeError, thrown } from './helpers/rules';
 import { checkCreateMessageParams, checkCreateMessageResult, type SamplingDeclared } from '../lib/client/sampling';
 
 const BASIC: SamplingDeclared = { tools: false, context: false };
@@ -298,6 +298,15 @@ describe('checkCreateMessageParams: tool-use rules (2025-11-25)', () => {
       () => check([user(text('go')), assistant([text('calling'), use('last')])]),
       'messages[1].content[1]: tool_use "last" is not answered',
     );
+  });
+
+  it("quotes at most an excerpt of the server's strings in its refusal", () => {
+    const huge = 'z'.repeat(200_000);
+    const error = thrown(() => check([user(text('go')), assistant(use('a')), user([result('a'), result(huge)])]));
+    expect((error as Error).message).toContain(
+      `toolUseId "${'z'.repeat(80)}"… (200000 characters) matches no tool_use`,
+    );
+    expect((error as Error).message.length).toBeLessThan(300);
   });
 
   it('refuses a tool_result whose toolUseId matches no tool_use of the preceding assistant message', () => {

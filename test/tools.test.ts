@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { filter, firstValueFrom, take, toArray } from 'rxjs';
-import { McpError, ResultValidationError } from '../lib/jsonrpc/errors';
+import { ErrorCode, McpError, RelayedError, ResultValidationError } from '../lib/jsonrpc/errors';
 import { defineServer } from '../lib/server/definition';
+import { createAjvValidator } from '../lib/validation/json-schema';
 import { defineTool } from '../lib/server/tools';
 import { encodeCursor } from '../lib/server/cursor';
 import { Server } from '../lib/server/server';
@@ -298,5 +299,84 @@ describe('defining tools', () => {
     expect(() => defineServer({ name: 's', version: '1', tools: [tool('a'), tool('a')] })).toThrow(
       'Two tools are named a',
     );
+  });
+});
+
+describe('errors thrown by a tool handler', () => {
+  /** A server whose tools throw each kind of error, and a client whose sampling handler refuses. */
+  const throwing = defineServer({
+    name: 's',
+    version: '1',
+    tools: [
+      tool('typed', () => {
+        throw new McpError(-32000, 'quota exceeded', { retryAfterSeconds: 30 });
+      }),
+      tool('typed-async', async () => {
+        throw new McpError(ErrorCode.InvalidParams, 'the mode argument is missing', { missing: ['mode'] });
+      }),
+      tool('plain', () => {
+        throw new TypeError('cannot read the file');
+      }),
+      tool('relay', () => {
+        throw RelayedError.of(new McpError(-32602, 'upstream says: bad params', { field: 'x' }));
+      }),
+      tool('url', () => {
+        throw new McpError(ErrorCode.UrlElicitationRequired, 'needs a browser', { elicitations: [] });
+      }),
+      tool('ask-model', async (_args, ctx) => {
+        await ctx.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 5 });
+        return { content: [{ type: 'text', text: 'sampled' }] };
+      }),
+    ],
+  });
+  const refusingModel = {
+    sampling: {
+      handler: () => {
+        throw new McpError(-1, 'The user rejected the sampling request');
+      },
+    },
+  };
+
+  it('an McpError reaches the client as a JSON-RPC error with its code, message and data', async () => {
+    const { client } = await connectPair(throwing, refusingModel);
+    const typed = await client.callTool('typed').catch((error: unknown) => error);
+    expect(typed).toBeInstanceOf(McpError);
+    expect(typed).toMatchObject({ code: -32000, message: 'quota exceeded', data: { retryAfterSeconds: 30 } });
+    await expect(client.callTool('typed-async')).rejects.toMatchObject({
+      code: -32602,
+      message: 'the mode argument is missing',
+      data: { missing: ['mode'] },
+    });
+  });
+
+  it('RelayedError and -32042 stay JSON-RPC errors', async () => {
+    const { client } = await connectPair(throwing, refusingModel);
+    await expect(client.callTool('relay')).rejects.toMatchObject({
+      code: -32602,
+      message: 'upstream says: bad params',
+      data: { field: 'x' },
+    });
+    await expect(client.callTool('url')).rejects.toMatchObject({ code: -32042, data: { elicitations: [] } });
+  });
+
+  it('any other error, and an error response the handler received and let escape, is a result the model can read', async () => {
+    const { client } = await connectPair(throwing, refusingModel);
+    expect(await client.callTool('plain')).toEqual({
+      content: [{ type: 'text', text: 'cannot read the file' }],
+      isError: true,
+    });
+    expect(await client.callTool('ask-model')).toEqual({
+      content: [{ type: 'text', text: 'The user rejected the sampling request' }],
+      isError: true,
+    });
+  });
+});
+
+describe("a server's outputSchema that nests too deep to handle", () => {
+  it('is a schema problem for the call it checks, not a stack overflow', () => {
+    let schema: Record<string, unknown> = { type: 'object' };
+    for (let i = 0; i < 50_000; i++) schema = { type: 'object', properties: { a: schema } };
+    const problems = createAjvValidator().compile(schema)({ a: {} });
+    expect(problems?.[0]).toMatch(/^the schema is invalid/);
   });
 });

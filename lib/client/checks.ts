@@ -22,10 +22,25 @@ export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** How much of a peer's string an error message quotes. */
+export const MAX_QUOTED_CHARS = 80;
+
+/** A string as a message quotes it: JSON-quoted, cut to a bounded excerpt (a peer's string may be megabytes). */
+export function quote(text: string): string {
+  if (text.length <= MAX_QUOTED_CHARS) return JSON.stringify(text);
+  return `${JSON.stringify(text.slice(0, MAX_QUOTED_CHARS))}… (${text.length} characters)`;
+}
+
+/** Strings as a message lists them: quoted, at most ten, then how many more. */
+export function quoteList(values: readonly string[]): string {
+  const shown = values.slice(0, 10).map(quote).join(', ');
+  return values.length > 10 ? `${shown} and ${values.length - 10} more` : shown;
+}
+
 /** A value as a message shows it: `nothing`, `an array`, `"text"`, `42`, `a object`. */
 export function describeValue(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (Array.isArray(value)) return 'an array';
   if (value === null || typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return typeof value === 'string' ? JSON.stringify(value) : `a ${typeof value}`;
+  return typeof value === 'string' ? quote(value) : `a ${typeof value}`;
 }

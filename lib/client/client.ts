@@ -13,6 +13,14 @@ import type { Transport } from '../../transports/transport';
 import { CapabilityNotSupportedError, ResultValidationError, UnsupportedProtocolVersionError } from '../jsonrpc/errors';
 import { ProtocolViolationError } from '../jsonrpc/errors';
 import type { JsonObject, JsonRpcNotification } from '../jsonrpc/types';
+import {
+  passThrough,
+  resultAcceptor,
+  resultAcceptors,
+  rethrowAsPeerError,
+  uncheckedResponse,
+  type Acceptor,
+} from '../protocol/results';
 import { shape } from '../protocol/shape';
 import type {
   CallToolResult,
@@ -44,7 +52,7 @@ import { RESOURCE_SEARCH_EXTENSION } from '../server/definition';
 import { defaultValidator, type SchemaCheck, type SchemaValidator } from '../validation/json-schema';
 import { ClientFeatures, FEATURE_HANDLERS, type ClientFeatureOptions } from './features';
 import { ListCache } from './list-cache';
-import { collectPages } from './pages';
+import { collectPages, DEFAULT_MAX_LIST_PAGES } from './pages';
 import { checkRoots } from './roots';
 import { ResourceSubscriptions } from './resource-subscriptions';
 
@@ -61,6 +69,21 @@ export interface ClientOptions extends ConnectionOptions, ClientFeatureOptions {
   readonly validator?: SchemaValidator;
   /** Check a tool's `structuredContent` against the `outputSchema` from `listTools` (default true). */
   readonly validateToolOutput?: boolean;
+  /**
+   * How many pages `listTools`, `listResources`, `listResourceTemplates` and `listPrompts` follow before
+   * they reject with `ProtocolViolationError` (default 10 000). A cursor the server returned before
+   * rejects at once.
+   */
+  readonly maxListPages?: number;
+}
+
+export interface ClientRequestOptions extends SendOptions {
+  /**
+   * Check the result against the method's result schema for the negotiated revision (default true). Turn
+   * it off only to inspect a peer's raw answer yourself (a hub keeps an upstream's valid list entries and
+   * reports the broken ones).
+   */
+  readonly validateResult?: boolean;
 }
 
 export interface ConnectOptions {
@@ -109,6 +132,9 @@ export class Client extends Connection {
   private resourceSubscriptions: ResourceSubscriptions | undefined;
   /** The transport `connect` attached: `close` waits for it to have closed. */
   private attached: Transport | undefined;
+  private readonly maxListPages: number;
+  /** The result checks of the negotiated revision, kept once ready (the revision no longer changes). */
+  private readyAcceptors: ReadonlyMap<string, Acceptor> | undefined;
 
   constructor(
     readonly info: Implementation,
@@ -122,6 +148,7 @@ export class Client extends Connection {
     this.capabilities = this.features.capabilities(options.capabilities, this.requestedVersion);
     this.validator = options.validator ?? defaultValidator();
     this.validateToolOutput = options.validateToolOutput ?? true;
+    this.maxListPages = options.maxListPages ?? DEFAULT_MAX_LIST_PAGES;
   }
 
   /** The server's tools, cached and re-listed after `notifications/tools/list_changed`. */
@@ -214,21 +241,35 @@ export class Client extends Connection {
     });
   }
 
+  /**
+   * Sends a request; its result is checked against the method's result schema before it is returned (a
+   * broken one rejects with `ResultValidationError`), and an error response rejects with `PeerError`.
+   */
+  override request(method: string, params?: JsonObject, options?: ClientRequestOptions): Promise<JsonObject> {
+    const pending = super.request(method, params, options);
+    if (options?.validateResult === false) return uncheckedResponse(pending);
+    const acceptors = this.readyAcceptors ?? this.currentAcceptors();
+    return pending.then(acceptors.get(method) ?? passThrough, rethrowAsPeerError);
+  }
+
   ping(options?: RequestOptions): Promise<void> {
-    return this.request('ping', undefined, options).then(() => undefined);
+    return super.request('ping', undefined, options).then(pingAcceptor(this.protocolVersion), rethrowAsPeerError);
   }
 
   // ---- tools -------------------------------------------------------------------------------------
 
   /** One page of `tools/list`. */
-  listToolsPage(cursor?: string, options?: SendOptions): Promise<ListToolsResult> {
+  listToolsPage(cursor?: string, options?: ClientRequestOptions): Promise<ListToolsResult> {
     return this.call('tools/list', pageParams(cursor), options);
   }
 
   /** Every tool, following cursors. Remembers output schemas to check `callTool` results. */
-  async listTools(options?: SendOptions): Promise<Tool[]> {
-    const tools = await collectPages<Tool, 'tools'>('tools/list', 'tools', (cursor) =>
-      this.listToolsPage(cursor, options),
+  async listTools(options?: ClientRequestOptions): Promise<Tool[]> {
+    const tools = await collectPages<Tool, 'tools'>(
+      'tools/list',
+      'tools',
+      (cursor) => this.listToolsPage(cursor, options),
+      this.maxListPages,
     );
     this.rememberOutputSchemas(tools);
     return tools;
@@ -238,7 +279,7 @@ export class Client extends Connection {
    * Calls a tool. A tool's own failure is a result with `isError: true`, not a rejection. When `listTools`
    * saw an `outputSchema` for the tool, `structuredContent` is checked against it.
    */
-  callTool(name: string, args?: JsonObject, options?: SendOptions): Promise<CallToolResult> {
+  callTool(name: string, args?: JsonObject, options?: ClientRequestOptions): Promise<CallToolResult> {
     const pending = this.call<CallToolResult>(
       'tools/call',
       args === undefined ? { name } : { name, arguments: args },
@@ -250,40 +291,51 @@ export class Client extends Connection {
 
   // ---- resources ---------------------------------------------------------------------------------
 
-  listResourcesPage(cursor?: string, options?: SendOptions): Promise<{ resources: Resource[] } & Page> {
+  listResourcesPage(cursor?: string, options?: ClientRequestOptions): Promise<{ resources: Resource[] } & Page> {
     return this.call('resources/list', pageParams(cursor), options);
   }
 
-  listResources(options?: SendOptions): Promise<Resource[]> {
-    return collectPages('resources/list', 'resources', (cursor) => this.listResourcesPage(cursor, options));
+  listResources(options?: ClientRequestOptions): Promise<Resource[]> {
+    return collectPages(
+      'resources/list',
+      'resources',
+      (cursor) => this.listResourcesPage(cursor, options),
+      this.maxListPages,
+    );
   }
 
   listResourceTemplatesPage(
     cursor?: string,
-    options?: SendOptions,
+    options?: ClientRequestOptions,
   ): Promise<{ resourceTemplates: ResourceTemplate[] } & Page> {
     return this.call('resources/templates/list', pageParams(cursor), options);
   }
 
-  listResourceTemplates(options?: SendOptions): Promise<ResourceTemplate[]> {
-    return collectPages('resources/templates/list', 'resourceTemplates', (cursor) =>
-      this.listResourceTemplatesPage(cursor, options),
+  listResourceTemplates(options?: ClientRequestOptions): Promise<ResourceTemplate[]> {
+    return collectPages(
+      'resources/templates/list',
+      'resourceTemplates',
+      (cursor) => this.listResourceTemplatesPage(cursor, options),
+      this.maxListPages,
     );
   }
 
   /** Reads a resource. An unknown URI rejects with `McpError` -32002 (`data.uri` names it). */
-  readResource(uri: string, options?: SendOptions): Promise<ReadResourceResult> {
+  readResource(uri: string, options?: ClientRequestOptions): Promise<ReadResourceResult> {
     return this.call('resources/read', { uri }, options);
   }
 
   /**
    * Changes of a resource (and its sub-resources) as an Observable: subscribing sends
-   * `resources/subscribe`, the last unsubscription sends `resources/unsubscribe`, and it completes when the
-   * connection closes. A server that refuses the subscription errors it.
+   * `resources/subscribe`, the last unsubscription sends `resources/unsubscribe`. It completes when the
+   * client is closed with `close()`, and errors with a `ConnectionClosedError` (its `quitReason` says why)
+   * when the connection ends otherwise (the server exits, the transport fails). A server that refuses the
+   * subscription errors it.
    */
   subscribeResource(uri: string): Observable<ResourceUpdatedParams> {
     this.resourceSubscriptions ??= new ResourceSubscriptions({
       notifications$: this.notifications$,
+      closed: this.closed,
       subscribe: (target) => this.request('resources/subscribe', { uri: target }),
       unsubscribe: (target) => this.request('resources/unsubscribe', { uri: target }),
     });
@@ -291,7 +343,7 @@ export class Client extends Connection {
   }
 
   /** The `resources/search` extension, when the server offers it (see `RESOURCE_SEARCH_EXTENSION`). */
-  searchResources(query: string, options?: SendOptions): Promise<Resource[]> {
+  searchResources(query: string, options?: ClientRequestOptions): Promise<Resource[]> {
     if (!this.serverCapabilities?.experimental?.[RESOURCE_SEARCH_EXTENSION]) {
       return Promise.reject(
         new CapabilityNotSupportedError('resources/search', 'The server does not offer the resources/search extension'),
@@ -304,21 +356,30 @@ export class Client extends Connection {
 
   // ---- prompts and completion --------------------------------------------------------------------
 
-  listPromptsPage(cursor?: string, options?: SendOptions): Promise<{ prompts: Prompt[] } & Page> {
+  listPromptsPage(cursor?: string, options?: ClientRequestOptions): Promise<{ prompts: Prompt[] } & Page> {
     return this.call('prompts/list', pageParams(cursor), options);
   }
 
-  listPrompts(options?: SendOptions): Promise<Prompt[]> {
-    return collectPages('prompts/list', 'prompts', (cursor) => this.listPromptsPage(cursor, options));
+  listPrompts(options?: ClientRequestOptions): Promise<Prompt[]> {
+    return collectPages(
+      'prompts/list',
+      'prompts',
+      (cursor) => this.listPromptsPage(cursor, options),
+      this.maxListPages,
+    );
   }
 
   /** Renders a prompt. An unknown prompt or a missing required argument rejects with `McpError` -32602. */
-  getPrompt(name: string, args?: Readonly<Record<string, string>>, options?: SendOptions): Promise<GetPromptResult> {
+  getPrompt(
+    name: string,
+    args?: Readonly<Record<string, string>>,
+    options?: ClientRequestOptions,
+  ): Promise<GetPromptResult> {
     return this.call('prompts/get', args === undefined ? { name } : { name, arguments: args }, options);
   }
 
   /** Suggestions for a prompt argument or a resource-template variable. */
-  complete(params: CompleteParams, options?: SendOptions): Promise<Completion> {
+  complete(params: CompleteParams, options?: ClientRequestOptions): Promise<Completion> {
     return this.call<{ completion: Completion }>('completion/complete', params as unknown as JsonObject, options).then(
       (result) => result.completion,
     );
@@ -326,7 +387,7 @@ export class Client extends Connection {
 
   // ---- logging -----------------------------------------------------------------------------------
 
-  setLoggingLevel(level: LoggingLevel, options?: SendOptions): Promise<void> {
+  setLoggingLevel(level: LoggingLevel, options?: ClientRequestOptions): Promise<void> {
     return this.request('logging/setLevel', { level }, options).then(() => undefined);
   }
 
@@ -390,7 +451,18 @@ export class Client extends Connection {
     ));
   }
 
-  private call<T>(method: string, params: JsonObject | undefined, options: SendOptions | undefined): Promise<T> {
+  /** The result checks of the revision in force: the requested one until the server has answered. */
+  private currentAcceptors(): ReadonlyMap<string, Acceptor> {
+    const acceptors = resultAcceptors(this.protocolVersion ?? this.requestedVersion);
+    if (this.state === 'ready') this.readyAcceptors = acceptors;
+    return acceptors;
+  }
+
+  private call<T>(
+    method: string,
+    params: JsonObject | undefined,
+    options: ClientRequestOptions | undefined,
+  ): Promise<T> {
     return this.request(method, params, options) as Promise<unknown> as Promise<T>;
   }
 
@@ -418,6 +490,18 @@ export class Client extends Connection {
   }
 }
 
+const pingAcceptors = new Map<string | undefined, (result: JsonObject) => void>();
+
+/** Checks a ping result and resolves with nothing: one handler per revision, so a ping allocates none. */
+function pingAcceptor(version: string | undefined): (result: JsonObject) => void {
+  let acceptor = pingAcceptors.get(version);
+  if (!acceptor) {
+    const accept = resultAcceptor('ping', version);
+    pingAcceptors.set(version, (acceptor = (result) => void accept(result)));
+  }
+  return acceptor;
+}
+
 function pageParams(cursor: string | undefined): JsonObject | undefined {
   return cursor === undefined ? undefined : { cursor };
 }
@@ -425,12 +509,18 @@ function pageParams(cursor: string | undefined): JsonObject | undefined {
 function checkToolOutput(name: string, result: CallToolResult, check: SchemaCheck): CallToolResult {
   if (result.isError) return result;
   if (result.structuredContent === undefined) {
-    throw new ResultValidationError(`Tool ${name} has an outputSchema but returned no structuredContent`);
+    throw new ResultValidationError(
+      `Tool ${name} has an outputSchema but returned no structuredContent`,
+      'tools/call',
+      '/structuredContent',
+    );
   }
   const problems = check(result.structuredContent);
   if (problems) {
     throw new ResultValidationError(
       `Tool ${name} returned structuredContent that does not match its outputSchema: ${problems.join('; ')}`,
+      'tools/call',
+      '/structuredContent',
     );
   }
   return result;

@@ -3,7 +3,7 @@
  * A request that breaks the protocol throws `McpError(-32602)`; a bad answer from the application throws `TypeError`.
  */
 import { ErrorCode, McpError } from '../jsonrpc/errors';
-import { describeValue, faultsOf, isObject } from './checks';
+import { describeValue, faultsOf, isObject, quote, quoteList } from './checks';
 import type {
   ElicitParams,
   ElicitResult,
@@ -21,8 +21,6 @@ export interface ElicitationDeclared {
 }
 
 const { serverFault, appFault } = faultsOf('elicitation/create');
-
-const list = (values: readonly string[]) => values.map((value) => JSON.stringify(value)).join(', ');
 
 // RFC 3986 allows only these characters; the official schema checks `url` and `format: uri` against it.
 const URI_CHARACTERS = /^(?:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$/;
@@ -44,11 +42,11 @@ function isUri(value: string): boolean {
  */
 function urlProblem(url: unknown): string | undefined {
   if (typeof url !== 'string') return `must be a string, got ${describeValue(url)}`;
-  if (!isUri(url)) return `${JSON.stringify(url)} is not a valid absolute URL`;
+  if (!isUri(url)) return `${quote(url)} is not a valid absolute URL`;
   const parsed = new URL(url);
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
-    return `${JSON.stringify(url)} must use http or https, not ${parsed.protocol}`;
-  if (parsed.username || parsed.password) return `${JSON.stringify(url)} must not carry credentials`;
+    return `${quote(url)} must use http or https, not ${parsed.protocol}`;
+  if (parsed.username || parsed.password) return `${quote(url)} must not carry credentials`;
   return undefined;
 }
 
@@ -237,14 +235,17 @@ function valueProblem(schema: PrimitiveSchema, value: unknown): string | undefin
       if (maxItems !== undefined && value.length > maxItems)
         return `must have at most ${maxItems} items, got ${value.length}`;
       const outside = value.find((item) => !choices!.includes(item));
-      if (outside !== undefined) return `contains ${describeValue(outside)}, which is not one of ${list(choices!)}`;
+      if (outside !== undefined)
+        return `contains ${describeValue(outside)}, which is not one of ${quoteList(choices!)}`;
       const twice = value.find((item, i) => value.indexOf(item) !== i);
       return twice === undefined ? undefined : `contains ${describeValue(twice)} more than once`;
     }
     case 'string': {
       if (typeof value !== 'string') return `must be a string, got ${describeValue(value)}`;
       if (choices)
-        return choices.includes(value) ? undefined : `must be one of ${list(choices)}, got ${describeValue(value)}`;
+        return choices.includes(value)
+          ? undefined
+          : `must be one of ${quoteList(choices)}, got ${describeValue(value)}`;
       const { minLength, maxLength, format } = schema as StringSchema;
       if (minLength !== undefined && length(value) < minLength) return `must be at least ${minLength} characters long`;
       if (maxLength !== undefined && length(value) > maxLength) return `must be at most ${maxLength} characters long`;
@@ -268,7 +269,7 @@ function checkRequestedSchema(schema: unknown): void {
     return serverFault(`requestedSchema.properties must be an object, got ${describeValue(properties)}`);
   for (const [name, property] of Object.entries(properties)) {
     const problem = schemaProblem(property) ?? defaultProblem(property as PrimitiveSchema);
-    if (problem) serverFault(`requestedSchema property ${JSON.stringify(name)} ${problem}`);
+    if (problem) serverFault(`requestedSchema property ${quote(name)} ${problem}`);
   }
   const required = schema.required;
   if (required === undefined) return;
@@ -277,7 +278,7 @@ function checkRequestedSchema(schema: unknown): void {
   for (const name of required) {
     if (typeof name !== 'string') serverFault(`requestedSchema.required must hold strings, got ${describeValue(name)}`);
     if (!Object.hasOwn(properties, name))
-      serverFault(`requestedSchema.required names ${JSON.stringify(name)}, which is not a property`);
+      serverFault(`requestedSchema.required names ${quote(name)}, which is not a property`);
   }
 }
 

@@ -3,12 +3,19 @@ import { concat, defer, from, Subject, type Observable } from 'rxjs';
 /**
  * A server list (tools, resources, prompts) kept by the client: `get()` lists once and answers from the
  * cache until the server says the list changed; `changes$` emits the current list on subscription and a
- * fresh one after every change (several `list_changed` in one tick cause one re-list).
+ * fresh one after every change.
+ *
+ * Re-listing is bounded whatever the server sends: `list_changed` notifications in one tick cause one
+ * re-list, and those that arrive while a re-list is in flight cause one more after it (its list may be
+ * outdated, so it is not emitted), never one re-list per notification.
  */
 export class ListCache<T> {
   private cached: Promise<readonly T[]> | undefined;
   private refreshes: Subject<readonly T[]> | undefined;
   private refreshScheduled = false;
+  private refreshing = false;
+  /** The list changed again while a re-list was in flight. */
+  private stale = false;
 
   constructor(
     private readonly fetch: () => Promise<readonly T[]>,
@@ -36,19 +43,36 @@ export class ListCache<T> {
   /** The server said the list changed. */
   invalidate(): void {
     this.cached = undefined;
-    if (this.refreshScheduled || !this.refreshes?.observed) return;
+    if (!this.refreshes?.observed) return;
+    if (this.refreshing) {
+      this.stale = true;
+      return;
+    }
+    if (this.refreshScheduled) return;
     this.refreshScheduled = true;
-    queueMicrotask(() => {
-      this.refreshScheduled = false;
-      this.get().then(
-        (list) => this.refreshes?.next(list),
-        (error) => this.onRefreshError(error),
-      );
-    });
+    queueMicrotask(() => this.refresh());
   }
 
   /** The client closed: subscribers of `changes$` complete. */
   close(): void {
     this.refreshes?.complete();
+  }
+
+  private refresh(): void {
+    this.refreshScheduled = false;
+    this.refreshing = true;
+    this.stale = false;
+    this.get().then(
+      (list) => {
+        this.refreshing = false;
+        if (this.stale) this.invalidate();
+        else this.refreshes?.next(list);
+      },
+      (error) => {
+        this.refreshing = false;
+        if (this.stale) this.invalidate();
+        else this.onRefreshError(error);
+      },
+    );
   }
 }

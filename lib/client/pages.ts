@@ -1,26 +1,32 @@
 import { ProtocolViolationError } from '../jsonrpc/errors';
 
-/** Pages of a list followed at most this far: a server that keeps answering with cursors is broken. */
-export const MAX_PAGES = 10_000;
+/** Pages of a list followed at most this far by default: a server that keeps answering with cursors is broken. */
+export const DEFAULT_MAX_LIST_PAGES = 10_000;
 
-/** Follows `nextCursor` through every page of a list and returns all its items. */
+/**
+ * Follows `nextCursor` through every page of a list and returns all its items. A cursor the server
+ * already returned, or more than `maxPages` pages, rejects with `ProtocolViolationError`: a server
+ * cannot keep a client paging forever.
+ */
 export async function collectPages<T, K extends string>(
   method: string,
   key: K,
   fetchPage: (cursor: string | undefined) => Promise<Partial<Record<K, readonly T[]>> & { nextCursor?: string }>,
+  maxPages = DEFAULT_MAX_LIST_PAGES,
 ): Promise<T[]> {
   const items: T[] = [];
   const seen = new Set<string>();
   let cursor: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page++) {
+  for (let page = 0; page < maxPages; page++) {
     const result = await fetchPage(cursor);
     const pageItems = result[key];
     if (!Array.isArray(pageItems)) throw new ProtocolViolationError(`${method} returned no "${key}" array`);
-    items.push(...pageItems);
+    // One at a time: spreading a page of a few hundred thousand items into push() overflows the stack.
+    for (const item of pageItems) items.push(item);
     cursor = result.nextCursor;
     if (cursor === undefined) return items;
     if (seen.has(cursor)) throw new ProtocolViolationError(`${method} returned a cursor it had returned before`);
     seen.add(cursor);
   }
-  throw new ProtocolViolationError(`${method} returned more than ${MAX_PAGES} pages`);
+  throw new ProtocolViolationError(`${method} returned more than ${maxPages} pages`);
 }

@@ -2,7 +2,7 @@
  * Pure validation for `sampling/createMessage` (client side): the server's request and the application's answer.
  * A request that breaks the protocol throws `McpError(-32602)`; a bad answer from the application throws `TypeError`.
  */
-import { describeValue, faultsOf, isObject, type Fail } from './checks';
+import { describeValue, faultsOf, isObject, quote, type Fail } from './checks';
 import type {
   CreateMessageParams,
   CreateMessageResult,
@@ -156,27 +156,25 @@ function checkToolTurns(messages: readonly { role: unknown; blocks: Located[] }[
         const id = (block as ToolResultContent).toolUseId;
         if (!pending.has(id))
           serverFault(
-            `${where}: tool_result for toolUseId ${JSON.stringify(id)} matches no tool_use in the preceding assistant message`,
+            `${where}: tool_result for toolUseId ${quote(id)} matches no tool_use in the preceding assistant message`,
           );
-        if (answered.has(id)) serverFault(`${where}: toolUseId ${JSON.stringify(id)} is answered twice`);
+        if (answered.has(id)) serverFault(`${where}: toolUseId ${quote(id)} is answered twice`);
         answered.add(id);
       }
     }
     for (const [id, where] of pending) {
       if (!results.some(({ block }) => (block as ToolResultContent).toolUseId === id))
-        serverFault(`${where}: tool_use ${JSON.stringify(id)} has no matching tool_result in messages[${i}]`);
+        serverFault(`${where}: tool_use ${quote(id)} has no matching tool_result in messages[${i}]`);
     }
     pending = new Map();
     for (const { block, where } of uses) {
       const id = (block as ToolUseContent).id;
-      if (pending.has(id)) serverFault(`${where}: tool_use id ${JSON.stringify(id)} is used twice in messages[${i}]`);
+      if (pending.has(id)) serverFault(`${where}: tool_use id ${quote(id)} is used twice in messages[${i}]`);
       pending.set(id, where);
     }
   });
   for (const [id, where] of pending)
-    serverFault(
-      `${where}: tool_use ${JSON.stringify(id)} is not answered: no user message with its tool_result follows`,
-    );
+    serverFault(`${where}: tool_use ${quote(id)} is not answered: no user message with its tool_result follows`);
 }
 
 /**
@@ -260,9 +258,9 @@ export function checkCreateMessageResult(result: unknown, request: CreateMessage
     if (request.toolChoice?.mode === 'none')
       appFault(`${where} is a tool_use block, but the request's toolChoice is "none"`);
     if (!request.tools?.some((tool) => tool.name === block.name))
-      appFault(`${where} calls tool ${JSON.stringify(block.name)}, which the request did not offer`);
+      appFault(`${where} calls tool ${quote(block.name)}, which the request did not offer`);
     if (result.role !== 'assistant') appFault(`${where}: a tool_use result must have role "assistant"`);
-    if (ids.has(block.id)) appFault(`${where}: tool_use id ${JSON.stringify(block.id)} is used twice`);
+    if (ids.has(block.id)) appFault(`${where}: tool_use id ${quote(block.id)} is used twice`);
     ids.add(block.id);
   }
   return result as unknown as CreateMessageResult;

@@ -104,12 +104,21 @@ export class RequestCancelledError extends SwitchboardError {
   }
 }
 
+/** Why a connection ended, as its lifecycle reports it (`local-close`, `transport-closed`, `transport-error`, ...). */
+export interface ClosedConnectionReason {
+  readonly kind: string;
+  readonly message: string;
+}
+
 export class ConnectionClosedError extends SwitchboardError {
   override readonly name = 'ConnectionClosedError';
   readonly code = 'CONNECTION_CLOSED';
+  /** The connection's quit reason, when the error reports a connection that has ended. */
+  readonly quitReason: ClosedConnectionReason | undefined;
 
-  constructor(message = 'Connection closed', options?: { cause?: unknown }) {
+  constructor(message = 'Connection closed', options?: { cause?: unknown; quitReason?: ClosedConnectionReason }) {
     super(message, options);
+    this.quitReason = options?.quitReason;
   }
 }
 
@@ -162,10 +171,33 @@ export class UnsupportedProtocolVersionError extends SwitchboardError {
   }
 }
 
-/** A result from the peer that does not match what it promised (for example a tool's `outputSchema`). */
+/**
+ * A JSON-RPC error response received from the peer. A handler that lets one escape does not relay it: a
+ * tool's becomes an `isError` result like any failure (throw `RelayedError.of(error)` to relay it).
+ */
+export class PeerError extends McpError {
+  override readonly name: string = 'PeerError';
+
+  static of(error: McpError): PeerError {
+    return error instanceof PeerError ? error : new PeerError(error.code, error.message, error.data);
+  }
+}
+
+/**
+ * A result from the peer that breaks the result schema of its method, or what the peer promised (a tool's
+ * `outputSchema`). `method` and `path` (a JSON pointer into the result) say where, when known.
+ */
 export class ResultValidationError extends SwitchboardError {
   override readonly name = 'ResultValidationError';
   readonly code = 'RESULT_VALIDATION';
+
+  constructor(
+    message: string,
+    readonly method?: string,
+    readonly path?: string,
+  ) {
+    super(message);
+  }
 }
 
 /** The peer broke the protocol in a way we cannot work with (for example a malformed initialize result). */

@@ -1,4 +1,4 @@
-import { ErrorCode, McpError, RelayedError } from '../jsonrpc/errors';
+import { ErrorCode, McpError, PeerError } from '../jsonrpc/errors';
 import type { JsonObject } from '../jsonrpc/types';
 import type { RequestContext } from '../core/request-context';
 import { shapeCallToolResult } from '../protocol/shape';
@@ -136,13 +136,15 @@ function toolError(text: string): CallToolResult {
 }
 
 /**
- * A tool's failure is a result the model can read, whatever was thrown (a failed sampling or elicitation
- * request included), except -32042 ("URL elicitation required" must reach the client as a JSON-RPC error)
- * and a `RelayedError` (a hub passing on its upstream's error response).
+ * A tool's failure is a result the model can read, whatever was thrown, except a JSON-RPC error the
+ * handler means to send: an `McpError` it throws (its code, message and data reach the client), a
+ * `RelayedError` (a hub passing on its upstream's error response), and -32042 ("URL elicitation
+ * required"). An error response the handler received and let escape (a `PeerError`: a failed sampling or
+ * elicitation request) is a failure like any other.
  */
 function failure(error: unknown): CallToolResult {
-  if (error instanceof RelayedError) throw error;
-  if (error instanceof McpError && error.code === ErrorCode.UrlElicitationRequired) throw error;
+  if (error instanceof McpError && (!(error instanceof PeerError) || error.code === ErrorCode.UrlElicitationRequired))
+    throw error;
   return toolError(error instanceof Error ? error.message : String(error));
 }
 

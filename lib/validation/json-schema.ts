@@ -96,12 +96,14 @@ export function createAjvValidator(options: { maxCachedSchemas?: number } = {}):
   const compileNow = (schema: JsonSchema): SchemaCheck => {
     const known = byIdentity.get(schema);
     if (known) return known;
-    const key = JSON.stringify(schema);
-    let check = byContent.get(key);
+    const key = contentKey(schema);
+    let check = key === undefined ? undefined : byContent.get(key);
     if (!check) {
       check = build(schema);
-      if (byContent.size >= maxByContent) byContent.delete(byContent.keys().next().value!);
-      byContent.set(key, check);
+      if (key !== undefined) {
+        if (byContent.size >= maxByContent) byContent.delete(byContent.keys().next().value!);
+        byContent.set(key, check);
+      }
     }
     byIdentity.set(schema, check);
     return check;
@@ -113,6 +115,15 @@ export function createAjvValidator(options: { maxCachedSchemas?: number } = {}):
       return (value) => (check ??= compileNow(schema))(value);
     },
   };
+}
+
+/** The schema's JSON as a cache key, or undefined for one JSON cannot write (nested too deep for the stack). */
+function contentKey(schema: JsonSchema): string | undefined {
+  try {
+    return JSON.stringify(schema);
+  } catch {
+    return undefined;
+  }
 }
 
 let shared: SchemaValidator | undefined;
