@@ -34,7 +34,7 @@ export { SubscriptionHub } from './server/subscriptions';
 export { UriTemplate, type UriTemplateValue } from './server/uri-template';
 export { defineTool, ToolCatalog, type ToolDefinition, type ToolHandler } from './server/tools';
 export { Server, ServerConnection } from './server/server';
-export { Client, type ClientOptions, type ConnectOptions } from './client/client';
+export { Client, type ClientOptions, type ClientRequestOptions, type ConnectOptions } from './client/client';
 export type {
   SamplingHandler,
   SamplingOptions,

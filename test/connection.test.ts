@@ -7,6 +7,7 @@ import {
   LimitExceededError,
   McpError,
   NotReadyError,
+  PeerError,
   RelayedError,
   RequestCancelledError,
   RequestTimeoutError,
@@ -636,14 +637,14 @@ describe('the memory transport', () => {
 });
 
 describe('errors from handlers', () => {
-  it('passes -32042 and a RelayedError through as JSON-RPC errors and turns any other McpError into a tool error', async () => {
+  it('passes an McpError a handler throws (-32042 and RelayedError included) through as a JSON-RPC error, and a PeerError it let escape as a tool error', async () => {
     const { peer } = serveRaw(
       serverWith([
         tool('gone', () => {
           throw new McpError(-32042, 'needs a browser', { elicitations: [] });
         }),
         tool('denied', () => {
-          throw new McpError(-32603, 'the client refused to sample');
+          throw new PeerError(-32603, 'the client refused to sample');
         }),
         tool('relay', async () => {
           throw RelayedError.of(new McpError(-32602, 'upstream says: bad params', { field: 'x' }));

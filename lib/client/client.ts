@@ -13,14 +13,7 @@ import type { Transport } from '../../transports/transport';
 import { CapabilityNotSupportedError, ResultValidationError, UnsupportedProtocolVersionError } from '../jsonrpc/errors';
 import { ProtocolViolationError } from '../jsonrpc/errors';
 import type { JsonObject, JsonRpcNotification } from '../jsonrpc/types';
-import {
-  passThrough,
-  resultAcceptor,
-  resultAcceptors,
-  rethrowAsPeerError,
-  uncheckedResponse,
-  type Acceptor,
-} from '../protocol/results';
+import { resultChecks, type ResultCheck } from '../protocol/results';
 import { shape } from '../protocol/shape';
 import type {
   CallToolResult,
@@ -134,7 +127,7 @@ export class Client extends Connection {
   private attached: Transport | undefined;
   private readonly maxListPages: number;
   /** The result checks of the negotiated revision, kept once ready (the revision no longer changes). */
-  private readyAcceptors: ReadonlyMap<string, Acceptor> | undefined;
+  private readyChecks: ReadonlyMap<string, ResultCheck> | undefined;
 
   constructor(
     readonly info: Implementation,
@@ -242,18 +235,21 @@ export class Client extends Connection {
   }
 
   /**
-   * Sends a request; its result is checked against the method's result schema before it is returned (a
-   * broken one rejects with `ResultValidationError`), and an error response rejects with `PeerError`.
+   * Results are checked against the method's result schema for the negotiated revision before a request
+   * resolves (a broken one rejects with `ResultValidationError`); `validateResult: false` skips that.
    */
+  protected override resultCheck(method: string, options: ClientRequestOptions | undefined): ResultCheck | undefined {
+    if (options?.validateResult === false) return undefined;
+    return (this.readyChecks ?? this.currentChecks()).get(method);
+  }
+
+  /** `Connection.request`, with the client's `validateResult` option in its type. */
   override request(method: string, params?: JsonObject, options?: ClientRequestOptions): Promise<JsonObject> {
-    const pending = super.request(method, params, options);
-    if (options?.validateResult === false) return uncheckedResponse(pending);
-    const acceptors = this.readyAcceptors ?? this.currentAcceptors();
-    return pending.then(acceptors.get(method) ?? passThrough, rethrowAsPeerError);
+    return super.request(method, params, options);
   }
 
   ping(options?: RequestOptions): Promise<void> {
-    return super.request('ping', undefined, options).then(pingAcceptor(this.protocolVersion), rethrowAsPeerError);
+    return this.request('ping', undefined, options).then(ignoreResult);
   }
 
   // ---- tools -------------------------------------------------------------------------------------
@@ -452,10 +448,10 @@ export class Client extends Connection {
   }
 
   /** The result checks of the revision in force: the requested one until the server has answered. */
-  private currentAcceptors(): ReadonlyMap<string, Acceptor> {
-    const acceptors = resultAcceptors(this.protocolVersion ?? this.requestedVersion);
-    if (this.state === 'ready') this.readyAcceptors = acceptors;
-    return acceptors;
+  private currentChecks(): ReadonlyMap<string, ResultCheck> {
+    const checks = resultChecks(this.protocolVersion ?? this.requestedVersion);
+    if (this.state === 'ready') this.readyChecks = checks;
+    return checks;
   }
 
   private call<T>(
@@ -490,17 +486,7 @@ export class Client extends Connection {
   }
 }
 
-const pingAcceptors = new Map<string | undefined, (result: JsonObject) => void>();
-
-/** Checks a ping result and resolves with nothing: one handler per revision, so a ping allocates none. */
-function pingAcceptor(version: string | undefined): (result: JsonObject) => void {
-  let acceptor = pingAcceptors.get(version);
-  if (!acceptor) {
-    const accept = resultAcceptor('ping', version);
-    pingAcceptors.set(version, (acceptor = (result) => void accept(result)));
-  }
-  return acceptor;
-}
+function ignoreResult(): void {}
 
 function pageParams(cursor: string | undefined): JsonObject | undefined {
   return cursor === undefined ? undefined : { cursor };

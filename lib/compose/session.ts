@@ -254,23 +254,25 @@ function relayProgress(context: Context, progress: Progress): void {
 
 type Lists = Partial<Pick<UpstreamCatalog, 'tools' | 'prompts' | 'resources' | 'resourceTemplates'>>;
 
+// Lists are read unchecked: the catalog keeps an upstream's valid entries and reports the broken ones,
+// where a strict check would refuse the whole upstream for one bad tool.
 const LISTERS: Readonly<Record<ListKind, (client: Client, timeout: number) => Promise<Lists>>> = {
   tools: async (client, timeout) => ({
     tools: client.serverCapabilities?.tools
-      ? await collectPages<Tool, 'tools'>('tools/list', 'tools', (cursor) => client.listToolsPage(cursor, { timeout }))
+      ? await collectPages<Tool, 'tools'>('tools/list', 'tools', (cursor) => client.listToolsPage(cursor, { timeout, validateResult: false }))
       : [],
   }),
   prompts: async (client, timeout) => ({
     prompts: client.serverCapabilities?.prompts
-      ? await collectPages('prompts/list', 'prompts', (cursor) => client.listPromptsPage(cursor, { timeout }))
+      ? await collectPages('prompts/list', 'prompts', (cursor) => client.listPromptsPage(cursor, { timeout, validateResult: false }))
       : [],
   }),
   resources: async (client, timeout) => {
     if (!client.serverCapabilities?.resources) return { resources: [], resourceTemplates: [] };
     const [resources, resourceTemplates] = await Promise.all([
-      collectPages('resources/list', 'resources', (cursor) => client.listResourcesPage(cursor, { timeout })),
+      collectPages('resources/list', 'resources', (cursor) => client.listResourcesPage(cursor, { timeout, validateResult: false })),
       collectPages('resources/templates/list', 'resourceTemplates', (cursor) =>
-        client.listResourceTemplatesPage(cursor, { timeout }),
+        client.listResourceTemplatesPage(cursor, { timeout, validateResult: false }),
       ).catch((error) => {
         // Servers from before templates answer -32601: they simply have none.
         if (error instanceof McpError && error.code === ErrorCode.MethodNotFound) return [];

@@ -360,7 +360,10 @@ export class Upstream implements CatalogSource {
             session
               ? session.client.subscribeResource(uri).pipe(
                   catchError((error) => {
-                    this.host.logger.warn(`[${this.name}] Could not subscribe to ${uri}`, error);
+                    // A session that died ends its subscriptions; the next session resubscribes.
+                    if (error instanceof ConnectionClosedError)
+                      this.host.logger.debug(`[${this.name}] Subscription to ${uri} ended with its session`, error);
+                    else this.host.logger.warn(`[${this.name}] Could not subscribe to ${uri}`, error);
                     return EMPTY;
                   }),
                 )

@@ -54,7 +54,13 @@ import type { LifecycleChange } from '../trace/xstate-inspection';
 import { BatchReply } from './batch';
 import { systemClock, type Clock } from './clock';
 import { afterThisTurn } from './microtask';
-import { CorrelationTable, DEFAULT_REQUEST_TIMEOUT_MS, type PendingRequest, type RequestOptions } from './correlation';
+import {
+  CorrelationTable,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  type PendingRequest,
+  type RequestOptions,
+  type ResultCheck,
+} from './correlation';
 import { EventFacade } from './events';
 import { defaultLogger, type Logger } from './logger';
 import { RequestContext } from './request-context';
@@ -264,6 +270,7 @@ export abstract class Connection implements ConnectionHost, LifecycleTraceHost {
       return Promise.reject(new LimitExceededError(`Too many requests in flight (limit ${this.maxPending})`));
     }
     const record = correlation.begin(method, options);
+    record.check = this.resultCheck(method, options);
     let sentParams = record.wantsProgress ? withMetaEntries(params, { progressToken: record.id }) : params;
     const instrumentation = this.runtime.instrumentation;
     if (instrumentation) sentParams = this.startOutboundSpan(instrumentation, record, sentParams, options);
@@ -331,6 +338,11 @@ export abstract class Connection implements ConnectionHost, LifecycleTraceHost {
 
   protected transition(event: ConnectionEvent): void {
     if (this.state !== 'closed') this.actor.send(event);
+  }
+
+  /** Role hook: how the result of an outbound `method` request is checked before it resolves (none by default). */
+  protected resultCheck(_method: string, _options: SendOptions | undefined): ResultCheck | undefined {
+    return undefined;
   }
 
   /** Role hook for notifications other than cancel and progress. */

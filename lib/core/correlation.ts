@@ -1,9 +1,12 @@
-import { McpError, RequestCancelledError, RequestTimeoutError } from '../jsonrpc/errors';
+import { PeerError, RequestCancelledError, RequestTimeoutError } from '../jsonrpc/errors';
 import type { JsonObject, JsonRpcErrorObject, RequestId } from '../jsonrpc/types';
 import type { Progress, ProgressParams } from '../protocol/types';
 import { setTimerRef, type Clock } from './clock';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+
+/** Checks a result before its request resolves: the error to reject with instead, or undefined to accept it. */
+export type ResultCheck = (result: JsonObject) => Error | undefined;
 
 export interface RequestOptions {
   /** Idle timeout in ms: how long to wait for the response (or, with `resetTimeoutOnProgress`, for progress). Default 60 000; 0 or Infinity waits forever. */
@@ -38,6 +41,8 @@ export class PendingRequest {
   readonly promise: Promise<JsonObject>;
   idleDeadline: number;
   lastProgress = -Infinity;
+  /** Set by the connection's role (the method's result schema): checked in the same step that resolves. */
+  check: ResultCheck | undefined = undefined;
 
   constructor(
     private readonly table: CorrelationTable,
@@ -128,7 +133,9 @@ export class CorrelationTable {
     const record = this.pending.get(id);
     if (record) {
       this.settle(record);
-      record.resolve(result);
+      const problem = record.check?.(result);
+      if (problem) record.reject(problem);
+      else record.resolve(result);
     }
     return record;
   }
@@ -137,7 +144,7 @@ export class CorrelationTable {
     const record = this.pending.get(id);
     if (record) {
       this.settle(record);
-      record.reject(new McpError(error.code, error.message, error.data));
+      record.reject(new PeerError(error.code, error.message, error.data));
     }
     return record;
   }

@@ -1,8 +1,8 @@
-import { Connection, type ConnectionOptions, type HandlerTable, type SendOptions } from '../core/connection';
+import { Connection, type ConnectionOptions, type HandlerTable } from '../core/connection';
 import type { Transport } from '../../transports/transport';
 import type { QuitReason } from '../../machines/connection';
-import type { JsonObject, RequestId } from '../jsonrpc/types';
-import { checkedResponse } from '../protocol/results';
+import type { RequestId } from '../jsonrpc/types';
+import { resultChecks, type ResultCheck } from '../protocol/results';
 import { hasCapability } from '../protocol/capabilities';
 import {
   LOGGING_LEVELS,
@@ -52,12 +52,9 @@ export class ServerConnection extends Connection {
     return this.peerCapabilities as ClientCapabilities | undefined;
   }
 
-  /**
-   * Sends a request to the client (sampling, elicitation, roots, ping); its result is checked against
-   * the method's result schema before it is returned, and an error response rejects with `PeerError`.
-   */
-  override request(method: string, params?: JsonObject, options?: SendOptions): Promise<JsonObject> {
-    return checkedResponse(method, this.protocolVersion, super.request(method, params, options));
+  /** Results of requests to the client (sampling, elicitation, roots, ping) are checked against their method's result schema. */
+  protected override resultCheck(method: string): ResultCheck | undefined {
+    return resultChecks(this.protocolVersion).get(method);
   }
 
   /** @internal */
