@@ -44,6 +44,9 @@ const definition = defineServer({
     tool('deep-structured', () => ({ content: [], structuredContent: deepObject() as JsonObject })),
     tool('huge-type', () => ({ content: [{ type: HUGE } as never] })),
     tool('deep-type', () => ({ content: [{ type: deepObject() } as never] })),
+    tool('throws-deep', () => {
+      throw deepArray();
+    }),
   ],
   prompts: [{ name: 'greet', arguments: [{ name: 'who' }], get: () => [], complete: { who: () => [] } }],
   resources: [{ uri: 'file:///a', name: 'a', read: () => 'a' }],
@@ -199,6 +202,7 @@ describe('tool results made from hostile values stay bounded tool errors', () =>
     ],
     ['a content block whose type is a megabyte', 'huge-type', {}, 'content of unknown type "xxx'],
     ['a content block whose type is 10,000 deep', 'deep-type', {}, 'content of unknown type {"a":{"a":'],
+    ['a handler throwing an array 10,000 deep', 'throws-deep', {}, '[[[['],
   ];
 
   it.each(cases)('%s', async (_label, name, args, says) => {

@@ -200,7 +200,7 @@ function checkContents(contents: unknown, uri: string): void {
 }
 
 function invalidContents(uri: string, why: string): McpError {
-  return new McpError(ErrorCode.InternalError, `Reading ${uri} returned invalid contents: ${why}`);
+  return new McpError(ErrorCode.InternalError, `Reading ${peerText(uri)} returned invalid contents: ${why}`);
 }
 
 function shapeRead(result: ReadResourceResult, version: string): ReadResourceResult {

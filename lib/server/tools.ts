@@ -1,5 +1,5 @@
 import { ErrorCode, McpError, PeerError } from '../jsonrpc/errors';
-import { clipText } from '../jsonrpc/excerpt';
+import { clipText, excerpt } from '../jsonrpc/excerpt';
 import type { JsonObject } from '../jsonrpc/types';
 import type { RequestContext } from '../core/request-context';
 import { shapeCallToolResult } from '../protocol/shape';
@@ -156,7 +156,9 @@ function toolError(text: string): CallToolResult {
 function failure(error: unknown): CallToolResult {
   if (error instanceof McpError && (!(error instanceof PeerError) || error.code === ErrorCode.UrlElicitationRequired))
     throw error;
-  return toolError(error instanceof Error ? error.message : String(error));
+  if (error instanceof Error) return toolError(error.message);
+  // Anything else thrown: a string as it is, a value as a bounded excerpt (`String` of a deep array overflows).
+  return toolError(typeof error === 'string' ? error : excerpt(error));
 }
 
 function finish(entry: ToolEntry, result: CallToolResult, version: string): CallToolResult {
