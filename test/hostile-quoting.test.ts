@@ -4,12 +4,13 @@
  * time the text says what was wrong, quotes at most a bounded excerpt, and no stack overflow leaks out as a
  * RangeError or a -32603.
  */
+import { throwError } from 'rxjs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { HubCatalog, type CatalogSource } from '../lib/compose/catalog';
 import { dispatchDirect, type ForwardedMethod } from '../lib/compose/direct';
 import { DEFAULT_NAMING } from '../lib/compose/naming';
 import type { UpstreamCatalog } from '../lib/compose/session';
-import { createStderrLogger } from '../lib/core/logger';
+import { createStderrLogger, silentLogger, type Logger } from '../lib/core/logger';
 import { ErrorCode, McpError } from '../lib/jsonrpc/errors';
 import type { JsonObject } from '../lib/jsonrpc/types';
 import { defineServer } from '../lib/server/definition';
@@ -51,7 +52,13 @@ const definition = defineServer({
   prompts: [{ name: 'greet', arguments: [{ name: 'who' }], get: () => [], complete: { who: () => [] } }],
   resources: [{ uri: 'file:///a', name: 'a', read: () => 'a' }],
   resourceTemplates: [
-    { uriTemplate: 'file:///docs/{name}', name: 'docs', read: () => 'doc', complete: { name: () => [] } },
+    {
+      uriTemplate: 'file:///docs/{name}',
+      name: 'docs',
+      read: () => 'doc',
+      complete: { name: () => [] },
+      updates: () => throwError(() => new Error('the change feed is gone')),
+    },
   ],
 });
 
@@ -59,9 +66,11 @@ const definition = defineServer({
  * A server driven by a raw peer in memory, by reference: a deep value arrives as it was sent (a wire's decoder
  * would refuse it past 128 levels). Not frozen: the debug freeze (`SWITCHBOARD_FREEZE_MESSAGES`) recurses.
  */
-async function initialized(): Promise<{ peer: RawPeer; update: (next: typeof definition) => void }> {
+async function initialized(
+  logger: Logger = silentLogger,
+): Promise<{ peer: RawPeer; update: (next: typeof definition) => void }> {
   const [peerSide, serverSide] = createMemoryPair({ freeze: false });
-  const server = new Server(definition);
+  const server = new Server(definition, { logger });
   validateEmitted(server.connect(serverSide));
   const peer = new RawPeer(peerSide);
   await peer.initialize();
@@ -140,6 +149,16 @@ describe('error answers to a megabyte name, URI or key quote a bounded excerpt',
     const { data } = (await peer.request('resources/read', { uri: HUGE })).error;
     expect(data.uri.startsWith('xxx')).toBe(true);
     expect(data.uri.length).toBeLessThanOrEqual(BOUND);
+  });
+
+  it('logs a failed change stream quoting a bounded excerpt of the subscribed URI', async () => {
+    const warnings: string[] = [];
+    const { peer } = await initialized({ ...silentLogger, warn: (message) => warnings.push(message) });
+    const uri = `file:///docs/${'y'.repeat(8000)}`; // as long as a template match allows
+    expect((await peer.request('resources/subscribe', { uri })).result).toEqual({});
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/^The change stream of file:\/\/\/docs\/yyy.* failed$/);
+    expect(warnings[0]!.length).toBeLessThanOrEqual(BOUND);
   });
 
   const dropped: [label: string, method: string, params: JsonObject, code: number, says: string][] = [
