@@ -1,11 +1,11 @@
 import type { Subscribable } from 'rxjs';
 import type { RequestContext } from '../core/request-context';
 import { ErrorCode, McpError } from '../jsonrpc/errors';
+import { clipText } from '../jsonrpc/excerpt';
 import type { JsonObject } from '../jsonrpc/types';
 import { shape } from '../protocol/shape';
 import type { ReadResourceResult, Resource, ResourceContents, ResourceTemplate } from '../protocol/types';
 import type { Completer } from './completion';
-import { clipText } from '../jsonrpc/excerpt';
 import { Listing, listResult } from './listing';
 import { peerText } from './peer-text';
 import type { ServerConnection } from './server';
