@@ -6,6 +6,7 @@
  */
 import type { Subscribable } from 'rxjs';
 import type { RequestContext } from '../core/request-context';
+import { excerpt } from '../jsonrpc/excerpt';
 import type { JsonObject } from '../jsonrpc/types';
 import type {
   CallToolResult,
@@ -20,6 +21,7 @@ import type {
   Tool,
 } from '../protocol/types';
 import type { Completer } from '../server/completion';
+import { peerText } from '../server/peer-text';
 import type { PromptDefinition } from '../server/prompts';
 import type { ResourceDefinition, ResourceTemplateDefinition } from '../server/resources';
 import type { ServerConnection } from '../server/server';
@@ -169,7 +171,7 @@ export class HubCatalog {
             upstream: source.name,
             kind,
             original: itemKey,
-            message: `${kind} ${itemKey} of ${source.name} is also offered by ${owner}, which comes first: it is left out`,
+            message: `${kind} ${peerText(itemKey)} of ${source.name} is also offered by ${owner}, which comes first: it is left out`,
           });
           continue;
         }
@@ -198,13 +200,14 @@ export class HubCatalog {
 
 function invalidEntry(source: CatalogSource, kind: CatalogProblem['kind'], item: unknown, why: string): CatalogProblem {
   const label = (item as { name?: unknown; uri?: unknown; uriTemplate?: unknown } | null) ?? {};
-  const original = String(label.name ?? label.uri ?? label.uriTemplate ?? '?');
+  // Whatever the upstream sent as the name: a string of any length, or any value (`String` recurses into arrays).
+  const original = peerText(label.name ?? label.uri ?? label.uriTemplate ?? '?');
   return {
     severity: 'warning',
     upstream: source.name,
     kind,
     original,
-    message: `${source.name} offers an invalid ${kind} ${JSON.stringify(original)}: ${why}; it is left out`,
+    message: `${source.name} offers an invalid ${kind} ${excerpt(original)}: ${why}; it is left out`,
   };
 }
 

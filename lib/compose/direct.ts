@@ -3,12 +3,13 @@
  * context: the same catalogs that answer over a connection, without the second hop.
  */
 import type { RequestContext } from '../core/request-context';
-import { ErrorCode, McpError } from '../jsonrpc/errors';
 import type { JsonObject } from '../jsonrpc/types';
 import { complete } from '../server/completion';
 import type { ServerDefinition } from '../server/definition';
+import { unknownPrompt } from '../server/prompts';
 import { resourceNotFound } from '../server/resources';
 import type { ServerConnection } from '../server/server';
+import { unknownTool } from '../server/tools';
 
 /** The requests a hub forwards to an upstream. */
 export type ForwardedMethod = 'tools/call' | 'resources/read' | 'prompts/get' | 'completion/complete';
@@ -21,13 +22,13 @@ export function dispatchDirect(
 ): unknown {
   switch (method) {
     case 'tools/call':
-      if (!definition.tools) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${String(params.name)}`);
+      if (!definition.tools) throw unknownTool(params.name);
       return definition.tools.call(params, context);
     case 'resources/read':
-      if (!definition.resources) throw resourceNotFound(String(params.uri));
+      if (!definition.resources) throw resourceNotFound(params.uri);
       return definition.resources.read(params, context);
     case 'prompts/get':
-      if (!definition.prompts) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${String(params.name)}`);
+      if (!definition.prompts) throw unknownPrompt(params.name);
       return definition.prompts.render(params, context);
     case 'completion/complete':
       return complete(params, context, definition.prompts, definition.resources);

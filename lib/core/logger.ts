@@ -1,3 +1,5 @@
+import { clipText, excerpt } from '../jsonrpc/excerpt';
+
 /** The runtime's own diagnostics. Never stdout: in stdio mode stdout belongs to the protocol. */
 export interface Logger {
   debug(message: string, detail?: unknown): void;
@@ -15,20 +17,33 @@ function writeStderr(line: string): void {
   else console.error(line);
 }
 
-function formatDetail(detail: unknown): string {
+/** How much of a log call's `detail` (a value, or an error's stack) a stderr line shows, by default. */
+export const DEFAULT_MAX_DETAIL_CHARS = 2000;
+
+export interface StderrLoggerOptions {
+  /**
+   * At most this many characters of a log call's `detail` are written (default 2000): details often carry
+   * what a peer sent, which may be megabytes or thousands of levels deep.
+   */
+  readonly maxDetailChars?: number;
+}
+
+function formatDetail(detail: unknown, maxChars: number): string {
   if (detail === undefined) return '';
-  if (detail instanceof Error) return ` ${detail.stack ?? detail.message}`;
   try {
-    return ' ' + JSON.stringify(detail);
+    if (detail instanceof Error) return ` ${clipText(detail.stack ?? detail.message, maxChars)}`;
+    return ` ${excerpt(detail, maxChars)}`;
   } catch {
-    return ' ' + String(detail);
+    return ' [unprintable detail]'; // a getter or a stack that throws: the line itself still goes out
   }
 }
 
 /** A logger writing `[switchboard] level: message` lines to stderr, from `minimum` up (default `warn`). */
-export function createStderrLogger(minimum: Level = 'warn'): Logger {
+export function createStderrLogger(minimum: Level = 'warn', options: StderrLoggerOptions = {}): Logger {
+  const maxDetailChars = options.maxDetailChars ?? DEFAULT_MAX_DETAIL_CHARS;
   const make = (level: Level) => (message: string, detail?: unknown) => {
-    if (RANK[level] >= RANK[minimum]) writeStderr(`[switchboard] ${level}: ${message}${formatDetail(detail)}`);
+    if (RANK[level] >= RANK[minimum])
+      writeStderr(`[switchboard] ${level}: ${message}${formatDetail(detail, maxDetailChars)}`);
   };
   return { debug: make('debug'), info: make('info'), warn: make('warn'), error: make('error') };
 }

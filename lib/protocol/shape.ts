@@ -3,6 +3,7 @@
  * peer does not know are dropped, and content it cannot express is converted or refused (never sent
  * invalid). The field tables are checked against the official JSON schemas in the tests.
  */
+import { excerpt } from '../jsonrpc/excerpt';
 import type { CallToolResult, ContentBlock } from './types';
 import { isAtLeast, type ProtocolVersion } from './versions';
 
@@ -162,7 +163,7 @@ const CONTENT_TYPES: Readonly<Record<string, ShapedType>> = {
 /** Why a content block cannot be sent at `version`, or undefined when it can. */
 export function contentRefusal(block: ContentBlock, version: string): string | undefined {
   const type = CONTENT_TYPES[block?.type];
-  if (!type) return `content of unknown type ${JSON.stringify(block?.type)}`;
+  if (!type) return `content of unknown type ${excerpt(block?.type)}`;
   const since = (FIELDS[type] as FieldTable).type!;
   if (isAtLeast(version, since) || block.type === 'resource_link') return undefined;
   return `${block.type} content, which protocol revision ${version} cannot carry (it needs ${since} or later)`;

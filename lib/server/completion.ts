@@ -1,8 +1,10 @@
 import type { RequestContext } from '../core/request-context';
 import { ErrorCode, McpError } from '../jsonrpc/errors';
+import { excerpt } from '../jsonrpc/excerpt';
 import type { JsonObject } from '../jsonrpc/types';
 import type { CompleteResult, Completion } from '../protocol/types';
-import type { PromptCatalog } from './prompts';
+import { peerText } from './peer-text';
+import { unknownPrompt, type PromptCatalog } from './prompts';
 import type { ResourceCatalog } from './resources';
 import type { ServerConnection } from './server';
 
@@ -58,17 +60,17 @@ function findCompleter(
 ): Completer | undefined {
   if (ref?.type === 'ref/prompt' && typeof ref.name === 'string') {
     const prompt = prompts?.get(ref.name);
-    if (!prompt) throw invalid(`Unknown prompt: ${ref.name}`);
+    if (!prompt) throw unknownPrompt(ref.name);
     if (!prompt.arguments?.some((declared) => declared.name === name)) {
-      throw invalid(`Prompt ${ref.name} has no argument ${JSON.stringify(name)}`);
+      throw invalid(`Prompt ${ref.name} has no argument ${excerpt(name)}`);
     }
     return prompt.complete?.[name];
   }
   if (ref?.type === 'ref/resource' && typeof ref.uri === 'string') {
     const compiled = resources?.template(ref.uri);
-    if (!compiled) throw invalid(`Unknown resource template: ${ref.uri}`);
+    if (!compiled) throw invalid(`Unknown resource template: ${peerText(ref.uri)}`);
     if (!compiled.template.variableNames.includes(name)) {
-      throw invalid(`Resource template ${ref.uri} has no variable ${JSON.stringify(name)}`);
+      throw invalid(`Resource template ${ref.uri} has no variable ${excerpt(name)}`);
     }
     return compiled.definition.complete?.[name];
   }

@@ -6,8 +6,10 @@ import { shape } from '../protocol/shape';
 import { LOGGING_LEVELS, type Implementation, type InitializeResult, type LoggingLevel } from '../protocol/types';
 import { negotiateVersion } from '../protocol/versions';
 import { complete } from './completion';
+import { unknownPrompt } from './prompts';
 import { resourceNotFound } from './resources';
 import type { ServerConnection } from './server';
+import { unknownTool } from './tools';
 
 type Context = RequestContext<ServerConnection>;
 
@@ -33,7 +35,7 @@ const tools = {
     pageOf(context, params, 'tools', context.connection.definition.tools, (tools, ...page) => tools.list(...page)),
   'tools/call': (context: Context, params: JsonObject | undefined) => {
     const catalog = context.connection.definition.tools;
-    if (!catalog) throw invalid(`Unknown tool: ${String(params?.name)}`);
+    if (!catalog) throw unknownTool(params?.name);
     return catalog.call(params, context);
   },
 };
@@ -49,7 +51,7 @@ const resources = {
     ),
   'resources/read': (context: Context, params: JsonObject | undefined) => {
     const catalog = context.connection.definition.resources;
-    if (!catalog) throw resourceNotFound(String(params?.uri));
+    if (!catalog) throw resourceNotFound(params?.uri);
     return catalog.read(params, context);
   },
   'resources/subscribe': (context: Context, params: JsonObject | undefined) => {
@@ -82,7 +84,7 @@ const prompts = {
     ),
   'prompts/get': (context: Context, params: JsonObject | undefined) => {
     const catalog = context.connection.definition.prompts;
-    if (!catalog) throw invalid(`Unknown prompt: ${String(params?.name)}`);
+    if (!catalog) throw unknownPrompt(params?.name);
     return catalog.render(params, context);
   },
 };

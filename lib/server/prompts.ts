@@ -1,10 +1,12 @@
 import type { RequestContext } from '../core/request-context';
 import { ErrorCode, McpError } from '../jsonrpc/errors';
+import { excerpt } from '../jsonrpc/excerpt';
 import type { JsonObject } from '../jsonrpc/types';
 import { shapeContentList } from '../protocol/shape';
 import type { GetPromptResult, Prompt, PromptMessage } from '../protocol/types';
 import type { Completer } from './completion';
 import { Listing, listResult } from './listing';
+import { peerText } from './peer-text';
 import type { ServerConnection } from './server';
 
 type Context = RequestContext<ServerConnection>;
@@ -50,12 +52,12 @@ export class PromptCatalog {
     const name = params?.name;
     if (typeof name !== 'string') throw invalid('prompts/get needs a string "name"');
     const prompt = this.byName.get(name);
-    if (!prompt) throw invalid(`Unknown prompt: ${name}`);
+    if (!prompt) throw unknownPrompt(name);
     const args = (params!.arguments ?? {}) as Record<string, unknown>;
     if (typeof args !== 'object' || args === null || Array.isArray(args))
       throw invalid('"arguments" must be an object');
     for (const [key, value] of Object.entries(args)) {
-      if (typeof value !== 'string') throw invalid(`argument ${JSON.stringify(key)} must be a string`);
+      if (typeof value !== 'string') throw invalid(`argument ${excerpt(key)} must be a string`);
     }
     const missing =
       prompt.arguments?.filter((argument) => argument.required && args[argument.name] === undefined) ?? [];
@@ -93,6 +95,11 @@ function shapePromptResult(
     return { ...message, content: shaped.content[0]! };
   });
   return changed ? { ...result, messages } : result;
+}
+
+/** -32602 for a `prompts/get` naming no prompt we have (quoting a bounded excerpt of the name). */
+export function unknownPrompt(name: unknown): McpError {
+  return invalid(`Unknown prompt: ${peerText(name)}`);
 }
 
 function broken(name: string, why: string): McpError {

@@ -1,11 +1,13 @@
 import type { Subscribable } from 'rxjs';
 import type { RequestContext } from '../core/request-context';
 import { ErrorCode, McpError } from '../jsonrpc/errors';
+import { clipText } from '../jsonrpc/excerpt';
 import type { JsonObject } from '../jsonrpc/types';
 import { shape } from '../protocol/shape';
 import type { ReadResourceResult, Resource, ResourceContents, ResourceTemplate } from '../protocol/types';
 import type { Completer } from './completion';
 import { Listing, listResult } from './listing';
+import { peerText } from './peer-text';
 import type { ServerConnection } from './server';
 import { UriTemplate } from './uri-template';
 
@@ -152,8 +154,16 @@ export class ResourceCatalog {
   }
 }
 
-export function resourceNotFound(uri: string): McpError {
-  return new McpError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
+/**
+ * How much of an unknown URI the -32002 error's `data.uri` echoes: a real URI whole (signed URLs run to
+ * hundreds of characters), a megabyte one cut (the peer knows what it sent).
+ */
+export const MAX_ECHOED_URI_CHARS = 1024;
+
+/** -32002 for a URI we do not serve, with the URI (a bounded excerpt of it) in `data`. */
+export function resourceNotFound(uri: unknown): McpError {
+  const echoed = typeof uri === 'string' ? clipText(uri, MAX_ECHOED_URI_CHARS) : peerText(uri);
+  return new McpError(ErrorCode.ResourceNotFound, `Resource not found: ${peerText(uri)}`, { uri: echoed });
 }
 
 function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
@@ -190,7 +200,7 @@ function checkContents(contents: unknown, uri: string): void {
 }
 
 function invalidContents(uri: string, why: string): McpError {
-  return new McpError(ErrorCode.InternalError, `Reading ${uri} returned invalid contents: ${why}`);
+  return new McpError(ErrorCode.InternalError, `Reading ${peerText(uri)} returned invalid contents: ${why}`);
 }
 
 function shapeRead(result: ReadResourceResult, version: string): ReadResourceResult {

@@ -1,6 +1,7 @@
 import type { Unsubscribable } from 'rxjs';
 import type { Logger } from '../core/logger';
 import type { ResourceCatalog } from './resources';
+import { peerText } from './peer-text';
 import { resourceNotFound } from './resources';
 import type { ServerConnection } from './server';
 
@@ -38,7 +39,7 @@ export class SubscriptionHub {
       this.topics.set(uri, topic);
       topic.source = catalog.updatesOf(uri)?.subscribe({
         next: (value) => this.publish(uri, typeof value === 'string' ? value : uri),
-        error: (error) => this.logger.warn(`The change stream of ${uri} failed`, error),
+        error: (error) => this.logger.warn(`The change stream of ${peerText(uri)} failed`, error),
       });
     }
     topic.subscribers.add(connection);

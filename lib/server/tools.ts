@@ -1,10 +1,12 @@
 import { ErrorCode, McpError, PeerError } from '../jsonrpc/errors';
+import { clipText, excerpt } from '../jsonrpc/excerpt';
 import type { JsonObject } from '../jsonrpc/types';
 import type { RequestContext } from '../core/request-context';
 import { shapeCallToolResult } from '../protocol/shape';
 import type { CallToolResult, Tool } from '../protocol/types';
 import type { SchemaCheck, SchemaValidator } from '../validation/json-schema';
 import { Listing, listResult } from './listing';
+import { peerText } from './peer-text';
 import type { ServerConnection } from './server';
 
 export type ToolHandler<Args extends JsonObject = JsonObject> = (
@@ -114,9 +116,13 @@ export class ToolCatalog {
       throw new McpError(ErrorCode.InvalidParams, 'Invalid params: "arguments" must be an object');
     }
     const entry = this.entries.get(name);
-    if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    if (!entry) throw unknownTool(name);
     const problems = entry.checkInput(args);
-    if (problems) return toolError(`Invalid arguments for tool ${name}: ${problems.join('; ')}`);
+    // A problem may quote the peer's argument names (a JSON pointer, an unexpected property).
+    if (problems)
+      return toolError(
+        `Invalid arguments for tool ${name}: ${problems.map((problem) => clipText(problem)).join('; ')}`,
+      );
     const version = context.protocolVersion!;
     let result: CallToolResult | Promise<CallToolResult>;
     try {
@@ -129,6 +135,11 @@ export class ToolCatalog {
     }
     return finish(entry, result as CallToolResult, version);
   }
+}
+
+/** -32602 for a `tools/call` naming no tool we have (quoting a bounded excerpt of the name). */
+export function unknownTool(name: unknown): McpError {
+  return new McpError(ErrorCode.InvalidParams, `Unknown tool: ${peerText(name)}`);
 }
 
 function toolError(text: string): CallToolResult {
@@ -145,7 +156,9 @@ function toolError(text: string): CallToolResult {
 function failure(error: unknown): CallToolResult {
   if (error instanceof McpError && (!(error instanceof PeerError) || error.code === ErrorCode.UrlElicitationRequired))
     throw error;
-  return toolError(error instanceof Error ? error.message : String(error));
+  if (error instanceof Error) return toolError(error.message);
+  // Anything else thrown: a string as it is, a value as a bounded excerpt (`String` of a deep array overflows).
+  return toolError(typeof error === 'string' ? error : excerpt(error));
 }
 
 function finish(entry: ToolEntry, result: CallToolResult, version: string): CallToolResult {
@@ -167,9 +180,25 @@ function finish(entry: ToolEntry, result: CallToolResult, version: string): Call
   const hasContent = Array.isArray(result.content) && result.content.length > 0;
   if (!hasContent && structured !== undefined) {
     // Clients before 2025-06-18 (and models) read structured output from a text block holding its JSON.
-    result = { ...result, content: [{ type: 'text', text: JSON.stringify(structured) }] };
+    const json = jsonText(structured);
+    if ('refusal' in json)
+      return toolError(`Tool ${name} returned structuredContent that cannot be written as JSON: ${json.refusal}`);
+    result = { ...result, content: [{ type: 'text', text: json.text }] };
   } else if (!Array.isArray(result.content)) {
     return toolError(`Tool ${name} returned a result without a content array`);
   }
   return shapeCallToolResult(result, version);
+}
+
+/**
+ * `value` as JSON text, or why it cannot be written: too deep for the stack (a RangeError, whose message must
+ * not reach the peer as if it were the tool's), circular, or holding a BigInt.
+ */
+function jsonText(value: unknown): { text: string } | { refusal: string } {
+  try {
+    return { text: JSON.stringify(value) };
+  } catch (error) {
+    if (error instanceof RangeError) return { refusal: 'it nests too deep' };
+    return { refusal: clipText(error instanceof Error ? error.message : String(error)) };
+  }
 }

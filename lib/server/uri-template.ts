@@ -59,6 +59,8 @@
  * a template has an ambiguous expression; the length limit bounds both.
  */
 
+import { excerpt } from '../jsonrpc/excerpt';
+
 /** Longer URIs never match: it bounds the work a match can take. */
 const MAX_URI_LENGTH = 8192;
 
@@ -134,7 +136,7 @@ export class UriTemplate {
     const parts: Part[] = [];
     for (const token of template.matchAll(/\{([^{}]*)\}|[{}]|[^{}]+/g)) {
       const fail = (why: string) =>
-        new TypeError(`Invalid URI template ${JSON.stringify(template)} at position ${token.index}: ${why}`);
+        new TypeError(`Invalid URI template ${excerpt(template)} at position ${token.index}: ${why}`);
       if (token[1] !== undefined) parts.push(parseExpression(token[1], fail));
       else if (token[0] === '{') throw fail('unclosed "{"');
       else if (token[0] === '}') throw fail('"}" without "{"');
@@ -208,15 +210,15 @@ function parseExpression(body: string, fail: (why: string) => TypeError): Expres
     .split(',')
     .map((text): VarSpec => {
       const name = VARNAME.exec(text)?.[0];
-      if (name === undefined) throw fail(`invalid variable name ${JSON.stringify(text)}`);
+      if (name === undefined) throw fail(`invalid variable name ${excerpt(text)}`);
       const modifier = text.slice(name.length);
       if (modifier === '') return { name, explode: false };
       if (modifier === '*') return { name, explode: true };
       if (/^:[1-9][0-9]{0,3}$/.test(modifier)) return { name, explode: false, prefix: Number(modifier.slice(1)) };
       throw fail(
         ':*'.includes(modifier[0]!)
-          ? `invalid modifier ${JSON.stringify(modifier)} on "${name}"`
-          : `invalid variable name ${JSON.stringify(text)}`,
+          ? `invalid modifier ${excerpt(modifier)} on ${excerpt(name)}`
+          : `invalid variable name ${excerpt(text)}`,
       );
     });
   return { op: OPERATORS[op]!, vars };
