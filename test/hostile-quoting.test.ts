@@ -8,7 +8,9 @@ import { throwError } from 'rxjs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { HubCatalog, type CatalogSource } from '../lib/compose/catalog';
 import { dispatchDirect, type ForwardedMethod } from '../lib/compose/direct';
-import { DEFAULT_NAMING } from '../lib/compose/naming';
+import { assignNames, DEFAULT_NAMING, namingPolicy } from '../lib/compose/naming';
+import { deepFreeze } from '../lib/core/freeze';
+import { createAjvValidator } from '../lib/validation/json-schema';
 import type { UpstreamCatalog } from '../lib/compose/session';
 import { createStderrLogger, silentLogger, type Logger } from '../lib/core/logger';
 import { ErrorCode, McpError } from '../lib/jsonrpc/errors';
@@ -64,7 +66,7 @@ const definition = defineServer({
 
 /**
  * A server driven by a raw peer in memory, by reference: a deep value arrives as it was sent (a wire's decoder
- * would refuse it past 128 levels). Not frozen: the debug freeze (`SWITCHBOARD_FREEZE_MESSAGES`) recurses.
+ * would refuse it past 128 levels). Not frozen, so the values stay as the test built them.
  */
 async function initialized(
   logger: Logger = silentLogger,
@@ -324,5 +326,41 @@ describe('the stderr logger writes a bounded excerpt of any detail', () => {
     });
     createStderrLogger('debug', { maxDetailChars: 50 }).error('Lost', { data: HUGE });
     expect(lines[0]!.length).toBeLessThanOrEqual('[switchboard] error: Lost '.length + 50 + 1);
+  });
+});
+
+describe('helpers that meet peer values of any size or depth', () => {
+  it('deep-freezes a value 10,000 levels deep without growing the call stack', () => {
+    const value = deepObject() as { a: unknown };
+    expect(() => deepFreeze(value)).not.toThrow();
+    let level: unknown = value;
+    for (let depth = 0; depth < 10_000; depth++) {
+      expect(Object.isFrozen(level)).toBe(true);
+      level = (level as { a: unknown }).a;
+    }
+  });
+
+  it('passes a 10,000-deep message through a freezing memory pair', async () => {
+    const [a, b] = createMemoryPair({ freeze: true });
+    const received = new Promise((resolve) => b.messages.subscribe(resolve));
+    await a.send({ jsonrpc: '2.0', method: 'notifications/deep', params: { value: deepObject() } } as never);
+    expect(await received).toMatchObject({ method: 'notifications/deep' });
+  });
+
+  it("quotes a bounded excerpt of a schema problem's path and extra key", () => {
+    const check = createAjvValidator().compile({ type: 'object', additionalProperties: false, properties: {} });
+    const problems = check({ [HUGE]: 1 })!;
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain('must NOT have additional properties');
+    expect(problems[0]!.length).toBeLessThanOrEqual(BOUND);
+  });
+
+  it('names a clash of two megabyte names with a bounded excerpt', () => {
+    const policy = namingPolicy({ collision: 'error' });
+    const candidate = (upstream: string) => ({ upstream, policy, original: HUGE, item: upstream, serving: true });
+    const { problems } = assignNames('tool', [candidate('first'), candidate('second')]);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]!.message).toContain('already uses');
+    expect(problems[0]!.message.length).toBeLessThanOrEqual(BOUND + 200);
   });
 });

@@ -8,6 +8,7 @@
  * the whole untruncated name, so two long names that share a start stay apart and a name never changes
  * between runs.
  */
+import { excerpt } from '../jsonrpc/excerpt';
 import { TOOL_NAME_PATTERN } from '../server/tools';
 
 export type CollisionPolicy = 'error' | 'first-wins' | 'rename';
@@ -153,7 +154,7 @@ export function assignNames<T>(kind: string, candidates: readonly NameCandidate<
     let holder: NameCandidate<T> | undefined = owner!.serving ? owner : undefined;
     for (const candidate of others) {
       const { policy, upstream, original } = candidate;
-      const clash = `${kind} ${JSON.stringify(original)} of ${upstream} would be named ${name}, which ${owner!.upstream} already uses`;
+      const clash = `${kind} ${excerpt(original)} of ${upstream} would be named ${name}, which ${owner!.upstream} already uses`;
       if (policy.collision === 'error') {
         report('error', candidate, name, `${clash}: it is left out (choose a prefix or another collision policy)`);
       } else if (policy.collision === 'first-wins') {

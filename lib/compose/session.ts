@@ -10,6 +10,7 @@ import { collectPages } from '../client/pages';
 import { setTimerRef, type Clock } from '../core/clock';
 import type { RequestContext } from '../core/request-context';
 import { ErrorCode, McpError } from '../jsonrpc/errors';
+import { clipText } from '../jsonrpc/excerpt';
 import type { JsonObject, JsonRpcNotification } from '../jsonrpc/types';
 import type {
   Implementation,
@@ -294,8 +295,12 @@ async function listEverything(client: Client, timeout: number) {
 }
 
 /** A child that failed usually said why on stderr: put its last lines in the error. */
+/** How much of each recent stderr line an upstream's start-up error quotes. */
+const MAX_STDERR_QUOTE_CHARS = 500;
+
 function withStderr(error: Error, opened: OpenedTransport): Error {
   const lines = opened.recentStderr?.().slice(-5) ?? [];
   if (lines.length === 0) return error;
-  return new Error(`${error.message} (stderr: ${lines.join(' | ')})`, { cause: error });
+  const shown = lines.map((line) => clipText(line, MAX_STDERR_QUOTE_CHARS));
+  return new Error(`${error.message} (stderr: ${shown.join(' | ')})`, { cause: error });
 }

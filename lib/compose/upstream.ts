@@ -36,6 +36,7 @@ import type { Logger } from '../core/logger';
 import type { RequestContext } from '../core/request-context';
 import type { Runtime } from '../core/runtime';
 import { ConnectionClosedError, ErrorCode, McpError, RelayedError } from '../jsonrpc/errors';
+import { clipText } from '../jsonrpc/excerpt';
 import type { JsonObject, JsonRpcNotification, RequestId } from '../jsonrpc/types';
 import type { Root } from '../protocol/client-features';
 import type {
@@ -225,7 +226,7 @@ export class Upstream implements CatalogSource {
     this.lazy = options.lazy ?? false;
     this.features = { ...host.features, ...options.forward };
     this.opener = new SourceOpener(options.source, {
-      onStderr: (line) => host.logger.debug(`[${options.name}] ${line}`),
+      onStderr: (line) => host.logger.debug(`[${options.name}] ${upstreamText(line)}`),
       connectionOptions: { runtime: host.runtime, logger: host.logger, clock: host.clock, upstream: options.name },
     });
     this.since = host.clock.now();
@@ -440,7 +441,7 @@ export class Upstream implements CatalogSource {
     const state = this.state;
     const why = GIVEN_UP.has(state)
       ? `it was stopped (${state === 'disposed' ? 'the hub is stopping' : state})`
-      : `its connection ended (${error.message}); it is being restarted`;
+      : `its connection ended (${upstreamText(error.message)}); it is being restarted`;
     return new ConnectionClosedError(`Upstream ${this.name} did not answer ${method}: ${why}`, { cause: error });
   }
 
@@ -634,12 +635,12 @@ export class Upstream implements CatalogSource {
           relisted: (from) => this.current(from) && this.catalogUpdated(from.catalog),
           health: (from, error) => {
             if (!this.current(from)) return;
-            if (error) host.logger.warn(`[${this.name}] Unhealthy: ${error.message}`);
+            if (error) host.logger.warn(`[${this.name}] Unhealthy: ${upstreamText(error.message)}`);
             this.send(error ? { type: 'unhealthy', error } : { type: 'healthy' });
           },
           lost: (from, error) => {
             if (!this.current(from)) return;
-            host.logger.warn(`[${this.name}] Lost: ${error.message}`);
+            host.logger.warn(`[${this.name}] Lost: ${upstreamText(error.message)}`);
             this.send({ type: 'lost', error });
           },
           log: (params) => host.forwardLog(this, params),
@@ -649,7 +650,7 @@ export class Upstream implements CatalogSource {
       );
     } catch (error) {
       if (serial !== this.serial) return;
-      host.logger.warn(`[${this.name}] Could not start: ${(error as Error).message}`);
+      host.logger.warn(`[${this.name}] Could not start: ${upstreamText((error as Error).message)}`);
       this.send({ type: 'connect.failed', error: error as Error });
       return;
     }
@@ -726,11 +727,11 @@ export class Upstream implements CatalogSource {
     switch (state) {
       case 'degraded':
       case 'failed':
-        return context.lastError?.message;
+        return context.lastError && upstreamText(context.lastError.message);
       case 'reconnecting': {
         const delay = context.retryDelayMs ?? 0;
         const next = `next attempt in ${delay} ms, at ${new Date(this.since + delay).toISOString()}`;
-        return context.lastError ? `${context.lastError.message}; ${next}` : next;
+        return context.lastError ? `${upstreamText(context.lastError.message)}; ${next}` : next;
       }
       case 'stopped':
         return context.stopReason;
@@ -755,7 +756,7 @@ export class Upstream implements CatalogSource {
       serving: this.serving,
       source: this.opener.describe(),
       failures: context.failures,
-      ...(context.lastError && { lastError: context.lastError.message }),
+      ...(context.lastError && { lastError: upstreamText(context.lastError.message) }),
       ...(context.stopReason && { stopReason: context.stopReason }),
       since: this.since,
       ...(this.downSince !== undefined && { downSince: this.downSince }),
@@ -826,4 +827,9 @@ function isThenable(value: unknown): value is Promise<unknown> {
 /** An upstream's error response goes on unchanged; anything else is left to the tool-failure path. */
 function relayErrorResponse(error: unknown): never {
   throw error instanceof McpError ? RelayedError.of(error) : error;
+}
+
+/** An upstream's own words (error messages, stderr) in the hub's logs, status and tool errors: bounded. */
+function upstreamText(text: string): string {
+  return clipText(text, 500);
 }

@@ -1,8 +1,15 @@
-/** Freezes a JSON value and everything inside it. Used by the by-reference transport in debug mode. */
+/**
+ * Freezes a JSON value and everything inside it. Used by the by-reference transport in debug mode.
+ * Iterative: a value of any depth freezes without growing the call stack.
+ */
 export function deepFreeze<T>(value: T): T {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
-  Object.freeze(value);
-  for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const next = pending.pop();
+    if (typeof next !== 'object' || next === null || Object.isFrozen(next)) continue;
+    Object.freeze(next);
+    for (const key of Object.keys(next)) pending.push((next as Record<string, unknown>)[key]);
+  }
   return value;
 }
 

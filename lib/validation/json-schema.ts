@@ -2,6 +2,7 @@ import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import Ajv2019 from 'ajv/dist/2019.js';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { clipText, excerpt } from '../jsonrpc/excerpt';
 import type { JsonSchema } from '../protocol/types';
 
 /** Checks a value against one schema: undefined when valid, otherwise readable problems. */
@@ -27,13 +28,18 @@ export function dialectOf(schema: JsonSchema): Dialect | undefined {
 }
 
 const MAX_REPORTED_PROBLEMS = 10;
+/** How much of a key, path or allowed value one problem quotes. */
+const MAX_QUOTED_CHARS = 80;
 
 function describeProblems(errors: readonly ErrorObject[] | null | undefined): string[] {
   const problems = (errors ?? []).slice(0, MAX_REPORTED_PROBLEMS).map((error) => {
-    const where = error.instancePath === '' ? 'the value' : error.instancePath;
-    const allowed = error.keyword === 'enum' ? `: ${JSON.stringify(error.params.allowedValues)}` : '';
+    // The path and the extra key are the caller's (often a peer's) names: quoted as bounded excerpts.
+    const where = error.instancePath === '' ? 'the value' : clipText(error.instancePath, MAX_QUOTED_CHARS);
+    const allowed = error.keyword === 'enum' ? `: ${excerpt(error.params.allowedValues, MAX_QUOTED_CHARS)}` : '';
     const extra =
-      error.keyword === 'additionalProperties' ? ` (${JSON.stringify(error.params.additionalProperty)})` : '';
+      error.keyword === 'additionalProperties'
+        ? ` (${excerpt(error.params.additionalProperty, MAX_QUOTED_CHARS)})`
+        : '';
     return `${where} ${error.message ?? 'is invalid'}${allowed}${extra}`;
   });
   if ((errors?.length ?? 0) > MAX_REPORTED_PROBLEMS)
