@@ -1,0 +1,193 @@
+/**
+ * What a server must answer to each line, from JSON-RPC 2.0 and MCP alone (not from our code): nothing for a
+ * notification, a response or a blank line; an id-less error for what has no readable id; and for a request,
+ * exactly one response with its id — a result, or an error with the right code. Then the checker that
+ * compares a session's answers with these expectations: one response per readable id, right codes, bounded
+ * messages, valid requests answered with their own result.
+ */
+import { expect } from 'vitest';
+import { VALID_ID_PREFIX, validCallText, type Traffic } from './arbitraries';
+
+export type RequestId = string | number;
+
+/** An error code, or `result` for a success. */
+export type Outcome = number | 'result';
+
+export type Expectation =
+  | { readonly kind: 'silent' }
+  | { readonly kind: 'idless'; readonly code: number }
+  | { readonly kind: 'answer'; readonly id: RequestId; readonly outcomes: readonly Outcome[]; readonly echo?: string };
+
+export const PARSE_ERROR = -32700;
+export const INVALID_REQUEST = -32600;
+export const METHOD_NOT_FOUND = -32601;
+export const INVALID_PARAMS = -32602;
+
+/** The longest error message a refusal may carry: it may quote the input, but only a bounded excerpt. */
+export const MAX_ERROR_MESSAGE_CHARS = 1024;
+
+/** How a transport frames text: stdio skips blank lines and strips a CR; a message transport frames whole texts. */
+export type Framing = 'lines' | 'messages';
+
+const SILENT: Expectation = { kind: 'silent' };
+
+/** The fuzz servers serve exactly one tool, `echo`, and declare no other capability. */
+const SERVED = new Set(['ping', 'initialize', 'tools/list', 'tools/call']);
+
+export function isRequestId(value: unknown): value is RequestId {
+  return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
+}
+
+/** A key for an id that tells `1` from `"1"`. */
+export function idKey(id: RequestId): string {
+  return `${typeof id}:${JSON.stringify(id)}`;
+}
+
+function refusal(id: RequestId | undefined, code: number): Expectation {
+  return id === undefined ? { kind: 'idless', code } : { kind: 'answer', id, outcomes: [code] };
+}
+
+/** What a ready server (2025-11-25, one `echo` tool) answers to one line, framed as `framing` says. */
+export function expectationForLine(line: Buffer, framing: Framing, maxBytes: number): Expectation {
+  let bytes = line;
+  if (framing === 'lines' && bytes.length > 0 && bytes[bytes.length - 1] === 0x0d) bytes = bytes.subarray(0, -1);
+  const text = bytes.toString('utf8');
+  const size = framing === 'lines' ? bytes.length : Buffer.byteLength(text);
+  if (size > maxBytes) return { kind: 'idless', code: INVALID_REQUEST };
+  if (framing === 'lines' && text.trim() === '' && text[0] !== '{' && text[0] !== '[') return SILENT;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { kind: 'idless', code: PARSE_ERROR };
+  }
+  return expectationForValue(value);
+}
+
+/** What a ready server answers to one parsed message (batches are refused whole outside 2025-03-26). */
+export function expectationForValue(value: unknown): Expectation {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { kind: 'idless', code: INVALID_REQUEST };
+  }
+  const message = value as Record<string, unknown>;
+  const readable = isRequestId(message.id) ? message.id : undefined;
+  if (message.jsonrpc !== '2.0') return refusal(readable, INVALID_REQUEST);
+  if (message.method !== undefined) {
+    if (typeof message.method !== 'string') return refusal(readable, INVALID_REQUEST);
+    if (message.id === undefined) return SILENT; // a notification
+    if (readable === undefined) return { kind: 'idless', code: INVALID_REQUEST };
+    return { kind: 'answer', id: readable, outcomes: requestOutcomes(message.method, message.params) };
+  }
+  if (message.result !== undefined) return readable === undefined ? { kind: 'idless', code: INVALID_REQUEST } : SILENT;
+  const error = message.error as Record<string, unknown> | undefined;
+  if (typeof error === 'object' && error !== null && typeof error.code === 'number' && typeof error.message === 'string') {
+    // A well-formed error response to nothing: ignored, its id readable, absent or null.
+    return message.id === undefined || message.id === null || readable !== undefined
+      ? SILENT
+      : { kind: 'idless', code: INVALID_REQUEST };
+  }
+  return refusal(readable, INVALID_REQUEST);
+}
+
+function requestOutcomes(method: string, params: unknown): Outcome[] {
+  if (!SERVED.has(method)) return [METHOD_NOT_FOUND];
+  if (method === 'initialize') return [INVALID_REQUEST]; // already initialized
+  const paramsIsObject = params === undefined || (typeof params === 'object' && params !== null && !Array.isArray(params));
+  if (!paramsIsObject) return [INVALID_PARAMS];
+  if (method === 'ping') return ['result'];
+  // A cursor we did not issue, a tool we do not have, a name that is not a string: -32602. Bad arguments: a result.
+  return ['result', INVALID_PARAMS];
+}
+
+/** The expectations of a session's traffic, in order, and the lines to send. */
+export function planTraffic(traffic: Traffic, framing: Framing, maxBytes: number) {
+  const lines: Buffer[] = [];
+  const expectations: Expectation[] = [];
+  let n = 0;
+  for (const item of traffic) {
+    if ('garbage' in item) {
+      lines.push(item.garbage);
+      expectations.push(expectationForLine(item.garbage, framing, maxBytes));
+    } else {
+      const id = `${VALID_ID_PREFIX}${n}`;
+      lines.push(Buffer.from(validCallText(item.valid, n++)));
+      expectations.push(
+        item.valid.kind === 'ping'
+          ? { kind: 'answer', id, outcomes: ['result'] }
+          : {
+              kind: 'answer',
+              id,
+              outcomes: ['result'],
+              // The server parsed the arguments: what it echoes is their canonical JSON.
+              echo: JSON.stringify(JSON.parse(item.valid.argumentsText)),
+            },
+      );
+    }
+  }
+  return { lines, expectations };
+}
+
+/** How many responses `expectations` call for. */
+export function expectedResponseCount(expectations: readonly Expectation[]): number {
+  return expectations.filter((expectation) => expectation.kind !== 'silent').length;
+}
+
+/**
+ * Checks the responses a session got against the expectations of what it sent: exactly one response per
+ * request with a readable id, each with an allowed outcome (a duplicated id may also be refused with
+ * -32600 while its twin is in flight), the id-less errors with the right codes, every error message bounded,
+ * and each valid request answered with its own result.
+ */
+export function checkResponses(expectations: readonly Expectation[], responses: readonly any[]): void {
+  for (const response of responses) {
+    expect(response, 'every response is a JSON-RPC 2.0 response').toMatchObject({ jsonrpc: '2.0' });
+    expect('result' in response !== 'error' in response, 'a response has a result or an error').toBe(true);
+    if (response.error) {
+      expect(typeof response.error.code).toBe('number');
+      expect(typeof response.error.message).toBe('string');
+      expect(
+        response.error.message.length,
+        `an error message is bounded (got ${String(response.error.message).slice(0, 200)}…)`,
+      ).toBeLessThanOrEqual(MAX_ERROR_MESSAGE_CHARS);
+    }
+  }
+  const idless = responses.filter((response) => !('id' in response)).map((response) => response.error?.code);
+  const expectedIdless = expectations.flatMap((expectation) => (expectation.kind === 'idless' ? [expectation.code] : []));
+  expect([...idless].sort(), 'the id-less errors and their codes').toEqual([...expectedIdless].sort());
+
+  const byId = new Map<string, Expectation[]>();
+  for (const expectation of expectations) {
+    if (expectation.kind !== 'answer') continue;
+    const key = idKey(expectation.id);
+    byId.set(key, [...(byId.get(key) ?? []), expectation]);
+  }
+  const answered = new Map<string, any[]>();
+  for (const response of responses) {
+    if (!('id' in response)) continue;
+    expect(isRequestId(response.id), 'a response id is a string or a finite number').toBe(true);
+    const key = idKey(response.id);
+    answered.set(key, [...(answered.get(key) ?? []), response]);
+  }
+  for (const key of answered.keys()) expect(byId.has(key), `a response with id ${key} answers a request`).toBe(true);
+  for (const [key, expected] of byId) {
+    const got = answered.get(key) ?? [];
+    expect(got.length, `responses for id ${key.slice(0, 80)}`).toBe(expected.length);
+    const duplicated = expected.length > 1;
+    // Match each response to an expectation that allows its outcome (the order of a duplicated id's answers is free).
+    const open = [...expected];
+    for (const response of got) {
+      const outcome: Outcome = response.error ? response.error.code : 'result';
+      const index = open.findIndex(
+        (expectation) =>
+          expectation.kind === 'answer' &&
+          (expectation.outcomes.includes(outcome) || (duplicated && outcome === INVALID_REQUEST)),
+      );
+      expect(index, `outcome ${outcome} for id ${key.slice(0, 80)} (allowed: ${JSON.stringify(open)})`).not.toBe(-1);
+      const [matched] = open.splice(index, 1);
+      if (matched?.kind === 'answer' && matched.echo !== undefined && !duplicated) {
+        expect(response.result?.isError, 'the valid call succeeded').not.toBe(true);
+        expect(response.result?.content?.[0]?.text, 'a valid call gets its own result').toBe(matched.echo);
+      }
+    }
+  }
+}
