@@ -36,7 +36,7 @@ export function isLongRun(): boolean {
 export function fuzzParameters<T>(name: string, defaultCases: number, extra: Parameters<T> = {}): Parameters<T> {
   let hash = fuzzSeed() | 0;
   for (let i = 0; i < name.length; i++) hash = (Math.imul(hash, 31) + name.charCodeAt(i)) | 0;
-  return { numRuns: fuzzCases(defaultCases), seed: hash, verbose: 1, ...extra };
+  return { numRuns: fuzzCases(defaultCases), seed: hash, verbose: 0, ...extra };
 }
 
 /** A test's time budget: `base` in `npm test`, scaled with the number of cases in a long run. */

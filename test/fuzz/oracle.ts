@@ -15,8 +15,15 @@ export type Outcome = number | 'result';
 
 export type Expectation =
   | { readonly kind: 'silent' }
-  | { readonly kind: 'idless'; readonly code: number }
-  | { readonly kind: 'answer'; readonly id: RequestId; readonly outcomes: readonly Outcome[]; readonly echo?: string };
+  | { readonly kind: 'idless'; readonly code: number; readonly invalidEnvelope?: true }
+  | {
+      readonly kind: 'answer';
+      readonly id: RequestId;
+      readonly outcomes: readonly Outcome[];
+      readonly echo?: string;
+      /** Refused for its envelope, before any handler: HTTP refuses such a body with 400. */
+      readonly invalidEnvelope?: true;
+    };
 
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
@@ -26,8 +33,11 @@ export const INVALID_PARAMS = -32602;
 /** The longest error message a refusal may carry: it may quote the input, but only a bounded excerpt. */
 export const MAX_ERROR_MESSAGE_CHARS = 1024;
 
-/** How a transport frames text: stdio skips blank lines and strips a CR; a message transport frames whole texts. */
-export type Framing = 'lines' | 'messages';
+/**
+ * How a transport frames text: stdio skips blank lines, strips a CR and counts raw bytes; a message transport
+ * frames whole texts and counts their UTF-8; an HTTP body is a whole text whose raw bytes count.
+ */
+export type Framing = 'lines' | 'messages' | 'body';
 
 const SILENT: Expectation = { kind: 'silent' };
 
@@ -43,8 +53,11 @@ export function idKey(id: RequestId): string {
   return `${typeof id}:${JSON.stringify(id)}`;
 }
 
-function refusal(id: RequestId | undefined, code: number): Expectation {
-  return id === undefined ? { kind: 'idless', code } : { kind: 'answer', id, outcomes: [code] };
+/** The refusal of an invalid envelope: with its id when the id can be read. */
+function refusal(id: RequestId | undefined): Expectation {
+  return id === undefined
+    ? { kind: 'idless', code: INVALID_REQUEST, invalidEnvelope: true }
+    : { kind: 'answer', id, outcomes: [INVALID_REQUEST], invalidEnvelope: true };
 }
 
 /** What a ready server (2025-11-25, one `echo` tool) answers to one line, framed as `framing` says. */
@@ -52,7 +65,7 @@ export function expectationForLine(line: Buffer, framing: Framing, maxBytes: num
   let bytes = line;
   if (framing === 'lines' && bytes.length > 0 && bytes[bytes.length - 1] === 0x0d) bytes = bytes.subarray(0, -1);
   const text = bytes.toString('utf8');
-  const size = framing === 'lines' ? bytes.length : Buffer.byteLength(text);
+  const size = framing === 'messages' ? Buffer.byteLength(text) : bytes.length;
   if (size > maxBytes) return { kind: 'idless', code: INVALID_REQUEST };
   if (framing === 'lines' && text.trim() === '' && text[0] !== '{' && text[0] !== '[') return SILENT;
   let value: unknown;
@@ -66,27 +79,25 @@ export function expectationForLine(line: Buffer, framing: Framing, maxBytes: num
 
 /** What a ready server answers to one parsed message (batches are refused whole outside 2025-03-26). */
 export function expectationForValue(value: unknown): Expectation {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { kind: 'idless', code: INVALID_REQUEST };
-  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return refusal(undefined);
   const message = value as Record<string, unknown>;
   const readable = isRequestId(message.id) ? message.id : undefined;
-  if (message.jsonrpc !== '2.0') return refusal(readable, INVALID_REQUEST);
+  if (message.jsonrpc !== '2.0') return refusal(readable);
   if (message.method !== undefined) {
-    if (typeof message.method !== 'string') return refusal(readable, INVALID_REQUEST);
+    if (typeof message.method !== 'string') return refusal(readable);
     if (message.id === undefined) return SILENT; // a notification
-    if (readable === undefined) return { kind: 'idless', code: INVALID_REQUEST };
+    if (readable === undefined) return refusal(undefined);
     return { kind: 'answer', id: readable, outcomes: requestOutcomes(message.method, message.params) };
   }
-  if (message.result !== undefined) return readable === undefined ? { kind: 'idless', code: INVALID_REQUEST } : SILENT;
+  if (message.result !== undefined) return readable === undefined ? refusal(undefined) : SILENT;
   const error = message.error as Record<string, unknown> | undefined;
   if (typeof error === 'object' && error !== null && typeof error.code === 'number' && typeof error.message === 'string') {
     // A well-formed error response to nothing: ignored, its id readable, absent or null.
     return message.id === undefined || message.id === null || readable !== undefined
       ? SILENT
-      : { kind: 'idless', code: INVALID_REQUEST };
+      : refusal(undefined);
   }
-  return refusal(readable, INVALID_REQUEST);
+  return refusal(readable);
 }
 
 function requestOutcomes(method: string, params: unknown): Outcome[] {
