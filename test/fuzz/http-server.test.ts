@@ -37,7 +37,7 @@ async function post(site: Pick<Site, 'url'>, body: Buffer | string, headers: Rec
   const response = await fetch(site.url, {
     method: 'POST',
     headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', ...headers },
-    body,
+    body: typeof body === 'string' ? body : new Uint8Array(body),
   });
   const text = await response.text();
   return { status: response.status, text, headers: response.headers };
