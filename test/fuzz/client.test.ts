@@ -18,7 +18,7 @@ import { StdioClientTransport } from '../../transports/stdio';
 import type { Transport } from '../../transports/transport';
 import { deepJsonrpcLine } from './arbitraries';
 import { scriptedCall, type ScriptedCall } from './client-arbitraries';
-import { fuzzParameters, fuzzTimeout } from './config';
+import { fuzzCases, fuzzParameters, fuzzTimeout } from './config';
 import { watchProcessFaults, type ProcessFaults } from './process-faults';
 import { encodeLine, SCRIPT_TOOL, scriptedPeer } from './scripted-peer';
 
@@ -158,7 +158,7 @@ describe.each([
   });
 
   it(
-    `settles every call of ${cases} cases as its reply says, and the client lives on with nothing pending`,
+    `settles every call of ${fuzzCases(cases)} cases as its reply says, and the client lives on with nothing pending`,
     async () => {
       await fc.assert(
         fc.asyncProperty(fc.array(scriptedCall, { minLength: 1, maxLength: 4 }), (calls) =>

@@ -13,7 +13,7 @@ import { Server } from '../../lib/server/server';
 import { createStreamableHttpHandler, type StreamableHttpHandler } from '../../transports/http/streamable-server';
 import { listenHttp } from '../helpers/http';
 import { deepJsonrpcLine, nested, rawLine, traffic, type Traffic } from './arbitraries';
-import { fuzzParameters, fuzzTimeout } from './config';
+import { fuzzCases, fuzzParameters, fuzzTimeout } from './config';
 import { FUZZ_MAX_MESSAGE_BYTES, fuzzDefinition } from './definition';
 import {
   INVALID_REQUEST,
@@ -144,7 +144,7 @@ describe('fuzz: a Streamable HTTP server', () => {
   }
 
   it(
-    `answers every body of ${CASES} bursts of concurrent POSTs as HTTP and JSON-RPC say, and stays up with nothing leaked`,
+    `answers every body of ${fuzzCases(CASES)} bursts of concurrent POSTs as HTTP and JSON-RPC say, and stays up with nothing leaked`,
     async () => {
       site = await openSite();
       await fc.assert(

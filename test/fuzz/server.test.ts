@@ -10,7 +10,7 @@
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { deepJsonrpcLine, nested, rawLine, traffic, type Traffic } from './arbitraries';
-import { fuzzParameters, fuzzTimeout } from './config';
+import { fuzzCases, fuzzParameters, fuzzTimeout } from './config';
 import { watchProcessFaults, type ProcessFaults } from './process-faults';
 import { initializeSession, memorySession, runServerCase, stdioSession, type ServerSession } from './server-harness';
 
@@ -57,7 +57,7 @@ describe.each([
     afterAll(() => session.close());
 
     it(
-      `answers every request of ${cases} sessions of up to ${maxLines} lines exactly once, right, and stays up with nothing leaked`,
+      `answers every request of ${fuzzCases(cases)} sessions of up to ${maxLines} lines exactly once, right, and stays up with nothing leaked`,
       async () => {
         await fc.assert(
           fc.asyncProperty(traffic(maxLines), (lines) => runServerCase(session, lines)),
