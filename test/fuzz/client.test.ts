@@ -103,7 +103,7 @@ afterEach(() => expect(faults.seen.splice(0), 'nothing escaped to the process').
 
 describe.each([
   { transport: 'in process (memory pair, JSON text)', open: memoryServer, cases: 150, timeout: 100 },
-  { transport: 'in a child process over stdio', open: stdioServer, cases: 60, timeout: 1_000 },
+  { transport: 'in a child process over stdio', open: stdioServer, cases: 40, timeout: 500 },
 ])('fuzz: a client $transport', ({ transport, open, cases, timeout }) => {
   let client: Client;
   beforeAll(async () => {
