@@ -60,8 +60,22 @@ function refusal(id: RequestId | undefined): Expectation {
     : { kind: 'answer', id, outcomes: [INVALID_REQUEST], invalidEnvelope: true };
 }
 
-/** What a ready server (2025-11-25, one `echo` tool) answers to one line, framed as `framing` says. */
-export function expectationForLine(line: Buffer, framing: Framing, maxBytes: number): Expectation {
+/** A JSON-RPC batch a 2025-03-26 session serves: one array answers every element that calls for an answer. */
+export interface BatchExpectation {
+  readonly kind: 'batch';
+  readonly elements: readonly Expectation[];
+}
+
+/**
+ * What a ready server (one `echo` tool) answers to one line, framed as `framing` says. Batches are refused
+ * whole unless `batches` (a session at 2025-03-26), when each element is answered inside one array.
+ */
+export function expectationForLine(
+  line: Buffer,
+  framing: Framing,
+  maxBytes: number,
+  batches = false,
+): Expectation | BatchExpectation {
   let bytes = line;
   if (framing === 'lines' && bytes.length > 0 && bytes[bytes.length - 1] === 0x0d) bytes = bytes.subarray(0, -1);
   const text = bytes.toString('utf8');
@@ -73,6 +87,10 @@ export function expectationForLine(line: Buffer, framing: Framing, maxBytes: num
     value = JSON.parse(text);
   } catch {
     return { kind: 'idless', code: PARSE_ERROR };
+  }
+  if (batches && Array.isArray(value) && value.length > 0) {
+    // A nested batch is not a message: refused inside the answer like any other invalid element.
+    return { kind: 'batch', elements: value.map((element) => (Array.isArray(element) ? refusal(undefined) : expectationForValue(element))) };
   }
   return expectationForValue(value);
 }
@@ -110,16 +128,33 @@ function requestOutcomes(method: string, params: unknown): Outcome[] {
   return ['result', INVALID_PARAMS];
 }
 
-/** The expectations of a session's traffic, in order, and the lines to send. */
-export function planTraffic(traffic: Traffic, framing: Framing, maxBytes: number) {
+/**
+ * The lines to send for a session's traffic and what must come back: the expectations of every message (a
+ * batch's elements flattened in), how many responses arrive (a batch's answer is one array), and how many
+ * of those are batch answers.
+ */
+export function planTraffic(traffic: Traffic, framing: Framing, maxBytes: number, batches = false) {
   const lines: Buffer[] = [];
   const expectations: Expectation[] = [];
+  let responseCount = 0;
+  let batchAnswers = 0;
   let n = 0;
   for (const item of traffic) {
     if ('garbage' in item) {
       lines.push(item.garbage);
-      expectations.push(expectationForLine(item.garbage, framing, maxBytes));
+      const expectation = expectationForLine(item.garbage, framing, maxBytes, batches);
+      if (expectation.kind === 'batch') {
+        expectations.push(...expectation.elements);
+        if (expectation.elements.some((element) => element.kind !== 'silent')) {
+          responseCount++;
+          batchAnswers++;
+        }
+      } else {
+        expectations.push(expectation);
+        if (expectation.kind !== 'silent') responseCount++;
+      }
     } else {
+      responseCount++;
       const id = `${VALID_ID_PREFIX}${n}`;
       lines.push(Buffer.from(validCallText(item.valid, n++)));
       expectations.push(
@@ -135,12 +170,7 @@ export function planTraffic(traffic: Traffic, framing: Framing, maxBytes: number
       );
     }
   }
-  return { lines, expectations };
-}
-
-/** How many responses `expectations` call for. */
-export function expectedResponseCount(expectations: readonly Expectation[]): number {
-  return expectations.filter((expectation) => expectation.kind !== 'silent').length;
+  return { lines, expectations, responseCount, batchAnswers };
 }
 
 /**

@@ -11,12 +11,14 @@ import { Server, type ServerConnection } from '../../lib/server/server';
 import { createMemoryPair, type MemoryTransport } from '../../transports/memory';
 import type { Traffic } from './arbitraries';
 import { FUZZ_MAX_MESSAGE_BYTES, fuzzDefinition } from './definition';
-import { checkResponses, expectedResponseCount, planTraffic, type Framing } from './oracle';
+import { checkResponses, planTraffic, type Framing } from './oracle';
 
 /** A server session seen from the wire. */
 export interface ServerSession {
   readonly framing: Framing;
   readonly maxBytes: number;
+  /** The revision the session negotiates: batches are served at 2025-03-26 only. */
+  readonly protocolVersion: string;
   /** Every message received so far, parsed. */
   readonly received: readonly any[];
   send(lines: readonly Buffer[]): Promise<void>;
@@ -55,7 +57,8 @@ function ping(id: string): string {
 }
 
 /** The handshake, as a raw client does it. */
-export async function initializeSession(session: ServerSession, protocolVersion = '2025-11-25'): Promise<void> {
+export async function initializeSession(session: ServerSession): Promise<void> {
+  const { protocolVersion } = session;
   const response = await roundTrip(
     session,
     'init',
@@ -72,11 +75,17 @@ export async function initializeSession(session: ServerSession, protocolVersion 
 
 /** One case: the traffic's answers are right, the session still works and holds no record afterwards. */
 export async function runServerCase(session: ServerSession, traffic: Traffic): Promise<void> {
-  const { lines, expectations } = planTraffic(traffic, session.framing, session.maxBytes);
+  const batches = session.protocolVersion === '2025-03-26';
+  const { lines, expectations, responseCount, batchAnswers } = planTraffic(
+    traffic,
+    session.framing,
+    session.maxBytes,
+    batches,
+  );
   const start = session.received.length;
   const first = `sentinel-${++sentinels}`;
   await session.send([...lines, Buffer.from(ping(first))]);
-  const wanted = expectedResponseCount(expectations) + 1;
+  const wanted = responseCount + 1;
   await waitUntil(
     session,
     () => session.received.length - start >= wanted && session.received.slice(start).some((m) => m?.id === first),
@@ -84,7 +93,7 @@ export async function runServerCase(session: ServerSession, traffic: Traffic): P
   ).catch((error: Error) => {
     // Say what did arrive: the checker names what is missing or wrong.
     try {
-      checkResponses(expectations, session.received.slice(start).filter((m) => m?.id !== first));
+      checkResponses(expectations, session.received.slice(start).flat().filter((m) => m?.id !== first));
     } catch (mismatch) {
       throw new Error(`${error.message}; ${(mismatch as Error).message}`);
     }
@@ -93,8 +102,10 @@ export async function runServerCase(session: ServerSession, traffic: Traffic): P
   // A second round trip: whatever the case still had to say (a duplicate answer) arrives before its answer.
   const second = `sentinel-${++sentinels}`;
   await roundTrip(session, second, ping(second));
-  const responses = session.received.slice(start).filter((m) => m?.id !== first && m?.id !== second);
-  checkResponses(expectations, responses);
+  const answers = session.received.slice(start).filter((m) => m?.id !== first && m?.id !== second);
+  expect(answers.filter(Array.isArray).length, 'one array answers each batch that calls for an answer').toBe(batchAnswers);
+  for (const answer of answers.filter(Array.isArray)) expect(answer.length, 'a batch answer is not empty').toBeGreaterThan(0);
+  checkResponses(expectations, answers.flat());
 
   // Still serving, and nothing left behind: `stats` is the only handler running, no request of ours pending.
   const statsId = `stats-${sentinels}`;
@@ -109,7 +120,7 @@ export async function runServerCase(session: ServerSession, traffic: Traffic): P
 // ---- sessions ----------------------------------------------------------------------------------------
 
 /** The fuzz server in process, behind a memory pair that copies through JSON text (frames, not lines). */
-export function memorySession(): ServerSession & { readonly connection: ServerConnection } {
+export function memorySession(protocolVersion = '2025-11-25'): ServerSession & { readonly connection: ServerConnection } {
   const [peerSide, serverSide]: [MemoryTransport, MemoryTransport] = createMemoryPair({
     codec: 'json',
     maxMessageBytes: FUZZ_MAX_MESSAGE_BYTES,
@@ -126,6 +137,7 @@ export function memorySession(): ServerSession & { readonly connection: ServerCo
   return {
     framing: 'messages',
     maxBytes: FUZZ_MAX_MESSAGE_BYTES,
+    protocolVersion,
     received,
     connection,
     async send(lines) {
@@ -142,7 +154,9 @@ export function memorySession(): ServerSession & { readonly connection: ServerCo
 const fuzzServerScript = fileURLToPath(new URL('../fixtures/fuzz-server.ts', import.meta.url));
 
 /** The fuzz server as a real child process over stdio; stdout is read as lines of JSON. */
-export function stdioSession(): ServerSession & { readonly child: ChildProcessWithoutNullStreams; stderr(): string } {
+export function stdioSession(
+  protocolVersion = '2025-11-25',
+): ServerSession & { readonly child: ChildProcessWithoutNullStreams; stderr(): string } {
   const child = spawn(process.execPath, ['--import', 'tsx', fuzzServerScript], { stdio: 'pipe' });
   const received: any[] = [];
   let exit: string | undefined;
@@ -167,6 +181,7 @@ export function stdioSession(): ServerSession & { readonly child: ChildProcessWi
   return {
     framing: 'lines',
     maxBytes: FUZZ_MAX_MESSAGE_BYTES,
+    protocolVersion,
     received,
     child,
     stderr: () => stderr,

@@ -32,8 +32,14 @@ afterAll(() => faults.stop());
 afterEach(() => expect(faults.seen.splice(0), 'nothing escaped to the process').toEqual([]));
 
 describe.each([
-  { transport: 'in process (memory pair, JSON text)', open: memorySession, cases: 250, maxLines: 30 },
-  { transport: 'in a child process over stdio', open: stdioSession, cases: 600, maxLines: 50 },
+  { transport: 'in process (memory pair, JSON text)', open: () => memorySession(), cases: 250, maxLines: 30 },
+  {
+    transport: 'in process at 2025-03-26 (batches served)',
+    open: () => memorySession('2025-03-26'),
+    cases: 200,
+    maxLines: 30,
+  },
+  { transport: 'in a child process over stdio', open: () => stdioSession(), cases: 600, maxLines: 50 },
 ])('fuzz: a server $transport', ({ transport, open, cases, maxLines }) => {
   describe('the hostile lines of the issue', () => {
     let session: ServerSession;
