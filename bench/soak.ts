@@ -278,15 +278,16 @@ function verdict(samples: readonly Sample[]): boolean {
   let drifting = false;
   process.stdout.write(`\nDrift over the second half (${half.length} samples, linear fit, per minute):\n`);
   const span = (half.at(-1)!.t - half[0]!.t) / 60;
-  const earlier = half.slice(0, Math.ceil(half.length / 2));
-  const latest = half.slice(-Math.max(1, Math.floor(half.length / 4)));
+  // The first half without its first sample (taken before the loops started) is the baseline band.
+  const baseline = samples.slice(1, Math.max(2, Math.floor(samples.length / 2)));
+  const latest = samples.slice(-Math.max(1, Math.floor(samples.length / 4)));
   for (const key of ['heapUsed', 'rss', 'fds'] as const) {
     const { slope: perMinute, scatter } = fit(half.map((s) => [s.t / 60, s[key]] as const));
     const format = (value: number) => (key === 'fds' ? value.toFixed(2) : `${(value / MiB).toFixed(3)} MiB`);
     // Drift: a slope over the limit whose rise across the window stands out of the samples' own scatter, and
-    // a floor that moved: the last quarter's lowest sample is above the highest of the second half's start.
+    // a floor that moved: the last quarter's lowest sample is above the highest of the first half's band.
     // (RSS swings by tens of MiB between collections; descriptors come and go with a restarting child.)
-    const floorRose = Math.min(...latest.map((s) => s[key])) > Math.max(...earlier.map((s) => s[key]));
+    const floorRose = Math.min(...latest.map((s) => s[key])) > Math.max(...baseline.map((s) => s[key]));
     const over = perMinute > LIMITS[key] && perMinute * span > 2 * scatter && floorRose;
     const noisy = perMinute > LIMITS[key] && !over;
     drifting ||= over;
