@@ -102,8 +102,9 @@ afterAll(() => faults.stop());
 afterEach(() => expect(faults.seen.splice(0), 'nothing escaped to the process').toEqual([]));
 
 describe.each([
-  { transport: 'in process (memory pair, JSON text)', open: memoryServer, cases: 150, timeout: 100 },
-  { transport: 'in a child process over stdio', open: stdioServer, cases: 40, timeout: 500 },
+  // Call timeouts: generous for a busy machine; only calls nothing answers wait them out.
+  { transport: 'in process (memory pair, JSON text)', open: memoryServer, cases: 100, timeout: 250 },
+  { transport: 'in a child process over stdio', open: stdioServer, cases: 30, timeout: 1_000 },
 ])('fuzz: a client $transport', ({ transport, open, cases, timeout }) => {
   let client: Client;
   beforeAll(async () => {
