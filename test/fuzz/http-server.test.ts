@@ -86,16 +86,16 @@ function checkAnswer(line: Buffer, expectation: Expectation, answer: { status: n
     expect(answer.status, what).toBe(413);
     return;
   }
-  if (expectation.kind === 'silent') {
-    expect(answer.status, what).toBe(202);
-    return;
-  }
   const body = parsed(answer.text);
   if (expectation.kind === 'idless' || expectation.invalidEnvelope) {
-    // Not JSON-RPC at all: refused as a bad request before any session sees it.
+    // Not JSON-RPC at all (a broken response included): refused as a bad request before any session sees it.
     const code = expectation.kind === 'idless' ? expectation.code : INVALID_REQUEST;
     expect(answer.status, what).toBe(400);
     expectBoundedError(body, code === PARSE_ERROR ? PARSE_ERROR : INVALID_REQUEST);
+    return;
+  }
+  if (expectation.kind === 'silent') {
+    expect(answer.status, what).toBe(202);
     return;
   }
   expect(answer.status, what).toBe(200);

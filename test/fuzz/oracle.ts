@@ -14,7 +14,8 @@ export type RequestId = string | number;
 export type Outcome = number | 'result';
 
 export type Expectation =
-  | { readonly kind: 'silent' }
+  /** Nothing comes back. `invalidEnvelope`: a broken response, never answered on a wire (HTTP refuses its body). */
+  | { readonly kind: 'silent'; readonly invalidEnvelope?: true }
   | { readonly kind: 'idless'; readonly code: number; readonly invalidEnvelope?: true }
   | {
       readonly kind: 'answer';
@@ -40,6 +41,34 @@ export const MAX_ERROR_MESSAGE_CHARS = 1024;
 export type Framing = 'lines' | 'messages' | 'body';
 
 const SILENT: Expectation = { kind: 'silent' };
+/** A broken response: JSON-RPC forbids answering a response, so it fails the request it names (if any), unanswered. */
+const BROKEN_RESPONSE: Expectation = { kind: 'silent', invalidEnvelope: true };
+
+/**
+ * The nesting a message may reach (the envelope is level 1): the runtime's documented default
+ * (`DEFAULT_MAX_DEPTH`, 128). Deeper messages are refused with -32600 before anything reads them.
+ */
+export const MAX_DEPTH = 128;
+
+/** How deeply `value` nests objects and arrays, walked without recursion. */
+export function depthOf(value: unknown): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (typeof current !== 'object' || current === null) continue;
+    deepest = Math.max(deepest, depth);
+    for (const child of Array.isArray(current) ? current : Object.values(current)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
+/** A message without a method that carries a result or an error: a response, whatever else is wrong with it. */
+function looksLikeResponse(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const message = value as Record<string, unknown>;
+  return message.method === undefined && (message.result !== undefined || message.error !== undefined);
+}
 
 /** The fuzz servers serve exactly one tool, `echo`, and declare no other capability. */
 const SERVED = new Set(['ping', 'initialize', 'tools/list', 'tools/call']);
@@ -88,6 +117,10 @@ export function expectationForLine(
   } catch {
     return { kind: 'idless', code: PARSE_ERROR };
   }
+  if (depthOf(value) > MAX_DEPTH) {
+    if (looksLikeResponse(value)) return BROKEN_RESPONSE;
+    return Array.isArray(value) ? refusal(undefined) : refusal(readableId(value));
+  }
   if (batches && Array.isArray(value) && value.length > 0) {
     // A nested batch is not a message: refused inside the answer like any other invalid element.
     return { kind: 'batch', elements: value.map((element) => (Array.isArray(element) ? refusal(undefined) : expectationForValue(element))) };
@@ -95,25 +128,36 @@ export function expectationForLine(
   return expectationForValue(value);
 }
 
+function readableId(value: unknown): RequestId | undefined {
+  const id = (value as { id?: unknown } | null)?.id;
+  return isRequestId(id) ? id : undefined;
+}
+
 /** What a ready server answers to one parsed message (batches are refused whole outside 2025-03-26). */
 export function expectationForValue(value: unknown): Expectation {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return refusal(undefined);
   const message = value as Record<string, unknown>;
-  const readable = isRequestId(message.id) ? message.id : undefined;
+  const readable = readableId(message);
+  if (looksLikeResponse(message)) {
+    // A response to nothing (this server sends no requests) is ignored; a broken one is not answered either.
+    const error = message.error as Record<string, unknown> | undefined;
+    const wellFormed =
+      message.jsonrpc === '2.0' &&
+      (message.result !== undefined
+        ? error === undefined && readable !== undefined
+        : typeof error === 'object' &&
+          error !== null &&
+          typeof error.code === 'number' &&
+          typeof error.message === 'string' &&
+          (message.id === undefined || message.id === null || readable !== undefined));
+    return wellFormed ? SILENT : BROKEN_RESPONSE;
+  }
   if (message.jsonrpc !== '2.0') return refusal(readable);
   if (message.method !== undefined) {
     if (typeof message.method !== 'string') return refusal(readable);
     if (message.id === undefined) return SILENT; // a notification
     if (readable === undefined) return refusal(undefined);
     return { kind: 'answer', id: readable, outcomes: requestOutcomes(message.method, message.params) };
-  }
-  if (message.result !== undefined) return readable === undefined ? refusal(undefined) : SILENT;
-  const error = message.error as Record<string, unknown> | undefined;
-  if (typeof error === 'object' && error !== null && typeof error.code === 'number' && typeof error.message === 'string') {
-    // A well-formed error response to nothing: ignored, its id readable, absent or null.
-    return message.id === undefined || message.id === null || readable !== undefined
-      ? SILENT
-      : refusal(undefined);
   }
   return refusal(readable);
 }
