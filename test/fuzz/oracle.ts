@@ -50,15 +50,19 @@ const BROKEN_RESPONSE: Expectation = { kind: 'silent', invalidEnvelope: true };
  */
 export const MAX_DEPTH = 128;
 
-/** How deeply `value` nests objects and arrays, walked without recursion. */
-export function depthOf(value: unknown): number {
+/**
+ * How deeply a JSON text nests objects and arrays, brackets inside strings skipped. Measured on the text as
+ * sent, not on the parsed value: a member repeated later (`{"id":[[[…]]],"id":1}`) is still read, deep.
+ */
+export function depthOf(text: string): number {
+  let depth = 0;
   let deepest = 0;
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [current, depth] = stack.pop()!;
-    if (typeof current !== 'object' || current === null) continue;
-    deepest = Math.max(deepest, depth);
-    for (const child of Array.isArray(current) ? current : Object.values(current)) stack.push([child, depth + 1]);
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i];
+    if (char === '"') {
+      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === '\\') i++;
+    } else if (char === '{' || char === '[') deepest = Math.max(deepest, ++depth);
+    else if (char === '}' || char === ']') depth--;
   }
   return deepest;
 }
@@ -117,7 +121,7 @@ export function expectationForLine(
   } catch {
     return { kind: 'idless', code: PARSE_ERROR };
   }
-  if (depthOf(value) > MAX_DEPTH) {
+  if (depthOf(text) > MAX_DEPTH) {
     if (looksLikeResponse(value)) return BROKEN_RESPONSE;
     return Array.isArray(value) ? refusal(undefined) : refusal(readableId(value));
   }
