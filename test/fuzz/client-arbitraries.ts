@@ -7,6 +7,7 @@
  */
 import fc from 'fast-check';
 import { hostileLine, jsonValueText, rawLine } from './arbitraries';
+import { depthOf, MAX_DEPTH } from './oracle';
 import { encodeLine, type ScriptedReply } from './scripted-peer';
 
 export type ClientMethod = 'ping' | 'tools/list' | 'tools/call';
@@ -18,6 +19,12 @@ export type Fate =
   | { readonly kind: 'refused' }
   /** Resolves or is refused at once: an arbitrary object, valid or not for the method. */
   | { readonly kind: 'resolves-or-refused' }
+  /**
+   * Fails, at once or by its timeout: a message with the call's id but neither a method nor a result nor an
+   * error may be read as a broken response (failing the call) or as a broken request (answered, the call
+   * waiting on); JSON-RPC cannot say which.
+   */
+  | { readonly kind: 'fails' }
   | { readonly kind: 'times-out' };
 
 export interface ScriptedCall {
@@ -51,7 +58,6 @@ const BROKEN_ENVELOPES: readonly (readonly [string, string])[] = [
   ['{"jsonrpc":"2.0","id":', ',"error":{"code":"x","message":"m"}}'],
   ['{"jsonrpc":"2.0","id":', ',"error":{"code":-32000}}'],
   ['{"jsonrpc":"2.0","id":', ',"error":"no"}'],
-  ['{"jsonrpc":"2.0","id":', '}'],
   ['{"jsonrpc":{"a":{"a":{"a":1}}},"id":', ',"result":{}}'],
 ];
 
@@ -130,14 +136,28 @@ const replyFor = (method: ClientMethod): fc.Arbitrary<{ main: (Buffer | null)[] 
       })),
     },
     { weight: 1, arbitrary: fc.constant({ main: null, fate: { kind: 'times-out' as const } }) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom('}', ',"extra":1}').map((after) => ({
+        main: [...withId('{"jsonrpc":"2.0","id":', after)],
+        fate: { kind: 'fails' as const },
+      })),
+    },
   );
+
+/** A reply nested deeper than the documented limit is refused before anything reads it: a broken response. */
+function fateOf(main: readonly (Buffer | null)[] | null, fate: Fate): Fate {
+  if (main === null) return fate;
+  const text = main.map((part) => (part === null ? '0' : part.toString('utf8'))).join('');
+  return depthOf(text) > MAX_DEPTH ? { kind: 'refused' } : fate;
+}
 
 export const scriptedCall: fc.Arbitrary<ScriptedCall> = fc
   .constantFrom<ClientMethod>('ping', 'tools/list', 'tools/call')
   .chain((method) =>
     fc.record({ noise, reply: replyFor(method), duplicate: fc.boolean() }).map(({ noise: lines, reply, duplicate }) => ({
       method,
-      fate: reply.fate,
+      fate: fateOf(reply.main, reply.fate),
       reply: [
         ...lines.map((line) => encodeLine([line])),
         ...(reply.main ? [encodeLine(reply.main)] : []),

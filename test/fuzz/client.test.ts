@@ -76,6 +76,9 @@ function checkFate(scripted: ScriptedCall, settled: Settled): void {
     case 'times-out':
       expect(error instanceof RequestTimeoutError, `${what} times out, got ${describe}`).toBe(true);
       break;
+    case 'fails':
+      expect(error instanceof SwitchboardError, `${what} fails with a typed error, got ${describe}`).toBe(true);
+      break;
   }
 }
 

@@ -63,6 +63,10 @@ function checkFate(scripted: ScriptedCall, settled: { resolved?: unknown; reject
   else if (fate.kind === 'mcp-error') expect(error instanceof McpError && error.code === fate.code, what).toBe(true);
   else if (fate.kind === 'refused') expect(typedAtOnce, what).toBe(true);
   else if (fate.kind === 'resolves-or-refused') expect(error === undefined || typedAtOnce, what).toBe(true);
+  else if (fate.kind === 'fails') {
+    const exchangeFailed = error instanceof McpError && error.code === HTTP_EXCHANGE_FAILED;
+    expect(error instanceof SwitchboardError || exchangeFailed, what).toBe(true);
+  }
   // Nothing answered it: over HTTP its POST stream ended without the response, which fails it at once.
   else expect(error instanceof McpError && error.code === HTTP_EXCHANGE_FAILED, what).toBe(true);
 }

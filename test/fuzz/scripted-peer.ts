@@ -1,7 +1,7 @@
 /**
  * A fake MCP server that answers our `Client` with scripted lines: what the client-side fuzz suites put in
  * front of it, in process or as a stdio child (test/fixtures/fuzz-peer.ts). It answers `initialize` and,
- * by default, every request with a plain valid result; a `tools/call` of `__script` queues replies (one
+ * by default, every request with a plain valid result; a `tools/call` of `__script` sets the replies (one
  * list of raw lines per coming request, in arrival order), in which each `null` part stands for the id of
  * the request being answered.
  */
@@ -40,6 +40,8 @@ export function scriptedPeer(write: (line: Buffer) => void): (message: any) => v
     if (typeof message?.method !== 'string' || message.id === undefined) return; // notifications, responses
     const { id, method, params } = message;
     if (method === 'tools/call' && params?.name === SCRIPT_TOOL) {
+      // A new case replaces what an earlier one left unused (a case that failed midway, while shrinking).
+      queue.length = 0;
       queue.push(...(params.arguments.replies as ScriptedReply[]));
       write(Buffer.from(JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'queued' }] } })));
       return;
