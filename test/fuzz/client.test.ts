@@ -106,8 +106,8 @@ afterEach(() => expect(faults.seen.splice(0), 'nothing escaped to the process').
 
 describe.each([
   // Call timeouts: generous for a busy machine; only calls nothing answers wait them out.
-  { transport: 'in process (memory pair, JSON text)', open: memoryServer, cases: 100, timeout: 250 },
-  { transport: 'in a child process over stdio', open: stdioServer, cases: 30, timeout: 1_000 },
+  { transport: 'in process (memory pair, JSON text)', open: memoryServer, cases: 100, timeout: 150 },
+  { transport: 'in a child process over stdio', open: stdioServer, cases: 25, timeout: 750 },
 ])('fuzz: a client $transport', ({ transport, open, cases, timeout }) => {
   let client: Client;
   beforeAll(async () => {
@@ -159,6 +159,25 @@ describe.each([
       ],
       timeout,
     );
+  });
+
+  it('answers a call whose reply follows a `null` line, a `[null]` batch and a `{"id":…}` with no method', async () => {
+    for (const noise of ['null', '[null]', '[1,"x",{}]', '{"id":0}', '{"id":null,"result":{}}']) {
+      await runClientCase(
+        client,
+        [
+          {
+            method: 'ping',
+            fate: { kind: 'resolves' },
+            reply: [
+              encodeLine([Buffer.from(noise)]),
+              encodeLine([Buffer.from('{"jsonrpc":"2.0","id":'), null, Buffer.from(',"result":{}}')]),
+            ],
+          },
+        ],
+        timeout,
+      );
+    }
   });
 
   it(

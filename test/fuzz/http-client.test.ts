@@ -123,6 +123,26 @@ describe('fuzz: a client over Streamable HTTP', () => {
     expect(faults.seen.splice(0)).toEqual([]);
   });
 
+  it('answers a call whose SSE reply starts with a `null` event or a `[null]` batch', async () => {
+    for (const noise of ['null', '[null]', '[1,"x",{}]']) {
+      await runCase(
+        client,
+        [
+          {
+            method: 'ping',
+            fate: { kind: 'resolves' },
+            reply: [
+              encodeLine([Buffer.from(noise)]),
+              encodeLine([Buffer.from('{"jsonrpc":"2.0","id":'), null, Buffer.from(',"result":{}}')]),
+            ],
+          },
+        ],
+        TIMEOUT,
+      );
+    }
+    expect(faults.seen.splice(0)).toEqual([]);
+  });
+
   it(
     `settles every call of ${fuzzCases(CASES)} cases as its SSE reply says, and the client lives on with nothing pending`,
     async () => {
