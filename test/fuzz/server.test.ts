@@ -39,7 +39,7 @@ describe.each([
     cases: 200,
     maxLines: 30,
   },
-  { transport: 'in a child process over stdio', open: () => stdioSession(), cases: 600, maxLines: 50 },
+  { transport: 'in a child process over stdio', open: () => stdioSession(), cases: 800, maxLines: 50 },
 ])('fuzz: a server $transport', ({ transport, open, cases, maxLines }) => {
   describe('the hostile lines of the issue', () => {
     let session: ServerSession;
