@@ -296,8 +296,16 @@ function verdict(samples: readonly Sample[]): boolean {
     );
   }
   const last = samples.at(-1)!;
-  process.stdout.write(`Operations: ${Object.entries(last.ops).map(([name, ops]) => `${name} ${ops}`).join(', ')}\n`);
-  process.stdout.write(`Errors: ${Object.entries(last.errors).map(([name, count]) => `${name} ${count}`).join(', ')}\n`);
+  process.stdout.write(
+    `Operations: ${Object.entries(last.ops)
+      .map(([name, ops]) => `${name} ${ops}`)
+      .join(', ')}\n`,
+  );
+  process.stdout.write(
+    `Errors: ${Object.entries(last.errors)
+      .map(([name, count]) => `${name} ${count}`)
+      .join(', ')}\n`,
+  );
   process.stdout.write(`Verdict: ${drifting ? 'DRIFT' : 'no drift'}\n`);
   return !drifting;
 }
@@ -305,7 +313,9 @@ function verdict(samples: readonly Sample[]): boolean {
 async function main(): Promise<void> {
   const start = Date.now();
   if (values.out) writeFileSync(values.out, '');
-  process.stdout.write(`soak: ${minutes} min, a sample every ${intervalSeconds} s${values.out ? `, NDJSON to ${values.out}` : ''}\n`);
+  process.stdout.write(
+    `soak: ${minutes} min, a sample every ${intervalSeconds} s${values.out ? `, NDJSON to ${values.out}` : ''}\n`,
+  );
   const samples: Sample[] = [];
   const record = () => {
     const s = sample(start);

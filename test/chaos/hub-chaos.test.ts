@@ -121,7 +121,10 @@ describe('chaos: a hub in front of crashing, hanging, flapping, garbage-speaking
     for (let i = 0; i < CLIENTS; i++) {
       const [clientSide, hubSide] = createMemoryPair();
       hub.connect(hubSide);
-      const client = new Client({ name: `downstream-${i}`, version: '1' }, { logger: { debug() {}, info() {}, warn() {}, error() {} } });
+      const client = new Client(
+        { name: `downstream-${i}`, version: '1' },
+        { logger: { debug() {}, info() {}, warn() {}, error() {} } },
+      );
       clients.push(await client.connect(clientSide));
     }
   }, 30_000);
@@ -150,7 +153,9 @@ describe('chaos: a hub in front of crashing, hanging, flapping, garbage-speaking
       // The flapping upstream may be down already: the others' tools must be there.
       const listed = (await clients[0]!.listTools()).map((tool) => tool.name);
       const stable = catalog.filter((name) => !name.startsWith('flap__') && !name.startsWith('crashy__'));
-      expect(listed.filter((name) => stable.includes(name)).sort(), 'the upstreams listed their tools').toEqual(stable.sort());
+      expect(listed.filter((name) => stable.includes(name)).sort(), 'the upstreams listed their tools').toEqual(
+        stable.sort(),
+      );
 
       const tally: Tally = {
         issued: 0,
@@ -202,7 +207,11 @@ describe('chaos: a hub in front of crashing, hanging, flapping, garbage-speaking
         [...tally.typedErrors.values()].reduce((sum, count) => sum + count, 0) +
         tally.timeouts +
         tally.untyped.length;
-      const summary = JSON.stringify({ ...tally, mcpErrors: [...tally.mcpErrors], typedErrors: [...tally.typedErrors] });
+      const summary = JSON.stringify({
+        ...tally,
+        mcpErrors: [...tally.mcpErrors],
+        typedErrors: [...tally.typedErrors],
+      });
       expect.soft(answered, `every call settled once: ${summary}`).toBe(tally.issued);
       expect.soft(tally.results, `the steady upstream kept answering: ${summary}`).toBeGreaterThan(0);
       expect.soft(tally.duplicateResponses, `no response arrived twice or for nothing: ${summary}`).toBe(0);
@@ -216,7 +225,8 @@ describe('chaos: a hub in front of crashing, hanging, flapping, garbage-speaking
       const flapBack = eventually(
         async () => {
           const status = hub.upstream('flap')!.status;
-          if (status.state === 'failed') throw new Error(`the flapping upstream was given up: ${JSON.stringify(status)}`);
+          if (status.state === 'failed')
+            throw new Error(`the flapping upstream was given up: ${JSON.stringify(status)}`);
           return status.state === 'ready' && status.serving;
         },
         'the flapping upstream is back',
@@ -236,7 +246,10 @@ describe('chaos: a hub in front of crashing, hanging, flapping, garbage-speaking
       const describe = (pid: number) => `${pid} ${commandLine(pid).slice(-60)}`;
       const alive = [...pids].filter((pid) => isAlive(pid)).map(describe);
       const groups = [...pids].flatMap((pid) => groupMembers(pid)).map(describe);
-      expect({ alive, groups }, 'no upstream process or process-group member is left').toEqual({ alive: [], groups: [] });
+      expect({ alive, groups }, 'no upstream process or process-group member is left').toEqual({
+        alive: [],
+        groups: [],
+      });
     },
     (SECONDS + 90) * 1000,
   );

@@ -40,7 +40,9 @@ export const jsonString: fc.Arbitrary<string> = fc.oneof(
 
 /** `depth` nested arrays or objects around `inner`: a document that recursion overflows on. */
 export function nested(depth: number, kind: 'array' | 'object', inner = '1'): string {
-  return kind === 'array' ? '['.repeat(depth) + inner + ']'.repeat(depth) : '{"a":'.repeat(depth) + inner + '}'.repeat(depth);
+  return kind === 'array'
+    ? '['.repeat(depth) + inner + ']'.repeat(depth)
+    : '{"a":'.repeat(depth) + inner + '}'.repeat(depth);
 }
 
 export const deepValue: fc.Arbitrary<string> = fc
@@ -48,7 +50,16 @@ export const deepValue: fc.Arbitrary<string> = fc
   .map(([depth, kind]) => nested(depth, kind));
 
 /** Numbers JSON allows but JavaScript bends: overflow to Infinity, negative zero, precision loss. */
-const oddNumber = fc.constantFrom('1e400', '-1e400', '-0', '0.0', '1E2', '9007199254740993', '1e-400', '123456789012345678901234567890');
+const oddNumber = fc.constantFrom(
+  '1e400',
+  '-1e400',
+  '-0',
+  '0.0',
+  '1E2',
+  '9007199254740993',
+  '1e-400',
+  '123456789012345678901234567890',
+);
 
 /** Any JSON value as text, odd cases included. */
 export const jsonValueText: fc.Arbitrary<string> = fc.oneof(
@@ -58,7 +69,11 @@ export const jsonValueText: fc.Arbitrary<string> = fc.oneof(
   { weight: 1, arbitrary: deepValue },
   {
     weight: 1,
-    arbitrary: fc.constantFrom('{"__proto__":{"polluted":1}}', '{"constructor":{"prototype":{"x":1}}}', '{"a":1,"a":2}'),
+    arbitrary: fc.constantFrom(
+      '{"__proto__":{"polluted":1}}',
+      '{"constructor":{"prototype":{"x":1}}}',
+      '{"a":1,"a":2}',
+    ),
   },
 );
 
@@ -67,7 +82,10 @@ export const readableId: fc.Arbitrary<string> = fc.oneof(
   fc.integer().map(String),
   fc.double({ noNaN: true, noDefaultInfinity: true }).map((value) => JSON.stringify(value)),
   fc.constantFrom('0', '-0', '1.5', '1e21', '9007199254740993'),
-  fc.string({ unit: 'grapheme', maxLength: 20 }).filter(notReserved).map((id) => JSON.stringify(id)),
+  fc
+    .string({ unit: 'grapheme', maxLength: 20 })
+    .filter(notReserved)
+    .map((id) => JSON.stringify(id)),
   fc.constantFrom('"__proto__"', '"constructor"', '""', '"toString"'),
   fc.integer({ min: 2_000, max: 200_000 }).map((length) => `"${'i'.repeat(length)}"`),
 );
@@ -119,10 +137,7 @@ const jsonrpcMember = fc.oneof(
   { weight: 1, arbitrary: jsonValueText },
 );
 
-const idMember = fc.oneof(
-  { weight: 6, arbitrary: readableId },
-  { weight: 1, arbitrary: unreadableId },
-);
+const idMember = fc.oneof({ weight: 6, arbitrary: readableId }, { weight: 1, arbitrary: unreadableId });
 
 const methodMember = fc.oneof(
   { weight: 10, arbitrary: methodName.map((name) => JSON.stringify(name)) },
@@ -135,7 +150,12 @@ const paramsMember = fc.oneof(
     weight: 4,
     arbitrary: fc
       .tuple(fc.oneof(fc.constant('echo'), fc.string({ maxLength: 10 })), jsonValueText)
-      .map(([name, args]) => objectText([['name', JSON.stringify(name)], ['arguments', args]])),
+      .map(([name, args]) =>
+        objectText([
+          ['name', JSON.stringify(name)],
+          ['arguments', args],
+        ]),
+      ),
   },
   { weight: 3, arbitrary: jsonValueText },
 );
@@ -158,7 +178,10 @@ export const envelopeText: fc.Arbitrary<string> = fc
     result: jsonValueText,
     error: fc.oneof(
       fc.tuple(fc.integer(), fc.string({ maxLength: 20 })).map(([code, message]) =>
-        objectText([['code', String(code)], ['message', JSON.stringify(message)]]),
+        objectText([
+          ['code', String(code)],
+          ['message', JSON.stringify(message)],
+        ]),
       ),
       jsonValueText,
     ),
@@ -190,61 +213,65 @@ export function deepJsonrpcLine(depth: number, id = '1'): string {
 /** One raw line a hostile or broken client may send, as bytes. */
 export const hostileLine: fc.Arbitrary<Buffer> = fc
   .oneof(
-  { weight: 10, arbitrary: envelopeText.map((text) => Buffer.from(text)) },
-  { weight: 2, arbitrary: jsonValueText.map((text) => Buffer.from(text)) },
-  {
-    weight: 2,
-    arbitrary: fc.tuple(envelopeText, fc.nat()).map(([text, cut]) => Buffer.from(text.slice(0, cut % text.length))),
-  },
-  { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 60 }).map((text) => Buffer.from(noNewline(text))) },
-  {
-    weight: 1,
-    arbitrary: fc
-      .uint8Array({ maxLength: 60 })
-      .map((bytes) => Buffer.from(bytes.map((byte) => (byte === 0x0a ? 0x20 : byte)))),
-  },
-  {
-    weight: 1,
-    // Invalid UTF-8 inside an otherwise valid request's string.
-    arbitrary: fc.tuple(readableId, fc.uint8Array({ minLength: 1, maxLength: 8 })).map(([id, bytes]) =>
-      Buffer.concat([
-        Buffer.from(`{"jsonrpc":"2.0","id":${id},"method":"ping","params":{"s":"`),
-        Buffer.from(bytes.map((byte) => (byte < 0x80 ? 0xff : byte))),
-        Buffer.from('"}}'),
-      ]),
-    ),
-  },
-  {
-    weight: 1,
-    arbitrary: fc
-      .array(fc.oneof(envelopeText, jsonValueText), { maxLength: 5 })
-      .map((elements) => Buffer.from(`[${elements.join(',')}]`)),
-  },
-  {
-    weight: 1,
-    arbitrary: fc
-      .tuple(fc.integer({ min: 1, max: MAX_RANDOM_DEPTH }), readableId, fc.constantFrom('jsonrpc', 'params', 'id', 'method'))
-      .map(([depth, id, where]) => {
-        const deep = nested(depth, depth % 2 ? 'array' : 'object');
-        const members: Member[] = [
-          ['jsonrpc', '"2.0"'],
-          ['id', id],
-          ['method', '"ping"'],
-        ];
-        const index = members.findIndex(([key]) => key === where);
-        if (index === -1) members.push([where, deep]);
-        else members[index] = [where, deep];
-        return Buffer.from(objectText(members));
-      }),
-  },
-  { weight: 1, arbitrary: fc.constantFrom('', '   ', '\t', '\r').map((text) => Buffer.from(text)) },
+    { weight: 10, arbitrary: envelopeText.map((text) => Buffer.from(text)) },
+    { weight: 2, arbitrary: jsonValueText.map((text) => Buffer.from(text)) },
+    {
+      weight: 2,
+      arbitrary: fc.tuple(envelopeText, fc.nat()).map(([text, cut]) => Buffer.from(text.slice(0, cut % text.length))),
+    },
+    { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 60 }).map((text) => Buffer.from(noNewline(text))) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .uint8Array({ maxLength: 60 })
+        .map((bytes) => Buffer.from(bytes.map((byte) => (byte === 0x0a ? 0x20 : byte)))),
+    },
+    {
+      weight: 1,
+      // Invalid UTF-8 inside an otherwise valid request's string.
+      arbitrary: fc
+        .tuple(readableId, fc.uint8Array({ minLength: 1, maxLength: 8 }))
+        .map(([id, bytes]) =>
+          Buffer.concat([
+            Buffer.from(`{"jsonrpc":"2.0","id":${id},"method":"ping","params":{"s":"`),
+            Buffer.from(bytes.map((byte) => (byte < 0x80 ? 0xff : byte))),
+            Buffer.from('"}}'),
+          ]),
+        ),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .array(fc.oneof(envelopeText, jsonValueText), { maxLength: 5 })
+        .map((elements) => Buffer.from(`[${elements.join(',')}]`)),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(
+          fc.integer({ min: 1, max: MAX_RANDOM_DEPTH }),
+          readableId,
+          fc.constantFrom('jsonrpc', 'params', 'id', 'method'),
+        )
+        .map(([depth, id, where]) => {
+          const deep = nested(depth, depth % 2 ? 'array' : 'object');
+          const members: Member[] = [
+            ['jsonrpc', '"2.0"'],
+            ['id', id],
+            ['method', '"ping"'],
+          ];
+          const index = members.findIndex(([key]) => key === where);
+          if (index === -1) members.push([where, deep]);
+          else members[index] = [where, deep];
+          return Buffer.from(objectText(members));
+        }),
+    },
+    { weight: 1, arbitrary: fc.constantFrom('', '   ', '\t', '\r').map((text) => Buffer.from(text)) },
   )
   .map(rawLine);
 
 /** A valid request interleaved with the garbage, whose answer must be exactly its own. */
-export type ValidCall =
-  | { readonly kind: 'ping' }
-  | { readonly kind: 'echo'; readonly argumentsText: string };
+export type ValidCall = { readonly kind: 'ping' } | { readonly kind: 'echo'; readonly argumentsText: string };
 
 export const validCall: fc.Arbitrary<ValidCall> = fc.oneof(
   fc.constant({ kind: 'ping' as const }),

@@ -104,15 +104,17 @@ const replyFor = (method: ClientMethod): fc.Arbitrary<{ main: (Buffer | null)[] 
     },
     {
       weight: 2,
-      arbitrary: fc.tuple(fc.integer(), fc.string({ maxLength: 30 }), fc.option(jsonValueText)).map(([code, message, data]) => ({
-        main: [
-          ...withId(
-            '{"jsonrpc":"2.0","id":',
-            `,"error":{"code":${code},"message":${JSON.stringify(message)}${data === null ? '' : `,"data":${data}`}}}`,
-          ),
-        ],
-        fate: { kind: 'mcp-error' as const, code },
-      })),
+      arbitrary: fc
+        .tuple(fc.integer(), fc.string({ maxLength: 30 }), fc.option(jsonValueText))
+        .map(([code, message, data]) => ({
+          main: [
+            ...withId(
+              '{"jsonrpc":"2.0","id":',
+              `,"error":{"code":${code},"message":${JSON.stringify(message)}${data === null ? '' : `,"data":${data}`}}}`,
+            ),
+          ],
+          fate: { kind: 'mcp-error' as const, code },
+        })),
     },
     {
       weight: 2,
@@ -130,10 +132,13 @@ const replyFor = (method: ClientMethod): fc.Arbitrary<{ main: (Buffer | null)[] 
     },
     {
       weight: 1,
-      arbitrary: fc.jsonValue({ maxDepth: 3 }).filter((value) => typeof value === 'object' && value !== null && !Array.isArray(value)).map((result) => ({
-        main: [...withId('{"jsonrpc":"2.0","id":', `,"result":${JSON.stringify(result)}}`)],
-        fate: { kind: 'resolves-or-refused' as const },
-      })),
+      arbitrary: fc
+        .jsonValue({ maxDepth: 3 })
+        .filter((value) => typeof value === 'object' && value !== null && !Array.isArray(value))
+        .map((result) => ({
+          main: [...withId('{"jsonrpc":"2.0","id":', `,"result":${JSON.stringify(result)}}`)],
+          fate: { kind: 'resolves-or-refused' as const },
+        })),
     },
     { weight: 1, arbitrary: fc.constant({ main: null, fate: { kind: 'times-out' as const } }) },
     {
@@ -155,13 +160,15 @@ function fateOf(main: readonly (Buffer | null)[] | null, fate: Fate): Fate {
 export const scriptedCall: fc.Arbitrary<ScriptedCall> = fc
   .constantFrom<ClientMethod>('ping', 'tools/list', 'tools/call')
   .chain((method) =>
-    fc.record({ noise, reply: replyFor(method), duplicate: fc.boolean() }).map(({ noise: lines, reply, duplicate }) => ({
-      method,
-      fate: fateOf(reply.main, reply.fate),
-      reply: [
-        ...lines.map((line) => encodeLine([line])),
-        ...(reply.main ? [encodeLine(reply.main)] : []),
-        ...(reply.main && duplicate ? [encodeLine(reply.main)] : []),
-      ],
-    })),
+    fc
+      .record({ noise, reply: replyFor(method), duplicate: fc.boolean() })
+      .map(({ noise: lines, reply, duplicate }) => ({
+        method,
+        fate: fateOf(reply.main, reply.fate),
+        reply: [
+          ...lines.map((line) => encodeLine([line])),
+          ...(reply.main ? [encodeLine(reply.main)] : []),
+          ...(reply.main && duplicate ? [encodeLine(reply.main)] : []),
+        ],
+      })),
   );

@@ -84,7 +84,11 @@ function checkFate(scripted: ScriptedCall, settled: Settled): void {
 
 /** One case: the replies are queued, the calls made at once, each settles as its reply says; the client lives on. */
 async function runClientCase(client: Client, calls: readonly ScriptedCall[], timeout: number): Promise<void> {
-  await client.callTool(SCRIPT_TOOL, { replies: calls.map((scripted) => scripted.reply) as never }, { timeout: 10_000 });
+  await client.callTool(
+    SCRIPT_TOOL,
+    { replies: calls.map((scripted) => scripted.reply) as never },
+    { timeout: 10_000 },
+  );
   const settled = await Promise.all(
     calls.map((scripted) =>
       call(client, scripted.method, timeout).then(

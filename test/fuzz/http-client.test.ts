@@ -42,7 +42,8 @@ function fakeServer(): http.Server {
       lines = [];
       respond(message);
       response.writeHead(200, { 'content-type': 'text/event-stream', 'mcp-session-id': SESSION });
-      for (const line of lines) response.write(Buffer.concat([Buffer.from('event: message\ndata: '), line, Buffer.from('\n\n')]));
+      for (const line of lines)
+        response.write(Buffer.concat([Buffer.from('event: message\ndata: '), line, Buffer.from('\n\n')]));
       response.end();
     });
   });
@@ -72,7 +73,11 @@ function checkFate(scripted: ScriptedCall, settled: { resolved?: unknown; reject
 }
 
 async function runCase(client: Client, calls: readonly ScriptedCall[], timeout: number): Promise<void> {
-  await client.callTool(SCRIPT_TOOL, { replies: calls.map((scripted) => scripted.reply) as never }, { timeout: 10_000 });
+  await client.callTool(
+    SCRIPT_TOOL,
+    { replies: calls.map((scripted) => scripted.reply) as never },
+    { timeout: 10_000 },
+  );
   // One at a time: the fake server hands out replies in the order requests arrive, and HTTP does not keep order.
   for (const scripted of calls) {
     const settled = await call(client, scripted.method, timeout).then(
@@ -147,7 +152,9 @@ describe('fuzz: a client over Streamable HTTP', () => {
     `settles every call of ${fuzzCases(CASES)} cases as its SSE reply says, and the client lives on with nothing pending`,
     async () => {
       await fc.assert(
-        fc.asyncProperty(fc.array(scriptedCall, { minLength: 1, maxLength: 3 }), (calls) => runCase(client, calls, TIMEOUT)),
+        fc.asyncProperty(fc.array(scriptedCall, { minLength: 1, maxLength: 3 }), (calls) =>
+          runCase(client, calls, TIMEOUT),
+        ),
         fuzzParameters('client http', CASES),
       );
       expect(faults.seen.splice(0)).toEqual([]);

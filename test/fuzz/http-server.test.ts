@@ -15,14 +15,7 @@ import { listenHttp } from '../helpers/http';
 import { deepJsonrpcLine, nested, rawLine, traffic, type Traffic } from './arbitraries';
 import { fuzzCases, fuzzParameters, fuzzTimeout } from './config';
 import { FUZZ_MAX_MESSAGE_BYTES, fuzzDefinition } from './definition';
-import {
-  INVALID_REQUEST,
-  MAX_ERROR_MESSAGE_CHARS,
-  PARSE_ERROR,
-  idKey,
-  planTraffic,
-  type Expectation,
-} from './oracle';
+import { INVALID_REQUEST, MAX_ERROR_MESSAGE_CHARS, PARSE_ERROR, idKey, planTraffic, type Expectation } from './oracle';
 import { watchProcessFaults } from './process-faults';
 
 const VERSION = '2025-11-25';

@@ -127,7 +127,10 @@ export function expectationForLine(
   }
   if (batches && Array.isArray(value) && value.length > 0) {
     // A nested batch is not a message: refused inside the answer like any other invalid element.
-    return { kind: 'batch', elements: value.map((element) => (Array.isArray(element) ? refusal(undefined) : expectationForValue(element))) };
+    return {
+      kind: 'batch',
+      elements: value.map((element) => (Array.isArray(element) ? refusal(undefined) : expectationForValue(element))),
+    };
   }
   return expectationForValue(value);
 }
@@ -169,7 +172,8 @@ export function expectationForValue(value: unknown): Expectation {
 function requestOutcomes(method: string, params: unknown): Outcome[] {
   if (!SERVED.has(method)) return [METHOD_NOT_FOUND];
   if (method === 'initialize') return [INVALID_REQUEST]; // already initialized
-  const paramsIsObject = params === undefined || (typeof params === 'object' && params !== null && !Array.isArray(params));
+  const paramsIsObject =
+    params === undefined || (typeof params === 'object' && params !== null && !Array.isArray(params));
   if (!paramsIsObject) return [INVALID_PARAMS];
   if (method === 'ping') return ['result'];
   // A cursor we did not issue, a tool we do not have, a name that is not a string: -32602. Bad arguments: a result.
@@ -241,7 +245,9 @@ export function checkResponses(expectations: readonly Expectation[], responses: 
     }
   }
   const idless = responses.filter((response) => !('id' in response)).map((response) => response.error?.code);
-  const expectedIdless = expectations.flatMap((expectation) => (expectation.kind === 'idless' ? [expectation.code] : []));
+  const expectedIdless = expectations.flatMap((expectation) =>
+    expectation.kind === 'idless' ? [expectation.code] : [],
+  );
   expect([...idless].sort(), 'the id-less errors and their codes').toEqual([...expectedIdless].sort());
 
   const byId = new Map<string, Expectation[]>();

@@ -17,13 +17,19 @@ export function encodeLine(parts: readonly (Buffer | null)[]): ScriptedLine {
 }
 
 function render(line: ScriptedLine, id: unknown): Buffer {
-  return Buffer.concat(line.map((part) => (part === null ? Buffer.from(JSON.stringify(id)) : Buffer.from(part, 'base64'))));
+  return Buffer.concat(
+    line.map((part) => (part === null ? Buffer.from(JSON.stringify(id)) : Buffer.from(part, 'base64'))),
+  );
 }
 
 function defaultResult(method: string): unknown {
   switch (method) {
     case 'initialize':
-      return { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'scripted', version: '0' } };
+      return {
+        protocolVersion: '2025-11-25',
+        capabilities: { tools: {} },
+        serverInfo: { name: 'scripted', version: '0' },
+      };
     case 'tools/list':
       return { tools: [] };
     case 'tools/call':
@@ -43,7 +49,9 @@ export function scriptedPeer(write: (line: Buffer) => void): (message: any) => v
       // A new case replaces what an earlier one left unused (a case that failed midway, while shrinking).
       queue.length = 0;
       queue.push(...(params.arguments.replies as ScriptedReply[]));
-      write(Buffer.from(JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'queued' }] } })));
+      write(
+        Buffer.from(JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'queued' }] } })),
+      );
       return;
     }
     const scripted = method === 'initialize' ? undefined : queue.shift();

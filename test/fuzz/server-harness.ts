@@ -93,7 +93,13 @@ export async function runServerCase(session: ServerSession, traffic: Traffic): P
   ).catch((error: Error) => {
     // Say what did arrive: the checker names what is missing or wrong.
     try {
-      checkResponses(expectations, session.received.slice(start).flat().filter((m) => m?.id !== first));
+      checkResponses(
+        expectations,
+        session.received
+          .slice(start)
+          .flat()
+          .filter((m) => m?.id !== first),
+      );
     } catch (mismatch) {
       throw new Error(`${error.message}; ${(mismatch as Error).message}`);
     }
@@ -103,8 +109,11 @@ export async function runServerCase(session: ServerSession, traffic: Traffic): P
   const second = `sentinel-${++sentinels}`;
   await roundTrip(session, second, ping(second));
   const answers = session.received.slice(start).filter((m) => m?.id !== first && m?.id !== second);
-  expect(answers.filter(Array.isArray).length, 'one array answers each batch that calls for an answer').toBe(batchAnswers);
-  for (const answer of answers.filter(Array.isArray)) expect(answer.length, 'a batch answer is not empty').toBeGreaterThan(0);
+  expect(answers.filter(Array.isArray).length, 'one array answers each batch that calls for an answer').toBe(
+    batchAnswers,
+  );
+  for (const answer of answers.filter(Array.isArray))
+    expect(answer.length, 'a batch answer is not empty').toBeGreaterThan(0);
   checkResponses(expectations, answers.flat());
 
   // Still serving, and nothing left behind: `stats` is the only handler running, no request of ours pending.
@@ -120,7 +129,9 @@ export async function runServerCase(session: ServerSession, traffic: Traffic): P
 // ---- sessions ----------------------------------------------------------------------------------------
 
 /** The fuzz server in process, behind a memory pair that copies through JSON text (frames, not lines). */
-export function memorySession(protocolVersion = '2025-11-25'): ServerSession & { readonly connection: ServerConnection } {
+export function memorySession(
+  protocolVersion = '2025-11-25',
+): ServerSession & { readonly connection: ServerConnection } {
   const [peerSide, serverSide]: [MemoryTransport, MemoryTransport] = createMemoryPair({
     codec: 'json',
     maxMessageBytes: FUZZ_MAX_MESSAGE_BYTES,
