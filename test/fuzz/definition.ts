@@ -1,0 +1,30 @@
+/**
+ * The server every server-side fuzz suite talks to, in process or as a child: `echo` answers its arguments
+ * as JSON text (so a valid call's answer shows whether it got its own arguments), and `stats` reports the
+ * connection's records (so a suite can check nothing leaked; `stats` itself is the one running handler).
+ */
+import { defineServer, type ServerDefinition } from '../../lib/server/definition';
+
+const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
+
+/** A frame limit small enough that the suites can cross it cheaply. */
+export const FUZZ_MAX_MESSAGE_BYTES = 256 * 1024;
+
+export const fuzzDefinition: ServerDefinition = defineServer({
+  name: 'fuzz',
+  version: '1.0.0',
+  tools: [
+    { name: 'echo', inputSchema: { type: 'object' }, handler: (args) => text(JSON.stringify(args)) },
+    {
+      name: 'stats',
+      inputSchema: { type: 'object' },
+      handler: (_args, ctx) =>
+        text(
+          JSON.stringify({
+            pendingRequests: ctx.connection.pendingRequestCount,
+            activeHandlers: ctx.connection.activeHandlerCount,
+          }),
+        ),
+    },
+  ],
+});
