@@ -104,6 +104,28 @@ describe('StdioServerTransport', () => {
     expect(await all).toEqual([{ jsonrpc: '2.0', method: 'a' }]);
   });
 
+  it('refuses a line nested deeper than maxDepth with -32600 and reads on', async () => {
+    const input = new PassThrough();
+    const transport = new StdioServerTransport({ input, output: new PassThrough(), maxDepth: 4 });
+    const all = firstValueFrom(transport.messages.pipe(toArray()));
+    input.write('{"jsonrpc":"2.0","id":1,"method":"a","params":{"b":{"c":{"d":{}}}}}\n');
+    input.end('{"jsonrpc":"2.0","id":2,"method":"a","params":{"b":{}}}\n');
+    const [deep, shallow] = await all;
+    expect(deep).toBeInstanceOf(FrameError);
+    expect((deep as FrameError).code).toBe(-32600);
+    expect((deep as FrameError).message).toMatch(/deeper than 4 levels/);
+    expect(shallow).toEqual({ jsonrpc: '2.0', id: 2, method: 'a', params: { b: {} } });
+  });
+
+  it('delivers lines that decode to null, numbers or bare arrays while a response is awaited', async () => {
+    const input = new PassThrough();
+    const transport = new StdioServerTransport({ input, output: new PassThrough() });
+    const all = firstValueFrom(transport.messages.pipe(toArray()));
+    await transport.send({ jsonrpc: '2.0', id: 7, method: 'ping' }); // now a response is awaited
+    input.end('null\n[null,1]\n3\n{"jsonrpc":"2.0","id":7,"result":{}}\n');
+    expect(await all).toEqual([null, [null, 1], 3, { jsonrpc: '2.0', id: 7, result: {} }]);
+  });
+
   it('waits for drain when the output is full', async () => {
     const output = new PassThrough({ highWaterMark: 16 });
     const transport = new StdioServerTransport({ input: new PassThrough(), output });

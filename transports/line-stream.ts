@@ -13,6 +13,8 @@ import { WriteCoalescer } from './write-coalescer';
 
 export interface LineStreamOptions {
   readonly maxMessageBytes?: number;
+  /** Deepest nesting accepted in a message (default 128); a deeper one becomes a -32600 `FrameError`. */
+  readonly maxDepth?: number;
   /** Complete `messages` when the input ends (default true). Off when the owner decides (a child's exit). */
   readonly completeOnInputEnd?: boolean;
   /**
@@ -82,7 +84,7 @@ export class LineStream {
     // Built first: it pauses the input, so attaching 'data' below does not start the flow.
     this.inbound = new InboundQueue('stdio', { flow: this.inboundFlow, pauseWhen: 'unobserved' });
     this.messages = this.inbound.messages;
-    this.reader = new LineReader(this.onFrame, options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES);
+    this.reader = new LineReader(this.onFrame, options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES, options.maxDepth);
     this.writes = new WriteCoalescer(output);
     input.on('data', this.onData);
     input.on('end', this.onEnd);
@@ -169,19 +171,18 @@ export class LineStream {
 
   /** A frame we read: a response (one with an id and no method, or a batch of them) settles an awaited one. */
   private readonly onFrame = (frame: InboundFrame): void => {
-    if (this.awaitedResponses !== 0) {
-      const { id, method } = frame as { id?: unknown; method?: unknown };
-      if (method === undefined) {
-        if (id !== undefined) this.awaitedResponses--;
-        else if (Array.isArray(frame)) this.countBatchResponses(frame);
-      }
+    // Rule (i)'s counter counts real responses only: a line may decode to anything (null, a number, garbage).
+    if (this.awaitedResponses !== 0 && typeof frame === 'object' && frame !== null) {
+      if (Array.isArray(frame)) this.countBatchResponses(frame);
+      else if (isResponseShaped(frame)) this.awaitedResponses--;
     }
     this.inbound.push(frame);
   };
 
   private countBatchResponses(batch: readonly unknown[]): void {
-    for (const item of batch as readonly { id?: unknown; method?: unknown }[]) {
-      if (item.method === undefined && item.id !== undefined && this.awaitedResponses > 0) this.awaitedResponses--;
+    for (const item of batch) {
+      if (this.awaitedResponses > 0 && typeof item === 'object' && item !== null && isResponseShaped(item))
+        this.awaitedResponses--;
     }
   }
 
@@ -255,4 +256,10 @@ export class LineStream {
     this.drainWaiters = [];
     for (const waiter of waiters) waiter.reject(error);
   }
+}
+
+/** A response to one of our requests, as far as the back-pressure counter cares: no method, a result or an error. */
+function isResponseShaped(frame: object): boolean {
+  const { method, result, error } = frame as { method?: unknown; result?: unknown; error?: unknown };
+  return method === undefined && (result !== undefined || error !== undefined);
 }

@@ -17,6 +17,8 @@ export interface StdioServerOptions {
   readonly output?: Writable;
   /** Largest inbound line, in bytes (default 4 MiB); a larger one becomes a `FrameError`. */
   readonly maxMessageBytes?: number;
+  /** Deepest nesting accepted in a message (default 128); a deeper one is refused with -32600. */
+  readonly maxDepth?: number;
   /** Send `console.log/info/debug` to stderr while the transport is open. */
   readonly redirectConsole?: boolean;
   /** Back-pressure: unsent output above which answering pauses reading (default 1 MiB; see `LineStream`). */
@@ -61,7 +63,10 @@ export interface StdioClientOptions {
   /** Added to the parent's environment. */
   readonly env?: Readonly<Record<string, string>>;
   readonly cwd?: string;
+  /** Largest inbound line, in bytes (default 4 MiB). */
   readonly maxMessageBytes?: number;
+  /** Deepest nesting accepted in a message (default 128); a deeper one is refused with -32600. */
+  readonly maxDepth?: number;
   /** The close ladder's waits (default 2 s each). */
   readonly shutdown?: Partial<ShutdownPolicy>;
   /** How many recent stderr lines `recentStderr` keeps (default 100). */
@@ -260,6 +265,7 @@ export class StdioClientTransport implements Transport {
     this.child = child;
     const stream = (this.stream = new LineStream(child.stdout, child.stdin, {
       maxMessageBytes: this.options.maxMessageBytes,
+      maxDepth: this.options.maxDepth,
       pauseReadingAboveBytes: this.options.pauseReadingAboveBytes,
       maxUnsentBytes: this.options.maxUnsentBytes,
       completeOnInputEnd: false,
