@@ -499,12 +499,24 @@ export abstract class Connection implements ConnectionHost, LifecycleTraceHost {
 
   private refuseInvalid(message: unknown, batch: BatchReply | undefined): void {
     const invalid = describeInvalid(message);
-    if (invalid.response) {
+    if (invalid.response || this.answersRequestInFlight(message, invalid.id)) {
       this.onBrokenResponse(message, invalid.id, invalid.message);
       return;
     }
     this.trace('invalid', 'in', message, undefined, invalid.id, invalid.message);
     this.sendError(invalid.id, invalid.code, invalid.message, batch);
+  }
+
+  /**
+   * A method-less message that names a request of ours in flight (`{"jsonrpc":"2.0","id":3}`): it could be a
+   * broken request or a broken response, and the id says which is likelier.
+   */
+  private answersRequestInFlight(message: unknown, id: RequestId | undefined): boolean {
+    return (
+      id !== undefined &&
+      (message as { method?: unknown }).method === undefined &&
+      this.correlationTable?.has(id) === true
+    );
   }
 
   /**
