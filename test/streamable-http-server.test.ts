@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import type { ServerDefinition } from '../lib/server/definition';
+import { defaultLogger } from '../lib/core/logger';
 import { Runtime } from '../lib/core/runtime';
 import type { JsonRpcMessage } from '../lib/jsonrpc/types';
 import { Server } from '../lib/server/server';
@@ -213,10 +214,37 @@ describe('sessions', () => {
     expect(put.headers.get('allow')).toBe('GET, POST, DELETE');
   });
 
-  it('refuses sessions beyond maxSessions with 503', async () => {
-    const { url } = await start({ maxSessions: 1 });
+  it('a full table evicts an idle session for a newcomer (the evicted one gets 404); all busy: 503', async () => {
+    const { url, handler } = await start({ maxSessions: 1 });
+    const first = await openSession(url);
+    const second = await openSession(url);
+    expect(handler.sessionCount).toBe(1);
+    expect((await post(url, call(1, 'echo'), first.headers)).status).toBe(404);
+    // The second session is busy while its standalone stream is open: nothing to evict.
+    const stream = await fetch(url, { headers: { accept: 'text/event-stream', ...second.headers } });
+    expect(stream.status).toBe(200);
+    const refused = await post(url, initializeRequest());
+    expect(refused.status).toBe(503);
+    expect((await refused.json()).error.message).toMatch(/busy/);
+    await stream.body!.cancel();
+  });
+
+  it('a client over its own quota evicts its own oldest idle session, or gets 429 when all are busy', async () => {
+    const { url, handler } = await start({ maxSessionsPerClient: 2 });
+    const oldest = await openSession(url);
+    const middle = await openSession(url);
     await openSession(url);
-    expect((await post(url, initializeRequest())).status).toBe(503);
+    expect(handler.sessionCount).toBe(2);
+    expect((await post(url, call(1, 'echo'), oldest.headers)).status).toBe(404);
+    expect((await post(url, call(1, 'echo'), middle.headers)).status).toBe(200);
+    const streams = await Promise.all(
+      [middle.headers, (await openSession(url)).headers].map((headers) =>
+        fetch(url, { headers: { accept: 'text/event-stream', ...headers } }),
+      ),
+    );
+    expect(streams.map((stream) => stream.status)).toEqual([200, 200]);
+    expect((await post(url, initializeRequest())).status).toBe(429);
+    for (const stream of streams) await stream.body!.cancel();
   });
 });
 
@@ -515,6 +543,8 @@ describe('session lifecycle', () => {
       idleTimeoutMs: 60_000,
       keepAliveMs: 0,
       runtime: new Runtime(),
+      standaloneBacklog: { waitMs: 10_000, maxLength: 10 },
+      logger: defaultLogger,
       onClosed: () => {},
     });
     const received: unknown[] = [];

@@ -88,10 +88,20 @@ function messageEvent(event: StoredEvent): string {
   return encodeSseEvent({ id: event.id, event: 'message', data: encodeFrame(event.message) });
 }
 
-/** Answers a resumption of a stream that has finished: its missed events, then the end. */
-export async function replayFinishedStream(response: ServerResponse, events: readonly StoredEvent[]): Promise<void> {
+/**
+ * Answers a resumption of a stream that has finished: its missed events, then the end; or, with none
+ * missed (a cancelled request's stream ends without a response), 204: no content, nothing to resume. SDK
+ * clients take that as the end of the stream, where an empty 200 makes them reconnect again and again.
+ */
+export async function replayFinishedStream(
+  response: ServerResponse,
+  events: readonly StoredEvent[],
+  headers: string[] = [],
+): Promise<void> {
+  const missed = events.filter((event) => event.message !== PRIMING);
+  if (missed.length === 0) return void response.writeHead(204, headers).end();
   startSseResponse(response);
-  for (const event of events) if (event.message !== PRIMING) await writeChunk(response, messageEvent(event));
+  for (const event of missed) await writeChunk(response, messageEvent(event));
   response.end();
 }
 
