@@ -777,3 +777,26 @@ describe('the official SDK clients cancelling a call', () => {
     expect(client.errors).toEqual([]);
   }, 10_000);
 });
+
+describe('answers that cannot be encoded', () => {
+  it.each(['json', 'sse'] as const)(
+    'a result nested too deep for JSON.stringify is answered with an internal error for its id (%s)',
+    async (responseMode) => {
+      let deep: Record<string, unknown> = {};
+      for (let depth = 0; depth < 20_000; depth++) deep = { deep };
+      const server = new Server(
+        serverWith([
+          tool('deep', async () => ({ content: [{ type: 'text', text: 'deep' }], _meta: { deep } }) as never),
+        ]),
+      );
+      const handler = createStreamableHttpHandler(server, { responseMode });
+      const { origin } = await listenHttp(handler);
+      cleanups.push(() => handler.close());
+      const url = `${origin}/mcp`;
+      const { headers } = await openSession(url);
+      const messages = await within(readAll(await post(url, call(7, 'deep'), headers)), 'the answer');
+      expect(messages.at(-1)).toMatchObject({ id: 7, error: { code: -32603 } });
+      expect((await post(url, call(8, 'deep'), headers)).status).toBe(200);
+    },
+  );
+});

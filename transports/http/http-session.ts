@@ -23,7 +23,7 @@ import { InboundQueue } from '../inbound-queue';
 import type { Transport, TransportSendOptions } from '../transport';
 import type { EventStore } from './event-store';
 import { endWithJson, refuseRequest } from './request-guard';
-import { replayFinishedStream, SseStream } from './sse-stream';
+import { encodeOutbound, replayFinishedStream, SseStream } from './sse-stream';
 import { StandaloneBacklog, type BacklogLimits } from './standalone-backlog';
 
 export type { HttpSessionEndReason } from '../../machines/http-session';
@@ -368,7 +368,13 @@ export class HttpSession implements Transport, HttpSessionHost {
     if (exchange.mode === 'sse') return this.streamReply(exchange, reply);
     const response = exchange.response;
     // The client left: a JSON answer cannot be resumed.
-    if (!response.destroyed && !response.headersSent) endWithJson(response, 200, encodeFrame(reply), this.idHeader);
+    if (response.destroyed || response.headersSent) return Promise.resolve();
+    try {
+      endWithJson(response, 200, encodeOutbound(reply), this.idHeader);
+    } catch (error) {
+      // Only a batch reply gets here (a single response is replaced by an error); the POST must still end.
+      refuseRequest(response, 500, `Internal error: ${(error as Error).message}`, ErrorCode.InternalError);
+    }
     return Promise.resolve();
   }
 

@@ -10,7 +10,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { classifyMessage, describeInvalid } from '../../lib/jsonrpc/classify';
-import { encodeFrame } from '../../lib/jsonrpc/codec';
 import { TransportError } from '../../lib/jsonrpc/errors';
 import type { JsonRpcBatch, JsonRpcMessage } from '../../lib/jsonrpc/types';
 import type { Server, ServerConnection } from '../../lib/server/server';
@@ -23,7 +22,7 @@ import { mediaTypes, refuseAndClose, refuseOrigin, refuseRequest, requestPath, s
 import { SessionTable, type TableSession } from './session-table';
 import { withTraceHeaders } from './trace-headers';
 import { encodeSseEvent } from './sse';
-import { KeepAlive, startSseResponse, writeChunk } from './sse-stream';
+import { encodeOutbound, KeepAlive, startSseResponse, writeChunk } from './sse-stream';
 
 export const DEFAULT_SSE_PATH = '/sse';
 export const DEFAULT_MESSAGE_PATH = '/messages';
@@ -92,9 +91,9 @@ class LegacySseSession implements Transport, TableSession {
     }
     let event: string;
     try {
-      event = encodeSseEvent({ event: 'message', data: encodeFrame(message) });
+      event = encodeSseEvent({ event: 'message', data: encodeOutbound(message) });
     } catch (error) {
-      return Promise.reject(new TransportError('Cannot encode the message as JSON', { cause: error }));
+      return Promise.reject(error);
     }
     return this.write(event);
   }

@@ -4,7 +4,8 @@
  */
 import type { ServerResponse } from 'node:http';
 import { encodeFrame } from '../../lib/jsonrpc/codec';
-import type { JsonRpcMessage } from '../../lib/jsonrpc/types';
+import { ErrorCode, TransportError } from '../../lib/jsonrpc/errors';
+import type { JsonRpcBatch, JsonRpcMessage } from '../../lib/jsonrpc/types';
 import type { EventStore, StoredEvent } from './event-store';
 import { encodeSseComment, encodeSseEvent } from './sse';
 
@@ -84,8 +85,26 @@ export function startSseResponse(response: ServerResponse): void {
   response.flushHeaders();
 }
 
+/**
+ * `message` as JSON. A response that cannot be encoded (a result nested too deep for `JSON.stringify`, say)
+ * becomes an internal error for the same id, so its request is still answered; anything else that cannot
+ * be encoded throws a `TransportError` (its send fails).
+ */
+export function encodeOutbound(message: JsonRpcMessage | JsonRpcBatch): string {
+  try {
+    return encodeFrame(message);
+  } catch (error) {
+    const id = (message as { id?: unknown }).id;
+    if (Array.isArray(message) || id === undefined || 'method' in message) {
+      throw new TransportError('The message cannot be encoded as JSON', { cause: error });
+    }
+    const why = `Internal error: the response could not be encoded as JSON (${(error as Error).message})`;
+    return encodeFrame({ jsonrpc: '2.0', id, error: { code: ErrorCode.InternalError, message: why } });
+  }
+}
+
 function messageEvent(event: StoredEvent): string {
-  return encodeSseEvent({ id: event.id, event: 'message', data: encodeFrame(event.message) });
+  return encodeSseEvent({ id: event.id, event: 'message', data: encodeOutbound(event.message) });
 }
 
 /**
