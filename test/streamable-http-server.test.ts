@@ -800,3 +800,18 @@ describe('answers that cannot be encoded', () => {
     },
   );
 });
+
+describe('SDK v1 clients that close without DELETE', () => {
+  it('never fill the table: each new client takes the place of an idle one', async () => {
+    const { url, handler } = await start({ maxSessions: 5 });
+    for (let connects = 0; connects < 12; connects++) {
+      const client = new SdkClient({ name: 'sdk', version: '1' });
+      await within(client.connect(new StreamableHTTPClientTransport(new URL(url))), `connect #${connects + 1}`);
+      expect(await within(client.callTool({ name: 'echo', arguments: {} }))).toMatchObject({
+        content: [{ text: 'echo' }],
+      });
+      await client.close(); // the SDK v1 client sends no DELETE: its session stays until evicted or expired
+      expect(handler.sessionCount).toBeLessThanOrEqual(5);
+    }
+  });
+});
