@@ -154,7 +154,9 @@ describe('sessions under a flood', () => {
     const first = await openSession(port);
     const second = await openSession(port);
     const third = await openSession(port);
-    expect((await send(port, { body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }), headers: first })).status).toBe(200);
+    expect(
+      (await send(port, { body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }), headers: first })).status,
+    ).toBe(200);
     const newcomer = await openSession(port, SECOND_CLIENT);
     expect(handler.sessionCount).toBe(3);
     const ping = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' });
@@ -279,7 +281,10 @@ describe('request ids', () => {
 describe('Origin and Host on a non-loopback bind', () => {
   it('accepts the bind address and listed names; refuses others with 403 saying what to configure', async () => {
     // 127.0.0.2 stands in for a non-loopback address: the server is told it is not localhost-only.
-    const { port } = await start({ localhostOnly: false, allowedHosts: [`mcp.example:1`], allowedOrigins: ['https://app.example'] }, SECOND_CLIENT);
+    const { port } = await start(
+      { localhostOnly: false, allowedHosts: [`mcp.example:1`], allowedOrigins: ['https://app.example'] },
+      SECOND_CLIENT,
+    );
     await openSession(port, SECOND_CLIENT, SECOND_CLIENT);
     const at = (headers: Record<string, string>) =>
       send(port, { body: initialize, host: SECOND_CLIENT, localAddress: SECOND_CLIENT, headers });
@@ -289,7 +294,9 @@ describe('Origin and Host on a non-loopback bind', () => {
     expect((await at({ host: 'mcp.example:1' })).status).toBe(200);
     const foreignOrigin = await at({ origin: 'https://evil.example' });
     expect(foreignOrigin.status).toBe(403);
-    expect(JSON.parse(foreignOrigin.body).error.message).toMatch(/allowedOrigins.*--allowed-origin https:\/\/evil\.example/);
+    expect(JSON.parse(foreignOrigin.body).error.message).toMatch(
+      /allowedOrigins.*--allowed-origin https:\/\/evil\.example/,
+    );
     expect((await at({ origin: 'https://app.example' })).status).toBe(200);
     expect((await at({ origin: `http://${SECOND_CLIENT}:${port}` })).status).toBe(200);
   });
@@ -327,10 +334,7 @@ describe('switchboard serve options', () => {
       }),
     );
     // The third socket from the same address is closed at once.
-    await within(
-      Promise.race(sockets.map((peer) => peer.closed)),
-      'a socket over the per-client share to be closed',
-    );
+    await within(Promise.race(sockets.map((peer) => peer.closed)), 'a socket over the per-client share to be closed');
     for (const peer of sockets) peer.socket.destroy();
     expect(() => parseCommandLine(['serve', 'a.js', '--max-sessions', '5'])).toThrow(/only applies with --http/);
     expect(() => parseCommandLine(['serve', 'a.js', '--http', '0', '--body-timeout', 'soon'])).toThrow(

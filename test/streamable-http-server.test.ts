@@ -763,19 +763,23 @@ describe('server-to-client messages made before the client opened its GET stream
 });
 
 describe('the official SDK clients cancelling a call', () => {
-  it.each(['v1', 'v2'] as const)('the SDK %s client sees the stream end without reporting an error', async (version) => {
-    const { url, release } = await start();
-    const client = await sdkClients[version](url);
-    const abort = new AbortController();
-    const call = client.callSlow(abort.signal);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    abort.abort('changed my mind');
-    await expect(call).rejects.toThrow();
-    // Long enough for a client to resume the stream (the priming event asks for 1 s) and give up on it.
-    await new Promise((resolve) => setTimeout(resolve, 3_000));
-    release();
-    expect(client.errors).toEqual([]);
-  }, 10_000);
+  it.each(['v1', 'v2'] as const)(
+    'the SDK %s client sees the stream end without reporting an error',
+    async (version) => {
+      const { url, release } = await start();
+      const client = await sdkClients[version](url);
+      const abort = new AbortController();
+      const call = client.callSlow(abort.signal);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      abort.abort('changed my mind');
+      await expect(call).rejects.toThrow();
+      // Long enough for a client to resume the stream (the priming event asks for 1 s) and give up on it.
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      release();
+      expect(client.errors).toEqual([]);
+    },
+    10_000,
+  );
 });
 
 describe('answers that cannot be encoded', () => {

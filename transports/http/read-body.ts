@@ -56,7 +56,11 @@ export async function readJsonBody(
     case 'too-large':
       return refuseAndClose(response, 413, `Payload Too Large: the limit is ${maxBodyBytes} bytes`);
     case 'too-slow':
-      return refuseAndClose(response, 408, `Request Timeout: the body did not arrive within ${limits.bodyTimeoutMs} ms`);
+      return refuseAndClose(
+        response,
+        408,
+        `Request Timeout: the body did not arrive within ${limits.bodyTimeoutMs} ms`,
+      );
     case 'aborted':
       return void response.destroy();
   }

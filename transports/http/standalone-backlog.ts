@@ -100,7 +100,9 @@ export class StandaloneBacklog {
   }
 
   private refuse(message: JsonRpcMessage, why: string): Promise<void> {
-    const error = new TransportError(`${describe(message)} was not delivered: the client has no stream open yet and ${why}`);
+    const error = new TransportError(
+      `${describe(message)} was not delivered: the client has no stream open yet and ${why}`,
+    );
     if (isRequest(message)) return Promise.reject(error);
     this.logger.warn(`Streamable HTTP: dropped ${error.message}`);
     return Promise.resolve();

@@ -73,7 +73,11 @@ export function createStreamableHttpHandler(
   } as const;
 
   /** The session the request names; answers 400 or 404 itself (with `refuse`) when there is none. */
-  function sessionOf(request: IncomingMessage, response: ServerResponse, refuse = refuseRequest): HttpSession | undefined {
+  function sessionOf(
+    request: IncomingMessage,
+    response: ServerResponse,
+    refuse = refuseRequest,
+  ): HttpSession | undefined {
     const id = singleHeader(request, SESSION_HEADER);
     if (id === undefined) return void refuse(response, 400, 'Bad Request: the MCP-Session-Id header is required');
     const session = sessions.get(id);
