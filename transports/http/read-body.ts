@@ -16,21 +16,25 @@ export function readBody(request: IncomingMessage, maxBytes: number, timeoutMs: 
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let settled = false;
     const finish = (outcome: string | BodyFailure) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
-      request.off('data', onData).off('end', onEnd).off('error', onFailure).off('close', onFailure);
       resolve(outcome);
     };
-    const onData = (chunk: Buffer) => {
+    const timer = setTimeout(finish, timeoutMs, 'too-slow');
+    request.on('data', (chunk: Buffer) => {
+      if (settled) return;
       size += chunk.length;
       if (size > maxBytes) finish('too-large');
       else chunks.push(chunk);
-    };
-    const onEnd = () =>
-      finish(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'));
-    const onFailure = () => finish('aborted');
-    const timer = setTimeout(() => finish('too-slow'), timeoutMs);
-    request.on('data', onData).on('end', onEnd).on('error', onFailure).on('close', onFailure);
+    });
+    request.on('end', () =>
+      finish(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')),
+    );
+    // A client that goes away mid-body: Node reports it as an 'aborted' error on the request.
+    request.on('error', () => finish('aborted'));
   });
 }
 
