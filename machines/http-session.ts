@@ -1,7 +1,7 @@
 /**
  * The lifecycle of one Streamable HTTP session: handshake -> active -> closing -> closed, with the reason it
- * ended as output. It hears only rare events: the handshake's outcome, DELETE, the connection closing, the
- * server shutting down, and its own idle check. Requests never reach it: the session counts its open HTTP
+ * ended as output. It hears only rare events: the handshake's outcome, DELETE, eviction (the session table
+ * needs the room), the connection closing, the server shutting down, and its own idle check. Requests never reach it: the session counts its open HTTP
  * responses in a plain counter, and the machine's one timer (on the actor system's clock) asks, when it
  * fires, how long the session has been idle. Idle for the whole timeout, it expires; otherwise the check is
  * re-armed for the earliest moment the session could expire. Per-message routing stays in plain records in
@@ -15,6 +15,8 @@ export type HttpSessionEndReason =
   | 'deleted'
   /** No open request or stream for the idle timeout. */
   | 'expired'
+  /** Idle, and evicted to make room: the session table was full, or its client was over its quota. */
+  | 'evicted'
   /** The MCP connection closed (the server closed it, or it failed). */
   | 'connection-closed'
   /** The HTTP handler was closed. */
@@ -42,6 +44,8 @@ export type HttpSessionEvent =
   | { type: 'handshake.done' }
   | { type: 'handshake.failed' }
   | { type: 'delete' }
+  /** The session table needs the room; the host sends it only while the session is idle. */
+  | { type: 'evict' }
   | { type: 'connection.closed' }
   | { type: 'server.close' }
   /** The host finished releasing the session. */
@@ -66,6 +70,7 @@ const end = (reason: HttpSessionEndReason) => ({
 /** Ways out of every live state. */
 const ENDINGS = {
   delete: end('deleted'),
+  evict: end('evicted'),
   'connection.closed': end('connection-closed'),
   'server.close': end('server-closed'),
 };

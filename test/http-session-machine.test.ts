@@ -18,12 +18,18 @@ const EVENTS: readonly EventName[] = [
   'handshake.done',
   'handshake.failed',
   'delete',
+  'evict',
   'connection.closed',
   'server.close',
   'released',
 ];
 
-const ENDINGS = { delete: 'closing', 'connection.closed': 'closing', 'server.close': 'closing' } as const;
+const ENDINGS = {
+  delete: 'closing',
+  evict: 'closing',
+  'connection.closed': 'closing',
+  'server.close': 'closing',
+} as const;
 
 /** The whole transition table: state -> event -> next state (absent: the event is ignored there). */
 const TABLE: Record<Exclude<HttpSessionState, 'closed'>, Partial<Record<EventName, HttpSessionState>>> = {
@@ -178,6 +184,7 @@ describe('the HTTP session machine: idle expiry and reasons', () => {
 
   const reasons: [EventName[], HttpSessionEndReason][] = [
     [['handshake.done', 'delete'], 'deleted'],
+    [['handshake.done', 'evict'], 'evicted'],
     [['handshake.done', 'connection.closed'], 'connection-closed'],
     [['server.close'], 'server-closed'],
     [['handshake.failed'], 'handshake-failed'],

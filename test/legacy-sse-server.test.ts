@@ -400,6 +400,26 @@ describe('refusals', () => {
     expect((await fetch(`${base}/sse`, { headers: { accept: 'text/event-stream' } })).status).toBe(503);
   });
 
+  it('a client at its quota of streams gets 429 saying so; other clients are not affected', async () => {
+    const { base } = await start({ maxSessionsPerClient: 1 });
+    await openRaw(base);
+    const refused = await fetch(`${base}/sse`, { headers: { accept: 'text/event-stream' } });
+    expect(refused.status).toBe(429);
+    expect((await refused.json()).error.message).toMatch(/this client holds 1 sessions/);
+    const other = await new Promise<number>((resolve, reject) => {
+      const request = http.get(
+        `${base}/sse`,
+        { localAddress: '127.0.0.2', headers: { accept: 'text/event-stream' } },
+        (response) => {
+          resolve(response.statusCode!);
+          response.destroy();
+        },
+      );
+      request.on('error', reject);
+    });
+    expect(other).toBe(200);
+  });
+
   it('checks the body size and media type, and bad JSON or a bad envelope gets 400 without harm', async () => {
     const { base, handler } = await start({ maxBodyBytes: 1024 });
     const raw = await openRaw(base);

@@ -7,12 +7,15 @@
 import type { ServerResponse } from 'node:http';
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Client as SdkV2Client, StreamableHTTPClientTransport as SdkV2Transport } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import type { ServerDefinition } from '../lib/server/definition';
+import { defaultLogger } from '../lib/core/logger';
 import { Runtime } from '../lib/core/runtime';
 import type { JsonRpcMessage } from '../lib/jsonrpc/types';
-import { Server } from '../lib/server/server';
+import { Server, type ServerConnection } from '../lib/server/server';
 import { MemoryEventStore } from '../transports/http/event-store';
 import { HttpSession } from '../transports/http/http-session';
 import { SseParser } from '../transports/http/sse';
@@ -92,16 +95,16 @@ function post(url: string, body: unknown, headers: Record<string, string> = {}, 
   });
 }
 
-const initializeRequest = (version = LATEST) => ({
+const initializeRequest = (version = LATEST, capabilities = {}) => ({
   jsonrpc: '2.0',
   id: 0,
   method: 'initialize',
-  params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 't', version: '1' } },
+  params: { protocolVersion: version, capabilities, clientInfo: { name: 't', version: '1' } },
 });
 
 /** Initializes a session and sends `notifications/initialized`; returns the headers later requests need. */
-async function openSession(url: string, version = LATEST) {
-  const response = await post(url, initializeRequest(version));
+async function openSession(url: string, version = LATEST, capabilities = {}) {
+  const response = await post(url, initializeRequest(version, capabilities));
   expect(response.status).toBe(200);
   const sessionId = response.headers.get('mcp-session-id')!;
   const events = await readAll(response);
@@ -213,10 +216,37 @@ describe('sessions', () => {
     expect(put.headers.get('allow')).toBe('GET, POST, DELETE');
   });
 
-  it('refuses sessions beyond maxSessions with 503', async () => {
-    const { url } = await start({ maxSessions: 1 });
+  it('a full table evicts an idle session for a newcomer (the evicted one gets 404); all busy: 503', async () => {
+    const { url, handler } = await start({ maxSessions: 1 });
+    const first = await openSession(url);
+    const second = await openSession(url);
+    expect(handler.sessionCount).toBe(1);
+    expect((await post(url, call(1, 'echo'), first.headers)).status).toBe(404);
+    // The second session is busy while its standalone stream is open: nothing to evict.
+    const stream = await fetch(url, { headers: { accept: 'text/event-stream', ...second.headers } });
+    expect(stream.status).toBe(200);
+    const refused = await post(url, initializeRequest());
+    expect(refused.status).toBe(503);
+    expect((await refused.json()).error.message).toMatch(/busy/);
+    await stream.body!.cancel();
+  });
+
+  it('a client over its own quota evicts its own oldest idle session, or gets 429 when all are busy', async () => {
+    const { url, handler } = await start({ maxSessionsPerClient: 2 });
+    const oldest = await openSession(url);
+    const middle = await openSession(url);
     await openSession(url);
-    expect((await post(url, initializeRequest())).status).toBe(503);
+    expect(handler.sessionCount).toBe(2);
+    expect((await post(url, call(1, 'echo'), oldest.headers)).status).toBe(404);
+    expect((await post(url, call(1, 'echo'), middle.headers)).status).toBe(200);
+    const streams = await Promise.all(
+      [middle.headers, (await openSession(url)).headers].map((headers) =>
+        fetch(url, { headers: { accept: 'text/event-stream', ...headers } }),
+      ),
+    );
+    expect(streams.map((stream) => stream.status)).toEqual([200, 200]);
+    expect((await post(url, initializeRequest())).status).toBe(429);
+    for (const stream of streams) await stream.body!.cancel();
   });
 });
 
@@ -515,6 +545,8 @@ describe('session lifecycle', () => {
       idleTimeoutMs: 60_000,
       keepAliveMs: 0,
       runtime: new Runtime(),
+      standaloneBacklog: { waitMs: 10_000, maxLength: 10 },
+      logger: defaultLogger,
       onClosed: () => {},
     });
     const received: unknown[] = [];
@@ -638,5 +670,152 @@ describe('the official SDK client resumes a call', () => {
     expect(await within(client.callTool({ name: 'poller', arguments: {} }))).toMatchObject({
       content: [{ type: 'text', text: 'stream closed: true' }],
     });
+  });
+});
+
+/** A server that asks the client for its roots the moment the client says `notifications/initialized`. */
+class RootsOnInitialized extends Server {
+  readonly roots: Promise<unknown>[] = [];
+  readonly opened: ServerConnection[] = [];
+
+  override connect(...args: Parameters<Server['connect']>): ServerConnection {
+    const connection = super.connect(...args);
+    this.opened.push(connection);
+    connection.notifications$.subscribe((notification) => {
+      if (notification.method !== 'notifications/initialized') return;
+      const roots = connection.request('roots/list');
+      roots.catch(() => undefined); // the test awaits it, or not
+      this.roots.push(roots);
+    });
+    return connection;
+  }
+}
+
+async function startRootsServer(options: StreamableHttpOptions = {}) {
+  const server = new RootsOnInitialized(serverWith([tool('echo')]));
+  const handler = createStreamableHttpHandler(server, options);
+  const { origin } = await listenHttp(handler);
+  cleanups.push(() => handler.close());
+  return { server, handler, url: `${origin}/mcp` };
+}
+
+const ROOTS = [{ uri: 'file:///work/project', name: 'project' }];
+
+/** The two official clients, each with a roots handler, an `onerror` recorder, and closed after the test. */
+const sdkClients = {
+  v1: async (url: string) => {
+    const client = new SdkClient({ name: 'sdk-v1', version: '1' }, { capabilities: { roots: {} } });
+    client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: ROOTS }));
+    const errors: unknown[] = [];
+    client.onerror = (error) => errors.push(error);
+    cleanups.push(() => client.close());
+    await within(client.connect(new StreamableHTTPClientTransport(new URL(url))));
+    return {
+      errors,
+      callSlow: (signal: AbortSignal) => client.callTool({ name: 'slow', arguments: {} }, undefined, { signal }),
+    };
+  },
+  v2: async (url: string) => {
+    const client = new SdkV2Client({ name: 'sdk-v2', version: '2' }, { capabilities: { roots: {} } });
+    client.setRequestHandler('roots/list', () => ({ roots: ROOTS }));
+    const errors: unknown[] = [];
+    client.onerror = (error) => errors.push(error);
+    cleanups.push(() => client.close());
+    await within(client.connect(new SdkV2Transport(new URL(url))));
+    return {
+      errors,
+      callSlow: (signal: AbortSignal) => client.callTool({ name: 'slow', arguments: {} }, { signal }),
+    };
+  },
+};
+
+describe('server-to-client messages made before the client opened its GET stream', () => {
+  it.each(['v1', 'v2'] as const)(
+    'a roots/list sent as notifications/initialized arrives reaches the SDK %s client and is answered',
+    async (version) => {
+      const { server } = await startRootsServer().then(async (started) => {
+        await sdkClients[version](started.url);
+        return started;
+      });
+      await eventually(() => server.roots.length === 1, 'the server to ask for roots');
+      expect(await within(server.roots[0]!, 'the roots answer')).toEqual({ roots: ROOTS });
+    },
+  );
+
+  it('fails the request clearly when the client never opens the stream; notifications are dropped', async () => {
+    const warnings: string[] = [];
+    const logger = { ...defaultLogger, warn: (message: string) => void warnings.push(message) };
+    const { server, url } = await startRootsServer({ standaloneStreamWaitMs: 200, connectionOptions: { logger } });
+    await openSession(url, LATEST, { roots: {} });
+    await eventually(() => server.roots.length === 1, 'the server to ask for roots');
+    await server.opened[0]!.notify('notifications/tools/list_changed');
+    await expect(within(server.roots[0]!)).rejects.toThrow(/opened no stream for server-to-client messages/);
+    expect(warnings).toEqual([expect.stringMatching(/dropped The notification notifications\/tools\/list_changed/)]);
+  });
+
+  it('a bounded number wait; the rest fail at once', async () => {
+    const { server, url } = await startRootsServer({ maxStandaloneBacklog: 1, standaloneStreamWaitMs: 5_000 });
+    await openSession(url, LATEST, { roots: {} });
+    await eventually(() => server.roots.length === 1, 'the server to ask for roots');
+    const connection = server.opened[0]!;
+    await expect(within(connection.request('roots/list'))).rejects.toThrow(/1 messages are already waiting/);
+  });
+});
+
+describe('the official SDK clients cancelling a call', () => {
+  it.each(['v1', 'v2'] as const)(
+    'the SDK %s client sees the stream end without reporting an error',
+    async (version) => {
+      const { url, release } = await start();
+      const client = await sdkClients[version](url);
+      const abort = new AbortController();
+      const call = client.callSlow(abort.signal);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      abort.abort('changed my mind');
+      await expect(call).rejects.toThrow();
+      // Long enough for a client to resume the stream (the priming event asks for 1 s) and give up on it.
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      release();
+      expect(client.errors).toEqual([]);
+    },
+    10_000,
+  );
+});
+
+describe('answers that cannot be encoded', () => {
+  it.each(['json', 'sse'] as const)(
+    'a result nested too deep for JSON.stringify is answered with an internal error for its id (%s)',
+    async (responseMode) => {
+      let deep: Record<string, unknown> = {};
+      for (let depth = 0; depth < 20_000; depth++) deep = { deep };
+      const server = new Server(
+        serverWith([
+          tool('deep', async () => ({ content: [{ type: 'text', text: 'deep' }], _meta: { deep } }) as never),
+        ]),
+      );
+      const handler = createStreamableHttpHandler(server, { responseMode });
+      const { origin } = await listenHttp(handler);
+      cleanups.push(() => handler.close());
+      const url = `${origin}/mcp`;
+      const { headers } = await openSession(url);
+      const messages = await within(readAll(await post(url, call(7, 'deep'), headers)), 'the answer');
+      expect(messages.at(-1)).toMatchObject({ id: 7, error: { code: -32603 } });
+      expect((await post(url, call(8, 'deep'), headers)).status).toBe(200);
+    },
+  );
+});
+
+describe('SDK v1 clients that close without DELETE', () => {
+  it('never fill the table: each new client takes the place of an idle one', async () => {
+    const { url, handler } = await start({ maxSessions: 5 });
+    for (let connects = 0; connects < 12; connects++) {
+      const client = new SdkClient({ name: 'sdk', version: '1' });
+      await within(client.connect(new StreamableHTTPClientTransport(new URL(url))), `connect #${connects + 1}`);
+      expect(await within(client.callTool({ name: 'echo', arguments: {} }))).toMatchObject({
+        content: [{ text: 'echo' }],
+      });
+      await client.close(); // the SDK v1 client sends no DELETE: its session stays until evicted or expired
+      expect(handler.sessionCount).toBeLessThanOrEqual(5);
+    }
   });
 });

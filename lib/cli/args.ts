@@ -5,6 +5,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { JsonObject } from '../jsonrpc/types';
 import { isSupportedVersion, SUPPORTED_PROTOCOL_VERSIONS, type ProtocolVersion } from '../protocol/versions';
+import type { HttpLimits } from '../../transports/http/limits';
 import { UsageError } from './errors';
 
 export type HelpTopic = 'serve' | 'call';
@@ -14,11 +15,37 @@ export interface ServeCommand {
   /** The module path as given (resolved against the working directory when loaded). */
   readonly module: string;
   /** Streamable HTTP instead of stdio. */
-  readonly http?: { readonly port: number; readonly host: string };
+  readonly http?: ServeHttp;
   readonly trace: boolean;
   /** NDJSON trace to this file. */
   readonly traceFile?: string;
 }
+
+export interface ServeHttp {
+  readonly port: number;
+  readonly host: string;
+  /** The limits given on the command line (the rest keep `DEFAULT_HTTP_LIMITS`). */
+  readonly limits: Partial<HttpLimits>;
+  /** `--allowed-host`: Host header values accepted besides localhost names and the bind address. */
+  readonly allowedHosts: readonly string[];
+  /** `--allowed-origin`: Origin header values accepted besides localhost ones and the bind address. */
+  readonly allowedOrigins: readonly string[];
+}
+
+/** The `serve` options that set an HTTP limit, with the limit each sets and its unit. */
+export const HTTP_LIMIT_FLAGS: Readonly<Record<string, readonly [keyof HttpLimits, 'ms' | 'bytes' | 'count']>> = {
+  'max-sessions': ['maxSessions', 'count'],
+  'max-sessions-per-client': ['maxSessionsPerClient', 'count'],
+  'session-idle-timeout': ['sessionIdleTimeoutMs', 'ms'],
+  'max-body-bytes': ['maxBodyBytes', 'bytes'],
+  'body-timeout': ['bodyTimeoutMs', 'ms'],
+  'standalone-stream-wait': ['standaloneStreamWaitMs', 'ms'],
+  'max-standalone-backlog': ['maxStandaloneBacklog', 'count'],
+  'max-connections': ['maxConnections', 'count'],
+  'max-connections-per-client': ['maxConnectionsPerClient', 'count'],
+  'headers-timeout': ['headersTimeoutMs', 'ms'],
+  'keep-alive-timeout': ['keepAliveTimeoutMs', 'ms'],
+};
 
 export type CallTarget =
   | { readonly kind: 'http'; readonly url: URL }
@@ -56,6 +83,9 @@ const SERVE_OPTIONS: Options = {
   host: { type: 'string' },
   trace: { type: 'boolean' },
   'trace-file': { type: 'string' },
+  'allowed-host': { type: 'string', multiple: true },
+  'allowed-origin': { type: 'string', multiple: true },
+  ...Object.fromEntries(Object.keys(HTTP_LIMIT_FLAGS).map((flag) => [flag, { type: 'string' }])),
 };
 
 const CALL_OPTIONS: Options = {
@@ -132,9 +162,19 @@ function parseServe(args: readonly string[]): Command {
   if (module === undefined) throw new UsageError('Missing the module to serve: switchboard serve <module>');
   if (extra.length > 0) throw new UsageError(`Unexpected argument "${extra[0]}" after the module`);
   const host = values.host as string | undefined;
-  if (host !== undefined && values.http === undefined) throw new UsageError('--host only applies with --http <port>');
-  const http =
-    values.http === undefined ? undefined : { port: parsePort(values.http as string), host: host ?? DEFAULT_HOST };
+  const httpOnly = ['host', 'allowed-host', 'allowed-origin', ...Object.keys(HTTP_LIMIT_FLAGS)];
+  const misplaced = values.http === undefined && httpOnly.find((name) => values[name] !== undefined);
+  if (misplaced) throw new UsageError(`--${misplaced} only applies with --http <port>`);
+  const http: ServeHttp | undefined =
+    values.http === undefined
+      ? undefined
+      : {
+          port: parsePort(values.http as string),
+          host: host ?? DEFAULT_HOST,
+          limits: parseHttpLimits(values),
+          allowedHosts: (values['allowed-host'] as string[] | undefined) ?? [],
+          allowedOrigins: parseOrigins((values['allowed-origin'] as string[] | undefined) ?? []),
+        };
   const traceFile = parseTraceFile(values['trace-file'] as string | undefined);
   return {
     kind: 'serve',
@@ -151,6 +191,35 @@ function parsePort(text: string): number {
     throw new UsageError(`--http needs a port number from 0 to 65535 (0 picks a free one), got "${text}"`);
   }
   return port;
+}
+
+function parseHttpLimits(values: Parsed['values']): Partial<HttpLimits> {
+  const limits: Partial<Record<keyof HttpLimits, number>> = {};
+  for (const [flag, [key, unit]] of Object.entries(HTTP_LIMIT_FLAGS)) {
+    const text = values[flag] as string | undefined;
+    if (text === undefined) continue;
+    if (!/^\d+$/.test(text) || Number(text) === 0) {
+      const what = unit === 'ms' ? 'milliseconds' : unit === 'bytes' ? 'a number of bytes' : 'a number';
+      throw new UsageError(`--${flag} needs ${what} greater than 0, got "${text}"`);
+    }
+    limits[key] = Number(text);
+  }
+  return limits;
+}
+
+function parseOrigins(origins: readonly string[]): readonly string[] {
+  for (const origin of origins) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || parsed.origin !== origin) {
+      throw new UsageError(`--allowed-origin needs an origin such as https://app.example.com:8443, got "${origin}"`);
+    }
+  }
+  return origins;
 }
 
 function parseCall(args: readonly string[]): Command {

@@ -1,4 +1,5 @@
 /** The `--help` texts: one overview and one page per command. */
+import { DEFAULT_HTTP_LIMITS as L } from '../../transports/http/limits';
 import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_HOST, type HelpTopic } from './args';
 
 const OVERVIEW = `Usage: switchboard <command> [options]
@@ -16,8 +17,8 @@ Options:
 Exit codes: 0 success, 1 failure (the module, the network, the server), 2 usage error,
 130 interrupted (Ctrl-C).`;
 
-const SERVE = `Usage: switchboard serve <module | config.json> [--http <port> [--host <host>]] [--trace]
-                         [--trace-file <path>]
+const SERVE = `Usage: switchboard serve <module | config.json> [--http <port> [--host <host>] [HTTP options]]
+                         [--trace] [--trace-file <path>]
 
 Loads <module> (.js or .mjs; .ts when run through tsx) and serves its default export, a server
 definition (defineServer(...)) or a Server, over stdio: newline-delimited JSON on stdin and stdout.
@@ -31,13 +32,32 @@ started, supervised, and served behind one.
 Options:
   --http <port>   serve Streamable HTTP at http://<host>:<port>/mcp instead (0 picks a free port),
                   with the legacy HTTP+SSE endpoints /sse and /messages for 2024-11-05 clients
-  --host <host>   the address to listen on (default ${DEFAULT_HOST}); only localhost Origin and Host
-                  headers are accepted while it is a loopback address
+  --host <host>   the address to listen on (default ${DEFAULT_HOST}). Origin and Host headers are
+                  checked whatever the address: localhost names are accepted, and on another
+                  address that address too; list any other with --allowed-host/--allowed-origin
   --trace         print every message and lifecycle change to stderr (for a hub, of its upstreams
                   too, with their names, and each upstream's state changes)
   --trace-file <path>
                   write the same events to <path> as NDJSON, one JSON object per line (the file
                   is replaced, and flushed when serving ends)
+
+HTTP options (with --http; times in milliseconds; a client is a remote address):
+  --allowed-host <host:port>         also accept this Host header (repeatable)
+  --allowed-origin <origin>          also accept this Origin, e.g. https://app.example.com (repeatable)
+  --max-sessions <n>                 sessions at once (default ${L.maxSessions}); when full, the least
+                                     recently used idle session is evicted for a newcomer
+  --max-sessions-per-client <n>      sessions per client (default ${L.maxSessionsPerClient}); one more evicts the
+                                     client's oldest idle session, or gets 429 if all are busy
+  --session-idle-timeout <ms>        close a session idle this long (default ${L.sessionIdleTimeoutMs})
+  --max-connections <n>              open sockets at once (default ${L.maxConnections}; keep it below ulimit -n)
+  --max-connections-per-client <n>   open sockets per client (default ${L.maxConnectionsPerClient})
+  --headers-timeout <ms>             time to send the request headers (default ${L.headersTimeoutMs})
+  --body-timeout <ms>                time to send the request body (default ${L.bodyTimeoutMs})
+  --keep-alive-timeout <ms>          close an idle keep-alive socket after (default ${L.keepAliveTimeoutMs})
+  --max-body-bytes <n>               largest request body (default ${L.maxBodyBytes}); larger get 413
+  --standalone-stream-wait <ms>      how long a server-to-client message waits for the client's GET
+                                     stream (default ${L.standaloneStreamWaitMs})
+  --max-standalone-backlog <n>       messages that may wait for it, per session (default ${L.maxStandaloneBacklog})
 
 Examples:
   switchboard serve ./server.js

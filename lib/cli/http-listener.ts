@@ -1,6 +1,10 @@
-/** A `node:http` listener for a request handler, with a clear error when it cannot listen and a full close. */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+/** A `node:http` listener for a request handler, with the HTTP limits, a clear error when it cannot listen, and a full close. */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createMcpHttpServer } from '../../transports/http/http-server';
+import type { HttpLimits } from '../../transports/http/limits';
+import type { McpHttpOptions } from '../../transports/http/endpoint';
+import type { ServeHttp } from './args';
 import { CliFailure } from './errors';
 
 export interface HttpListener {
@@ -21,8 +25,24 @@ export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
-export function listenHttp(handler: RequestHandler, port: number, host: string): Promise<HttpListener> {
-  const server = createServer(handler);
+/** The handler options `serve --http` implies: the origin policy for its bind address, its lists, its limits. */
+export function httpHandlerOptions(http: ServeHttp): McpHttpOptions {
+  return {
+    localhostOnly: isLoopback(http.host),
+    ...(http.allowedHosts.length > 0 && { allowedHosts: http.allowedHosts }),
+    ...(http.allowedOrigins.length > 0 && { allowedOrigins: http.allowedOrigins }),
+    ...http.limits,
+  };
+}
+
+/** Listens on `host:port` with a server holding `limits` (the connection cap and timeouts; the rest default). */
+export function listenHttp(
+  handler: RequestHandler,
+  port: number,
+  host: string,
+  limits: Partial<HttpLimits> = {},
+): Promise<HttpListener> {
+  const server = createMcpHttpServer(handler, limits);
   return new Promise((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
       const why = error.code === 'EADDRINUSE' ? 'the port is in use' : error.message;

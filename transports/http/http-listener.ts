@@ -5,15 +5,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ConnectionOptions } from '../../lib/core/connection';
 import { ErrorCode } from '../../lib/jsonrpc/errors';
+import { HTTP_LIMIT_NAMES, type ClientKey, type HttpLimits } from './limits';
 import { refuseRequest, type OriginPolicy } from './request-guard';
 
-export interface HttpServerOptions extends OriginPolicy {
+/**
+ * What both server transports take: the origin policy, the limits of `HttpLimits` (each defaulting to
+ * `DEFAULT_HTTP_LIMITS`; the connection ones only matter to `applyHttpLimits`), and how clients are told apart.
+ */
+export interface HttpServerOptions extends OriginPolicy, Partial<HttpLimits> {
   /** An SSE stream with nothing to send gets a `: keep-alive` comment this often (default 15 s; 0: never). */
   readonly keepAliveMs?: number;
-  /** Sessions open at once; a request opening one more gets 503 (default 10,000). */
-  readonly maxSessions?: number;
-  /** Largest POST body accepted; larger ones get 413 (default 4 MiB). */
-  readonly maxBodyBytes?: number;
+  /** Who a request counts against in `maxSessionsPerClient` (default: its remote address). */
+  readonly clientKey?: ClientKey;
   /** Passed to `server.connect` for every session. */
   readonly connectionOptions?: ConnectionOptions;
 }
@@ -24,13 +27,11 @@ export const HTTP_SERVER_OPTION_NAMES = [
   'allowedHosts',
   'localhostOnly',
   'keepAliveMs',
-  'maxSessions',
-  'maxBodyBytes',
+  'clientKey',
   'connectionOptions',
+  ...HTTP_LIMIT_NAMES,
 ] as const satisfies readonly (keyof HttpServerOptions)[];
 
-export const DEFAULT_MAX_SESSIONS = 10_000;
-export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 export const DEFAULT_KEEP_ALIVE_MS = 15_000;
 
 /** A `node:http` request listener serving MCP sessions. */

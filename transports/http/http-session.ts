@@ -6,9 +6,10 @@ import type { ServerResponse } from 'node:http';
 import { createActor, type Actor } from 'xstate';
 import { classifyMessage } from '../../lib/jsonrpc/classify';
 import { encodeFrame } from '../../lib/jsonrpc/codec';
-import { TransportError } from '../../lib/jsonrpc/errors';
+import { ErrorCode, TransportError } from '../../lib/jsonrpc/errors';
 import type { JsonRpcBatch, JsonRpcMessage, JsonRpcRequest, RequestId } from '../../lib/jsonrpc/types';
 import type { Clock } from '../../lib/core/clock';
+import type { Logger } from '../../lib/core/logger';
 import type { Runtime } from '../../lib/core/runtime';
 import { HTTP_DEFAULT_PROTOCOL_VERSION, isAtLeast, isSupportedVersion } from '../../lib/protocol/versions';
 import {
@@ -22,7 +23,8 @@ import { InboundQueue } from '../inbound-queue';
 import type { Transport, TransportSendOptions } from '../transport';
 import type { EventStore } from './event-store';
 import { endWithJson, refuseRequest } from './request-guard';
-import { replayFinishedStream, SseStream } from './sse-stream';
+import { encodeOutbound, replayFinishedStream, SseStream } from './sse-stream';
+import { StandaloneBacklog, type BacklogLimits } from './standalone-backlog';
 
 export type { HttpSessionEndReason } from '../../machines/http-session';
 
@@ -43,6 +45,10 @@ export interface HttpSessionConfig {
   readonly keepAliveMs: number;
   /** The actor system the session's lifecycle actor joins; its clock times the idle expiry. */
   readonly runtime: Runtime;
+  /** How server-to-client messages wait for a standalone stream the client has not opened yet. */
+  readonly standaloneBacklog: BacklogLimits;
+  /** Where dropped notifications are reported. */
+  readonly logger: Logger;
   /** Called once the session has closed and released everything. */
   readonly onClosed: (session: HttpSession, reason: HttpSessionEndReason) => void;
 }
@@ -60,6 +66,9 @@ const STANDALONE_STREAM = 'standalone';
 export const SESSION_HEADER = 'mcp-session-id';
 
 export type ResumeOutcome = 'resumed' | 'unknown';
+
+/** The longest part of a peer's request id quoted in an error message. */
+const QUOTED_ID_CHARS = 64;
 
 /**
  * The server side of one Streamable HTTP session, seen by the connection as its `Transport`: inbound
@@ -81,6 +90,9 @@ export class HttpSession implements Transport, HttpSessionHost {
   private readonly exchanges = new Map<RequestId, Exchange>();
   private readonly liveStreams = new Map<string, Exchange>();
   private readonly standalone: SseStream;
+  /** Messages for the standalone stream before the client first opened it. */
+  private readonly backlog: StandaloneBacklog;
+  private standaloneOpened = false;
   private initializeId: RequestId | undefined;
   private streamCount = 0;
   private openResponses = 0;
@@ -103,6 +115,7 @@ export class HttpSession implements Transport, HttpSessionHost {
     this.idleSince = this.clock.now();
     this.ended = new Promise((resolve) => (this.resolveEnded = resolve));
     this.standalone = new SseStream(STANDALONE_STREAM, sessionId, config.store, config.keepAliveMs);
+    this.backlog = new StandaloneBacklog(config.standaloneBacklog, this.clock, config.logger);
     this.actor = createActor(httpSessionMachine, {
       input: { host: this, idleTimeoutMs: config.idleTimeoutMs },
       parent: config.runtime.root,
@@ -118,6 +131,11 @@ export class HttpSession implements Transport, HttpSessionHost {
     return this.ending;
   }
 
+  /** No open request or stream: the session may be evicted. */
+  get idle(): boolean {
+    return this.openResponses === 0 && !this.ending;
+  }
+
   /** Counts `response` as activity until it closes: the session is idle while it has no open response. */
   track(response: ServerResponse): void {
     this.openResponses++;
@@ -131,6 +149,8 @@ export class HttpSession implements Transport, HttpSessionHost {
   accept(body: JsonRpcMessage | JsonRpcBatch, response: ServerResponse): void {
     const single = Array.isArray(body) ? undefined : (body as JsonRpcMessage);
     const requests = single ? (isRequest(single) ? [single] : []) : (body as JsonRpcBatch).filter(isRequest);
+    const reused = this.reusedId(requests);
+    if (reused !== undefined) return refuseReusedId(response, reused);
     if (requests.length === 0) response.writeHead(202, this.idHeader).end();
     else this.openExchange(requests, response);
     this.inbound.push(body);
@@ -138,10 +158,14 @@ export class HttpSession implements Transport, HttpSessionHost {
     else for (const message of body as JsonRpcBatch) this.noticeCancellation(message);
   }
 
-  /** Opens the standalone stream on `response`; false when one is already open. */
+  /** Opens the standalone stream on `response`, with what waited for it; false when one is already open. */
   openStandalone(response: ServerResponse): boolean {
     if (this.standalone.attached) return false;
     void this.standalone.open(response, this.primingRetry(this.protocolVersion));
+    if (!this.standaloneOpened) {
+      this.standaloneOpened = true;
+      this.backlog.release((message) => this.standalone.send(message));
+    }
     return true;
   }
 
@@ -152,7 +176,7 @@ export class HttpSession implements Transport, HttpSessionHost {
     const stream =
       found.streamId === STANDALONE_STREAM ? this.standalone : this.liveStreams.get(found.streamId)?.stream;
     if (!stream) {
-      await replayFinishedStream(response, found.events);
+      await replayFinishedStream(response, found.events, this.idHeader);
       return 'resumed';
     }
     await stream.resume(response, lastEventId);
@@ -168,7 +192,7 @@ export class HttpSession implements Transport, HttpSessionHost {
     const exchange = related === undefined ? undefined : this.exchanges.get(related);
     if (exchange?.mode === 'undecided') this.openExchangeStream(exchange, this.protocolVersion);
     if (exchange?.mode === 'sse') return exchange.stream!.send(single);
-    return this.standalone.send(single);
+    return this.standaloneOpened ? this.standalone.send(single) : this.backlog.hold(single);
   }
 
   setProtocolVersion(version: string): void {
@@ -185,6 +209,11 @@ export class HttpSession implements Transport, HttpSessionHost {
     if (!stream?.resumable) return false;
     await stream.end();
     return true;
+  }
+
+  /** The session table needs the room: ends the session (later requests naming it get 404). */
+  evict(): void {
+    this.signal({ type: 'evict' });
   }
 
   /** DELETE: ends the session; resolves once everything is released. */
@@ -227,6 +256,7 @@ export class HttpSession implements Transport, HttpSessionHost {
   private async releaseAll(): Promise<void> {
     // The connection sees its transport end and closes (it calls `close()` again: a no-op by now).
     this.inbound.complete();
+    this.backlog.abandon('the session ended');
     const exchanges = new Set(this.exchanges.values());
     this.exchanges.clear();
     this.liveStreams.clear();
@@ -245,6 +275,20 @@ export class HttpSession implements Transport, HttpSessionHost {
   private readonly untrack = () => {
     if (--this.openResponses === 0) this.idleSince = this.clock.now();
   };
+
+  /**
+   * An id among `requests` already in flight in this session (or twice among them): answering it would
+   * take the first request's answer away from it.
+   */
+  private reusedId(requests: readonly JsonRpcRequest[]): RequestId | undefined {
+    if (requests.length === 1) return this.exchanges.has(requests[0]!.id) ? requests[0]!.id : undefined;
+    const seen = new Set<RequestId>();
+    for (const { id } of requests) {
+      if (this.exchanges.has(id) || seen.has(id)) return id;
+      seen.add(id);
+    }
+    return undefined;
+  }
 
   /** Starts the exchange of a POST carrying `requests`: they are answered on its response. */
   private openExchange(requests: readonly JsonRpcRequest[], response: ServerResponse): void {
@@ -324,7 +368,13 @@ export class HttpSession implements Transport, HttpSessionHost {
     if (exchange.mode === 'sse') return this.streamReply(exchange, reply);
     const response = exchange.response;
     // The client left: a JSON answer cannot be resumed.
-    if (!response.destroyed && !response.headersSent) endWithJson(response, 200, encodeFrame(reply), this.idHeader);
+    if (response.destroyed || response.headersSent) return Promise.resolve();
+    try {
+      endWithJson(response, 200, encodeOutbound(reply), this.idHeader);
+    } catch (error) {
+      // Only a batch reply gets here (a single response is replaced by an error); the POST must still end.
+      refuseRequest(response, 500, `Internal error: ${(error as Error).message}`, ErrorCode.InternalError);
+    }
     return Promise.resolve();
   }
 
@@ -359,6 +409,13 @@ export class HttpSession implements Transport, HttpSessionHost {
     if (this.closed) refuseRequest(response, 404, 'Session closed');
     else response.writeHead(202, this.idHeader).end();
   }
+}
+
+/** 400 with a JSON-RPC error naming the reused id; the request it names keeps its answer. */
+function refuseReusedId(response: ServerResponse, id: RequestId): void {
+  const quoted = typeof id === 'string' && id.length > QUOTED_ID_CHARS ? `${id.slice(0, QUOTED_ID_CHARS)}…` : id;
+  const message = `Invalid Request: request id ${JSON.stringify(quoted)} is already in use by a request in flight`;
+  endWithJson(response, 400, encodeFrame({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidRequest, message } }));
 }
 
 function isRequest(message: JsonRpcMessage): message is JsonRpcRequest {

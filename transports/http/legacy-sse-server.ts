@@ -10,25 +10,19 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { classifyMessage, describeInvalid } from '../../lib/jsonrpc/classify';
-import { encodeFrame } from '../../lib/jsonrpc/codec';
 import { TransportError } from '../../lib/jsonrpc/errors';
 import type { JsonRpcBatch, JsonRpcMessage } from '../../lib/jsonrpc/types';
 import type { Server, ServerConnection } from '../../lib/server/server';
 import { InboundQueue } from '../inbound-queue';
 import type { Transport } from '../transport';
-import {
-  createHttpListener,
-  DEFAULT_KEEP_ALIVE_MS,
-  DEFAULT_MAX_BODY_BYTES,
-  DEFAULT_MAX_SESSIONS,
-  type HttpListener,
-  type HttpServerOptions,
-} from './http-listener';
+import { createHttpListener, DEFAULT_KEEP_ALIVE_MS, type HttpListener, type HttpServerOptions } from './http-listener';
+import { httpLimits, remoteAddressKey } from './limits';
 import { readJsonBody } from './read-body';
-import { mediaTypes, refuseOrigin, refuseRequest, requestPath, singleHeader } from './request-guard';
+import { mediaTypes, refuseAndClose, refuseOrigin, refuseRequest, requestPath, singleHeader } from './request-guard';
+import { SessionTable, type TableSession } from './session-table';
 import { withTraceHeaders } from './trace-headers';
 import { encodeSseEvent } from './sse';
-import { KeepAlive, startSseResponse, writeChunk } from './sse-stream';
+import { encodeOutbound, KeepAlive, startSseResponse, writeChunk } from './sse-stream';
 
 export const DEFAULT_SSE_PATH = '/sse';
 export const DEFAULT_MESSAGE_PATH = '/messages';
@@ -38,8 +32,6 @@ export interface LegacySseOptions extends HttpServerOptions {
   readonly ssePath?: string;
   /** Where clients POST their messages; advertised in the `endpoint` event (default `/messages`). */
   readonly messagePath?: string;
-  /** Sessions open at once; a GET beyond it gets 503 (default 10,000). */
-  readonly maxSessions?: number;
 }
 
 /**
@@ -48,8 +40,12 @@ export interface LegacySseOptions extends HttpServerOptions {
  */
 export type LegacySseHandler = HttpListener;
 
-/** One session: the connection's `Transport`, fed by POSTs and writing to the event stream. */
-class LegacySseSession implements Transport {
+/**
+ * One session: the connection's `Transport`, fed by POSTs and writing to the event stream. It lives exactly
+ * as long as its stream, so it is never idle: a client at its quota gets 429, a full table 503.
+ */
+class LegacySseSession implements Transport, TableSession {
+  readonly idle = false;
   readonly messages;
   connection: ServerConnection | undefined;
   private readonly inbound = new InboundQueue('HTTP+SSE');
@@ -70,6 +66,14 @@ class LegacySseSession implements Transport {
     return this.closing !== undefined;
   }
 
+  idleForMs(): number {
+    return 0;
+  }
+
+  evict(): void {
+    void this.close();
+  }
+
   /** Starts the event stream with the `endpoint` event. */
   open(endpoint: string): Promise<void> {
     startSseResponse(this.stream);
@@ -87,9 +91,9 @@ class LegacySseSession implements Transport {
     }
     let event: string;
     try {
-      event = encodeSseEvent({ event: 'message', data: encodeFrame(message) });
+      event = encodeSseEvent({ event: 'message', data: encodeOutbound(message) });
     } catch (error) {
-      return Promise.reject(new TransportError('Cannot encode the message as JSON', { cause: error }));
+      return Promise.reject(error);
     }
     return this.write(event);
   }
@@ -121,19 +125,21 @@ export function createLegacySseHandler(server: Server, options: LegacySseOptions
   const ssePath = options.ssePath ?? DEFAULT_SSE_PATH;
   const messagePath = options.messagePath ?? DEFAULT_MESSAGE_PATH;
   if (ssePath === messagePath) throw new RangeError(`The SSE and message paths must differ: both are ${ssePath}`);
-  const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
-  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const limits = httpLimits(options);
+  const clientKey = options.clientKey ?? remoteAddressKey;
   const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
-  const sessions = new Map<string, LegacySseSession>();
-  const forget = (session: LegacySseSession) => sessions.delete(session.sessionId);
+  const sessions = new SessionTable<LegacySseSession>(limits);
+  const forget = (session: LegacySseSession) => sessions.remove(session);
 
   async function openStream(request: IncomingMessage, response: ServerResponse): Promise<void> {
     if (!mediaTypes(singleHeader(request, 'accept')).includes('text/event-stream')) {
       return refuseRequest(response, 406, 'Not Acceptable: Accept must list text/event-stream');
     }
-    if (sessions.size >= maxSessions) return refuseRequest(response, 503, 'Service Unavailable: too many sessions');
+    const client = clientKey(request);
+    const refusal = sessions.makeRoom(client);
+    if (refusal) return refuseRequest(response, refusal.status, refusal.message);
     const session = new LegacySseSession(randomUUID(), response, keepAliveMs, forget);
-    sessions.set(session.sessionId, session);
+    sessions.add(session, client);
     await session.open(`${messagePath}?sessionId=${encodeURIComponent(session.sessionId)}`);
     if (session.closed) return; // the client left before the endpoint event got out
     session.connection = server.connect(session, options.connectionOptions);
@@ -141,15 +147,17 @@ export function createLegacySseHandler(server: Server, options: LegacySseOptions
 
   async function acceptMessage(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const sessionId = new URLSearchParams(request.url!.slice(messagePath.length)).get('sessionId');
-    if (!sessionId) return refuseRequest(response, 400, 'Bad Request: the sessionId query parameter is required');
+    // Refused before its body is read: the connection closes, so the unread body is never parsed as a request.
+    if (!sessionId) return refuseAndClose(response, 400, 'Bad Request: the sessionId query parameter is required');
     const session = sessions.get(sessionId);
-    if (!session || session.closed) return refuseRequest(response, 404, 'Session not found');
+    if (!session || session.closed) return refuseAndClose(response, 404, 'Session not found');
     if (mediaTypes(singleHeader(request, 'content-type'))[0] !== 'application/json') {
-      return refuseRequest(response, 415, 'Unsupported Media Type: Content-Type must be application/json');
+      return refuseAndClose(response, 415, 'Unsupported Media Type: Content-Type must be application/json');
     }
-    const body = await readJsonBody(request, response, maxBodyBytes);
+    const body = await readJsonBody(request, response, limits);
     if (body === undefined) return;
-    if (classifyMessage(body) === 'invalid') return refuseRequest(response, 400, describeInvalid(body).message);
+    const invalid = invalidity(body);
+    if (invalid) return refuseRequest(response, 400, invalid);
     if (session.closed) return refuseRequest(response, 404, 'Session not found');
     session.receive(withTraceHeaders(body as JsonRpcMessage | JsonRpcBatch, request));
     response.writeHead(202).end();
@@ -174,11 +182,20 @@ export function createLegacySseHandler(server: Server, options: LegacySseOptions
   return createHttpListener(handle, {
     count: () => sessions.size,
     close: async () => {
-      const closing = [...sessions.values()].map(async (session) => {
+      const closing = sessions.all().map(async (session) => {
         await session.connection?.close();
         await session.close();
       });
       await Promise.all(closing);
     },
   });
+}
+
+/** Why a parsed body is not a JSON-RPC message (or batch), or undefined; one too deep to examine is invalid too. */
+function invalidity(body: unknown): string | undefined {
+  try {
+    return classifyMessage(body) === 'invalid' ? describeInvalid(body).message : undefined;
+  } catch {
+    return 'Invalid Request: the message could not be examined (too deeply nested?)';
+  }
 }

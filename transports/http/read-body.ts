@@ -1,52 +1,75 @@
-/** Reading POST bodies on the server side, bounded in size. */
+/** Reading POST bodies on the server side, bounded in size and in time. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ErrorCode } from '../../lib/jsonrpc/errors';
-import { refuseRequest } from './request-guard';
+import { decodeFrame } from '../../lib/jsonrpc/codec';
+import { FrameError } from '../../lib/jsonrpc/types';
+import { refuseAndClose } from './request-guard';
 
-/** The body as text, or 'too-large' as soon as it exceeds `maxBytes` (the rest is drained unread). */
-export function readBody(request: IncomingMessage, maxBytes: number): Promise<string | 'too-large'> {
+export type BodyFailure = 'too-large' | 'too-slow' | 'aborted';
+
+/**
+ * The body as text, or why there is none: 'too-large' as soon as it exceeds `maxBytes`, 'too-slow' when it
+ * has not arrived whole within `timeoutMs`, 'aborted' when the client went away.
+ */
+export function readBody(request: IncomingMessage, maxBytes: number, timeoutMs: number): Promise<string | BodyFailure> {
   const declared = Number(request.headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    request.resume();
-    return Promise.resolve('too-large');
-  }
-  return new Promise((resolve, reject) => {
+  if (Number.isFinite(declared) && declared > maxBytes) return Promise.resolve('too-large');
+  return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let overflowed = false;
+    let settled = false;
+    const finish = (outcome: string | BodyFailure) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(outcome);
+    };
+    const timer = setTimeout(finish, timeoutMs, 'too-slow');
     request.on('data', (chunk: Buffer) => {
-      if (overflowed) return;
+      if (settled) return;
       size += chunk.length;
-      if (size > maxBytes) {
-        overflowed = true;
-        chunks.length = 0;
-        resolve('too-large');
-        return;
-      }
-      chunks.push(chunk);
+      if (size > maxBytes) finish('too-large');
+      else chunks.push(chunk);
     });
-    request.on('end', () => {
-      if (overflowed) return;
-      resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'));
-    });
-    request.on('error', reject);
+    request.on('end', () =>
+      finish(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')),
+    );
+    // A client that goes away mid-body: Node reports it as an 'aborted' error on the request.
+    request.on('error', () => finish('aborted'));
   });
 }
 
+export interface BodyLimits {
+  readonly maxBodyBytes: number;
+  readonly bodyTimeoutMs: number;
+}
+
 /**
- * The body parsed as JSON; undefined once the request was refused for it (413 over `maxBytes`, 400 with a
- * JSON-RPC parse error when it is not JSON).
+ * The body decoded as a JSON-RPC frame; undefined once the request was refused for it: 413 over the size
+ * limit, 408 when too slow, 400 with the frame error's code (-32700 not JSON, -32600 too deep or otherwise
+ * unacceptable). Every refusal closes the connection: what the client sends next on it cannot be trusted
+ * to start a new request.
  */
 export async function readJsonBody(
   request: IncomingMessage,
   response: ServerResponse,
-  maxBytes: number,
+  limits: BodyLimits,
 ): Promise<unknown> {
-  const text = await readBody(request, maxBytes);
-  if (text === 'too-large') return refuseRequest(response, 413, `Payload Too Large: the limit is ${maxBytes} bytes`);
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    return refuseRequest(response, 400, `Parse error: ${(error as Error).message}`, ErrorCode.ParseError);
+  const { maxBodyBytes } = limits;
+  const text = await readBody(request, maxBodyBytes, limits.bodyTimeoutMs);
+  switch (text) {
+    case 'too-large':
+      return refuseAndClose(response, 413, `Payload Too Large: the limit is ${maxBodyBytes} bytes`);
+    case 'too-slow':
+      return refuseAndClose(
+        response,
+        408,
+        `Request Timeout: the body did not arrive within ${limits.bodyTimeoutMs} ms`,
+      );
+    case 'aborted':
+      return void response.destroy();
   }
+  // The byte limit was enforced while reading: no second count.
+  const frame = decodeFrame(text, Infinity);
+  if (frame instanceof FrameError) return refuseAndClose(response, 400, frame.message, frame.code);
+  return frame;
 }

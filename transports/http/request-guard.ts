@@ -8,12 +8,18 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { encodeFrame } from '../../lib/jsonrpc/codec';
 import { ErrorCode } from '../../lib/jsonrpc/errors';
 
+/**
+ * The DNS-rebinding defence: which `Host` and `Origin` headers are accepted. It is always on: localhost
+ * names are always accepted (a web page cannot make a browser send them for its own origin); a server
+ * that is not localhost-only also accepts the address the request reached (the bind address); anything
+ * else must be listed.
+ */
 export interface OriginPolicy {
-  /** Origins (`scheme://host[:port]`) accepted besides localhost ones. */
+  /** Origins (`scheme://host[:port]`) accepted besides localhost ones and, when not localhost-only, the bind address. */
   readonly allowedOrigins?: readonly string[];
-  /** Host header values (`host[:port]`) accepted besides localhost ones. */
+  /** Host header values (`host[:port]`) accepted besides localhost ones and, when not localhost-only, the bind address. */
   readonly allowedHosts?: readonly string[];
-  /** The server listens on a loopback address: other origins and hosts are refused (default true). */
+  /** The server listens on a loopback address: only localhost names (and the lists) are accepted (default true). */
   readonly localhostOnly?: boolean;
 }
 
@@ -36,38 +42,49 @@ function remembered<T>(parse: (value: string) => T): (value: string) => T {
 
 const LOCAL_HOSTNAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
 
-function isLocalUrl(url: string): boolean {
+/** The lower-cased hostname of a URL (IPv6 without brackets), or '' when it is not one. */
+function hostnameOf(url: string): string {
   try {
-    return LOCAL_HOSTNAMES.has(new URL(url).hostname.toLowerCase());
+    const hostname = new URL(url).hostname.toLowerCase();
+    return hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
   } catch {
-    return false;
+    return '';
   }
 }
 
-const isLocalOrigin = remembered(isLocalUrl);
-const isLocalHost = remembered((host) => isLocalUrl(`http://${host}`));
+const originHostname = remembered(hostnameOf);
+const hostHostname = remembered((host) => hostnameOf(`http://${host}`));
+const isLocalName = (hostname: string) => LOCAL_HOSTNAMES.has(hostname) || hostname === '::1';
+
+/** Whether `hostname` is the address the request's socket was accepted on (the bind address, or the interface of a wildcard bind). */
+function isBindAddress(request: IncomingMessage, hostname: string): boolean {
+  const local = request.socket.localAddress;
+  if (!local || hostname === '') return false;
+  return hostname === (local.startsWith('::ffff:') ? local.slice(7) : local).toLowerCase();
+}
+
+function acceptedHostname(request: IncomingMessage, hostname: string, policy: OriginPolicy): boolean {
+  return isLocalName(hostname) || (policy.localhostOnly === false && isBindAddress(request, hostname));
+}
 
 /**
- * The DNS-rebinding defence: why the request must be refused with 403, or undefined when it may pass.
- * An explicit allow list is authoritative; otherwise a localhost-only server accepts only localhost.
+ * The DNS-rebinding defence: why the request must be refused with 403 (saying what to configure), or
+ * undefined when it may pass.
  */
 export function refuseOrigin(request: IncomingMessage, policy: OriginPolicy): string | undefined {
-  const localhostOnly = policy.localhostOnly ?? true;
-  const origin = request.headers.origin;
-  if (origin !== undefined) {
-    const allowed = policy.allowedOrigins?.includes(origin) ?? false;
-    if (
-      !allowed &&
-      (policy.allowedOrigins !== undefined || localhostOnly) &&
-      !(localhostOnly && isLocalOrigin(origin))
-    ) {
-      return `Origin ${origin} is not allowed`;
-    }
+  const host = request.headers.host;
+  if (
+    host === undefined ||
+    !(policy.allowedHosts?.includes(host) || acceptedHostname(request, hostHostname(host), policy))
+  ) {
+    return `Host ${host ?? '(none)'} is not allowed: list it in allowedHosts (switchboard serve --allowed-host ${host ?? '<host:port>'})`;
   }
-  const host = request.headers.host ?? '';
-  const hostAllowed = policy.allowedHosts?.includes(host) ?? false;
-  if (!hostAllowed && (policy.allowedHosts !== undefined || localhostOnly) && !(localhostOnly && isLocalHost(host))) {
-    return `Host ${host || '(none)'} is not allowed`;
+  const origin = request.headers.origin;
+  if (
+    origin !== undefined &&
+    !(policy.allowedOrigins?.includes(origin) || acceptedHostname(request, originHostname(origin), policy))
+  ) {
+    return `Origin ${origin} is not allowed: list it in allowedOrigins (switchboard serve --allowed-origin ${origin})`;
   }
   return undefined;
 }
@@ -104,6 +121,22 @@ export function refuseRequest(
 ): void {
   if (response.headersSent) return void response.destroy();
   endWithJson(response, status, encodeFrame({ jsonrpc: '2.0', error: { code, message } }));
+}
+
+const CLOSE = ['connection', 'close'];
+
+/**
+ * `refuseRequest`, then the connection closes (`Connection: close`: Node ends the socket once the answer is
+ * out): for a request whose body was refused or left unread, so its rest is never parsed as a request.
+ */
+export function refuseAndClose(
+  response: ServerResponse,
+  status: number,
+  message: string,
+  code: number = ErrorCode.InvalidRequest,
+): void {
+  if (response.headersSent) return void response.destroy();
+  endWithJson(response, status, encodeFrame({ jsonrpc: '2.0', error: { code, message } }), CLOSE);
 }
 
 /** Ends `response` with a JSON body of known length (no chunked framing), after `headers` (names and values). */

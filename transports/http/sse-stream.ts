@@ -4,7 +4,8 @@
  */
 import type { ServerResponse } from 'node:http';
 import { encodeFrame } from '../../lib/jsonrpc/codec';
-import type { JsonRpcMessage } from '../../lib/jsonrpc/types';
+import { ErrorCode, TransportError } from '../../lib/jsonrpc/errors';
+import type { JsonRpcBatch, JsonRpcMessage } from '../../lib/jsonrpc/types';
 import type { EventStore, StoredEvent } from './event-store';
 import { encodeSseComment, encodeSseEvent } from './sse';
 
@@ -84,14 +85,42 @@ export function startSseResponse(response: ServerResponse): void {
   response.flushHeaders();
 }
 
-function messageEvent(event: StoredEvent): string {
-  return encodeSseEvent({ id: event.id, event: 'message', data: encodeFrame(event.message) });
+/**
+ * `message` as JSON. A response that cannot be encoded (a result nested too deep for `JSON.stringify`, say)
+ * becomes an internal error for the same id, so its request is still answered; anything else that cannot
+ * be encoded throws a `TransportError` (its send fails).
+ */
+export function encodeOutbound(message: JsonRpcMessage | JsonRpcBatch): string {
+  try {
+    return encodeFrame(message);
+  } catch (error) {
+    const id = (message as { id?: unknown }).id;
+    if (Array.isArray(message) || id === undefined || 'method' in message) {
+      throw new TransportError('The message cannot be encoded as JSON', { cause: error });
+    }
+    const why = `Internal error: the response could not be encoded as JSON (${(error as Error).message})`;
+    return encodeFrame({ jsonrpc: '2.0', id, error: { code: ErrorCode.InternalError, message: why } });
+  }
 }
 
-/** Answers a resumption of a stream that has finished: its missed events, then the end. */
-export async function replayFinishedStream(response: ServerResponse, events: readonly StoredEvent[]): Promise<void> {
+function messageEvent(event: StoredEvent): string {
+  return encodeSseEvent({ id: event.id, event: 'message', data: encodeOutbound(event.message) });
+}
+
+/**
+ * Answers a resumption of a stream that has finished: its missed events, then the end; or, with none
+ * missed (a cancelled request's stream ends without a response), 204: no content, nothing to resume. SDK
+ * clients take that as the end of the stream, where an empty 200 makes them reconnect again and again.
+ */
+export async function replayFinishedStream(
+  response: ServerResponse,
+  events: readonly StoredEvent[],
+  headers: string[] = [],
+): Promise<void> {
+  const missed = events.filter((event) => event.message !== PRIMING);
+  if (missed.length === 0) return void response.writeHead(204, headers).end();
   startSseResponse(response);
-  for (const event of events) if (event.message !== PRIMING) await writeChunk(response, messageEvent(event));
+  for (const event of missed) await writeChunk(response, messageEvent(event));
   response.end();
 }
 

@@ -7,21 +7,17 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { classifyMessage, describeInvalid } from '../../lib/jsonrpc/classify';
 import type { JsonRpcBatch, JsonRpcMessage } from '../../lib/jsonrpc/types';
 import type { ConnectionOptions } from '../../lib/core/connection';
+import { defaultLogger } from '../../lib/core/logger';
 import { defaultRuntime } from '../../lib/core/runtime';
 import type { Server } from '../../lib/server/server';
 import { isSupportedVersion } from '../../lib/protocol/versions';
 import { MemoryEventStore, type EventStore } from './event-store';
-import {
-  createHttpListener,
-  DEFAULT_KEEP_ALIVE_MS,
-  DEFAULT_MAX_BODY_BYTES,
-  DEFAULT_MAX_SESSIONS,
-  type HttpListener,
-  type HttpServerOptions,
-} from './http-listener';
+import { createHttpListener, DEFAULT_KEEP_ALIVE_MS, type HttpListener, type HttpServerOptions } from './http-listener';
 import { HttpSession, SESSION_HEADER, type ResponseMode } from './http-session';
+import { httpLimits, remoteAddressKey } from './limits';
 import { readJsonBody } from './read-body';
-import { mediaTypes, refuseOrigin, refuseRequest, singleHeader } from './request-guard';
+import { mediaTypes, refuseAndClose, refuseOrigin, refuseRequest, singleHeader } from './request-guard';
+import { SessionTable } from './session-table';
 import { withTraceHeaders } from './trace-headers';
 
 export type { HttpSessionEndReason, ResponseMode } from './http-session';
@@ -33,10 +29,8 @@ export interface StreamableHttpOptions extends HttpServerOptions {
   readonly eventStore?: EventStore;
   /** The reconnection delay sent to 2025-11-25 clients with each stream's priming event (default 1000 ms). */
   readonly retryMs?: number;
-  /** A session with no open request or stream for this long is closed (default 30 minutes; `Infinity`: never). */
+  /** @deprecated The same as `sessionIdleTimeoutMs`, which wins when both are given. */
   readonly idleTimeoutMs?: number;
-  /** Sessions open at once; an `initialize` beyond it gets 503 (default 10,000). */
-  readonly maxSessions?: number;
   /** Passed to `server.connect` for every session; its `runtime` also hosts the sessions' lifecycle actors. */
   readonly connectionOptions?: ConnectionOptions;
 }
@@ -60,57 +54,66 @@ export function createStreamableHttpHandler(
   options: StreamableHttpOptions = {},
 ): StreamableHttpHandler {
   const store = options.eventStore ?? new MemoryEventStore();
-  const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
-  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const sessions = new Map<string, HttpSession>();
+  const limits = httpLimits({
+    ...options,
+    sessionIdleTimeoutMs: options.sessionIdleTimeoutMs ?? options.idleTimeoutMs,
+  });
+  const clientKey = options.clientKey ?? remoteAddressKey;
+  const sessions = new SessionTable<HttpSession>(limits);
   const sessionConfig = {
     store,
     responseMode: options.responseMode ?? 'auto',
     retryMs: options.retryMs ?? 1000,
-    idleTimeoutMs: options.idleTimeoutMs ?? 30 * 60 * 1000,
+    idleTimeoutMs: limits.sessionIdleTimeoutMs,
     keepAliveMs: options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
     runtime: options.connectionOptions?.runtime ?? defaultRuntime(),
-    onClosed: (session: HttpSession) => sessions.delete(session.sessionId),
+    standaloneBacklog: { waitMs: limits.standaloneStreamWaitMs, maxLength: limits.maxStandaloneBacklog },
+    logger: options.connectionOptions?.logger ?? defaultLogger,
+    onClosed: (session: HttpSession) => sessions.remove(session),
   } as const;
 
-  /** The session the request names; answers 400 or 404 itself when there is none. */
-  function sessionOf(request: IncomingMessage, response: ServerResponse): HttpSession | undefined {
+  /** The session the request names; answers 400 or 404 itself (with `refuse`) when there is none. */
+  function sessionOf(
+    request: IncomingMessage,
+    response: ServerResponse,
+    refuse = refuseRequest,
+  ): HttpSession | undefined {
     const id = singleHeader(request, SESSION_HEADER);
-    if (id === undefined)
-      return void refuseRequest(response, 400, 'Bad Request: the MCP-Session-Id header is required');
+    if (id === undefined) return void refuse(response, 400, 'Bad Request: the MCP-Session-Id header is required');
     const session = sessions.get(id);
-    if (!session || session.closed) return void refuseRequest(response, 404, 'Session not found');
+    if (!session || session.closed) return void refuse(response, 404, 'Session not found');
     return session;
   }
 
-  function refuseVersionHeader(request: IncomingMessage, response: ServerResponse): boolean {
+  function refuseVersionHeader(request: IncomingMessage, response: ServerResponse, refuse = refuseRequest): boolean {
     const version = singleHeader(request, VERSION_HEADER);
     if (version === undefined || isSupportedVersion(version)) return false;
-    refuseRequest(response, 400, `Bad Request: unsupported MCP-Protocol-Version ${version}`);
+    refuse(response, 400, `Bad Request: unsupported MCP-Protocol-Version ${quoted(version)}`);
     return true;
   }
 
-  function openSession(): HttpSession {
+  function openSession(client: string): HttpSession {
     const session = new HttpSession(randomUUID(), sessionConfig);
-    sessions.set(session.sessionId, session);
+    sessions.add(session, client);
     server.connect(session, options.connectionOptions);
     return session;
   }
 
   async function post(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const accepted = mediaTypes(singleHeader(request, 'accept'));
+    // Refused before its body is read: the connection closes, so the unread body is never parsed as a request.
     if (!accepted.includes('application/json') || !accepted.includes('text/event-stream')) {
-      return refuseRequest(response, 406, 'Not Acceptable: Accept must list application/json and text/event-stream');
+      return refuseAndClose(response, 406, 'Not Acceptable: Accept must list application/json and text/event-stream');
     }
     if (mediaTypes(singleHeader(request, 'content-type'))[0] !== 'application/json') {
-      return refuseRequest(response, 415, 'Unsupported Media Type: Content-Type must be application/json');
+      return refuseAndClose(response, 415, 'Unsupported Media Type: Content-Type must be application/json');
     }
-    if (refuseVersionHeader(request, response)) return;
+    if (refuseVersionHeader(request, response, refuseAndClose)) return;
     const named = singleHeader(request, SESSION_HEADER) !== undefined;
-    let session = named ? sessionOf(request, response) : undefined;
+    let session = named ? sessionOf(request, response, refuseAndClose) : undefined;
     if (named && !session) return;
 
-    const body = await readJsonBody(request, response, maxBodyBytes);
+    const body = await readJsonBody(request, response, limits);
     if (body === undefined) return;
     const invalid = invalidity(body, session?.protocolVersion);
     if (invalid) return refuseRequest(response, 400, invalid);
@@ -122,8 +125,10 @@ export function createStreamableHttpHandler(
       ) {
         return refuseRequest(response, 400, 'Bad Request: the MCP-Session-Id header is required');
       }
-      if (sessions.size >= maxSessions) return refuseRequest(response, 503, 'Service Unavailable: too many sessions');
-      session = openSession();
+      const client = clientKey(request);
+      const refusal = sessions.makeRoom(client);
+      if (refusal) return refuseRequest(response, refusal.status, refusal.message);
+      session = openSession(client);
     } else if (session.closed) {
       return refuseRequest(response, 404, 'Session not found');
     }
@@ -176,13 +181,31 @@ export function createStreamableHttpHandler(
   return createHttpListener(handle, {
     count: () => sessions.size,
     close: async () => {
-      await Promise.all([...sessions.values()].map((session) => session.shutdown()));
+      await Promise.all(sessions.all().map((session) => session.shutdown()));
     },
   });
 }
 
-/** Why a parsed POST body is not acceptable JSON-RPC, or undefined. Batches need a 2025-03-26 session. */
+/** The longest part of a header value quoted back in an error message. */
+const QUOTED_HEADER_CHARS = 64;
+
+function quoted(value: string): string {
+  return value.length > QUOTED_HEADER_CHARS ? `${value.slice(0, QUOTED_HEADER_CHARS)}…` : value;
+}
+
+/**
+ * Why a parsed POST body is not acceptable JSON-RPC, or undefined. Batches need a 2025-03-26 session. A body
+ * that cannot even be examined (too deep for the classifier) is invalid too, never a 500.
+ */
 function invalidity(body: unknown, version: string | undefined): string | undefined {
+  try {
+    return examine(body, version);
+  } catch {
+    return 'Invalid Request: the message could not be examined (too deeply nested?)';
+  }
+}
+
+function examine(body: unknown, version: string | undefined): string | undefined {
   if (!Array.isArray(body)) {
     return classifyMessage(body) === 'invalid' ? describeInvalid(body).message : undefined;
   }
