@@ -3,6 +3,7 @@
  * serves or calls runs as real processes (`switchboard serve` as the stdio child or HTTP server,
  * `switchboard call` as the client), as a user would run them.
  */
+import http from 'node:http';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -420,6 +421,89 @@ describe('serve a hub config (the mcpServers shape)', () => {
         expect.arrayContaining(['idle → connecting', 'connecting → ready', 'ready → disposed']),
       );
     }
+  });
+
+  it("serve --http takes a hub config's switchboard.http limits and allow-lists; flags win over them", async () => {
+    const config = {
+      mcpServers: { adder: { command: process.execPath, args: [built.cli, 'serve', fixture('adder.mjs')] } },
+      switchboard: { http: { maxSessionsPerClient: 1, allowedHosts: ['mcp.example'] } },
+    };
+    writeFileSync(fixture('http-hub.json'), JSON.stringify(config));
+    const initialize = async (url: string, host?: string) => {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: {
+          accept: 'application/json, text/event-stream',
+          'content-type': 'application/json',
+          ...(host && { host }),
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+        }),
+      });
+      await response.arrayBuffer();
+      return { status: response.status, session: response.headers.get('mcp-session-id') };
+    };
+    const ping = async (url: string, session: string) => {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: {
+          accept: 'application/json, text/event-stream',
+          'content-type': 'application/json',
+          'mcp-session-id': session,
+          'mcp-protocol-version': '2025-11-25',
+        },
+        body: '{"jsonrpc":"2.0","id":2,"method":"ping"}',
+      });
+      await response.arrayBuffer();
+      return response.status;
+    };
+    const serveWith = async (...flags: string[]) => {
+      const { process: server, match } = await LongRunning.start(
+        switchboard('serve', fixture('http-hub.json'), '--http', '0', ...flags),
+        /over Streamable HTTP at (http:\/\/127\.0\.0\.1:\d+\/mcp)/,
+      );
+      return { server, url: match[1]! };
+    };
+
+    const { server, url } = await serveWith();
+    const first = await initialize(url);
+    expect(first.status).toBe(200);
+    expect((await initialize(url)).status).toBe(200);
+    // A quota of one session per client: the second evicted the first (idle), which is gone now.
+    expect(await ping(url, first.session!)).toBe(404);
+    // fetch cannot set Host: the allow-list is checked through node:http below.
+    const port = Number(new URL(url).port);
+    const statusFor = (host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const request = http.request(
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/mcp',
+            method: 'POST',
+            headers: { host, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          },
+          (response) => {
+            response.resume();
+            resolve(response.statusCode!);
+          },
+        );
+        request.on('error', reject);
+        request.end('{"jsonrpc":"2.0","id":1,"method":"ping"}');
+      });
+    expect(await statusFor('evil.example')).toBe(403);
+    expect(await statusFor('mcp.example')).not.toBe(403);
+    expect(await server.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+
+    const flagged = await serveWith('--max-sessions-per-client', '2');
+    const kept = await initialize(flagged.url);
+    expect((await initialize(flagged.url)).status).toBe(200);
+    expect(await ping(flagged.url, kept.session!)).toBe(200);
+    expect(await flagged.server.stop('SIGTERM')).toEqual({ code: 0, signal: null });
   });
 
   it('exits 1 with every mistake of a bad config named', async () => {

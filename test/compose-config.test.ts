@@ -161,6 +161,37 @@ describe('parseConfig', () => {
     ]);
   });
 
+  it('reads switchboard.http: the HTTP limits and allow-lists, with unknown keys and bad values named', () => {
+    const { http } = parseConfig({
+      mcpServers: { a: { command: 'x' } },
+      switchboard: { http: { maxSessionsPerClient: 4, headersTimeoutMs: 5000, allowedHosts: ['mcp.example'] } },
+    });
+    expect(http).toEqual({
+      limits: { maxSessionsPerClient: 4, headersTimeoutMs: 5000 },
+      allowedHosts: ['mcp.example'],
+      allowedOrigins: [],
+    });
+    expect(parseConfig({ mcpServers: { a: { command: 'x' } } }).http).toEqual({
+      limits: {},
+      allowedHosts: [],
+      allowedOrigins: [],
+    });
+    expect(
+      problemsOf(
+        {
+          mcpServers: { a: { command: 'x' } },
+          switchboard: { http: { maxSesions: 3, maxConnections: 0, allowedOrigins: 'x' } },
+        },
+        {},
+        'hub.json',
+      ),
+    ).toEqual([
+      'Unknown key "maxSesions" in switchboard.http of hub.json: did you mean "maxSessions"?',
+      'switchboard.http.maxConnections must be a whole number of at least 1, got 0',
+      'switchboard.http.allowedOrigins must be a list of strings, got "x"',
+    ]);
+  });
+
   it('reads the forward settings, the instance and the wait bound', () => {
     const { options } = parseConfig({
       mcpServers: {

@@ -15,10 +15,11 @@ import { redirectConsoleToStderr } from '../../transports/console-redirect';
 import { StdioServerTransport } from '../../transports/stdio';
 import { createStderrLogger } from '../core/logger';
 import type { Server } from '../server/server';
-import type { ServeCommand } from './args';
+import type { HubHttpSettings } from '../compose/config';
+import type { ServeCommand, ServeHttp } from './args';
 import { CliFailure, EXIT_OK } from './errors';
 import { callLine } from './hints';
-import { isLoopback, listenHttp } from './http-listener';
+import { httpHandlerOptions, listenHttp } from './http-listener';
 import type { CliIo } from './io';
 import { loadServer } from './load-server';
 import { killChildren, StopRequest } from './signals';
@@ -44,7 +45,8 @@ export function serve(command: ServeCommand, io: CliIo): Promise<number> {
         const ended = Promise.race([stop.requested, input?.ended ?? new Promise<never>(() => {})]);
         if ((await Promise.race([served.start().then(() => 'started' as const), ended])) !== 'started') return EXIT_OK;
         const server = trace ? trace.serving(served.server) : served.server;
-        return await (command.http ? serveHttp(server, command.http, io, ended) : serveStdio(server, input!, ended));
+        const http = command.http && withConfigSettings(command.http, served.http);
+        return await (http ? serveHttp(server, http, io, ended) : serveStdio(server, input!, ended));
       } finally {
         await closeWithin(served, SHUTDOWN_DEADLINE_MS, io);
       }
@@ -60,6 +62,19 @@ interface Served {
   start(): Promise<void>;
   /** Stops it all; for a hub, resolves once every upstream has ended. */
   close(): Promise<void>;
+  /** A hub config's `switchboard.http`: the HTTP limits and allow-lists to serve it with. */
+  readonly http?: HubHttpSettings;
+}
+
+/** The HTTP settings to serve with: the config's, then the command line's flags over them. */
+function withConfigSettings(flags: ServeHttp, config: HubHttpSettings | undefined): ServeHttp {
+  if (!config) return flags;
+  return {
+    ...flags,
+    limits: { ...config.limits, ...flags.limits },
+    allowedHosts: [...config.allowedHosts, ...flags.allowedHosts],
+    allowedOrigins: [...config.allowedOrigins, ...flags.allowedOrigins],
+  };
 }
 
 /** A `.json` argument is a hub config: every upstream is started (and stopped again when serving ends). */
@@ -68,12 +83,15 @@ async function loadServed(path: string): Promise<Served> {
     const server = await loadServer(path, process.argv[1] ?? 'switchboard');
     return { server, start: async () => {}, close: async () => {} };
   }
-  const { hubFromConfigFile } = await import('../compose/config');
-  const hub = await hubFromConfigFile(path, { hub: { logger: createStderrLogger('info') } }).catch((error: Error) => {
-    throw new CliFailure(`Cannot serve ${path}: ${error.message}`);
-  });
+  const { loadConfigFile } = await import('../compose/config');
+  const { hub, http } = await loadConfigFile(path, { hub: { logger: createStderrLogger('info') } }).catch(
+    (error: Error) => {
+      throw new CliFailure(`Cannot serve ${path}: ${error.message}`);
+    },
+  );
   return {
     server: hub.server,
+    http,
     start: () =>
       hub.start().catch((error: Error) => {
         throw new CliFailure(`Cannot serve ${path}: ${error.message}`);
@@ -124,14 +142,9 @@ function suggestedMethod(server: Server): string {
   return tools ? 'tools/list' : resources ? 'resources/list' : prompts ? 'prompts/list' : 'ping';
 }
 
-async function serveHttp(
-  server: Server,
-  { port, host }: NonNullable<ServeCommand['http']>,
-  io: CliIo,
-  stopped: Promise<unknown>,
-) {
-  const handler = createMcpHttpHandler(server, { path: DEFAULT_MCP_PATH, localhostOnly: isLoopback(host) });
-  const listener = await listenHttp(handler, port, host);
+async function serveHttp(server: Server, http: ServeHttp, io: CliIo, stopped: Promise<unknown>) {
+  const handler = createMcpHttpHandler(server, { path: DEFAULT_MCP_PATH, ...httpHandlerOptions(http) });
+  const listener = await listenHttp(handler, http.port, http.host, http.limits);
   const url = `${listener.origin}${DEFAULT_MCP_PATH}`;
   const { name, version } = server.definition.info;
   io.out(`Serving ${name} ${version} over Streamable HTTP at ${url}`);

@@ -22,13 +22,15 @@
  * `maxDelayMs`, `stableAfterMs`), `instance` (`"shared"` or `"per-client"`), `forward` (`sampling`,
  * `elicitation`, `roots`: over the hub's). Hub-wide, under `switchboard`: `name`, `version`, `title`,
  * `instructions`, `upstreamInstructions`, naming, `listChangedDebounceMs`, `pageSize`, `forward`,
- * `defaultLogLevel`.
+ * `defaultLogLevel`, and `http` (every `HttpLimits` key, `allowedHosts`, `allowedOrigins`: what
+ * `switchboard serve --http` serves the hub with; command-line flags win).
  * `${VAR}` and `${env:VAR}` in commands, arguments, environment values, URLs and headers are replaced from
  * the environment. Keys other programs use in server entries (`autoApprove`, ...) are ignored; any other
  * key we do not know is a mistake, named with the closest key we know; every mistake is reported at once
  * in a `ConfigError`.
  */
 import type { SupervisionPolicy } from '../../machines/upstream';
+import { HTTP_LIMIT_NAMES, type HttpLimits } from '../../transports/http/limits';
 import { closest } from './suggest';
 import { defaultLogger } from '../core/logger';
 import { LOGGING_LEVELS, type LoggingLevel } from '../protocol/types';
@@ -49,8 +51,16 @@ export interface ConfigOptions {
   readonly file?: string;
 }
 
+/** What a config's `switchboard.http` asks of the HTTP server that serves the hub (`switchboard serve --http`). */
+export interface HubHttpSettings {
+  readonly limits: Partial<HttpLimits>;
+  readonly allowedHosts: readonly string[];
+  readonly allowedOrigins: readonly string[];
+}
+
 export interface ParsedConfig {
   readonly options: HubOptions;
+  readonly http: HubHttpSettings;
   /** Settings we read but ignore: worth telling the user, not worth refusing the file. */
   readonly warnings: readonly string[];
 }
@@ -129,7 +139,10 @@ const HUB_KEYS = new Set([
   'pageSize',
   'forward',
   'defaultLogLevel',
+  'http',
 ]);
+/** `switchboard.http`: the limits of `HttpLimits` and the Host/Origin allow-lists, for `switchboard serve --http`. */
+const HTTP_KEYS = new Set<string>([...HTTP_LIMIT_NAMES, 'allowedHosts', 'allowedOrigins']);
 /** Top-level keys besides the servers: VS Code's `inputs`, and an editor's `$schema`. */
 const TOP_KEYS = ['mcpServers', 'servers', 'switchboard', 'inputs', '$schema'];
 const SERVER_KEYS = new Set([...COMMON_KEYS, ...Object.values(KIND_KEYS).flat()]);
@@ -337,6 +350,7 @@ export function parseConfig(config: unknown, options: ConfigOptions = {}): Parse
   const topKeys = new Set(TOP_KEYS.filter((key) => key !== (serversKey === 'mcpServers' ? 'servers' : 'mcpServers')));
   reader.unknownKeys(config, topKeys, 'the top level', { suggestions: TOP_KEYS });
   const hubSettings = readHubSettings(config.switchboard, reader);
+  const http = readHttpSettings(isObject(config.switchboard) ? config.switchboard.http : undefined, reader);
   const upstreams: UpstreamOptions[] = [];
   for (const [name, entry] of Object.entries(servers)) {
     const upstream = readServer(name, entry, `${serversKey}.${name}`, hubSettings.prefixAll, reader, options.baseDir);
@@ -344,15 +358,19 @@ export function parseConfig(config: unknown, options: ConfigOptions = {}): Parse
   }
   if (Object.keys(servers).length === 0) reader.fail(serversKey!, 'names no server');
   if (reader.problems.length > 0) throw new ConfigError(reader.problems, options.file);
-  return { options: { ...hubSettings.options, upstreams, ...options.hub }, warnings: reader.warnings };
+  return { options: { ...hubSettings.options, upstreams, ...options.hub }, http, warnings: reader.warnings };
 }
 
 /** A hub (not started) from a config; warnings go to the hub's logger. Throws a `ConfigError`. */
 export function hubFromConfig(config: unknown, options: ConfigOptions = {}): Hub {
+  return hubAndHttpFromConfig(config, options).hub;
+}
+
+function hubAndHttpFromConfig(config: unknown, options: ConfigOptions): { hub: Hub; http: HubHttpSettings } {
   const parsed = parseConfig(config, options);
   const logger = parsed.options.logger ?? defaultLogger;
   for (const warning of parsed.warnings) logger.warn(`Config: ${warning}`);
-  return new Hub(parsed.options);
+  return { hub: new Hub(parsed.options), http: parsed.http };
 }
 
 /**
@@ -360,6 +378,14 @@ export function hubFromConfig(config: unknown, options: ConfigOptions = {}): Hub
  * the file. A missing file or invalid JSON is a `ConfigError` naming the file.
  */
 export async function hubFromConfigFile(path: string, options: Omit<ConfigOptions, 'baseDir'> = {}): Promise<Hub> {
+  return (await loadConfigFile(path, options)).hub;
+}
+
+/** `hubFromConfigFile`, with the file's `switchboard.http` settings for the server that will serve the hub. */
+export async function loadConfigFile(
+  path: string,
+  options: Omit<ConfigOptions, 'baseDir'> = {},
+): Promise<{ hub: Hub; http: HubHttpSettings }> {
   const [{ readFile }, { dirname, resolve }] = await Promise.all([import('node:fs/promises'), import('node:path')]);
   const file = resolve(path);
   let text: string;
@@ -374,7 +400,27 @@ export async function hubFromConfigFile(path: string, options: Omit<ConfigOption
   } catch (error) {
     throw new ConfigError([`${file} is not valid JSON: ${(error as Error).message}`], path);
   }
-  return hubFromConfig(config, { file: path, ...options, baseDir: dirname(file) });
+  return hubAndHttpFromConfig(config, { file: path, ...options, baseDir: dirname(file) });
+}
+
+function readHttpSettings(value: unknown, reader: Reader): HubHttpSettings {
+  const settings = { limits: {}, allowedHosts: [], allowedOrigins: [] };
+  if (value === undefined) return settings;
+  if (!isObject(value)) {
+    reader.fail('switchboard.http', `must be an object, got ${describe(value)}`);
+    return settings;
+  }
+  reader.unknownKeys(value, HTTP_KEYS, 'switchboard.http');
+  const limits: Partial<Record<keyof HttpLimits, number>> = {};
+  for (const name of HTTP_LIMIT_NAMES) {
+    const limit = reader.integer(value[name], `switchboard.http.${name}`, 1);
+    if (limit !== undefined) limits[name] = limit;
+  }
+  return {
+    limits,
+    allowedHosts: reader.strings(value.allowedHosts, 'switchboard.http.allowedHosts', { expand: true }) ?? [],
+    allowedOrigins: reader.strings(value.allowedOrigins, 'switchboard.http.allowedOrigins', { expand: true }) ?? [],
+  };
 }
 
 function readHubSettings(
