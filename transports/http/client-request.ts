@@ -10,6 +10,7 @@ import https from 'node:https';
 import { urlToHttpOptions } from 'node:url';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../../lib/jsonrpc/codec';
 import { TransportError } from '../../lib/jsonrpc/errors';
+import { clipText } from '../../lib/jsonrpc/excerpt';
 
 export interface HttpClientOptions {
   /** Extra headers on every request (e.g. `Authorization`). */
@@ -296,7 +297,8 @@ export async function describeHttpFailure(
       const body = JSON.parse(text) as { error?: { code?: unknown; message?: unknown } };
       if (typeof body?.error?.message === 'string') {
         const code = typeof body.error.code === 'number' ? body.error.code : undefined;
-        return { message: `${what}: ${status}: ${body.error.message}`, ...(code !== undefined && { code }) };
+        const said = clipText(body.error.message, 500);
+        return { message: `${what}: ${status}: ${said}`, ...(code !== undefined && { code }) };
       }
     } catch {
       // not JSON: use the text

@@ -38,6 +38,7 @@ import { Subject, type Observable } from 'rxjs';
 import { classifyMessage } from '../../lib/jsonrpc/classify';
 import { decodeFrame, encodeFrame } from '../../lib/jsonrpc/codec';
 import { ErrorCode, TransportError } from '../../lib/jsonrpc/errors';
+import { clipText } from '../../lib/jsonrpc/excerpt';
 import {
   FrameError,
   type InboundFrame,
@@ -125,8 +126,9 @@ function isSingle(message: JsonRpcMessage | JsonRpcBatch, method: string): boole
 
 function isResponse(item: unknown): item is { id: RequestId } {
   const kind = classifyMessage(item);
+  if (kind !== 'result' && kind !== 'error') return false; // also anything that is not an object (null)
   const id = (item as { id?: RequestId | null }).id;
-  return (kind === 'result' || kind === 'error') && id !== undefined && id !== null;
+  return id !== undefined && id !== null;
 }
 
 /** Crosses off `pending` the ids of the responses in a frame. */
@@ -594,7 +596,7 @@ export class StreamableHttpClientTransport implements Transport {
       () => what,
     );
     if (!answer) throw new TransportError(outcome?.why ?? `${what}: the JSON body holds no response for the request`);
-    if (answer.error) throw new TransportError(`${what}: the server refused: ${answer.error.message}`);
+    if (answer.error) throw new TransportError(`${what}: the server refused: ${clipText(answer.error.message, 500)}`);
     const version = answer.result?.protocolVersion;
     if (this.protocolVersion !== undefined && version !== this.protocolVersion) {
       throw new TransportError(
