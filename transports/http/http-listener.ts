@@ -5,7 +5,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ConnectionOptions } from '../../lib/core/connection';
 import { ErrorCode } from '../../lib/jsonrpc/errors';
-import { HTTP_LIMIT_NAMES, type ClientKey, type HttpLimits } from './limits';
+import type { ClientKey } from './client-key';
+import { HTTP_LIMIT_NAMES, type HttpLimits } from './limits';
 import { refuseRequest, type OriginPolicy } from './request-guard';
 
 /**

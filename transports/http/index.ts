@@ -26,12 +26,6 @@ export { LegacySseClientTransport } from './legacy-sse-client';
 export { createMcpHttpHandler, DEFAULT_MCP_PATH, type McpHttpHandler, type McpHttpOptions } from './endpoint';
 export { MemoryEventStore, type EventStore, type StoredEvent } from './event-store';
 export type { OriginPolicy } from './request-guard';
-export {
-  DEFAULT_HTTP_LIMITS,
-  HTTP_LIMIT_NAMES,
-  httpLimits,
-  remoteAddressKey,
-  type ClientKey,
-  type HttpLimits,
-} from './limits';
+export { DEFAULT_HTTP_LIMITS, HTTP_LIMIT_NAMES, httpLimits, type HttpLimits } from './limits';
+export { remoteAddressKey, type ClientKey } from './client-key';
 export { applyHttpLimits, connectionCounts, createMcpHttpServer, type ConnectionCounts } from './http-server';

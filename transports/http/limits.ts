@@ -1,10 +1,9 @@
 /**
  * Every limit of the HTTP server transports in one place, with its default. The request handlers read the
  * session and body limits; `applyHttpLimits` / `createMcpHttpServer` give the `node:http` server the
- * connection and timeout limits. A hub config and `switchboard serve` set the same keys.
+ * connection and timeout limits. A hub config and `switchboard serve` set the same keys. Node-free, so a
+ * hub config (on the root entry) can check its keys.
  */
-import type { IncomingMessage } from 'node:http';
-
 export interface HttpLimits {
   /** Sessions open at once (per handler). When full, the least recently used idle session is evicted. */
   readonly maxSessions: number;
@@ -46,11 +45,6 @@ export const DEFAULT_HTTP_LIMITS: HttpLimits = Object.freeze({
 
 /** The names of `HttpLimits`, for validating configs and copying options. */
 export const HTTP_LIMIT_NAMES = Object.freeze(Object.keys(DEFAULT_HTTP_LIMITS)) as readonly (keyof HttpLimits)[];
-
-/** Who a request counts against in the per-client quotas: the remote address (the authenticated subject later). */
-export type ClientKey = (request: IncomingMessage) => string;
-
-export const remoteAddressKey: ClientKey = (request) => request.socket.remoteAddress ?? 'unknown';
 
 /** `partial` completed with the defaults. */
 export function httpLimits(partial: Partial<HttpLimits> = {}): HttpLimits {
