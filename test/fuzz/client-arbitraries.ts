@@ -36,6 +36,12 @@ export interface ScriptedCall {
 /** A line around the request's id: `before` + id + `after`. */
 const withId = (before: string, after: string) => [Buffer.from(before), null, Buffer.from(after)] as const;
 
+/** A ping answered `{}` right after one line of server noise: whatever the noise, the ping must resolve. */
+export function pingAnsweredAfter(noise: string): ScriptedCall[] {
+  const answer = encodeLine([...withId('{"jsonrpc":"2.0","id":', ',"result":{}}')]);
+  return [{ method: 'ping', fate: { kind: 'resolves' }, reply: [encodeLine([Buffer.from(noise)]), answer] }];
+}
+
 const GOOD_RESULTS: Record<ClientMethod, readonly string[]> = {
   ping: ['{}', '{"_meta":{"k":1}}'],
   'tools/list': ['{"tools":[]}', '{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}'],

@@ -17,7 +17,7 @@ import { createMemoryPair } from '../../transports/memory';
 import { StdioClientTransport } from '../../transports/stdio';
 import type { Transport } from '../../transports/transport';
 import { deepJsonrpcLine } from './arbitraries';
-import { scriptedCall, type ScriptedCall } from './client-arbitraries';
+import { pingAnsweredAfter, scriptedCall, type ScriptedCall } from './client-arbitraries';
 import { fuzzCases, fuzzParameters, fuzzTimeout } from './config';
 import { watchProcessFaults, type ProcessFaults } from './process-faults';
 import { encodeLine, SCRIPT_TOOL, scriptedPeer } from './scripted-peer';
@@ -149,38 +149,12 @@ describe.each([
   });
 
   it('survives a line whose "jsonrpc" member nests objects 5,000 deep, and still gets its answer', async () => {
-    await runClientCase(
-      client,
-      [
-        {
-          method: 'ping',
-          fate: { kind: 'resolves' },
-          reply: [
-            encodeLine([Buffer.from(deepJsonrpcLine(5_000, '"srv"'))]),
-            encodeLine([Buffer.from('{"jsonrpc":"2.0","id":'), null, Buffer.from(',"result":{}}')]),
-          ],
-        },
-      ],
-      timeout,
-    );
+    await runClientCase(client, pingAnsweredAfter(deepJsonrpcLine(5_000, '"srv"')), timeout);
   });
 
   it('answers a call whose reply follows a `null` line, a `[null]` batch and a `{"id":…}` with no method', async () => {
     for (const noise of ['null', '[null]', '[1,"x",{}]', '{"id":0}', '{"id":null,"result":{}}']) {
-      await runClientCase(
-        client,
-        [
-          {
-            method: 'ping',
-            fate: { kind: 'resolves' },
-            reply: [
-              encodeLine([Buffer.from(noise)]),
-              encodeLine([Buffer.from('{"jsonrpc":"2.0","id":'), null, Buffer.from(',"result":{}}')]),
-            ],
-          },
-        ],
-        timeout,
-      );
+      await runClientCase(client, pingAnsweredAfter(noise), timeout);
     }
   });
 

@@ -14,10 +14,10 @@ import { Client } from '../../lib/client/client';
 import { McpError, RequestTimeoutError, SwitchboardError } from '../../lib/jsonrpc/errors';
 import { HTTP_EXCHANGE_FAILED, StreamableHttpClientTransport } from '../../transports/http/streamable-client';
 import { deepJsonrpcLine } from './arbitraries';
-import { scriptedCall, type ScriptedCall } from './client-arbitraries';
+import { pingAnsweredAfter, scriptedCall, type ScriptedCall } from './client-arbitraries';
 import { fuzzCases, fuzzParameters, fuzzTimeout } from './config';
 import { watchProcessFaults } from './process-faults';
-import { encodeLine, SCRIPT_TOOL, scriptedPeer } from './scripted-peer';
+import { SCRIPT_TOOL, scriptedPeer } from './scripted-peer';
 
 const SESSION = 'fuzz-session';
 
@@ -111,39 +111,13 @@ describe('fuzz: a client over Streamable HTTP', () => {
   });
 
   it('survives an event whose "jsonrpc" member nests objects 5,000 deep, and still gets its answer', async () => {
-    await runCase(
-      client,
-      [
-        {
-          method: 'ping',
-          fate: { kind: 'resolves' },
-          reply: [
-            encodeLine([Buffer.from(deepJsonrpcLine(5_000, '"srv"'))]),
-            encodeLine([Buffer.from('{"jsonrpc":"2.0","id":'), null, Buffer.from(',"result":{}}')]),
-          ],
-        },
-      ],
-      TIMEOUT,
-    );
+    await runCase(client, pingAnsweredAfter(deepJsonrpcLine(5_000, '"srv"')), TIMEOUT);
     expect(faults.seen.splice(0)).toEqual([]);
   });
 
   it('answers a call whose SSE reply starts with a `null` event or a `[null]` batch', async () => {
     for (const noise of ['null', '[null]', '[1,"x",{}]']) {
-      await runCase(
-        client,
-        [
-          {
-            method: 'ping',
-            fate: { kind: 'resolves' },
-            reply: [
-              encodeLine([Buffer.from(noise)]),
-              encodeLine([Buffer.from('{"jsonrpc":"2.0","id":'), null, Buffer.from(',"result":{}}')]),
-            ],
-          },
-        ],
-        TIMEOUT,
-      );
+      await runCase(client, pingAnsweredAfter(noise), TIMEOUT);
     }
     expect(faults.seen.splice(0)).toEqual([]);
   });

@@ -119,8 +119,7 @@ export function refuseRequest(
   message: string,
   code: number = ErrorCode.InvalidRequest,
 ): void {
-  if (response.headersSent) return void response.destroy();
-  endWithJson(response, status, encodeFrame({ jsonrpc: '2.0', error: { code, message } }));
+  refuse(response, status, message, code, undefined);
 }
 
 const CLOSE = ['connection', 'close'];
@@ -135,8 +134,18 @@ export function refuseAndClose(
   message: string,
   code: number = ErrorCode.InvalidRequest,
 ): void {
+  refuse(response, status, message, code, CLOSE);
+}
+
+function refuse(
+  response: ServerResponse,
+  status: number,
+  message: string,
+  code: number,
+  headers: readonly string[] | undefined,
+): void {
   if (response.headersSent) return void response.destroy();
-  endWithJson(response, status, encodeFrame({ jsonrpc: '2.0', error: { code, message } }), CLOSE);
+  endWithJson(response, status, encodeFrame({ jsonrpc: '2.0', error: { code, message } }), headers);
 }
 
 /** Ends `response` with a JSON body of known length (no chunked framing), after `headers` (names and values). */
