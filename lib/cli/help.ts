@@ -27,7 +27,10 @@ Stray console.log output goes to stderr. The process ends when stdin closes.
 A .json file is a hub config: {"mcpServers": {"<name>": {"command", "args", "env", "cwd"} or
 {"url", "headers"}, ...}} as Claude Desktop and VS Code write it, plus naming options per server
 ("prefix", "separator", "maxNameLength", "collision") and "tools"/"prompts"/"resources" filters. Every server it lists is
-started, supervised, and served behind one.
+started, supervised (restarted with backoff for as long as it fails), and served behind one. Its
+"switchboard" section sets hub-wide options; "switchboard.http" sets the HTTP options below by their
+API names ("maxSessionsPerClient", "allowedHosts", ...), and flags win over it. SIGTERM, SIGINT or the
+end of stdin stop every server it started (stdin closed, SIGTERM, SIGKILL) before the command exits.
 
 Options:
   --http <port>   serve Streamable HTTP at http://<host>:<port>/mcp instead (0 picks a free port),
