@@ -34,7 +34,9 @@ export {
   parseConfig,
   hubFromConfig,
   hubFromConfigFile,
+  loadConfigFile,
   ConfigError,
   type ConfigOptions,
+  type HubHttpSettings,
   type ParsedConfig,
 } from './config';
