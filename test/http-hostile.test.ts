@@ -250,6 +250,17 @@ describe('bodies', () => {
     },
   );
 
+  it('refuses a body nested deeper than maxDepth with 400 and -32600, and takes one within it', async () => {
+    const { port } = await start({ maxDepth: 6 });
+    const tooDeep = await send(port, {
+      body: `{"jsonrpc":"2.0","id":1,"method":"initialize","params":${nested(8)}}`,
+    });
+    expect(tooDeep.status).toBe(400);
+    expect(JSON.parse(tooDeep.body).error).toMatchObject({ code: -32600, message: expect.stringMatching(/6 levels/) });
+    // The initialize of `openSession` nests 3 levels: well within the limit.
+    await openSession(port);
+  });
+
   it('an unparsable body gets 400 with -32700', async () => {
     const { port } = await start();
     const answer = await send(port, { body: '{"jsonrpc":' });

@@ -38,6 +38,7 @@ export const HTTP_LIMIT_FLAGS: Readonly<Record<string, readonly [keyof HttpLimit
   'max-sessions-per-client': ['maxSessionsPerClient', 'count'],
   'session-idle-timeout': ['sessionIdleTimeoutMs', 'ms'],
   'max-body-bytes': ['maxBodyBytes', 'bytes'],
+  'max-depth': ['maxDepth', 'count'],
   'body-timeout': ['bodyTimeoutMs', 'ms'],
   'standalone-stream-wait': ['standaloneStreamWaitMs', 'ms'],
   'max-standalone-backlog': ['maxStandaloneBacklog', 'count'],

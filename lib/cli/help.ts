@@ -58,6 +58,7 @@ HTTP options (with --http; times in milliseconds; a client is a remote address):
   --body-timeout <ms>                time to send the request body (default ${L.bodyTimeoutMs})
   --keep-alive-timeout <ms>          close an idle keep-alive socket after (default ${L.keepAliveTimeoutMs})
   --max-body-bytes <n>               largest request body (default ${L.maxBodyBytes}); larger get 413
+  --max-depth <n>                    deepest nesting in a request body (default ${L.maxDepth}); deeper get 400
   --standalone-stream-wait <ms>      how long a server-to-client message waits for the client's GET
                                      stream (default ${L.standaloneStreamWaitMs})
   --max-standalone-backlog <n>       messages that may wait for it, per session (default ${L.maxStandaloneBacklog})

@@ -4,6 +4,8 @@
  * connection and timeout limits. A hub config and `switchboard serve` set the same keys. Node-free, so a
  * hub config (on the root entry) can check its keys.
  */
+import { DEFAULT_MAX_DEPTH } from '../../lib/jsonrpc/codec';
+
 export interface HttpLimits {
   /** Sessions open at once (per handler). When full, the least recently used idle session is evicted. */
   readonly maxSessions: number;
@@ -13,6 +15,8 @@ export interface HttpLimits {
   readonly sessionIdleTimeoutMs: number;
   /** Largest POST body accepted; larger ones get 413 and the connection is closed. */
   readonly maxBodyBytes: number;
+  /** Deepest nesting accepted in a request body (400 with -32600 beyond it). */
+  readonly maxDepth: number;
   /** A request body must arrive whole within this many ms of the handler starting to read it (408 otherwise). */
   readonly bodyTimeoutMs: number;
   /** A server-to-client message with no related request waits this long for the client's GET stream (ms). */
@@ -34,6 +38,7 @@ export const DEFAULT_HTTP_LIMITS: HttpLimits = Object.freeze({
   maxSessionsPerClient: 256,
   sessionIdleTimeoutMs: 10 * 60_000,
   maxBodyBytes: 4 * 1024 * 1024,
+  maxDepth: DEFAULT_MAX_DEPTH,
   bodyTimeoutMs: 30_000,
   standaloneStreamWaitMs: 10_000,
   maxStandaloneBacklog: 1_000,
@@ -62,5 +67,6 @@ export function httpLimits(partial: Partial<HttpLimits> = {}): HttpLimits {
 
 function unitOf(name: keyof HttpLimits): string {
   if (name.endsWith('Ms')) return 'milliseconds';
+  if (name === 'maxDepth') return 'levels';
   return name.endsWith('Bytes') ? 'bytes' : 'items';
 }

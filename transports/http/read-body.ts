@@ -40,6 +40,7 @@ export function readBody(request: IncomingMessage, maxBytes: number, timeoutMs: 
 
 export interface BodyLimits {
   readonly maxBodyBytes: number;
+  readonly maxDepth: number;
   readonly bodyTimeoutMs: number;
 }
 
@@ -69,7 +70,7 @@ export async function readJsonBody(
       return void response.destroy();
   }
   // The byte limit was enforced while reading: no second count.
-  const frame = decodeFrame(text, Infinity);
+  const frame = decodeFrame(text, Infinity, limits.maxDepth);
   if (frame instanceof FrameError) return refuseAndClose(response, 400, frame.message, frame.code);
   return frame;
 }
