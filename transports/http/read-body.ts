@@ -14,28 +14,51 @@ export function readBody(request: IncomingMessage, maxBytes: number, timeoutMs: 
   const declared = Number(request.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) return Promise.resolve('too-large');
   return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let settled = false;
-    const finish = (outcome: string | BodyFailure) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve(outcome);
-    };
-    const timer = setTimeout(finish, timeoutMs, 'too-slow');
-    request.on('data', (chunk: Buffer) => {
-      if (settled) return;
-      size += chunk.length;
-      if (size > maxBytes) finish('too-large');
-      else chunks.push(chunk);
-    });
-    request.on('end', () =>
-      finish(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')),
-    );
+    // The listeners are anonymous and the state lives in one object: named closures created per request
+    // cost measurably on this path (and more under a keepNames transpiler such as tsx).
+    const read = new BodyRead(maxBytes, resolve);
+    read.timer = setTimeout(finishTooSlow, timeoutMs, read);
+    request.on('data', (chunk: Buffer) => read.data(chunk));
+    request.on('end', () => read.end());
     // A client that goes away mid-body: Node reports it as an 'aborted' error on the request.
-    request.on('error', () => finish('aborted'));
+    request.on('error', () => read.finish('aborted'));
   });
+}
+
+/** One body being read: its chunks, its size so far, and whether it has been settled. */
+class BodyRead {
+  timer: NodeJS.Timeout | undefined = undefined;
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+  private settled = false;
+
+  constructor(
+    private readonly maxBytes: number,
+    private readonly resolve: (outcome: string | BodyFailure) => void,
+  ) {}
+
+  data(chunk: Buffer): void {
+    if (this.settled) return;
+    this.size += chunk.length;
+    if (this.size > this.maxBytes) this.finish('too-large');
+    else this.chunks.push(chunk);
+  }
+
+  end(): void {
+    const chunks = this.chunks;
+    this.finish(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'));
+  }
+
+  finish(outcome: string | BodyFailure): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.timer);
+    this.resolve(outcome);
+  }
+}
+
+function finishTooSlow(read: BodyRead): void {
+  read.finish('too-slow');
 }
 
 export interface BodyLimits {
