@@ -11,7 +11,7 @@ export { systemClock, type Clock } from './core/clock';
 export { createStderrLogger, silentLogger, type Logger } from './core/logger';
 export { EventFacade } from './core/events';
 export type { TraceEvent, TraceKind } from './trace/types';
-export { connectionMachine, connectionLifecycle } from '../machines/connection';
+export { CONNECTION_TRANSITIONS, connectionLifecycle } from '../machines/connection';
 export { Runtime, defaultRuntime, type RuntimeOptions } from './core/runtime';
 export type { QuitReason, Negotiated, ConnectionState } from '../machines/connection';
 export {

@@ -1,5 +1,4 @@
-import { setup } from 'xstate';
-import { lifecycleLogic, type LifecycleSnapshot } from './lifecycle';
+import type { ActorLogic, ActorScope, Snapshot } from 'xstate';
 
 /**
  * Why a connection ended: the lifecycle's output. `internal-error`: something threw while the connection
@@ -19,106 +18,154 @@ export interface Negotiated {
   readonly instructions?: string;
 }
 
-/** The side effects the lifecycle asks of its connection. The machine decides; the host does the I/O. */
-export interface ConnectionHost {
+/**
+ * What the lifecycle calls on the connection that runs it (the lifecycle decides, the connection does the
+ * I/O). Each call runs after the new state is in place.
+ */
+export interface ConnectionLifecycleHost {
   /** Entered `closing`: reject pending requests, abort handlers, close the transport, then send `transport.closed`. */
   beginClose(reason: QuitReason): void;
   /** Entered `closed`: settle everything that is left and report the quit reason. */
   finishClose(reason: QuitReason): void;
+  /** The state changed (after the entry effects above): the connection traces it. */
+  lifecycleChanged(from: ConnectionState, to: ConnectionState, quitReason: QuitReason | undefined): void;
 }
 
 export type ConnectionEvent =
+  /** Client: `initialize` is being sent. */
   | { type: 'initialize.start' }
+  /** Client: the server's answer to `initialize` was accepted. */
   | ({ type: 'initialize.done' } & Negotiated)
+  /** Server: `initialize` arrived and is answered (the server's whole handshake is this one step). */
+  | ({ type: 'initialize.accepted' } & Negotiated)
   | { type: 'close'; reason: QuitReason }
+  /** The transport ended; also sent by the lifecycle itself `CLOSE_TIMEOUT_MS` after entering `closing`. */
   | { type: 'transport.closed'; reason: QuitReason };
 
 export type ConnectionState = 'uninitialized' | 'initializing' | 'ready' | 'closing' | 'closed';
 
 /**
- * The lifecycle of one MCP connection, for both roles:
- * uninitialized -> initializing -> ready -> closing -> closed.
+ * The whole lifecycle of one MCP connection, both roles: state -> event -> next state. An event not
+ * listed for a state is ignored there. A transport that ends skips `closing`; `closed` is final.
  *
- * The client enters `initializing` when it sends `initialize` and `ready` on the response; the server
- * enters `initializing` when `initialize` arrives and `ready` as it answers (so a first request racing
- * `notifications/initialized` is served). A transport that ends skips `closing`. Per-message checks
- * read the current state; no message causes a transition, which keeps the machine off the hot path.
+ * The client goes `uninitialized -> initializing` when it sends `initialize` and `-> ready` on the answer;
+ * the server goes `uninitialized -> ready` in one step as it answers `initialize` (so a first request
+ * racing `notifications/initialized` is served). Per-message checks read the state (lib/protocol/gate.ts);
+ * no message causes a transition, which keeps the lifecycle off the hot path.
+ *
+ * The modern (stateless) era adds its states here: an `unclassified` initial state that the first message
+ * moves to `uninitialized` (a handshake) or to a `modern` state (no handshake), as
+ * research/stateless-2026.md §7.3 sketches. Only `INITIAL_STATE` and this table change.
  */
-export const connectionMachine = setup({
-  types: { events: {} as ConnectionEvent },
-  actions: { beginClose: () => {}, finishClose: () => {} },
-}).createMachine({
-  id: 'connection',
-  initial: 'uninitialized',
-  on: {
-    'transport.closed': '.closed',
+export const CONNECTION_TRANSITIONS: {
+  readonly [S in ConnectionState]: { readonly [E in ConnectionEvent['type']]?: ConnectionState };
+} = {
+  uninitialized: {
+    'initialize.start': 'initializing',
+    'initialize.accepted': 'ready',
+    close: 'closing',
+    'transport.closed': 'closed',
   },
-  states: {
-    uninitialized: {
-      on: { 'initialize.start': 'initializing', close: 'closing' },
-    },
-    initializing: {
-      on: { 'initialize.done': 'ready', close: 'closing' },
-    },
-    ready: {
-      on: { close: 'closing' },
-    },
-    closing: {
-      entry: 'beginClose',
-    },
-    closed: {
-      type: 'final',
-      entry: 'finishClose',
-    },
-  },
-});
+  initializing: { 'initialize.done': 'ready', close: 'closing', 'transport.closed': 'closed' },
+  ready: { close: 'closing', 'transport.closed': 'closed' },
+  closing: { 'transport.closed': 'closed' },
+  closed: {},
+};
+
+export const INITIAL_STATE: ConnectionState = 'uninitialized';
+
+/**
+ * How long `closing` waits for the transport to close before the connection counts as closed (and
+ * `Client.close()` stops waiting for it): the lifecycle schedules a `transport.closed` on its runtime's
+ * clock when it enters `closing`. The stdio client's shutdown ladder, with its defaults (2 s after stdin
+ * EOF, 2 s after SIGTERM, then SIGKILL), ends the child well within it.
+ */
+export const CLOSE_TIMEOUT_MS = 5_000;
 
 /** Per-connection data the lifecycle carries next to its state. */
 export interface ConnectionData {
-  readonly host: ConnectionHost;
+  readonly host: ConnectionLifecycleHost;
   readonly negotiated?: Negotiated;
   /** The first reason given for ending (a local close stays the reason when the transport then ends). */
   readonly quitReason?: QuitReason;
 }
 
-export type ConnectionSnapshot = LifecycleSnapshot<ConnectionState, ConnectionData, QuitReason>;
+export type ConnectionSnapshot = Snapshot<QuitReason> & {
+  readonly value: ConnectionState;
+  readonly data: ConnectionData;
+};
 
 const TRANSPORT_CLOSED: QuitReason = { kind: 'transport-closed', message: 'The transport closed' };
+/** The id of the close give-up among the actor's scheduled events (XState cancels it when the actor stops). */
+const GIVE_UP = 'close.giveUp';
 
 function quitReasonOf(data: ConnectionData): QuitReason {
   return data.quitReason ?? TRANSPORT_CLOSED;
 }
 
-/** The connection machine as actor logic (see `lifecycleLogic`). Its output is the quit reason. */
-export const connectionLifecycle = lifecycleLogic<
-  ConnectionState,
-  ConnectionEvent,
-  ConnectionData,
-  { host: ConnectionHost },
-  QuitReason
->({
-  machine: connectionMachine,
-  data: ({ host }) => ({ host }),
-  reduce: (data, event) => {
-    switch (event.type) {
-      case 'initialize.done': {
-        const { protocolVersion, peerCapabilities, peerInfo, instructions } = event;
-        const negotiated: Negotiated =
-          instructions === undefined
-            ? { protocolVersion, peerCapabilities, peerInfo }
-            : { protocolVersion, peerCapabilities, peerInfo, instructions };
-        return { host: data.host, negotiated };
-      }
-      case 'close':
-      case 'transport.closed':
-        return data.quitReason ? data : { ...data, quitReason: event.reason };
-      default:
-        return data;
+/** The data after a step taken for `event`. */
+function nextData(data: ConnectionData, event: ConnectionEvent): ConnectionData {
+  switch (event.type) {
+    case 'initialize.done':
+    case 'initialize.accepted': {
+      const { protocolVersion, peerCapabilities, peerInfo, instructions } = event;
+      const negotiated: Negotiated =
+        instructions === undefined
+          ? { protocolVersion, peerCapabilities, peerInfo }
+          : { protocolVersion, peerCapabilities, peerInfo, instructions };
+      return { host: data.host, negotiated };
     }
+    case 'close':
+    case 'transport.closed':
+      return data.quitReason ? data : { ...data, quitReason: event.reason };
+    default:
+      return data;
+  }
+}
+
+type Scope = ActorScope<ConnectionSnapshot, ConnectionEvent>;
+
+/** The effects of entering `to`: run by XState after the snapshot is in place, in this order. */
+function enter(from: ConnectionState, to: ConnectionState, data: ConnectionData, scope: Scope): void {
+  const host = data.host;
+  if (to === 'closing') {
+    const reason = quitReasonOf(data);
+    const giveUp: ConnectionEvent = { type: 'transport.closed', reason };
+    scope.system.scheduler.schedule(scope.self, scope.self, giveUp, CLOSE_TIMEOUT_MS, GIVE_UP);
+    host.beginClose(reason);
+  } else if (to === 'closed') {
+    host.finishClose(quitReasonOf(data));
+  }
+  host.lifecycleChanged(from, to, data.quitReason);
+}
+
+/**
+ * The connection lifecycle as XState actor logic: `CONNECTION_TRANSITIONS` plus `enter`, nothing else.
+ * Its actors are real actors (children of their runtime's root, visible to inspection, `done` once
+ * closed, with the quit reason as output), at the cost of a table lookup per event.
+ */
+export const connectionLifecycle: ActorLogic<ConnectionSnapshot, ConnectionEvent, { host: ConnectionLifecycleHost }> & {
+  readonly id: 'connection';
+} = {
+  id: 'connection',
+  config: CONNECTION_TRANSITIONS,
+  getInitialSnapshot: (_scope, input) => ({
+    status: 'active',
+    output: undefined,
+    error: undefined,
+    value: INITIAL_STATE,
+    data: { host: input.host },
+  }),
+  transition: (snapshot, event, scope) => {
+    if (snapshot.status !== 'active') return snapshot;
+    const from = snapshot.value;
+    const to = CONNECTION_TRANSITIONS[from][event.type];
+    if (to === undefined) return snapshot;
+    const data = nextData(snapshot.data, event);
+    scope.defer(() => enter(from, to, data, scope));
+    return to === 'closed'
+      ? { status: 'done', output: quitReasonOf(data), error: undefined, value: to, data }
+      : { status: 'active', output: undefined, error: undefined, value: to, data };
   },
-  actions: {
-    beginClose: (data) => data.host.beginClose(quitReasonOf(data)),
-    finishClose: (data) => data.host.finishClose(quitReasonOf(data)),
-  },
-  output: quitReasonOf,
-});
+  getPersistedSnapshot: (snapshot) => snapshot,
+};

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { createActor, toPromise } from 'xstate';
+import { createActor, SimulatedClock, toPromise } from 'xstate';
 import {
+  CLOSE_TIMEOUT_MS,
+  CONNECTION_TRANSITIONS,
   connectionLifecycle,
   type ConnectionEvent,
-  type ConnectionHost,
+  type ConnectionLifecycleHost,
   type ConnectionState,
   type QuitReason,
 } from '../machines/connection';
@@ -17,16 +19,22 @@ const NEGOTIATED = {
   peerInfo: { name: 'p', version: '1' },
 };
 
-const EVENTS: Record<string, ConnectionEvent> = {
+const EVENTS: Record<ConnectionEvent['type'], ConnectionEvent> = {
   'initialize.start': { type: 'initialize.start' },
   'initialize.done': { type: 'initialize.done', ...NEGOTIATED },
+  'initialize.accepted': { type: 'initialize.accepted', ...NEGOTIATED },
   close: { type: 'close', reason: LOCAL },
   'transport.closed': { type: 'transport.closed', reason: ENDED },
 };
 
-/** The whole transition table: state -> event -> next state (absent: the event is ignored there). */
-const TABLE: Record<ConnectionState, Partial<Record<keyof typeof EVENTS, ConnectionState>>> = {
-  uninitialized: { 'initialize.start': 'initializing', close: 'closing', 'transport.closed': 'closed' },
+/** The whole transition table, written out: state -> event -> next state (absent: the event is ignored there). */
+const TABLE: Record<ConnectionState, Partial<Record<ConnectionEvent['type'], ConnectionState>>> = {
+  uninitialized: {
+    'initialize.start': 'initializing',
+    'initialize.accepted': 'ready',
+    close: 'closing',
+    'transport.closed': 'closed',
+  },
   initializing: { 'initialize.done': 'ready', close: 'closing', 'transport.closed': 'closed' },
   ready: { close: 'closing', 'transport.closed': 'closed' },
   closing: { 'transport.closed': 'closed' },
@@ -34,7 +42,7 @@ const TABLE: Record<ConnectionState, Partial<Record<keyof typeof EVENTS, Connect
 };
 
 /** Events that lead from `uninitialized` to each state. */
-const PATHS: Record<ConnectionState, (keyof typeof EVENTS)[]> = {
+const PATHS: Record<ConnectionState, ConnectionEvent['type'][]> = {
   uninitialized: [],
   initializing: ['initialize.start'],
   ready: ['initialize.start', 'initialize.done'],
@@ -42,73 +50,117 @@ const PATHS: Record<ConnectionState, (keyof typeof EVENTS)[]> = {
   closed: ['transport.closed'],
 };
 
-function spawn() {
-  const calls: string[] = [];
-  const host: ConnectionHost = {
+function recordingHost(calls: string[]): ConnectionLifecycleHost {
+  return {
     beginClose: (reason) => calls.push(`beginClose:${reason.kind}`),
     finishClose: (reason) => calls.push(`finishClose:${reason.kind}`),
+    lifecycleChanged: (from, to) => calls.push(`${from}->${to}`),
   };
-  const actor = createActor(connectionLifecycle, { input: { host }, parent: new Runtime().root }).start();
+}
+
+function spawn(runtime = new Runtime()) {
+  const calls: string[] = [];
+  const actor = createActor(connectionLifecycle, {
+    input: { host: recordingHost(calls) },
+    parent: runtime.root,
+  }).start();
   return { actor, calls };
 }
 
-describe('the connection lifecycle machine', () => {
-  for (const [state, transitions] of Object.entries(TABLE) as [ConnectionState, Record<string, ConnectionState>][]) {
-    for (const eventName of Object.keys(EVENTS)) {
-      const target = transitions[eventName];
-      it(`${state} + ${eventName} -> ${target ?? `${state} (ignored)`}`, () => {
-        const { actor } = spawn();
-        for (const step of PATHS[state]) actor.send(EVENTS[step]!);
-        expect(actor.getSnapshot().value).toBe(state);
-        actor.send(EVENTS[eventName]!);
-        expect(actor.getSnapshot().value).toBe(target ?? state);
-      });
-    }
-  }
+const CASES = (Object.keys(TABLE) as ConnectionState[]).flatMap((state) =>
+  (Object.keys(EVENTS) as ConnectionEvent['type'][]).map((event) => [state, event, TABLE[state][event] ?? `${state} (ignored)`] as const),
+);
 
-  it('records what was negotiated on initialize.done', () => {
+describe('the connection lifecycle', () => {
+  it('is the table written out here', () => {
+    expect(CONNECTION_TRANSITIONS).toEqual(TABLE);
+  });
+
+  it.each(CASES)('%s + %s -> %s', (state, event, target) => {
     const { actor } = spawn();
-    actor.send(EVENTS['initialize.start']!);
-    actor.send(EVENTS['initialize.done']!);
+    for (const step of PATHS[state]) actor.send(EVENTS[step]);
+    expect(actor.getSnapshot().value).toBe(state);
+    actor.send(EVENTS[event]);
+    expect(actor.getSnapshot().value).toBe(target.replace(' (ignored)', ''));
+  });
+
+  it('records what was negotiated on initialize.done (client)', () => {
+    const { actor } = spawn();
+    actor.send(EVENTS['initialize.start']);
+    actor.send(EVENTS['initialize.done']);
+    expect(actor.getSnapshot().data.negotiated).toEqual(NEGOTIATED);
+  });
+
+  it("takes the server's handshake in one step, recording what was negotiated", () => {
+    const { actor, calls } = spawn();
+    actor.send(EVENTS['initialize.accepted']);
+    expect(calls).toEqual(['uninitialized->ready']);
     expect(actor.getSnapshot().data.negotiated).toEqual(NEGOTIATED);
   });
 
   it('runs beginClose on entering closing and finishClose on entering closed, with the first reason', async () => {
     const { actor, calls } = spawn();
-    actor.send(EVENTS.close!);
-    expect(calls).toEqual(['beginClose:local-close']);
-    actor.send(EVENTS['transport.closed']!);
-    expect(calls).toEqual(['beginClose:local-close', 'finishClose:local-close']);
+    actor.send(EVENTS.close);
+    actor.send(EVENTS['transport.closed']);
+    expect(calls).toEqual([
+      'beginClose:local-close',
+      'uninitialized->closing',
+      'finishClose:local-close',
+      'closing->closed',
+    ]);
     expect(actor.getSnapshot().status).toBe('done');
     expect(await toPromise(actor)).toEqual(LOCAL); // the output is the quit reason
   });
 
   it('skips closing when the transport ends first, and outputs the transport reason', async () => {
     const { actor, calls } = spawn();
-    actor.send(EVENTS['initialize.start']!);
+    actor.send(EVENTS['initialize.start']);
     actor.send({ type: 'transport.closed', reason: { kind: 'transport-error', message: 'pipe broke' } });
-    expect(calls).toEqual(['finishClose:transport-error']);
+    expect(calls).toEqual(['uninitialized->initializing', 'finishClose:transport-error', 'initializing->closed']);
     expect(await toPromise(actor)).toMatchObject({ kind: 'transport-error', message: 'pipe broke' });
   });
 
   it('is stopped once closed: later events change nothing', () => {
     const { actor, calls } = spawn();
-    actor.send(EVENTS['transport.closed']!);
+    actor.send(EVENTS['transport.closed']);
     const snapshot = actor.getSnapshot();
-    actor.send(EVENTS.close!);
+    actor.send(EVENTS.close);
     expect(actor.getSnapshot()).toBe(snapshot);
-    expect(calls).toEqual(['finishClose:transport-closed']);
+    expect(calls).toEqual(['finishClose:transport-closed', 'uninitialized->closed']);
   });
 
-  it('runs close actions after the new state is in place', () => {
+  it('runs close effects after the new state is in place', () => {
     let seen: string | undefined;
-    const host: ConnectionHost = {
+    const host: ConnectionLifecycleHost = {
       beginClose: () => (seen = String(actor.getSnapshot().value)),
       finishClose: () => {},
+      lifecycleChanged: () => {},
     };
     const actor = createActor(connectionLifecycle, { input: { host }, parent: new Runtime().root }).start();
-    actor.send(EVENTS.close!);
+    actor.send(EVENTS.close);
     expect(seen).toBe('closing');
+  });
+
+  it('gives up on a transport that never closes after CLOSE_TIMEOUT_MS on the runtime clock', () => {
+    const clock = new SimulatedClock();
+    const { actor, calls } = spawn(new Runtime({ clock }));
+    actor.send(EVENTS.close);
+    clock.increment(CLOSE_TIMEOUT_MS - 1);
+    expect(actor.getSnapshot().value).toBe('closing');
+    clock.increment(1);
+    expect(actor.getSnapshot().value).toBe('closed');
+    expect(calls.at(-2)).toBe('finishClose:local-close'); // the reason stays the first one given
+  });
+
+  it('cancels the give-up once the transport closed in time', () => {
+    const clock = new SimulatedClock();
+    const runtime = new Runtime({ clock });
+    const { actor, calls } = spawn(runtime);
+    actor.send(EVENTS.close);
+    actor.send(EVENTS['transport.closed']);
+    expect(Object.keys(runtime.root.system.getSnapshot()._scheduledEvents)).toEqual([]);
+    clock.increment(CLOSE_TIMEOUT_MS);
+    expect(calls.filter((call) => call.startsWith('finishClose'))).toHaveLength(1);
   });
 
   it('is visible to XState inspection through its runtime', () => {
@@ -122,10 +174,9 @@ describe('the connection lifecycle machine', () => {
       },
     });
     root = runtime.root;
-    const host: ConnectionHost = { beginClose: () => {}, finishClose: () => {} };
-    const actor = createActor(connectionLifecycle, { input: { host }, parent: runtime.root }).start();
-    actor.send(EVENTS['initialize.start']!);
-    actor.send(EVENTS['initialize.done']!);
+    const { actor } = spawn(runtime);
+    actor.send(EVENTS['initialize.start']);
+    actor.send(EVENTS['initialize.done']);
     expect(seen).toEqual(['uninitialized', 'initializing', 'ready']);
   });
 });

@@ -505,18 +505,25 @@ describe('tracing', () => {
   it('traces a late response as ignored instead of throwing', async () => {
     const release = deferred();
     const definition = serverWith([tool('late', async () => (await release.promise, { content: [] }))]);
-    const { client } = await connectPair(definition);
+    const [clientSide, serverSide] = createMemoryPair();
+    new Server(definition).connect(serverSide);
+    // Keep the server from hearing the cancel so its late response really comes back.
+    const withoutCancel: Transport = {
+      messages: clientSide.messages,
+      send: (message) =>
+        (message as { method?: string }).method === 'notifications/cancelled'
+          ? Promise.resolve()
+          : clientSide.send(message),
+      close: () => clientSide.close(),
+    };
+    const client = await new Client({ name: 'c', version: '1' }).connect(withoutCancel);
     const ignored = firstValueFrom(
       client.trace$.pipe(
         filter((e) => e.kind === 'ignored'),
         take(1),
       ),
     );
-    // Keep the server from hearing the cancel so its late response really comes back.
-    const sendCancelled = client.sendCancelled.bind(client);
-    client.sendCancelled = () => {};
     await expect(client.callTool('late', {}, { timeout: 10 })).rejects.toBeInstanceOf(RequestTimeoutError);
-    client.sendCancelled = sendCancelled;
     release.resolve();
     expect(await ignored).toMatchObject({ direction: 'in', reason: expect.stringContaining('late or duplicate') });
     await client.ping();

@@ -1,6 +1,7 @@
 import { PeerError, RequestCancelledError, RequestTimeoutError } from '../jsonrpc/errors';
 import type { JsonObject, JsonRpcErrorObject, RequestId } from '../jsonrpc/types';
 import type { Progress, ProgressParams } from '../protocol/types';
+import type { RequestSpan } from '../trace/instrumentation';
 import { setTimerRef, type Clock } from './clock';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
@@ -43,6 +44,8 @@ export class PendingRequest {
   lastProgress = -Infinity;
   /** Set by the connection's role (the method's result schema): checked in the same step that resolves. */
   check: ResultCheck | undefined = undefined;
+  /** The request's span, when the runtime has an instrumentation: progress lands on it. */
+  span: RequestSpan | undefined = undefined;
 
   constructor(
     private readonly table: CorrelationTable,
@@ -187,6 +190,7 @@ export class CorrelationTable {
         this.host.reportCallbackError(error);
       }
     }
+    record.span?.progress(params, this.host.clock.now());
     return 'delivered';
   }
 

@@ -1,4 +1,4 @@
-import { CapabilityNotSupportedError, RequestCancelledError } from '../jsonrpc/errors';
+import { CapabilityNotSupportedError } from '../jsonrpc/errors';
 import { hasCapability } from '../protocol/capabilities';
 import { isAtLeast, type ProtocolVersion } from '../protocol/versions';
 import type {
@@ -12,44 +12,95 @@ import { isRequestId } from '../jsonrpc/classify';
 import type { JsonObject, RequestId } from '../jsonrpc/types';
 import type { RequestOptions } from './correlation';
 import type { LoggingLevel, Meta } from '../protocol/types';
-import type { Connection } from './connection';
 import type { BatchReply } from './batch';
+import type { Clock } from './clock';
+import type { Logger } from './logger';
 import type { RequestSpan } from '../trace/instrumentation';
+import type { TransportSendOptions } from './transport';
+
+/** What a `RequestContext` uses of the connection it serves a request on (a connection implements it). */
+export interface RequestHost {
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly protocolVersion: string | undefined;
+  readonly peerCapabilities: Readonly<Record<string, unknown>> | undefined;
+  /** Whether `notifications/progress` may carry `message` (since 2025-03-26). */
+  readonly supportsProgressMessage: boolean;
+  request(method: string, params?: JsonObject, options?: RequestOptions & TransportSendOptions): Promise<JsonObject>;
+  notify(method: string, params?: JsonObject, options?: TransportSendOptions): Promise<void>;
+  log(level: LoggingLevel, data: unknown, logger?: string, relatedRequestId?: RequestId): Promise<void>;
+  /** How a handler ends the stream carrying request `id`, when the transport can (`Transport.closeStream`). */
+  streamCloser(id: RequestId): (() => Promise<boolean>) | undefined;
+}
+
+type CancelHook = (reason: Error) => void;
+
+const RUNNING = 0;
+const FINISHED = 1;
+const CANCELLED = 2;
 
 /**
  * What a request handler gets besides its params: cancellation, progress, logging, requests back to the
  * peer tied to this request, and what was negotiated. One object per inbound request; it is also the
  * record of that request while it is in flight (so `notifications/cancelled` can find it).
  */
-export class RequestContext<C extends Connection = Connection> {
-  /** Set when the peer cancelled the request: its response will not be sent. */
-  cancelled = false;
-  /** Set when the handler finished (or the request was cancelled). */
-  done = false;
-  /** @internal This request's span, when the runtime has an instrumentation. */
-  traceSpan: RequestSpan | undefined = undefined;
+export class RequestContext<H extends RequestHost = RequestHost> {
   /** @internal The last progress notification's send, once this request sent one: the reply waits for it. */
   progressSent: Promise<void> | undefined = undefined;
+  private phase: typeof RUNNING | typeof FINISHED | typeof CANCELLED = RUNNING;
   private controller: AbortController | undefined;
+  /** `onCancel` callbacks: none, one, or a list (most requests have none). */
+  private cancelHooks: CancelHook | CancelHook[] | undefined;
+  private cancelReason: Error | undefined;
   private lastProgress = -Infinity;
 
+  /** @internal Made by the connection's inbound requests (lib/core/inbound-requests.ts), which alone end it. */
   constructor(
-    readonly connection: C,
+    readonly connection: H,
     readonly id: RequestId,
     readonly method: string,
     readonly params: JsonObject | undefined,
+    /** @internal When the request arrived (0 unless traced): its response's latency is measured from it. */
     readonly startedAt: number,
     /** @internal The batch this request arrived in, if any: its response joins the batch reply. */
     readonly batch: BatchReply | undefined,
+    /** @internal This request's span, when the runtime has an instrumentation. */
+    readonly traceSpan: RequestSpan | undefined,
   ) {}
+
+  /** Whether the peer cancelled the request (or the connection closed first): its response will not be sent. */
+  get cancelled(): boolean {
+    return this.phase === CANCELLED;
+  }
+
+  /** Whether the request has ended: its handler finished, or it was cancelled. */
+  get done(): boolean {
+    return this.phase !== RUNNING;
+  }
 
   /** Aborted when the peer cancels the request or the connection closes. Created on first use. */
   get signal(): AbortSignal {
     if (!this.controller) {
       this.controller = new AbortController();
-      if (this.cancelled) this.controller.abort(new RequestCancelledError(this.method));
+      if (this.phase === CANCELLED) this.controller.abort(this.cancelReason);
     }
     return this.controller.signal;
+  }
+
+  /**
+   * Calls `hook` once when the peer cancels this request or the connection closes before it ends (at once
+   * when that already happened; never once the request has ended otherwise). Costs no `AbortController`.
+   * Returns a function that removes the hook.
+   */
+  onCancel(hook: (reason: Error) => void): () => void {
+    if (this.phase === CANCELLED) {
+      this.runCancelHook(hook, this.cancelReason!);
+      return noop;
+    }
+    if (this.phase === FINISHED) return noop;
+    const hooks = this.cancelHooks;
+    this.cancelHooks = hooks === undefined ? hook : Array.isArray(hooks) ? (hooks.push(hook), hooks) : [hooks, hook];
+    return () => this.removeCancelHook(hook);
   }
 
   get _meta(): Meta | undefined {
@@ -200,15 +251,47 @@ export class RequestContext<C extends Connection = Connection> {
     return negotiated !== undefined && isAtLeast(negotiated, version);
   }
 
-  /** @internal The peer cancelled, or the connection closed. */
-  abort(reason: Error): void {
-    if (this.cancelled) return;
-    this.cancelled = true;
-    this.done = true;
+  /** @internal The handler finished: false when it was cancelled first (its answer must not be sent). */
+  finish(): boolean {
+    if (this.phase === CANCELLED) return false;
+    this.phase = FINISHED;
+    this.cancelHooks = undefined;
+    return true;
+  }
+
+  /** @internal The peer cancelled, or the connection closed, before the handler finished. */
+  cancel(reason: Error): void {
+    if (this.phase !== RUNNING) return;
+    this.phase = CANCELLED;
+    this.cancelReason = reason;
     this.traceSpan?.end({ kind: 'error', error: reason }, this.connection.clock.now());
     this.controller?.abort(reason);
+    const hooks = this.cancelHooks;
+    if (hooks === undefined) return;
+    this.cancelHooks = undefined;
+    if (Array.isArray(hooks)) for (const hook of hooks) this.runCancelHook(hook, reason);
+    else this.runCancelHook(hooks, reason);
+  }
+
+  private runCancelHook(hook: CancelHook, reason: Error): void {
+    try {
+      hook(reason);
+    } catch (error) {
+      this.connection.logger.error(`${this.method}: an onCancel callback threw`, error);
+    }
+  }
+
+  private removeCancelHook(hook: CancelHook): void {
+    const hooks = this.cancelHooks;
+    if (hooks === hook) this.cancelHooks = undefined;
+    else if (Array.isArray(hooks)) {
+      const index = hooks.indexOf(hook);
+      if (index >= 0) hooks.splice(index, 1);
+    }
   }
 }
+
+function noop(): void {}
 
 function refuse(method: string, message: string): Promise<never> {
   return Promise.reject(new CapabilityNotSupportedError(method, message));

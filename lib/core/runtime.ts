@@ -10,6 +10,7 @@ import type { RequestInstrumentation } from '../trace/instrumentation';
 import type { Redactor } from '../trace/redact';
 import type { TraceEvent } from '../trace/types';
 import { machineIdOf, observeLifecycleChanges, type LifecycleChange } from '../trace/xstate-inspection';
+import { connectionLifecycle } from '../../machines/connection';
 import { backgroundClock, systemClock, type Clock } from './clock';
 
 export interface RuntimeOptions {
@@ -29,26 +30,14 @@ export interface RuntimeOptions {
   readonly instrumentation?: RequestInstrumentation;
 }
 
-/** The key of the method a connection gets its lifecycle changes through (see `Runtime`). */
-export const TRACE_LIFECYCLE = Symbol('mcp-switchboard.traceLifecycle');
-
-/** An actor's host (the `host` in its data) that traces its own lifecycle: a connection. */
-export interface LifecycleTraceHost {
-  [TRACE_LIFECYCLE](change: LifecycleChange): void;
-}
-
-function isLifecycleTraceHost(host: unknown): host is LifecycleTraceHost {
-  return typeof (host as Partial<LifecycleTraceHost> | undefined)?.[TRACE_LIFECYCLE] === 'function';
-}
-
 /**
  * One XState actor system. Every connection's lifecycle actor is a child of its runtime's root, so one
  * inspector sees them all and a connection costs no system of its own. A connection stays registered
  * until it closes: close what you connect.
  *
- * `trace$` is every message and lifecycle change of every connection of this runtime, and the state
- * changes of its other actors. Lifecycle changes come from XState's inspection API, attached only while
- * someone subscribes (here or to a connection's `trace$`); messages come from each connection's router.
+ * `trace$` is every message and lifecycle change of every connection of this runtime (each connection
+ * publishes its own), and the state changes of its other actors, from XState's inspection API, attached
+ * only while someone subscribes here.
  */
 export class Runtime {
   readonly root: AnyActorRef;
@@ -80,8 +69,8 @@ export class Runtime {
     return this.traceChannel.events$;
   }
 
-  /** @internal A trace stream of this runtime (its own or a connection's) gained (true) or lost its last subscriber. */
-  traceDemand(observed: boolean): void {
+  /** The runtime's trace stream gained (true) or lost its last subscriber: inspection follows. */
+  private traceDemand(observed: boolean): void {
     if (observed) {
       if (this.demand++ === 0) this.inspection = observeLifecycleChanges(this.root.system, this.onLifecycleChange);
     } else if (--this.demand === 0) {
@@ -91,10 +80,9 @@ export class Runtime {
   }
 
   private readonly onLifecycleChange = (change: LifecycleChange): void => {
-    const host = (change.snapshot.data as { host?: unknown } | undefined)?.host;
-    if (isLifecycleTraceHost(host)) {
-      host[TRACE_LIFECYCLE](change);
-    } else if (this.traceChannel.observed) {
+    // Connections trace their own lifecycle (with their quit reason), whoever listens.
+    if (change.actor.src === connectionLifecycle) return;
+    if (this.traceChannel.observed) {
       const { actor, from, to } = change;
       this.traceChannel.next(
         actorLifecycleEvent(this.clock.now(), actor.id, machineIdOf(actor), from, to, reasonOf(change)),

@@ -8,7 +8,7 @@ import { negotiateVersion } from '../protocol/versions';
 import { complete } from './completion';
 import { unknownPrompt } from './prompts';
 import { resourceNotFound } from './resources';
-import type { ServerConnection } from './server';
+import type { ListName, ServerConnection } from './server';
 import { unknownTool } from './tools';
 
 type Context = RequestContext<ServerConnection>;
@@ -102,7 +102,7 @@ const logging = {
     if (!LOGGING_LEVELS.includes(level as LoggingLevel)) {
       throw invalid(`logging/setLevel needs "level" to be one of ${LOGGING_LEVELS.join(', ')}`);
     }
-    context.connection.logLevel = level as LoggingLevel;
+    context.connection.setLogLevel(level as LoggingLevel);
     return {};
   },
 };
@@ -126,10 +126,11 @@ type PageRequest = [cursor: unknown, version: string, pageSize: number];
 function pageOf<C>(
   context: Context,
   params: JsonObject | undefined,
-  key: string,
+  key: ListName,
   catalog: C | undefined,
   list: (catalog: C, ...page: PageRequest) => object,
 ): object {
+  context.connection.listed(key);
   if (!catalog) return { [key]: [] };
   return list(catalog, params?.cursor, context.protocolVersion!, context.connection.definition.pageSize);
 }

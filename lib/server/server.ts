@@ -1,5 +1,7 @@
-import { Connection, type ConnectionOptions, type HandlerTable } from '../core/connection';
-import type { Transport } from '../../transports/transport';
+import { Connection, type ConnectionEvents, type ConnectionOptions, type HandlerTable } from '../core/connection';
+import type { EventFacade } from '../core/events';
+import type { Transport } from '../core/transport';
+import type { JsonRpcNotification } from '../jsonrpc/types';
 import type { QuitReason } from '../../machines/connection';
 import type { RequestId } from '../jsonrpc/types';
 import { resultChecks, type ResultCheck } from '../protocol/results';
@@ -19,12 +21,24 @@ import type { ServerDefinition } from './definition';
 import { SERVER_HANDLERS } from './handlers';
 import { SubscriptionHub } from './subscriptions';
 
+/** The lists a client can read (`listed` names which). */
+export type ListName = 'tools' | 'resources' | 'resourceTemplates' | 'prompts';
+
+/** What a server connection tells its listeners (besides `ConnectionEvents`); free while nobody listens. */
+export interface ServerConnectionEvents extends ConnectionEvents {
+  /** The client asked for another minimum log level (`logging/setLevel`), now in effect. */
+  logLevelChanged: (level: LoggingLevel) => void;
+  /** The client's roots may have changed: it finished initializing, or sent `notifications/roots/list_changed`. */
+  rootsChanged: () => void;
+  /** The client read one of the lists (a page of it), as it is about to be answered. */
+  listed: (list: ListName) => void;
+}
+
 /** The server's side of one client connection. */
 export class ServerConnection extends Connection {
   readonly role = 'server';
   protected readonly handlers: HandlerTable<ServerConnection> = SERVER_HANDLERS;
-  /** The minimum level of `notifications/message` this client asked for (`logging/setLevel`); all levels until then. */
-  logLevel: LoggingLevel | undefined;
+  private level: LoggingLevel | undefined;
   private declared: ServerCapabilities | undefined;
 
   constructor(
@@ -32,6 +46,27 @@ export class ServerConnection extends Connection {
     options?: ConnectionOptions,
   ) {
     super('s', options);
+  }
+
+  /** eventemitter3 facade: the connection's events and the server's (`ServerConnectionEvents`). */
+  override get events(): EventFacade<ServerConnectionEvents> {
+    return super.events as unknown as EventFacade<ServerConnectionEvents>;
+  }
+
+  /** The minimum level of `notifications/message` this client asked for (`logging/setLevel`); all levels until then. */
+  get logLevel(): LoggingLevel | undefined {
+    return this.level;
+  }
+
+  /** @internal The `logging/setLevel` handler. */
+  setLogLevel(level: LoggingLevel): void {
+    this.level = level;
+    this.emitEvent('logLevelChanged', level);
+  }
+
+  /** @internal The list handlers, before they answer. */
+  listed(list: ListName): void {
+    this.emitEvent('listed', list);
   }
 
   /** The server's current definition (it may change while the connection lives). */
@@ -72,9 +107,8 @@ export class ServerConnection extends Connection {
     const definition = this.definition;
     this.declared = definition.capabilities;
     this.announceVersion(protocolVersion);
-    this.transition({ type: 'initialize.start' });
     this.transition({
-      type: 'initialize.done',
+      type: 'initialize.accepted',
       protocolVersion,
       peerCapabilities: capabilities,
       peerInfo: clientInfo as unknown as Readonly<Record<string, unknown>>,
@@ -105,6 +139,13 @@ export class ServerConnection extends Connection {
     );
   }
 
+  protected override onNotification(message: JsonRpcNotification): void {
+    const method = message.method;
+    if (method === 'notifications/roots/list_changed' || method === 'notifications/initialized') {
+      this.emitEvent('rootsChanged');
+    }
+  }
+
   protected override onClosed(): void {
     this.server.forget(this);
   }
@@ -117,7 +158,7 @@ const LISTS = {
   prompts: 'notifications/prompts/list_changed',
 } as const;
 
-type ListName = keyof typeof LISTS;
+type ChangedList = keyof typeof LISTS;
 
 /**
  * Serves one `ServerDefinition` to any number of clients: `connect` gives each transport its own
@@ -126,10 +167,10 @@ type ListName = keyof typeof LISTS;
  */
 export class Server {
   private current: ServerDefinition;
-  private hub: SubscriptionHub | undefined;
+  private resourceSubscriptions: SubscriptionHub | undefined;
   private readonly live = new Set<ServerConnection>();
   /** Lists changed since the last announcement (created with the first change). */
-  private changed: Set<ListName> | undefined;
+  private changed: Set<ChangedList> | undefined;
 
   constructor(
     definition: ServerDefinition,
@@ -140,7 +181,10 @@ export class Server {
 
   /** Resource subscriptions of every connection of this server (created with the first one). */
   get subscriptions(): SubscriptionHub {
-    return (this.hub ??= new SubscriptionHub(() => this.current.resources, this.options.logger ?? defaultLogger));
+    return (this.resourceSubscriptions ??= new SubscriptionHub(
+      () => this.current.resources,
+      this.options.logger ?? defaultLogger,
+    ));
   }
 
   get definition(): ServerDefinition {
@@ -164,7 +208,7 @@ export class Server {
     this.current = typeof next === 'function' ? next(previous) : next;
     const changed = (this.changed ??= new Set());
     const before = changed.size;
-    for (const list of Object.keys(LISTS) as ListName[]) {
+    for (const list of Object.keys(LISTS) as ChangedList[]) {
       if (this.current[list] !== previous[list]) changed.add(list);
     }
     if (before === 0 && changed.size > 0) queueMicrotask(() => this.announceChanges());
@@ -175,7 +219,7 @@ export class Server {
    * `changedUri` names a sub-resource when it is not `uri` itself.
    */
   resourceUpdated(uri: string, changedUri = uri): void {
-    this.hub?.publish(uri, changedUri);
+    this.resourceSubscriptions?.publish(uri, changedUri);
   }
 
   /** Closes every connection. */
@@ -186,7 +230,7 @@ export class Server {
   /** @internal */
   forget(connection: ServerConnection): void {
     this.live.delete(connection);
-    this.hub?.drop(connection);
+    this.resourceSubscriptions?.drop(connection);
   }
 
   private announceChanges(): void {

@@ -1,0 +1,203 @@
+/**
+ * The requests we sent that wait for their response: the correlation table (one record per request, one
+ * `settle`), the messages that carry them, what their responses do, and progress on them.
+ */
+import type { ConnectionState } from '../../machines/connection';
+import { isRequestId } from '../jsonrpc/classify';
+import {
+  ConnectionClosedError,
+  LimitExceededError,
+  ProtocolViolationError,
+  RequestCancelledError,
+  TransportError,
+} from '../jsonrpc/errors';
+import { clipText, excerpt } from '../jsonrpc/excerpt';
+import type {
+  JsonObject,
+  JsonRpcErrorResponse,
+  JsonRpcMessage,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  JsonRpcResultResponse,
+  RequestId,
+} from '../jsonrpc/types';
+import type { ProgressParams } from '../protocol/types';
+import { withMetaEntries, type RequestInstrumentation, type RequestSpan } from '../trace/instrumentation';
+import type { Clock } from './clock';
+import type { ConnectionTrace } from './connection-trace';
+import { CorrelationTable, type CorrelationHost, type RequestOptions, type ResultCheck } from './correlation';
+import type { Logger } from './logger';
+import type { RequestContext } from './request-context';
+import type { Transport, TransportSendOptions } from './transport';
+
+export interface SendOptions extends RequestOptions, TransportSendOptions {
+  /**
+   * The inbound request (on any connection) this request is made for: with an instrumentation, its span
+   * is the parent of this one's (a hub forwarding a call passes the downstream request's context). A
+   * request made through `ctx.request` needs none: its `relatedRequestId` names the parent.
+   */
+  readonly parentRequest?: RequestContext<any>;
+}
+
+/** What the outbound requests read of their connection. */
+export interface OutboundHost {
+  readonly id: string;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly state: ConnectionState;
+}
+
+export interface OutboundLimits {
+  readonly defaultTimeout: number;
+  readonly maxPending: number;
+}
+
+export class OutboundRequests implements CorrelationHost {
+  /** Created with the first request (a server may never send any). */
+  private correlation: CorrelationTable | undefined;
+
+  constructor(
+    private readonly host: OutboundHost,
+    private readonly transport: Transport,
+    private readonly trace: ConnectionTrace,
+    private readonly limits: OutboundLimits,
+  ) {}
+
+  get clock(): Clock {
+    return this.host.clock;
+  }
+
+  /** Requests waiting for their response. */
+  get size(): number {
+    return this.correlation?.size ?? 0;
+  }
+
+  has(id: RequestId): boolean {
+    return this.correlation?.has(id) === true;
+  }
+
+  /** Sends a request the gate let through; `check` vets its result, `instrumentation` gives it a span. */
+  request(
+    method: string,
+    params: JsonObject | undefined,
+    options: SendOptions | undefined,
+    check: ResultCheck | undefined,
+    instrumentation: RequestInstrumentation | undefined,
+    parentSpan: RequestSpan | undefined,
+  ): Promise<JsonObject> {
+    const signal = options?.signal;
+    if (signal?.aborted) return Promise.reject(new RequestCancelledError(method, signal.reason));
+    const table = (this.correlation ??= new CorrelationTable(this, this.limits.defaultTimeout));
+    if (table.size >= this.limits.maxPending) {
+      return Promise.reject(new LimitExceededError(`Too many requests in flight (limit ${this.limits.maxPending})`));
+    }
+    const record = table.begin(method, options);
+    record.check = check;
+    let sent = record.wantsProgress ? withMetaEntries(params, { progressToken: record.id }) : params;
+    if (instrumentation) sent = this.trace.startOutboundSpan(instrumentation, record, sent, parentSpan);
+    const message: JsonRpcRequest =
+      sent === undefined
+        ? { jsonrpc: '2.0', id: record.id, method }
+        : { jsonrpc: '2.0', id: record.id, method, params: sent };
+    this.send(message, options?.relatedRequestId === undefined ? undefined : options).then(undefined, (error) =>
+      table.fail(record, asTransportError(error, `Could not send ${method}`)),
+    );
+    return record.promise;
+  }
+
+  /** Hands a message to the transport, traced. */
+  send(message: JsonRpcMessage | JsonRpcMessage[], options?: TransportSendOptions): Promise<void> {
+    if (this.trace.on && !Array.isArray(message)) {
+      const m = message as Partial<JsonRpcRequest>;
+      this.trace.message(m.id === undefined ? 'notification' : 'request', 'out', message, m.method, m.id);
+    }
+    return this.transport.send(message, options);
+  }
+
+  /** A response (a result, or an error) from the peer: it settles its request, or is traced as ignored. */
+  settle(result: JsonRpcResultResponse | undefined, error: JsonRpcErrorResponse | undefined): void {
+    const id = result ? result.id : error!.id;
+    const table = this.correlation;
+    const record = !table
+      ? undefined
+      : result
+        ? table.resolve(result.id, result.result)
+        : isRequestId(id)
+          ? table.reject(id, error!.error)
+          : undefined;
+    if (!record && error && !isRequestId(id)) {
+      this.host.logger.warn(`The peer reported an error without an id: ${clipText(error.error.message)}`);
+    }
+    if (!this.trace.on) return;
+    const message = result ?? error;
+    if (record) {
+      const latency = this.host.clock.now() - record.startedAt;
+      this.trace.message(result ? 'result' : 'error', 'in', message, record.method, record.id, undefined, latency);
+    } else {
+      const why = result
+        ? 'No request in flight has this id (late or duplicate response)'
+        : 'No request in flight has this id';
+      this.trace.message('ignored', 'in', message, undefined, id ?? undefined, why);
+    }
+  }
+
+  /**
+   * A response with a broken envelope gets no reply (JSON-RPC forbids answering a response, and two broken
+   * peers would answer each other's errors forever). When it names a request in flight, that request fails
+   * at once with a `ProtocolViolationError` saying what was wrong; otherwise it is logged and traced.
+   */
+  settleBroken(message: unknown, id: RequestId | undefined, why: string): void {
+    const record =
+      id === undefined
+        ? undefined
+        : this.correlation?.failId(
+            id,
+            (pending) => new ProtocolViolationError(`${pending.method} failed: the peer's response is broken: ${why}`),
+          );
+    if (!record) {
+      const which = id === undefined ? 'without a usable id' : `to id ${excerpt(id)}, which no request in flight has`;
+      this.host.logger.warn(`Connection ${this.host.id}: ignored a broken response ${which}: ${why}`);
+    }
+    this.trace.message('invalid', 'in', message, record?.method, id, why);
+  }
+
+  /** `notifications/progress` for one of our requests. */
+  progress(message: JsonRpcNotification): void {
+    const outcome = this.correlation?.progress(message.params as ProgressParams | undefined) ?? 'unknown-token';
+    if (outcome !== 'delivered') {
+      this.trace.message('ignored', 'in', message, message.method, undefined, `Progress ignored: ${outcome}`);
+    }
+  }
+
+  /** The connection is closing: every request in flight rejects with `ConnectionClosedError`. */
+  failAll(quitMessage: string, cause: Error | undefined): void {
+    const table = this.correlation;
+    if (table && table.size > 0)
+      table.failAll(new ConnectionClosedError(`Connection closed: ${quitMessage}`, { cause }));
+  }
+
+  /** The connection has closed: the table's timer stops. */
+  dispose(): void {
+    this.correlation?.dispose();
+  }
+
+  /** @internal CorrelationHost: tell the peer we gave up on a request. */
+  sendCancelled(id: RequestId, reason: string): void {
+    const state = this.host.state;
+    if (state === 'closing' || state === 'closed') return;
+    this.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } }).catch((error) =>
+      this.host.logger.debug('Could not send notifications/cancelled', error),
+    );
+  }
+
+  /** @internal CorrelationHost: a progress callback threw. */
+  reportCallbackError(error: unknown): void {
+    this.host.logger.error('A progress callback threw', error);
+  }
+}
+
+export function asTransportError(error: unknown, message: string): TransportError {
+  return error instanceof TransportError
+    ? error
+    : new TransportError(`${message}: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+}

@@ -1,0 +1,35 @@
+import type { Observable } from 'rxjs';
+import type { InboundFrame, JsonRpcBatch, JsonRpcMessage, RequestId } from '../jsonrpc/types';
+
+export interface TransportSendOptions {
+  /** The inbound request this message belongs to: HTTP transports send it on that request's stream. */
+  readonly relatedRequestId?: RequestId;
+}
+
+/**
+ * The one interface every transport implements (bytes <-> JSON-RPC messages).
+ *
+ * - `messages` carries inbound frames, in order, to one subscriber (the connection). A frame the transport
+ *   could not decode arrives as a `FrameError` value. The stream completes when the transport closes and
+ *   errors with a `TransportError` when it fails: failures are values, never thrown exceptions.
+ * - `send()` resolves once the message is handed to the underlying channel, honouring its backpressure
+ *   (stdio `drain`, HTTP stream writes), and rejects with a `TransportError` once the transport is closed.
+ * - `close()` is idempotent.
+ */
+export interface Transport {
+  readonly messages: Observable<InboundFrame>;
+  send(message: JsonRpcMessage | JsonRpcBatch, options?: TransportSendOptions): Promise<void>;
+  close(): Promise<void>;
+  /** Starts the transport (spawns a child, opens a socket); `Connection` calls it once, right after subscribing to `messages`. */
+  start?(): Promise<void>;
+  /** Told the negotiated revision once initialization succeeds (HTTP puts it in a header). */
+  setProtocolVersion?(version: string): void;
+  /**
+   * Ends the stream carrying the messages of inbound request `relatedRequestId` while the request goes on,
+   * where the transport has such streams (Streamable HTTP: the client resumes with GET + Last-Event-ID).
+   * Resolves false when that request's stream cannot be resumed.
+   */
+  closeStream?(relatedRequestId: RequestId): Promise<boolean>;
+  /** The transport-level session, when there is one (Streamable HTTP). */
+  readonly sessionId?: string;
+}
