@@ -261,11 +261,7 @@ describe('serve over stdio, called with switchboard call', () => {
     ]);
     const [connection] = new Set(serverEvents.map((event) => event.connection));
     expect(serverEvents.every((event) => event.connection === connection && event.role === 'server')).toBe(true);
-    expect(changes(serverEvents, connection)).toEqual([
-      'uninitialized → initializing',
-      'initializing → ready',
-      'ready → closed',
-    ]);
+    expect(changes(serverEvents, connection)).toEqual(['uninitialized → ready', 'ready → closed']);
     expect(serverEvents.at(-1)).toMatchObject({ kind: 'lifecycle', to: 'closed', quitKind: 'transport-closed' });
     const listed = serverEvents.find((event) => event.kind === 'result' && event.method === 'tools/list');
     expect(listed).toMatchObject({ id: 1, message: { jsonrpc: '2.0', id: 1, result: { tools: [{ name: 'a' }] } } });

@@ -722,3 +722,31 @@ async function connectWithServerLogger(definition: ServerDefinition, logger: Log
   validateEmitted(client);
   return client.connect(clientSide);
 }
+
+describe('server connection events', () => {
+  it('emits logLevelChanged once the level asked for is in effect', async () => {
+    const { client, serverConnection } = await connectPair(serverWith([]));
+    const seen: string[] = [];
+    serverConnection.events.on('logLevelChanged', (level) => seen.push(`${level}/${serverConnection.logLevel}`));
+    await client.setLoggingLevel('warning');
+    expect(seen).toEqual(['warning/warning']);
+    await client.close();
+  });
+
+  it('emits listed for each list a client reads', async () => {
+    const { client, serverConnection } = await connectPair(serverWith([tool('a')]));
+    const lists: string[] = [];
+    serverConnection.events.on('listed', (list) => lists.push(list));
+    await client.listTools();
+    expect(lists).toEqual(['tools']);
+    await client.close();
+  });
+
+  it('emits rootsChanged when the client says its roots changed', async () => {
+    const { client, serverConnection } = await connectPair(serverWith([]), { roots: [] });
+    const changed = new Promise<void>((resolve) => serverConnection.events.once('rootsChanged', resolve));
+    await client.notify('notifications/roots/list_changed');
+    await changed;
+    await client.close();
+  });
+});

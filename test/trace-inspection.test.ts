@@ -1,6 +1,7 @@
 /**
- * Lifecycle changes reach the trace through XState's inspection API: attached to the runtime's system
- * only while someone listens, for connections (with their quit reasons) and for the runtime's other actors.
+ * Lifecycle changes in the trace: a connection publishes its own (with its quit reason, from its
+ * lifecycle's effects); the runtime's other actors reach the trace through XState's inspection API,
+ * attached to the runtime's system only while someone listens to the runtime's trace.
  */
 import { firstValueFrom, toArray } from 'rxjs';
 import { describe, expect, it, vi } from 'vitest';
@@ -27,28 +28,36 @@ const doorMachine = setup({
 const lifecycle = (events: readonly TraceEvent[]) =>
   events.filter((e) => e.kind === 'lifecycle').map((e) => `${e.from}->${e.to}`);
 
-describe('lifecycle changes from XState inspection', () => {
-  it('attaches inspection to the runtime only while a trace stream has subscribers', async () => {
+describe('lifecycle changes in the trace', () => {
+  it("attaches inspection to the runtime only while the runtime's trace has subscribers", async () => {
     const runtime = new Runtime();
     const inspect = vi.spyOn(runtime.root.system, 'inspect');
     const server = new Server(traceServer());
-    const { client, serverConnection } = await openPair(server, runtime, runtime, { validate: false });
+    const { client } = await openPair(server, runtime, runtime, { validate: false });
     expect(inspect).not.toHaveBeenCalled();
 
     const first = runtime.trace$.subscribe();
-    const second = client.trace$.subscribe();
-    const third = serverConnection.trace$.subscribe();
+    const second = runtime.trace$.subscribe();
     expect(inspect).toHaveBeenCalledTimes(1);
     const detach = vi.spyOn(inspect.mock.results[0]!.value as { unsubscribe(): void }, 'unsubscribe');
     first.unsubscribe();
-    second.unsubscribe();
     expect(detach).not.toHaveBeenCalled();
-    third.unsubscribe();
+    second.unsubscribe();
     expect(detach).toHaveBeenCalledTimes(1);
 
     runtime.trace$.subscribe().unsubscribe(); // attaches again, and detaches
     expect(inspect).toHaveBeenCalledTimes(2);
     await client.close();
+  });
+
+  it("traces a connection's lifecycle without XState inspection", async () => {
+    const runtime = new Runtime();
+    const inspect = vi.spyOn(runtime.root.system, 'inspect');
+    const { client } = await openPair(new Server(traceServer()), runtime, runtime, { validate: false });
+    const events = firstValueFrom(client.trace$.pipe(toArray()));
+    await client.close();
+    expect(lifecycle(await events)).toEqual(['ready->closing', 'closing->closed']);
+    expect(inspect).not.toHaveBeenCalled();
   });
 
   it('reports the state left when it starts listening to a connection already running', async () => {
@@ -71,13 +80,10 @@ describe('lifecycle changes from XState inspection', () => {
 
   it("ends a connection's trace with its closed event; a closed connection's trace completes at once", async () => {
     const runtime = new Runtime();
-    const inspect = vi.spyOn(runtime.root.system, 'inspect');
     const { client } = await openPair(new Server(traceServer()), runtime, runtime, { validate: false });
     const events = firstValueFrom(client.trace$.pipe(toArray()));
-    const detach = vi.spyOn(inspect.mock.results[0]!.value as { unsubscribe(): void }, 'unsubscribe');
     await client.close();
     expect((await events).at(-1)).toMatchObject({ kind: 'lifecycle', from: 'closing', to: 'closed' });
-    expect(detach).toHaveBeenCalledTimes(1); // the completed trace let go of the runtime's inspection
     expect(await firstValueFrom(client.trace$.pipe(toArray()))).toEqual([]);
 
     const { client: unwatched } = await openPair(new Server(traceServer()), runtime, runtime, { validate: false });
