@@ -31,6 +31,7 @@ import type { Client, ClientOptions } from '../client/client';
 import { setTimerRef, type Clock } from '../core/clock';
 import type { Logger } from '../core/logger';
 import type { RequestContext } from '../core/request-context';
+import type { ServerContext } from '../server/context';
 import type { Runtime } from '../core/runtime';
 import { ConnectionClosedError, ErrorCode, McpError, RelayedError } from '../jsonrpc/errors';
 import { clipText } from '../jsonrpc/excerpt';
@@ -56,7 +57,7 @@ import { SourceOpener } from './sources';
 import { UpstreamSession, type ListKind, type UpstreamCatalog } from './session';
 import type { DownstreamTarget, ForwardedFeatures, UpstreamOptions, UpstreamStatus } from './upstream-options';
 
-type Context = RequestContext<ServerConnection>;
+type Context = ServerContext;
 
 export type {
   DownstreamTarget,
@@ -511,7 +512,8 @@ export class Upstream implements CatalogSource {
     if (!latest) return undefined;
     const caller = latest;
     return {
-      connection: caller.connection,
+      // The hub's definition is served by the hub's own Server only: every host is one of its connections.
+      connection: caller.connection as ServerConnection,
       // Tied to the downstream call: cancelled with it, or when the upstream cancels its own request.
       request: (target, params, options) =>
         caller.request(target, params, { ...options, signal: AbortSignal.any([options.signal!, caller.signal]) }),

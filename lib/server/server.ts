@@ -16,11 +16,11 @@ import type { ProtocolVersion } from '../protocol/versions';
 import { defaultLogger } from '../core/logger';
 import { shape } from '../protocol/shape';
 import type { ServerDefinition } from './definition';
-import { SERVER_HANDLERS } from './handlers';
+import { SERVER_HANDLERS, type ServerHandlersHost } from './handlers';
 import { SubscriptionHub } from './subscriptions';
 
 /** The server's side of one client connection. */
-export class ServerConnection extends Connection {
+export class ServerConnection extends Connection implements ServerHandlersHost {
   readonly role = 'server';
   protected readonly handlers: HandlerTable<ServerConnection> = SERVER_HANDLERS;
   /** The minimum level of `notifications/message` this client asked for (`logging/setLevel`); all levels until then. */
@@ -37,6 +37,11 @@ export class ServerConnection extends Connection {
   /** The server's current definition (it may change while the connection lives). */
   get definition(): ServerDefinition {
     return this.server.definition;
+  }
+
+  /** The resource subscriptions of the server's connections. */
+  get subscriptions(): SubscriptionHub {
+    return this.server.subscriptions;
   }
 
   /** The capabilities we answered `initialize` with (the definition's, until then). */
