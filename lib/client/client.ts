@@ -43,7 +43,7 @@ import {
 } from '../protocol/versions';
 import { RESOURCE_SEARCH_EXTENSION } from '../server/definition';
 import { defaultValidator, type SchemaCheck, type SchemaValidator } from '../validation/json-schema';
-import { ClientFeatures, FEATURE_HANDLERS, type ClientFeatureOptions } from './features';
+import { ClientFeatures, type ClientFeatureOptions, type ClientHost } from './features';
 import { ListCache } from './list-cache';
 import { collectPages, DEFAULT_MAX_LIST_PAGES } from './pages';
 import { checkRoots } from './roots';
@@ -89,10 +89,7 @@ interface Page {
   readonly nextCursor?: string;
 }
 
-const CLIENT_HANDLERS: HandlerTable<Client> = handlerTable<Client>({
-  ping: () => ({}),
-  ...FEATURE_HANDLERS,
-});
+const answerPing = () => ({});
 
 type ListName = 'tools' | 'resources' | 'prompts';
 
@@ -108,9 +105,9 @@ const LIST_CHANGED: Readonly<Record<string, ListName>> = {
  * every server feature, and the generic `request`/`notify`. A client connects once: to reconnect,
  * create a new one.
  */
-export class Client extends Connection {
+export class Client extends Connection implements ClientHost {
   readonly role = 'client';
-  protected readonly handlers: HandlerTable<Client> = CLIENT_HANDLERS;
+  protected readonly handlers: HandlerTable<ClientHost>;
   readonly capabilities: ClientCapabilities;
   /** @internal The application's sampling, elicitation and roots handlers. */
   readonly features: ClientFeatures;
@@ -135,6 +132,7 @@ export class Client extends Connection {
   ) {
     super('c', options);
     this.features = new ClientFeatures(options);
+    this.handlers = handlerTable<ClientHost>({ ping: answerPing, ...this.features.handlers });
 
     this.acceptedVersions = options.protocolVersions ?? SUPPORTED_PROTOCOL_VERSIONS;
     this.requestedVersion = options.protocolVersion ?? this.acceptedVersions[0] ?? LATEST_PROTOCOL_VERSION;

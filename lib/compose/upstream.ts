@@ -28,9 +28,9 @@ import {
   type UpstreamState,
 } from '../../machines/upstream';
 import type { Client, ClientOptions } from '../client/client';
+import type { ClientContext } from '../client/features';
 import { setTimerRef, type Clock } from '../core/clock';
 import type { Logger } from '../core/logger';
-import type { RequestContext } from '../core/request-context';
 import type { ServerContext } from '../server/context';
 import type { Runtime } from '../core/runtime';
 import { ConnectionClosedError, ErrorCode, McpError, RelayedError } from '../jsonrpc/errors';
@@ -453,7 +453,7 @@ export class Upstream implements CatalogSource {
   private clientOptions(): ClientOptions {
     const { runtime, logger, clock } = this.host;
     const features = this.features;
-    const route = (method: string) => (params: object, context: RequestContext<Client>) =>
+    const route = (method: string) => (params: object, context: ClientContext) =>
       this.route(method, params as JsonObject, context) as Promise<never>;
     return {
       runtime,
@@ -477,7 +477,7 @@ export class Upstream implements CatalogSource {
   private async route(
     method: string,
     params: JsonObject,
-    upstreamContext: RequestContext<Client>,
+    upstreamContext: ClientContext,
   ): Promise<JsonObject> {
     const target = this.callerTarget(method) ?? this.host.fallbackTarget(method);
     if (!target) {
