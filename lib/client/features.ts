@@ -55,7 +55,10 @@ export type FormElicitationHandler = (
   params: ElicitFormParams,
   context: ClientContext,
 ) => ElicitResult | Promise<ElicitResult>;
-export type UrlElicitationHandler = (params: ElicitUrlParams, context: ClientContext) => ElicitResult | Promise<ElicitResult>;
+export type UrlElicitationHandler = (
+  params: ElicitUrlParams,
+  context: ClientContext,
+) => ElicitResult | Promise<ElicitResult>;
 
 export interface ElicitationOptions {
   /** Asks the user to fill in a form (declares `elicitation.form`). */

@@ -474,11 +474,7 @@ export class Upstream implements CatalogSource {
    * flight on this upstream (MCP does not say which call caused it: when calls of several clients are in
    * flight it is refused rather than guessed), else to the hub's fallback (the only downstream client).
    */
-  private async route(
-    method: string,
-    params: JsonObject,
-    upstreamContext: ClientContext,
-  ): Promise<JsonObject> {
+  private async route(method: string, params: JsonObject, upstreamContext: ClientContext): Promise<JsonObject> {
     const target = this.callerTarget(method) ?? this.host.fallbackTarget(method);
     if (!target) {
       throw new McpError(

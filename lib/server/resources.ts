@@ -9,7 +9,6 @@ import { peerText } from './peer-text';
 import type { Completer, ServerContext } from './context';
 import { UriTemplate } from './uri-template';
 
-
 /** Resource contents whose `uri` defaults to the URI read. */
 export type ContentsItem = ResourceContents extends infer T
   ? T extends ResourceContents

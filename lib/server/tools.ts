@@ -103,10 +103,7 @@ export class ToolCatalog {
   }
 
   /** Runs `tools/call`. Protocol errors throw `McpError`; tool failures come back as `isError` results. */
-  call(
-    params: JsonObject | undefined,
-    context: ServerContext,
-  ): CallToolResult | Promise<CallToolResult> {
+  call(params: JsonObject | undefined, context: ServerContext): CallToolResult | Promise<CallToolResult> {
     const name = params?.name;
     if (typeof name !== 'string')
       throw new McpError(ErrorCode.InvalidParams, 'Invalid params: tools/call needs a string "name"');
