@@ -19,7 +19,8 @@ const LAYERS = [
   { name: 'server', path: '^lib/server/' },
   { name: 'client', path: '^lib/client/' },
   { name: 'compose', path: '^lib/compose/' },
-  { name: 'entries', path: '^lib/(cli/|index\\.ts$)' },
+  { name: 'cli', path: '^lib/cli/' },
+  { name: 'entry', path: '^lib/index\\.ts$' },
 ];
 
 const anyOf = (paths) => paths.map((path) => `(${path})`).join('|');
