@@ -4,7 +4,9 @@
  * handler is not declared, and its method then gets -32601.
  */
 import type { ConnectionState } from '../../machines/connection';
-import type { Connection as RequestHost, RequestHandler } from '../core/connection';
+import type { RequestHandler } from '../core/connection';
+// Until RequestContext is generic over the narrow RequestHost of lib/core/request-context: then import that.
+import type { Connection as RequestHost } from '../core/connection';
 import type { RequestContext } from '../core/request-context';
 import type { JsonObject } from '../jsonrpc/types';
 import type {

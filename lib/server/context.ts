@@ -5,6 +5,7 @@
  * or another catalog for a type.
  */
 import type { ConnectionState } from '../../machines/connection';
+// Until RequestContext is generic over the narrow RequestHost of lib/core/request-context: then import that.
 import type { Connection as RequestHost } from '../core/connection';
 import type { RequestContext } from '../core/request-context';
 import type {
