@@ -107,7 +107,6 @@ const LIST_CHANGED: Readonly<Record<string, ListName>> = {
  */
 export class Client extends Connection implements ClientHost {
   readonly role = 'client';
-  protected readonly handlers: HandlerTable<ClientHost>;
   readonly capabilities: ClientCapabilities;
   /** @internal The application's sampling, elicitation and roots handlers. */
   readonly features: ClientFeatures;
@@ -125,6 +124,7 @@ export class Client extends Connection implements ClientHost {
   private readonly maxListPages: number;
   /** The result checks of the negotiated revision, kept once ready (the revision no longer changes). */
   private readyChecks: ReadonlyMap<string, ResultCheck> | undefined;
+  private requestHandlers: HandlerTable<ClientHost> | undefined;
 
   constructor(
     readonly info: Implementation,
@@ -132,7 +132,6 @@ export class Client extends Connection implements ClientHost {
   ) {
     super('c', options);
     this.features = new ClientFeatures(options);
-    this.handlers = handlerTable<ClientHost>({ ping: answerPing, ...this.features.handlers });
 
     this.acceptedVersions = options.protocolVersions ?? SUPPORTED_PROTOCOL_VERSIONS;
     this.requestedVersion = options.protocolVersion ?? this.acceptedVersions[0] ?? LATEST_PROTOCOL_VERSION;
@@ -140,6 +139,17 @@ export class Client extends Connection implements ClientHost {
     this.validator = options.validator ?? defaultValidator();
     this.validateToolOutput = options.validateToolOutput ?? true;
     this.maxListPages = options.maxListPages ?? DEFAULT_MAX_LIST_PAGES;
+  }
+
+  /**
+   * The handlers of requests from the server, made on the first one: most clients never get one, and a
+   * handshake does not pay for the table.
+   */
+  protected get handlers(): HandlerTable<ClientHost> {
+    return (this.requestHandlers ??= handlerTable<ClientHost>({
+      ping: answerPing,
+      ...this.features.requestHandlers(),
+    }));
   }
 
   /** The server's tools, cached and re-listed after `notifications/tools/list_changed`. */

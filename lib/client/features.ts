@@ -85,15 +85,17 @@ export class ClientFeatures {
   readonly sampling: SamplingOptions | undefined;
   readonly elicitation: ElicitationOptions | undefined;
   roots: readonly Root[] | undefined;
-  /** The request handlers of these features, by method: made once per client, they read this object. */
-  readonly handlers: Readonly<Record<FeatureMethod, RequestHandler<ClientHost>>>;
 
   constructor(options: ClientFeatureOptions) {
     this.sampling = typeof options.sampling === 'function' ? { handler: options.sampling } : options.sampling;
     const elicitation = options.elicitation;
     this.elicitation = elicitation && (elicitation.form || elicitation.url) ? elicitation : undefined;
     this.roots = options.roots && checkRoots(options.roots);
-    this.handlers = {
+  }
+
+  /** The request handlers of these features, by method: they read this object, never the connection. */
+  requestHandlers(): Record<FeatureMethod, RequestHandler<ClientHost>> {
+    return {
       'sampling/createMessage': (context, params) => createMessage(this, context, params),
       'elicitation/create': (context, params) => elicit(this, context, params),
       'roots/list': (context) => listRoots(this, context),
