@@ -141,10 +141,7 @@ export class Client extends Connection implements ClientHost {
     this.maxListPages = options.maxListPages ?? DEFAULT_MAX_LIST_PAGES;
   }
 
-  /**
-   * The handlers of requests from the server, made on the first one: most clients never get one, and a
-   * handshake does not pay for the table.
-   */
+  /** The handlers of requests from the server, made on the first one: a handshake pays for no table. */
   protected get handlers(): HandlerTable<ClientHost> {
     return (this.requestHandlers ??= handlerTable<ClientHost>({
       ping: answerPing,
