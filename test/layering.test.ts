@@ -12,6 +12,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const FIXTURE = fileURLToPath(new URL('./fixtures/layering/', import.meta.url));
 const TSCONFIG = `${ROOT}tsconfig.json`;
+/** A cruise takes about 2 s alone; the margin is for a machine busy with the rest of the suite. */
+const CRUISE_TIMEOUT_MS = 60_000;
 
 /** The violations of cruising `roots` under `baseDir` with the project's rule set, one line each. */
 async function violationsOf(baseDir: string, roots: string[]): Promise<string[]> {
@@ -34,15 +36,19 @@ function describeViolation(violation: IViolation): string {
 }
 
 describe('the layer order and no cycles (.dependency-cruiser.cjs)', () => {
-  it('holds for lib/, machines/ and transports/', async () => {
-    expect(await violationsOf(ROOT, ['lib', 'machines', 'transports'])).toEqual([]);
-  });
+  it(
+    'holds for lib/, machines/ and transports/',
+    async () => {
+      expect(await violationsOf(ROOT, ['lib', 'machines', 'transports'])).toEqual([]);
+    },
+    CRUISE_TIMEOUT_MS,
+  );
 
   describe('on a fixture tree that breaks it on purpose', () => {
     let reported: string[];
     beforeAll(async () => {
       reported = await violationsOf(FIXTURE, ['lib']);
-    });
+    }, CRUISE_TIMEOUT_MS);
 
     it('reports the import from a layer above', () => {
       expect(reported).toContain('core-imports-upward: lib/core/reaches-up.ts → lib/server/catalog.ts');
