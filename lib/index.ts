@@ -29,7 +29,8 @@ export {
   type TemplateVariables,
 } from './server/resources';
 export { PromptCatalog, type PromptDefinition } from './server/prompts';
-export { MAX_COMPLETION_VALUES, type Completer, type CompletionContext } from './server/completion';
+export { MAX_COMPLETION_VALUES } from './server/completion';
+export type { Completer, CompletionContext, ServerContext, ServerHost } from './server/context';
 export { SubscriptionHub } from './server/subscriptions';
 export { UriTemplate, type UriTemplateValue } from './server/uri-template';
 export { defineTool, ToolCatalog, type ToolDefinition, type ToolHandler } from './server/tools';
@@ -42,6 +43,8 @@ export type {
   FormElicitationHandler,
   UrlElicitationHandler,
   ClientFeatureOptions,
+  ClientContext,
+  ClientHost,
 } from './client/features';
 export { ListCache } from './client/list-cache';
 export { readUrlElicitations, urlElicitationRequiredData } from './client/elicitation';

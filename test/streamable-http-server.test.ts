@@ -563,7 +563,7 @@ describe('session lifecycle', () => {
     expect(session.state).toBe('handshake');
     abort.abort();
     expect(await within(session.ended)).toBe('handshake-failed');
-    expect(session.closed).toBe(true);
+    expect(session.live).toBe(false);
     expect(received).toHaveLength(1);
   });
 

@@ -43,7 +43,7 @@ import {
 } from '../protocol/versions';
 import { RESOURCE_SEARCH_EXTENSION } from '../server/definition';
 import { defaultValidator, type SchemaCheck, type SchemaValidator } from '../validation/json-schema';
-import { ClientFeatures, FEATURE_HANDLERS, type ClientFeatureOptions } from './features';
+import { ClientFeatures, type ClientFeatureOptions, type ClientHost } from './features';
 import { ListCache } from './list-cache';
 import { collectPages, DEFAULT_MAX_LIST_PAGES } from './pages';
 import { checkRoots } from './roots';
@@ -89,10 +89,7 @@ interface Page {
   readonly nextCursor?: string;
 }
 
-const CLIENT_HANDLERS: HandlerTable<Client> = handlerTable<Client>({
-  ping: () => ({}),
-  ...FEATURE_HANDLERS,
-});
+const answerPing = () => ({});
 
 type ListName = 'tools' | 'resources' | 'prompts';
 
@@ -108,9 +105,8 @@ const LIST_CHANGED: Readonly<Record<string, ListName>> = {
  * every server feature, and the generic `request`/`notify`. A client connects once: to reconnect,
  * create a new one.
  */
-export class Client extends Connection {
+export class Client extends Connection implements ClientHost {
   readonly role = 'client';
-  protected readonly handlers: HandlerTable<Client> = CLIENT_HANDLERS;
   readonly capabilities: ClientCapabilities;
   /** @internal The application's sampling, elicitation and roots handlers. */
   readonly features: ClientFeatures;
@@ -128,6 +124,7 @@ export class Client extends Connection {
   private readonly maxListPages: number;
   /** The result checks of the negotiated revision, kept once ready (the revision no longer changes). */
   private readyChecks: ReadonlyMap<string, ResultCheck> | undefined;
+  private requestHandlers: HandlerTable<ClientHost> | undefined;
 
   constructor(
     readonly info: Implementation,
@@ -142,6 +139,14 @@ export class Client extends Connection {
     this.validator = options.validator ?? defaultValidator();
     this.validateToolOutput = options.validateToolOutput ?? true;
     this.maxListPages = options.maxListPages ?? DEFAULT_MAX_LIST_PAGES;
+  }
+
+  /** The handlers of requests from the server, made on the first one: a handshake pays for no table. */
+  protected get handlers(): HandlerTable<ClientHost> {
+    return (this.requestHandlers ??= handlerTable<ClientHost>({
+      ping: answerPing,
+      ...this.features.requestHandlers(),
+    }));
   }
 
   /** The server's tools, cached and re-listed after `notifications/tools/list_changed`. */

@@ -3,7 +3,9 @@
  * the capabilities they declare, and the request handlers that answer the server. A feature without a
  * handler is not declared, and its method then gets -32601.
  */
-import type { RequestContext } from '../core/request-context';
+import type { ConnectionState } from '../../machines/connection';
+import type { RequestHandler } from '../core/connection';
+import type { RequestContext, RequestHost } from '../core/request-context';
 import type { JsonObject } from '../jsonrpc/types';
 import type {
   CreateMessageParams,
@@ -14,19 +16,31 @@ import type {
   Root,
 } from '../protocol/client-features';
 import { shape, shapeContentList } from '../protocol/shape';
-import type { ClientCapabilities, ContentBlock } from '../protocol/types';
+import type { ClientCapabilities, ContentBlock, Implementation, ServerCapabilities } from '../protocol/types';
 import { isAtLeast } from '../protocol/versions';
-import type { Client } from './client';
 import { applyDefaults, checkElicitResult, parseElicitParams } from './elicitation';
 import { checkRoots } from './roots';
 import { checkCreateMessageParams, checkCreateMessageResult } from './sampling';
 
-type Context = RequestContext<Client>;
+/** The client's side of its connection, as the handlers of the client features see it. `Client` implements it. */
+export interface ClientHost extends RequestHost {
+  readonly role: 'client';
+  readonly state: ConnectionState;
+  /** What the server answered `initialize` with (undefined before). */
+  readonly serverInfo: Implementation | undefined;
+  readonly serverCapabilities: ServerCapabilities | undefined;
+}
+
+/** The context of a request the server sent to the client (sampling, elicitation, roots). */
+export type ClientContext = RequestContext<ClientHost>;
+
+/** The methods a server calls on the client features. */
+export type FeatureMethod = 'sampling/createMessage' | 'elicitation/create' | 'roots/list';
 
 /** Answers `sampling/createMessage`: runs the model the application chose. */
 export type SamplingHandler = (
   params: CreateMessageParams,
-  context: Context,
+  context: ClientContext,
 ) => CreateMessageResult | Promise<CreateMessageResult>;
 
 export interface SamplingOptions {
@@ -39,9 +53,12 @@ export interface SamplingOptions {
 
 export type FormElicitationHandler = (
   params: ElicitFormParams,
-  context: Context,
+  context: ClientContext,
 ) => ElicitResult | Promise<ElicitResult>;
-export type UrlElicitationHandler = (params: ElicitUrlParams, context: Context) => ElicitResult | Promise<ElicitResult>;
+export type UrlElicitationHandler = (
+  params: ElicitUrlParams,
+  context: ClientContext,
+) => ElicitResult | Promise<ElicitResult>;
 
 export interface ElicitationOptions {
   /** Asks the user to fill in a form (declares `elicitation.form`). */
@@ -61,7 +78,7 @@ export interface ClientFeatureOptions {
 
 const NO_CAPABILITIES: ClientCapabilities = Object.freeze({});
 
-/** A client's feature handlers and what they declare. */
+/** A client's feature handlers, what they declare, and the request handlers that answer the server with them. */
 export class ClientFeatures {
   readonly sampling: SamplingOptions | undefined;
   readonly elicitation: ElicitationOptions | undefined;
@@ -72,6 +89,15 @@ export class ClientFeatures {
     const elicitation = options.elicitation;
     this.elicitation = elicitation && (elicitation.form || elicitation.url) ? elicitation : undefined;
     this.roots = options.roots && checkRoots(options.roots);
+  }
+
+  /** The request handlers of these features, by method: they read this object, never the connection. */
+  requestHandlers(): Record<FeatureMethod, RequestHandler<ClientHost>> {
+    return {
+      'sampling/createMessage': (context, params) => createMessage(this, context, params),
+      'elicitation/create': (context, params) => elicit(this, context, params),
+      'roots/list': (context) => listRoots(this, context),
+    };
   }
 
   /**
@@ -115,16 +141,22 @@ function samplingCapability(declared: { tools: boolean; context: boolean }): obj
   return { ...(declared.context && { context: {} }), ...(declared.tools && { tools: {} }) };
 }
 
-async function createMessage(context: Context, params: JsonObject | undefined): Promise<CreateMessageResult> {
-  const features = context.connection.features;
+async function createMessage(
+  features: ClientFeatures,
+  context: ClientContext,
+  params: JsonObject | undefined,
+): Promise<CreateMessageResult> {
   const sampling = features.sampling!;
   const request = checkCreateMessageParams(params, features.samplingDeclared(context.protocolVersion!));
   const result = checkCreateMessageResult(await sampling.handler(request, context), request);
   return shapeSamplingResult(result, context.protocolVersion!);
 }
 
-async function elicit(context: Context, params: JsonObject | undefined): Promise<ElicitResult> {
-  const features = context.connection.features;
+async function elicit(
+  features: ClientFeatures,
+  context: ClientContext,
+  params: JsonObject | undefined,
+): Promise<ElicitResult> {
   const elicitation = features.elicitation!;
   const request = parseElicitParams(params, features.elicitationDeclared(context.protocolVersion!));
   let answer =
@@ -135,17 +167,10 @@ async function elicit(context: Context, params: JsonObject | undefined): Promise
   return checkElicitResult(answer, request);
 }
 
-function listRoots(context: Context): { roots: readonly Root[] } {
+function listRoots(features: ClientFeatures, context: ClientContext): { roots: readonly Root[] } {
   const version = context.protocolVersion!;
-  return { roots: (context.connection.features.roots ?? []).map((root) => shape('Root', root, version)) };
+  return { roots: (features.roots ?? []).map((root) => shape('Root', root, version)) };
 }
-
-/** The request handlers of the client features, keyed by method. */
-export const FEATURE_HANDLERS = {
-  'sampling/createMessage': createMessage,
-  'elicitation/create': elicit,
-  'roots/list': listRoots,
-};
 
 /**
  * A sampling result for `version`: before 2025-11-25 content is one block (a one-block array is unwrapped),

@@ -5,7 +5,7 @@
  * upstream that did not change keep their definition objects, so an unchanged list compares equal.
  */
 import type { Subscribable } from 'rxjs';
-import type { RequestContext } from '../core/request-context';
+import type { Completer, ServerContext } from '../server/context';
 import { excerpt } from '../jsonrpc/excerpt';
 import type { JsonObject } from '../jsonrpc/types';
 import type {
@@ -20,18 +20,16 @@ import type {
   ResourceTemplate,
   Tool,
 } from '../protocol/types';
-import type { Completer } from '../server/completion';
 import { peerText } from '../server/peer-text';
 import type { PromptDefinition } from '../server/prompts';
 import type { ResourceDefinition, ResourceTemplateDefinition } from '../server/resources';
-import type { ServerConnection } from '../server/server';
 import type { ToolDefinition } from '../server/tools';
 import { UriTemplate } from '../server/uri-template';
 import type { NamePredicate } from './name-filter';
 import { assignNames, type NameCandidate, type NamingPolicy } from './naming';
 import type { ListKind, UpstreamCatalog } from './session';
 
-type Context = RequestContext<ServerConnection>;
+type Context = ServerContext;
 
 /** What the catalog needs of an upstream. */
 export interface CatalogSource {

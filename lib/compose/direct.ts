@@ -2,13 +2,12 @@
  * Requests for an in-process upstream served straight from its definition, with the downstream request's
  * context: the same catalogs that answer over a connection, without the second hop.
  */
-import type { RequestContext } from '../core/request-context';
+import type { ServerContext } from '../server/context';
 import type { JsonObject } from '../jsonrpc/types';
 import { complete } from '../server/completion';
 import type { ServerDefinition } from '../server/definition';
 import { unknownPrompt } from '../server/prompts';
 import { resourceNotFound } from '../server/resources';
-import type { ServerConnection } from '../server/server';
 import { unknownTool } from '../server/tools';
 
 /** The requests a hub forwards to an upstream. */
@@ -18,7 +17,7 @@ export function dispatchDirect(
   definition: ServerDefinition,
   method: ForwardedMethod,
   params: JsonObject,
-  context: RequestContext<ServerConnection>,
+  context: ServerContext,
 ): unknown {
   switch (method) {
     case 'tools/call':

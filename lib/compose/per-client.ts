@@ -7,7 +7,7 @@
  */
 import { BehaviorSubject, merge, Observable, switchMap } from 'rxjs';
 import type { Client } from '../client/client';
-import type { RequestContext } from '../core/request-context';
+import type { ServerContext } from '../server/context';
 import type { JsonObject, RequestId } from '../jsonrpc/types';
 import type { Root } from '../protocol/client-features';
 import type {
@@ -25,7 +25,7 @@ import type { NamingPolicy } from './naming';
 import type { ListKind, UpstreamCatalog } from './session';
 import { sameListsAs, Upstream, type UpstreamHost, type UpstreamOptions, type UpstreamStatus } from './upstream';
 
-type Context = RequestContext<ServerConnection>;
+type Context = ServerContext;
 
 /** What the hub gives a per-client upstream: its own host, and one for the instance of each client. */
 export interface PerClientHost {
@@ -179,7 +179,8 @@ export class PerClientUpstream implements CatalogSource {
   }
 
   private instanceFor(context: Context): Upstream {
-    const connection = context.connection;
+    // The hub's definition is served by the hub's own Server only: every host is one of its connections.
+    const connection = context.connection as ServerConnection;
     let instance = this.instances.value.get(connection);
     if (instance) return instance;
     if (this.disposed || connection.state === 'closing' || connection.state === 'closed') {

@@ -8,7 +8,7 @@ import type { Subscription } from 'rxjs';
 import { Client, type ClientOptions } from '../client/client';
 import { collectPages } from '../client/pages';
 import { setTimerRef, type Clock } from '../core/clock';
-import type { RequestContext } from '../core/request-context';
+import type { ServerContext } from '../server/context';
 import { ErrorCode, McpError } from '../jsonrpc/errors';
 import { clipText } from '../jsonrpc/excerpt';
 import type { JsonObject, JsonRpcNotification } from '../jsonrpc/types';
@@ -22,7 +22,6 @@ import type {
   ServerCapabilities,
   Tool,
 } from '../protocol/types';
-import type { ServerConnection } from '../server/server';
 import { dispatchDirect, type ForwardedMethod } from './direct';
 import type { OpenedTransport, SourceOpener } from './sources';
 
@@ -76,7 +75,7 @@ const LIST_CHANGED: Readonly<Record<string, ListKind>> = {
   'notifications/resources/list_changed': 'resources',
 };
 
-type Context = RequestContext<ServerConnection>;
+type Context = ServerContext;
 
 export class UpstreamSession {
   private closing = false;

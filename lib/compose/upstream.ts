@@ -28,9 +28,10 @@ import {
   type UpstreamState,
 } from '../../machines/upstream';
 import type { Client, ClientOptions } from '../client/client';
+import type { ClientContext } from '../client/features';
 import { setTimerRef, type Clock } from '../core/clock';
 import type { Logger } from '../core/logger';
-import type { RequestContext } from '../core/request-context';
+import type { ServerContext } from '../server/context';
 import type { Runtime } from '../core/runtime';
 import { ConnectionClosedError, ErrorCode, McpError, RelayedError } from '../jsonrpc/errors';
 import { clipText } from '../jsonrpc/excerpt';
@@ -56,7 +57,7 @@ import { SourceOpener } from './sources';
 import { UpstreamSession, type ListKind, type UpstreamCatalog } from './session';
 import type { DownstreamTarget, ForwardedFeatures, UpstreamOptions, UpstreamStatus } from './upstream-options';
 
-type Context = RequestContext<ServerConnection>;
+type Context = ServerContext;
 
 export type {
   DownstreamTarget,
@@ -452,7 +453,7 @@ export class Upstream implements CatalogSource {
   private clientOptions(): ClientOptions {
     const { runtime, logger, clock } = this.host;
     const features = this.features;
-    const route = (method: string) => (params: object, context: RequestContext<Client>) =>
+    const route = (method: string) => (params: object, context: ClientContext) =>
       this.route(method, params as JsonObject, context) as Promise<never>;
     return {
       runtime,
@@ -473,11 +474,7 @@ export class Upstream implements CatalogSource {
    * flight on this upstream (MCP does not say which call caused it: when calls of several clients are in
    * flight it is refused rather than guessed), else to the hub's fallback (the only downstream client).
    */
-  private async route(
-    method: string,
-    params: JsonObject,
-    upstreamContext: RequestContext<Client>,
-  ): Promise<JsonObject> {
+  private async route(method: string, params: JsonObject, upstreamContext: ClientContext): Promise<JsonObject> {
     const target = this.callerTarget(method) ?? this.host.fallbackTarget(method);
     if (!target) {
       throw new McpError(
@@ -511,7 +508,8 @@ export class Upstream implements CatalogSource {
     if (!latest) return undefined;
     const caller = latest;
     return {
-      connection: caller.connection,
+      // The hub's definition is served by the hub's own Server only: every host is one of its connections.
+      connection: caller.connection as ServerConnection,
       // Tied to the downstream call: cancelled with it, or when the upstream cancels its own request.
       request: (target, params, options) =>
         caller.request(target, params, { ...options, signal: AbortSignal.any([options.signal!, caller.signal]) }),

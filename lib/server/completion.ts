@@ -1,4 +1,3 @@
-import type { RequestContext } from '../core/request-context';
 import { ErrorCode, McpError } from '../jsonrpc/errors';
 import { excerpt } from '../jsonrpc/excerpt';
 import type { JsonObject } from '../jsonrpc/types';
@@ -6,25 +5,10 @@ import type { CompleteResult, Completion } from '../protocol/types';
 import { peerText } from './peer-text';
 import { unknownPrompt, type PromptCatalog } from './prompts';
 import type { ResourceCatalog } from './resources';
-import type { ServerConnection } from './server';
+import type { Completer, ServerContext } from './context';
 
 /** At most this many values go back in one completion (the spec's limit). */
 export const MAX_COMPLETION_VALUES = 100;
-
-export interface CompletionContext {
-  /** Values the user already chose for the other arguments (2025-06-18 and later; empty before). */
-  readonly arguments: Readonly<Record<string, string>>;
-  readonly request: RequestContext<ServerConnection>;
-}
-
-/**
- * Suggests values for one argument of a prompt or one variable of a resource template, given what the
- * user typed so far. Returning more than 100 values is fine: the rest is reported with `hasMore`.
- */
-export type Completer = (
-  value: string,
-  context: CompletionContext,
-) => readonly string[] | Completion | Promise<readonly string[] | Completion>;
 
 const NO_COMPLETION: CompleteResult = Object.freeze({ completion: Object.freeze({ values: [] }) });
 
@@ -34,7 +18,7 @@ const NO_COMPLETION: CompleteResult = Object.freeze({ completion: Object.freeze(
  */
 export function complete(
   params: JsonObject | undefined,
-  context: RequestContext<ServerConnection>,
+  context: ServerContext,
   prompts: PromptCatalog | undefined,
   resources: ResourceCatalog | undefined,
 ): CompleteResult | Promise<CompleteResult> {

@@ -1,11 +1,10 @@
-import type { RequestContext } from '../core/request-context';
 import { deepFreeze } from '../core/freeze';
 import type { Implementation, Resource, ServerCapabilities } from '../protocol/types';
 import { SUPPORTED_PROTOCOL_VERSIONS, type ProtocolVersion } from '../protocol/versions';
 import { defaultValidator, type SchemaValidator } from '../validation/json-schema';
 import { PromptCatalog, type PromptDefinition } from './prompts';
 import { ResourceCatalog, type ResourceDefinition, type ResourceTemplateDefinition } from './resources';
-import type { ServerConnection } from './server';
+import type { ServerContext } from './context';
 import { defineTool, ToolCatalog, type ToolDefinition } from './tools';
 
 /**
@@ -16,7 +15,7 @@ export const RESOURCE_SEARCH_EXTENSION = 'io.github.mcp-switchboard/resources-se
 
 export type ResourceSearch = (
   query: string,
-  context: RequestContext<ServerConnection>,
+  context: ServerContext,
 ) => readonly Resource[] | Promise<readonly Resource[]>;
 
 export interface ServerSpec extends Implementation {

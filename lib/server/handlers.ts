@@ -3,15 +3,40 @@ import type { RequestContext } from '../core/request-context';
 import { ErrorCode, McpError } from '../jsonrpc/errors';
 import type { JsonObject } from '../jsonrpc/types';
 import { shape } from '../protocol/shape';
-import { LOGGING_LEVELS, type Implementation, type InitializeResult, type LoggingLevel } from '../protocol/types';
-import { negotiateVersion } from '../protocol/versions';
+import {
+  LOGGING_LEVELS,
+  type ClientCapabilities,
+  type Implementation,
+  type InitializeResult,
+  type LoggingLevel,
+} from '../protocol/types';
+import { negotiateVersion, type ProtocolVersion } from '../protocol/versions';
 import { complete } from './completion';
+import type { ListName, ServerHost } from './context';
+import type { ServerDefinition } from './definition';
 import { unknownPrompt } from './prompts';
 import { resourceNotFound } from './resources';
-import type { ListName, ServerConnection } from './server';
+import type { SubscriptionHub } from './subscriptions';
 import { unknownTool } from './tools';
 
-type Context = RequestContext<ServerConnection>;
+/**
+ * What the server role's handlers need of their connection besides what every handler sees: the current
+ * definition, the server's resource subscriptions and the handshake. `ServerConnection` implements it.
+ */
+export interface ServerHandlersHost extends ServerHost {
+  readonly definition: ServerDefinition;
+  readonly subscriptions: SubscriptionHub;
+  acceptInitialize(
+    protocolVersion: ProtocolVersion,
+    capabilities: ClientCapabilities,
+    clientInfo: Implementation,
+  ): InitializeResult;
+  setLogLevel(level: LoggingLevel): void;
+  /** A list was read (the hub hears of it through the connection's `listed` event). */
+  listed(list: ListName): void;
+}
+
+type Context = RequestContext<ServerHandlersHost>;
 
 /**
  * The server role's request handlers, shared by every server connection. Each one finds its primitive in
@@ -55,11 +80,11 @@ const resources = {
     return catalog.read(params, context);
   },
   'resources/subscribe': (context: Context, params: JsonObject | undefined) => {
-    context.connection.server.subscriptions.subscribe(context.connection, uriOf(params));
+    context.connection.subscriptions.subscribe(context.connection, uriOf(params));
     return {};
   },
   'resources/unsubscribe': (context: Context, params: JsonObject | undefined) => {
-    context.connection.server.subscriptions.unsubscribe(context.connection, uriOf(params));
+    context.connection.subscriptions.unsubscribe(context.connection, uriOf(params));
     return {};
   },
   /** The `resources/search` extension (see `RESOURCE_SEARCH_EXTENSION`): -32601 unless the server enables it. */
@@ -107,7 +132,7 @@ const logging = {
   },
 };
 
-export const SERVER_HANDLERS: HandlerTable<ServerConnection> = handlerTable<ServerConnection>({
+export const SERVER_HANDLERS: HandlerTable<ServerHandlersHost> = handlerTable<ServerHandlersHost>({
   initialize,
   ping: () => ({}),
   ...tools,

@@ -1,21 +1,17 @@
-import type { RequestContext } from '../core/request-context';
 import { ErrorCode, McpError } from '../jsonrpc/errors';
 import { excerpt } from '../jsonrpc/excerpt';
 import type { JsonObject } from '../jsonrpc/types';
 import { shapeContentList } from '../protocol/shape';
 import type { GetPromptResult, Prompt, PromptMessage } from '../protocol/types';
-import type { Completer } from './completion';
 import { Listing, listResult } from './listing';
 import { peerText } from './peer-text';
-import type { ServerConnection } from './server';
-
-type Context = RequestContext<ServerConnection>;
+import type { Completer, ServerContext } from './context';
 
 /** A prompt template: its description, its arguments and the function that renders its messages. */
 export interface PromptDefinition extends Prompt {
   readonly get: (
     args: Readonly<Record<string, string>>,
-    context: Context,
+    context: ServerContext,
   ) => GetPromptResult | readonly PromptMessage[] | Promise<GetPromptResult | readonly PromptMessage[]>;
   /** Completion for the prompt's arguments (`completion/complete` with a `ref/prompt`). */
   readonly complete?: Readonly<Record<string, Completer>>;
@@ -48,7 +44,7 @@ export class PromptCatalog {
   }
 
   /** Runs `prompts/get`. Unknown prompt, missing required argument or non-string arguments: -32602. */
-  render(params: JsonObject | undefined, context: Context): GetPromptResult | Promise<GetPromptResult> {
+  render(params: JsonObject | undefined, context: ServerContext): GetPromptResult | Promise<GetPromptResult> {
     const name = params?.name;
     if (typeof name !== 'string') throw invalid('prompts/get needs a string "name"');
     const prompt = this.byName.get(name);

@@ -1,17 +1,13 @@
 import type { Subscribable } from 'rxjs';
-import type { RequestContext } from '../core/request-context';
 import { ErrorCode, McpError } from '../jsonrpc/errors';
 import { clipText } from '../jsonrpc/excerpt';
 import type { JsonObject } from '../jsonrpc/types';
 import { shape } from '../protocol/shape';
 import type { ReadResourceResult, Resource, ResourceContents, ResourceTemplate } from '../protocol/types';
-import type { Completer } from './completion';
 import { Listing, listResult } from './listing';
 import { peerText } from './peer-text';
-import type { ServerConnection } from './server';
+import type { Completer, ServerContext } from './context';
 import { UriTemplate } from './uri-template';
-
-type Context = RequestContext<ServerConnection>;
 
 /** Resource contents whose `uri` defaults to the URI read. */
 export type ContentsItem = ResourceContents extends infer T
@@ -27,7 +23,7 @@ export type TemplateVariables = Readonly<Record<string, string | string[]>>;
 
 /** A resource at a fixed URI. */
 export interface ResourceDefinition extends Resource {
-  readonly read: (context: Context) => ContentsInput | Promise<ContentsInput>;
+  readonly read: (context: ServerContext) => ContentsInput | Promise<ContentsInput>;
   /**
    * Emits whenever the resource changes: each emission sends `notifications/resources/updated` to the
    * clients subscribed to it (a string emission names a sub-resource URI). Subscribed to on the first
@@ -40,7 +36,7 @@ export interface ResourceDefinition extends Resource {
 export interface ResourceTemplateDefinition extends ResourceTemplate {
   readonly read: (
     variables: TemplateVariables,
-    context: Context,
+    context: ServerContext,
     uri: string,
   ) => ContentsInput | Promise<ContentsInput>;
   /** Completion for the template's variables (`completion/complete` with a `ref/resource`). */
@@ -140,7 +136,7 @@ export class ResourceCatalog {
   }
 
   /** Runs `resources/read`. Unknown URI: -32002 with the URI in `data`. */
-  read(params: JsonObject | undefined, context: Context): ReadResourceResult | Promise<ReadResourceResult> {
+  read(params: JsonObject | undefined, context: ServerContext): ReadResourceResult | Promise<ReadResourceResult> {
     const uri = params?.uri;
     if (typeof uri !== 'string')
       throw new McpError(ErrorCode.InvalidParams, 'Invalid params: resources/read needs a string "uri"');

@@ -18,11 +18,9 @@ import type { ProtocolVersion } from '../protocol/versions';
 import { defaultLogger } from '../core/logger';
 import { shape } from '../protocol/shape';
 import type { ServerDefinition } from './definition';
-import { SERVER_HANDLERS } from './handlers';
+import type { ListName } from './context';
+import { SERVER_HANDLERS, type ServerHandlersHost } from './handlers';
 import { SubscriptionHub } from './subscriptions';
-
-/** The lists a client can read (`listed` names which). */
-export type ListName = 'tools' | 'resources' | 'resourceTemplates' | 'prompts';
 
 /** What a server connection tells its listeners (besides `ConnectionEvents`); free while nobody listens. */
 export interface ServerConnectionEvents extends ConnectionEvents {
@@ -35,7 +33,7 @@ export interface ServerConnectionEvents extends ConnectionEvents {
 }
 
 /** The server's side of one client connection. */
-export class ServerConnection extends Connection {
+export class ServerConnection extends Connection implements ServerHandlersHost {
   readonly role = 'server';
   protected readonly handlers: HandlerTable<ServerConnection> = SERVER_HANDLERS;
   private level: LoggingLevel | undefined;
@@ -72,6 +70,11 @@ export class ServerConnection extends Connection {
   /** The server's current definition (it may change while the connection lives). */
   get definition(): ServerDefinition {
     return this.server.definition;
+  }
+
+  /** The resource subscriptions of the server's connections. */
+  get subscriptions(): SubscriptionHub {
+    return this.server.subscriptions;
   }
 
   /** The capabilities we answered `initialize` with (the definition's, until then). */

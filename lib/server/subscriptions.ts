@@ -1,12 +1,19 @@
 import type { Unsubscribable } from 'rxjs';
 import type { Logger } from '../core/logger';
+import type { JsonObject } from '../jsonrpc/types';
 import type { ResourceCatalog } from './resources';
 import { peerText } from './peer-text';
 import { resourceNotFound } from './resources';
-import type { ServerConnection } from './server';
+
+/** What the hub needs of a subscribed connection: whether it is ready, a way to tell it, and where to log. */
+export interface ResourceSubscriber {
+  readonly state: string;
+  readonly logger: Logger;
+  notify(method: string, params?: JsonObject): Promise<void>;
+}
 
 interface Topic {
-  readonly subscribers: Set<ServerConnection>;
+  readonly subscribers: Set<ResourceSubscriber>;
   /** The resource's change stream, followed while anyone is subscribed. */
   source: Unsubscribable | undefined;
 }
@@ -18,7 +25,7 @@ interface Topic {
  */
 export class SubscriptionHub {
   private readonly topics = new Map<string, Topic>();
-  private readonly byConnection = new Map<ServerConnection, Set<string>>();
+  private readonly byConnection = new Map<ResourceSubscriber, Set<string>>();
 
   constructor(
     private readonly resources: () => ResourceCatalog | undefined,
@@ -30,7 +37,7 @@ export class SubscriptionHub {
     return this.topics.size;
   }
 
-  subscribe(connection: ServerConnection, uri: string): void {
+  subscribe(connection: ResourceSubscriber, uri: string): void {
     const catalog = this.resources();
     if (!catalog?.find(uri)) throw resourceNotFound(uri);
     let topic = this.topics.get(uri);
@@ -49,7 +56,7 @@ export class SubscriptionHub {
   }
 
   /** Idempotent: unsubscribing from something not subscribed is fine. */
-  unsubscribe(connection: ServerConnection, uri: string): void {
+  unsubscribe(connection: ResourceSubscriber, uri: string): void {
     const topic = this.topics.get(uri);
     if (topic?.subscribers.delete(connection) && topic.subscribers.size === 0) {
       this.topics.delete(uri);
@@ -60,7 +67,7 @@ export class SubscriptionHub {
   }
 
   /** Ends every subscription of a closed connection. */
-  drop(connection: ServerConnection): void {
+  drop(connection: ResourceSubscriber): void {
     for (const uri of this.byConnection.get(connection) ?? []) this.unsubscribe(connection, uri);
   }
 

@@ -1,17 +1,16 @@
 import { ErrorCode, McpError, PeerError } from '../jsonrpc/errors';
 import { clipText, excerpt } from '../jsonrpc/excerpt';
 import type { JsonObject } from '../jsonrpc/types';
-import type { RequestContext } from '../core/request-context';
 import { shapeCallToolResult } from '../protocol/shape';
 import type { CallToolResult, Tool } from '../protocol/types';
 import type { SchemaCheck, SchemaValidator } from '../validation/json-schema';
 import { Listing, listResult } from './listing';
 import { peerText } from './peer-text';
-import type { ServerConnection } from './server';
+import type { ServerContext } from './context';
 
 export type ToolHandler<Args extends JsonObject = JsonObject> = (
   args: Args,
-  context: RequestContext<ServerConnection>,
+  context: ServerContext,
 ) => CallToolResult | Promise<CallToolResult>;
 
 /** A tool: its wire description plus the function that runs it. */
@@ -104,10 +103,7 @@ export class ToolCatalog {
   }
 
   /** Runs `tools/call`. Protocol errors throw `McpError`; tool failures come back as `isError` results. */
-  call(
-    params: JsonObject | undefined,
-    context: RequestContext<ServerConnection>,
-  ): CallToolResult | Promise<CallToolResult> {
+  call(params: JsonObject | undefined, context: ServerContext): CallToolResult | Promise<CallToolResult> {
     const name = params?.name;
     if (typeof name !== 'string')
       throw new McpError(ErrorCode.InvalidParams, 'Invalid params: tools/call needs a string "name"');

@@ -10,9 +10,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { defineServer, type ServerDefinition } from '../../lib/server/definition';
-import type { RequestContext } from '../../lib/core/request-context';
+import type { ServerContext } from '../../lib/server/context';
 import type { PromptDefinition } from '../../lib/server/prompts';
-import { Server, type ServerConnection } from '../../lib/server/server';
+import { Server } from '../../lib/server/server';
 import type { ToolDefinition } from '../../lib/server/tools';
 import type { CallToolResult } from '../../lib/protocol/types';
 import type { ElicitParams } from '../../lib/protocol/client-features';
@@ -44,7 +44,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const text = (value: string): CallToolResult => ({ content: [{ type: 'text', text: value }] });
 const NO_ARGUMENTS = { type: 'object' } as const;
 
-type Context = RequestContext<ServerConnection>;
+type Context = ServerContext;
 
 async function elicitAndReport(context: Context, params: ElicitParams, label: string): Promise<CallToolResult> {
   const result = await context.elicit(params);

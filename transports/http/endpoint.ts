@@ -3,7 +3,6 @@
  * legacy HTTP+SSE endpoints for 2024-11-05 clients (the backwards-compatibility arrangement the 2025-11-25
  * transports page recommends). Requests are routed by path; any other path gets 404.
  */
-import type { Server } from '../../lib/server/server';
 import { createHttpListener, HTTP_SERVER_OPTION_NAMES, type HttpListener } from './http-listener';
 import {
   createLegacySseHandler,
@@ -13,6 +12,7 @@ import {
   type LegacySseOptions,
 } from './legacy-sse-server';
 import { refuseRequest, requestPath } from './request-guard';
+import type { SessionServer } from './session-server';
 import { createStreamableHttpHandler, type StreamableHttpOptions } from './streamable-server';
 
 export const DEFAULT_MCP_PATH = '/mcp';
@@ -38,7 +38,7 @@ function legacyOptionsOf(options: McpHttpOptions): LegacySseOptions | undefined 
 }
 
 /** Serves `server` over Streamable HTTP at `options.path` and, unless `legacy: false`, over HTTP+SSE. */
-export function createMcpHttpHandler(server: Server, options: McpHttpOptions = {}): McpHttpHandler {
+export function createMcpHttpHandler(server: SessionServer, options: McpHttpOptions = {}): McpHttpHandler {
   const path = options.path ?? DEFAULT_MCP_PATH;
   const legacyOptions = legacyOptionsOf(options);
   if (legacyOptions) {

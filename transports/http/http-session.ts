@@ -126,9 +126,9 @@ export class HttpSession implements Transport, HttpSessionHost {
     return this.actor.getSnapshot().value as HttpSessionState;
   }
 
-  /** Closing or closed: requests naming the session get 404. */
-  get closed(): boolean {
-    return this.ending;
+  /** In its handshake or active: false from the moment it starts closing (requests naming it get 404 then). */
+  get live(): boolean {
+    return !this.ending;
   }
 
   /** No open request or stream: the session may be evicted. */
@@ -184,7 +184,7 @@ export class HttpSession implements Transport, HttpSessionHost {
   }
 
   send(message: JsonRpcMessage | JsonRpcBatch, options?: TransportSendOptions): Promise<void> {
-    if (this.closed) return Promise.reject(new TransportError('The Streamable HTTP session is closed'));
+    if (!this.live) return Promise.reject(new TransportError('The Streamable HTTP session is closed'));
     if (Array.isArray(message)) return this.deliverBatchReply(message);
     const single = message as JsonRpcMessage;
     if (!('method' in single)) return this.deliverResponse(single);
@@ -406,7 +406,7 @@ export class HttpSession implements Transport, HttpSessionHost {
     }
     const response = exchange.response;
     if (response.destroyed || response.headersSent) return;
-    if (this.closed) refuseRequest(response, 404, 'Session closed');
+    if (!this.live) refuseRequest(response, 404, 'Session closed');
     else response.writeHead(202, this.idHeader).end();
   }
 }

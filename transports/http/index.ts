@@ -24,6 +24,7 @@ export {
 } from './streamable-client';
 export { LegacySseClientTransport } from './legacy-sse-client';
 export { createMcpHttpHandler, DEFAULT_MCP_PATH, type McpHttpHandler, type McpHttpOptions } from './endpoint';
+export type { SessionConnection, SessionServer } from './session-server';
 export { MemoryEventStore, type EventStore, type StoredEvent } from './event-store';
 export type { OriginPolicy } from './request-guard';
 export { DEFAULT_HTTP_LIMITS, HTTP_LIMIT_NAMES, httpLimits, type HttpLimits } from './limits';

@@ -12,7 +12,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { classifyMessage, describeInvalid } from '../../lib/jsonrpc/classify';
 import { TransportError } from '../../lib/jsonrpc/errors';
 import type { JsonRpcBatch, JsonRpcMessage } from '../../lib/jsonrpc/types';
-import type { Server, ServerConnection } from '../../lib/server/server';
 import { InboundQueue } from '../inbound-queue';
 import type { Transport } from '../transport';
 import { createHttpListener, DEFAULT_KEEP_ALIVE_MS, type HttpListener, type HttpServerOptions } from './http-listener';
@@ -20,6 +19,7 @@ import { remoteAddressKey } from './client-key';
 import { httpLimits } from './limits';
 import { readJsonBody } from './read-body';
 import { mediaTypes, refuseAndClose, refuseOrigin, refuseRequest, requestPath, singleHeader } from './request-guard';
+import type { SessionConnection, SessionServer } from './session-server';
 import { SessionTable, type TableSession } from './session-table';
 import { withTraceHeaders } from './trace-headers';
 import { encodeSseEvent } from './sse';
@@ -48,7 +48,7 @@ export type LegacySseHandler = HttpListener;
 class LegacySseSession implements Transport, TableSession {
   readonly idle = false;
   readonly messages;
-  connection: ServerConnection | undefined;
+  connection: SessionConnection | undefined;
   private readonly inbound = new InboundQueue('HTTP+SSE');
   private keepAlive: KeepAlive | undefined;
   private closing: Promise<void> | undefined;
@@ -63,8 +63,9 @@ class LegacySseSession implements Transport, TableSession {
     stream.once('close', () => void this.close());
   }
 
-  get closed(): boolean {
-    return this.closing !== undefined;
+  /** False from the moment it starts closing (POSTs naming it get 404 then). */
+  get live(): boolean {
+    return this.closing === undefined;
   }
 
   idleForMs(): number {
@@ -87,7 +88,7 @@ class LegacySseSession implements Transport, TableSession {
   }
 
   send(message: JsonRpcMessage | JsonRpcBatch): Promise<void> {
-    if (this.closed || this.stream.destroyed) {
+    if (!this.live || this.stream.destroyed) {
       return Promise.reject(new TransportError('The HTTP+SSE session is closed'));
     }
     let event: string;
@@ -122,7 +123,7 @@ class LegacySseSession implements Transport, TableSession {
  * server. Whatever revision the client asks for in `initialize` is negotiated as usual: the transport does
  * not limit it.
  */
-export function createLegacySseHandler(server: Server, options: LegacySseOptions = {}): LegacySseHandler {
+export function createLegacySseHandler(server: SessionServer, options: LegacySseOptions = {}): LegacySseHandler {
   const ssePath = options.ssePath ?? DEFAULT_SSE_PATH;
   const messagePath = options.messagePath ?? DEFAULT_MESSAGE_PATH;
   if (ssePath === messagePath) throw new RangeError(`The SSE and message paths must differ: both are ${ssePath}`);
@@ -142,7 +143,7 @@ export function createLegacySseHandler(server: Server, options: LegacySseOptions
     const session = new LegacySseSession(randomUUID(), response, keepAliveMs, forget);
     sessions.add(session, client);
     await session.open(`${messagePath}?sessionId=${encodeURIComponent(session.sessionId)}`);
-    if (session.closed) return; // the client left before the endpoint event got out
+    if (!session.live) return; // the client left before the endpoint event got out
     session.connection = server.connect(session, options.connectionOptions);
   }
 
@@ -151,7 +152,7 @@ export function createLegacySseHandler(server: Server, options: LegacySseOptions
     // Refused before its body is read: the connection closes, so the unread body is never parsed as a request.
     if (!sessionId) return refuseAndClose(response, 400, 'Bad Request: the sessionId query parameter is required');
     const session = sessions.get(sessionId);
-    if (!session || session.closed) return refuseAndClose(response, 404, 'Session not found');
+    if (!session?.live) return refuseAndClose(response, 404, 'Session not found');
     if (mediaTypes(singleHeader(request, 'content-type'))[0] !== 'application/json') {
       return refuseAndClose(response, 415, 'Unsupported Media Type: Content-Type must be application/json');
     }
@@ -159,7 +160,7 @@ export function createLegacySseHandler(server: Server, options: LegacySseOptions
     if (body === undefined) return;
     const invalid = invalidity(body);
     if (invalid) return refuseRequest(response, 400, invalid);
-    if (session.closed) return refuseRequest(response, 404, 'Session not found');
+    if (!session.live) return refuseRequest(response, 404, 'Session not found');
     session.receive(withTraceHeaders(body as JsonRpcMessage | JsonRpcBatch, request));
     response.writeHead(202).end();
   }

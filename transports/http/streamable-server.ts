@@ -6,10 +6,8 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { classifyMessage, describeInvalid } from '../../lib/jsonrpc/classify';
 import type { JsonRpcBatch, JsonRpcMessage } from '../../lib/jsonrpc/types';
-import type { ConnectionOptions } from '../../lib/core/connection';
 import { defaultLogger } from '../../lib/core/logger';
 import { defaultRuntime } from '../../lib/core/runtime';
-import type { Server } from '../../lib/server/server';
 import { isSupportedVersion } from '../../lib/protocol/versions';
 import { MemoryEventStore, type EventStore } from './event-store';
 import { createHttpListener, DEFAULT_KEEP_ALIVE_MS, type HttpListener, type HttpServerOptions } from './http-listener';
@@ -18,6 +16,7 @@ import { remoteAddressKey } from './client-key';
 import { httpLimits } from './limits';
 import { readJsonBody } from './read-body';
 import { mediaTypes, refuseAndClose, refuseOrigin, refuseRequest, singleHeader } from './request-guard';
+import type { SessionServer } from './session-server';
 import { SessionTable } from './session-table';
 import { withTraceHeaders } from './trace-headers';
 
@@ -33,7 +32,7 @@ export interface StreamableHttpOptions extends HttpServerOptions {
   /** @deprecated The same as `sessionIdleTimeoutMs`, which wins when both are given. */
   readonly idleTimeoutMs?: number;
   /** Passed to `server.connect` for every session; its `runtime` also hosts the sessions' lifecycle actors. */
-  readonly connectionOptions?: ConnectionOptions;
+  readonly connectionOptions?: HttpServerOptions['connectionOptions'];
 }
 
 /**
@@ -51,7 +50,7 @@ const VERSION_HEADER = 'mcp-protocol-version';
  * 404, which a client would take for "session gone".
  */
 export function createStreamableHttpHandler(
-  server: Server,
+  server: SessionServer,
   options: StreamableHttpOptions = {},
 ): StreamableHttpHandler {
   const store = options.eventStore ?? new MemoryEventStore();
@@ -82,7 +81,7 @@ export function createStreamableHttpHandler(
     const id = singleHeader(request, SESSION_HEADER);
     if (id === undefined) return void refuse(response, 400, 'Bad Request: the MCP-Session-Id header is required');
     const session = sessions.get(id);
-    if (!session || session.closed) return void refuse(response, 404, 'Session not found');
+    if (!session?.live) return void refuse(response, 404, 'Session not found');
     return session;
   }
 
@@ -130,7 +129,7 @@ export function createStreamableHttpHandler(
       const refusal = sessions.makeRoom(client);
       if (refusal) return refuseRequest(response, refusal.status, refusal.message);
       session = openSession(client);
-    } else if (session.closed) {
+    } else if (!session.live) {
       return refuseRequest(response, 404, 'Session not found');
     }
     session.track(response);

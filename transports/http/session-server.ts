@@ -1,0 +1,17 @@
+/**
+ * What the HTTP server transports need of the MCP server they serve: a connection over each session's
+ * transport, and a way to close it. `Server` (and the compose `Hub`) satisfy it as they are, so the
+ * transports never import the server layer above them.
+ */
+import type { Transport } from '../transport';
+import type { HttpServerOptions } from './http-listener';
+
+/** The connection serving one session, as its endpoint sees it: the endpoint only ever closes it. */
+export interface SessionConnection {
+  close(): Promise<unknown>;
+}
+
+/** Serves the sessions of an HTTP endpoint: each one's transport gets a connection of its own. */
+export interface SessionServer {
+  connect(transport: Transport, options?: HttpServerOptions['connectionOptions']): SessionConnection;
+}
