@@ -10,7 +10,7 @@ import {
 import type { RequestOptions } from '../core/correlation';
 import type { QuitReason } from '../../machines/connection';
 import type { Transport } from '../../transports/transport';
-import { CapabilityNotSupportedError, ResultValidationError, UnsupportedProtocolVersionError } from '../jsonrpc/errors';
+import { CapabilityNotSupportedError, UnsupportedProtocolVersionError } from '../jsonrpc/errors';
 import { ProtocolViolationError } from '../jsonrpc/errors';
 import type { JsonObject, JsonRpcNotification } from '../jsonrpc/types';
 import { resultChecks, type ResultCheck } from '../protocol/results';
@@ -42,12 +42,13 @@ import {
   type ProtocolVersion,
 } from '../protocol/versions';
 import { RESOURCE_SEARCH_EXTENSION } from '../server/definition';
-import { defaultValidator, type SchemaCheck, type SchemaValidator } from '../validation/json-schema';
+import { defaultValidator, type SchemaValidator } from '../validation/json-schema';
 import { ClientFeatures, type ClientFeatureOptions, type ClientHost } from './features';
 import { ListCache } from './list-cache';
 import { collectPages, DEFAULT_MAX_LIST_PAGES } from './pages';
 import { checkRoots } from './roots';
 import { ResourceSubscriptions } from './resource-subscriptions';
+import { ToolOutputChecks } from './tool-output';
 
 export interface ClientOptions extends ConnectionOptions, ClientFeatureOptions {
   /**
@@ -114,10 +115,8 @@ export class Client extends Connection implements ClientHost {
   private lists: { tools?: ListCache<Tool>; resources?: ListCache<Resource>; prompts?: ListCache<Prompt> } | undefined;
   private readonly requestedVersion: ProtocolVersion;
   private readonly acceptedVersions: readonly ProtocolVersion[];
-  private readonly validator: SchemaValidator;
-  private readonly validateToolOutput: boolean;
-  /** Output checks of the tools from the last complete `listTools`; dropped on `tools/list_changed`. */
-  private outputChecks: Map<string, SchemaCheck> | undefined;
+  /** Undefined with `validateToolOutput: false`. */
+  private readonly toolOutput: ToolOutputChecks | undefined;
   private resourceSubscriptions: ResourceSubscriptions | undefined;
   /** The transport `connect` attached: `close` waits for it to have closed. */
   private attached: Transport | undefined;
@@ -136,8 +135,8 @@ export class Client extends Connection implements ClientHost {
     this.acceptedVersions = options.protocolVersions ?? SUPPORTED_PROTOCOL_VERSIONS;
     this.requestedVersion = options.protocolVersion ?? this.acceptedVersions[0] ?? LATEST_PROTOCOL_VERSION;
     this.capabilities = this.features.capabilities(options.capabilities, this.requestedVersion);
-    this.validator = options.validator ?? defaultValidator();
-    this.validateToolOutput = options.validateToolOutput ?? true;
+    this.toolOutput =
+      options.validateToolOutput === false ? undefined : new ToolOutputChecks(options.validator ?? defaultValidator());
     this.maxListPages = options.maxListPages ?? DEFAULT_MAX_LIST_PAGES;
   }
 
@@ -272,7 +271,7 @@ export class Client extends Connection implements ClientHost {
       (cursor) => this.listToolsPage(cursor, options),
       this.maxListPages,
     );
-    this.rememberOutputSchemas(tools);
+    this.toolOutput?.remember(tools);
     return tools;
   }
 
@@ -286,8 +285,7 @@ export class Client extends Connection implements ClientHost {
       args === undefined ? { name } : { name, arguments: args },
       options,
     );
-    const check = this.validateToolOutput ? this.outputChecks?.get(name) : undefined;
-    return check ? pending.then((result) => checkToolOutput(name, result, check)) : pending;
+    return this.toolOutput ? this.toolOutput.checked(name, pending) : pending;
   }
 
   // ---- resources ---------------------------------------------------------------------------------
@@ -437,7 +435,7 @@ export class Client extends Connection implements ClientHost {
 
   protected override onNotification(message: JsonRpcNotification): void {
     const list = LIST_CHANGED[message.method];
-    if (list === 'tools') this.outputChecks = undefined;
+    if (list === 'tools') this.toolOutput?.forget();
     if (list) this.lists?.[list]?.invalidate();
   }
 
@@ -479,40 +477,10 @@ export class Client extends Connection implements ClientHost {
     }
     return result.protocolVersion as ProtocolVersion;
   }
-
-  private rememberOutputSchemas(tools: readonly Tool[]): void {
-    const checks = new Map<string, SchemaCheck>();
-    for (const tool of tools) {
-      if (tool.outputSchema && typeof tool.outputSchema === 'object') {
-        checks.set(tool.name, this.validator.compile(tool.outputSchema));
-      }
-    }
-    this.outputChecks = checks;
-  }
 }
 
 function ignoreResult(): void {}
 
 function pageParams(cursor: string | undefined): JsonObject | undefined {
   return cursor === undefined ? undefined : { cursor };
-}
-
-function checkToolOutput(name: string, result: CallToolResult, check: SchemaCheck): CallToolResult {
-  if (result.isError) return result;
-  if (result.structuredContent === undefined) {
-    throw new ResultValidationError(
-      `Tool ${name} has an outputSchema but returned no structuredContent`,
-      'tools/call',
-      '/structuredContent',
-    );
-  }
-  const problems = check(result.structuredContent);
-  if (problems) {
-    throw new ResultValidationError(
-      `Tool ${name} returned structuredContent that does not match its outputSchema: ${problems.join('; ')}`,
-      'tools/call',
-      '/structuredContent',
-    );
-  }
-  return result;
 }
