@@ -1,7 +1,7 @@
 import type { Options } from 'tsup';
 
 /** The build's entry points: `dist/<key>.{js,cjs,d.ts,d.cts}`. Each subpath export of package.json names one. */
-export const entry: Record<string, string> = {
+const entry: Record<string, string> = {
   index: 'lib/index.ts',
   'transports/memory': 'transports/memory.ts',
   'transports/sdk-adapter': 'transports/sdk-adapter.ts',
