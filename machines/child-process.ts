@@ -1,11 +1,14 @@
 import { assign, setup } from 'xstate';
 
+/** A POSIX signal name as Node reports it ('SIGTERM', 'SIGKILL', …), spelled so the type needs no Node typings. */
+export type SignalName = `SIG${string}`;
+
 /** How a child process ended, or failed to start: the machine's output. */
 export interface ChildExit {
   /** `stopped`: it exited after we asked it to stop; `crashed`: on its own; `spawn-failed`: it never ran. */
   readonly kind: 'stopped' | 'crashed' | 'spawn-failed';
   readonly code: number | null;
-  readonly signal: NodeJS.Signals | null;
+  readonly signal: SignalName | null;
   readonly error?: Error;
   /** How many times it was restarted before this end. */
   readonly restarts: number;
@@ -35,7 +38,7 @@ export type ChildProcessEvent =
   | { type: 'start' }
   | { type: 'spawned' }
   | { type: 'spawn.failed'; error: Error }
-  | { type: 'exited'; code: number | null; signal: NodeJS.Signals | null }
+  | { type: 'exited'; code: number | null; signal: SignalName | null }
   | { type: 'stop' };
 
 interface ChildProcessContext {

@@ -106,7 +106,7 @@ const LIST_CHANGED: Readonly<Record<string, ListName>> = {
  * every server feature, and the generic `request`/`notify`. A client connects once: to reconnect,
  * create a new one.
  */
-export class Client extends Connection implements ClientHost {
+export class Client extends Connection {
   readonly role = 'client';
   readonly capabilities: ClientCapabilities;
   /** @internal The application's sampling, elicitation and roots handlers. */
@@ -140,7 +140,7 @@ export class Client extends Connection implements ClientHost {
     this.maxListPages = options.maxListPages ?? DEFAULT_MAX_LIST_PAGES;
   }
 
-  /** The handlers of requests from the server, made on the first one: a handshake pays for no table. */
+  /** @internal The handlers of requests from the server, made on the first one: a handshake pays for no table. */
   protected get handlers(): HandlerTable<ClientHost> {
     return (this.requestHandlers ??= handlerTable<ClientHost>({
       ping: answerPing,

@@ -3,7 +3,6 @@ import { createActor, type Actor } from 'xstate';
 import {
   connectionLifecycle,
   type ConnectionEvent,
-  type ConnectionLifecycleHost,
   type ConnectionState,
   type Negotiated,
   type QuitReason,
@@ -22,7 +21,7 @@ import { ConnectionTrace } from './connection-trace';
 import { DEFAULT_REQUEST_TIMEOUT_MS, type ResultCheck } from './correlation';
 import { EventFacade } from './events';
 import { PROGRESS_REPLY_DELAY_MS, type HandlerTable } from './inbound-requests';
-import { Router, type RouterHost } from './router';
+import { Router } from './router';
 import { defaultLogger, type Logger } from './logger';
 import { asTransportError, OutboundRequests, type SendOptions } from './outbound-requests';
 import { defaultRuntime, type Runtime } from './runtime';
@@ -71,7 +70,7 @@ const DEFAULT_LIMIT = 10_000;
  * records, requests go to the role's handler table, notifications to the built-in ones (cancel, progress)
  * and then to `notifications$`. Streams for subscribers are created on first use.
  */
-export abstract class Connection implements ConnectionLifecycleHost, RouterHost {
+export abstract class Connection {
   readonly id: string;
   abstract readonly role: Role;
   readonly clock: Clock;
@@ -83,6 +82,7 @@ export abstract class Connection implements ConnectionLifecycleHost, RouterHost 
   /** The lifecycle actor (see machines/connection). */
   readonly actor: Actor<typeof connectionLifecycle>;
 
+  /** @internal */
   protected abstract readonly handlers: HandlerTable<any>;
   /** The capabilities this side declared: they gate inbound requests and the notifications we may send. */
   abstract readonly capabilities: Readonly<Record<string, unknown>>;

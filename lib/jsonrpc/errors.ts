@@ -20,8 +20,6 @@ export const ErrorCode = {
   UrlElicitationRequired: -32042,
 } as const;
 
-export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
-
 /** A JSON-RPC error, received from the peer or raised by a handler to be sent to it. */
 export class McpError extends Error {
   override readonly name: string = 'McpError';

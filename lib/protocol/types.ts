@@ -42,13 +42,6 @@ export interface ServerCapabilities {
   readonly [key: string]: unknown;
 }
 
-export interface InitializeParams {
-  readonly protocolVersion: string;
-  readonly capabilities: ClientCapabilities;
-  readonly clientInfo: Implementation;
-  readonly _meta?: Meta;
-}
-
 export interface InitializeResult {
   readonly protocolVersion: string;
   readonly capabilities: ServerCapabilities;

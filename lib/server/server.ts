@@ -33,9 +33,10 @@ export interface ServerConnectionEvents extends ConnectionEvents {
 }
 
 /** The server's side of one client connection. */
-export class ServerConnection extends Connection implements ServerHandlersHost {
+export class ServerConnection extends Connection {
   readonly role = 'server';
-  protected readonly handlers: HandlerTable<ServerConnection> = SERVER_HANDLERS;
+  /** @internal */
+  protected readonly handlers: HandlerTable<ServerHandlersHost> = SERVER_HANDLERS;
   private level: LoggingLevel | undefined;
   private declared: ServerCapabilities | undefined;
 

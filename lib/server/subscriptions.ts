@@ -37,6 +37,7 @@ export class SubscriptionHub {
     return this.topics.size;
   }
 
+  /** @internal The `resources/subscribe` handler. */
   subscribe(connection: ResourceSubscriber, uri: string): void {
     const catalog = this.resources();
     if (!catalog?.find(uri)) throw resourceNotFound(uri);
@@ -55,7 +56,7 @@ export class SubscriptionHub {
     uris.add(uri);
   }
 
-  /** Idempotent: unsubscribing from something not subscribed is fine. */
+  /** @internal The `resources/unsubscribe` handler. Idempotent: unsubscribing what is not subscribed is fine. */
   unsubscribe(connection: ResourceSubscriber, uri: string): void {
     const topic = this.topics.get(uri);
     if (topic?.subscribers.delete(connection) && topic.subscribers.size === 0) {
@@ -66,12 +67,15 @@ export class SubscriptionHub {
     if (uris?.delete(uri) && uris.size === 0) this.byConnection.delete(connection);
   }
 
-  /** Ends every subscription of a closed connection. */
+  /** @internal Ends every subscription of a closed connection. */
   drop(connection: ResourceSubscriber): void {
     for (const uri of this.byConnection.get(connection) ?? []) this.unsubscribe(connection, uri);
   }
 
-  /** Tells the subscribers of `topicUri` that `changedUri` (the resource or a sub-resource of it) changed. */
+  /**
+   * @internal Tells the subscribers of `topicUri` that `changedUri` (the resource or a sub-resource of it)
+   * changed. Applications call `Server.resourceUpdated`.
+   */
   publish(topicUri: string, changedUri = topicUri): void {
     const topic = this.topics.get(topicUri);
     if (!topic) return;
