@@ -2,6 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { Observable, Subject, type Subscription } from 'rxjs';
 import { createActor, type Actor } from 'xstate';
+import { defaultRuntime, type Runtime } from '../lib/core/runtime';
 import { TransportError } from '../lib/jsonrpc/errors';
 import type { InboundFrame, JsonRpcBatch, JsonRpcMessage } from '../lib/jsonrpc/types';
 import { childProcessMachine, type ChildExit, type ShutdownPolicy } from '../machines/child-process';
@@ -75,6 +76,11 @@ export interface StdioClientOptions {
   readonly pauseReadingAboveBytes?: number;
   /** Back-pressure: unsent output beyond which the transport fails (default 64 MiB; see `LineStream`). */
   readonly maxUnsentBytes?: number;
+  /**
+   * The runtime whose actor system the child's lifecycle actor joins (default: the process-wide one): its
+   * clock times the close ladder, and its inspection and `trace$` see the child's state changes.
+   */
+  readonly runtime?: Runtime;
 }
 
 /** Each stderr line is capped: a server may log anything there, but not exhaust our memory. */
@@ -144,7 +150,11 @@ export class StdioClientTransport implements Transport {
           reap: () => this.signal('SIGKILL'),
         },
       }),
-      { input: { shutdown: options.shutdown } },
+      {
+        id: `child-process:${options.command}`,
+        input: { shutdown: options.shutdown },
+        parent: (options.runtime ?? defaultRuntime()).root,
+      },
     );
     this.exited = new Promise((resolve) => {
       this.actor.subscribe({ complete: () => resolve(this.actor.getSnapshot().output!) });
