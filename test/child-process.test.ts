@@ -10,6 +10,7 @@ import { createActor, SimulatedClock, type InspectionEvent } from 'xstate';
 import { Runtime } from '../lib/core/runtime';
 import { childProcessMachine } from '../machines/child-process';
 import { StdioClientTransport } from '../transports/stdio';
+import { collectGarbage } from './helpers/gc';
 import { isAlive } from './helpers/processes';
 
 const sleeper = fileURLToPath(new URL('./fixtures/stdio-sleeper.mjs', import.meta.url));
@@ -178,5 +179,16 @@ describe('a stdio child in its runtime', () => {
     clock.increment(3_600_000); // SIGKILL
     await closing;
     expect(await transport.exited).toEqual({ kind: 'stopped', code: null, signal: 'SIGKILL' });
+  });
+});
+
+describe('a stdio transport never started', () => {
+  it('leaves nothing in its runtime: dropped, it is collected', async () => {
+    const runtime = new Runtime();
+    let transport: StdioClientTransport | undefined = new StdioClientTransport({ command: process.execPath, runtime });
+    const dropped = new WeakRef(transport);
+    transport = undefined;
+    await collectGarbage();
+    expect(dropped.deref()).toBeUndefined();
   });
 });

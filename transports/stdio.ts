@@ -116,6 +116,8 @@ export class StdioClientTransport implements Transport {
   private readonly stderrSubject = new Subject<string>();
   private readonly recent: string[] = [];
   private readonly actor: Actor<typeof childProcessMachine>;
+  /** The actor joins its runtime's system on `start()` or `close()`: a transport dropped unused leaves nothing there. */
+  private actorRunning = false;
   private child: ChildProcessWithoutNullStreams | undefined;
   private stream: LineStream | undefined;
   /** Resolves with the line stream once the child is spawned, or with undefined when it never will be. */
@@ -159,7 +161,6 @@ export class StdioClientTransport implements Transport {
     this.exited = new Promise((resolve) => {
       this.actor.subscribe({ complete: () => resolve(this.actor.getSnapshot().output!) });
     });
-    this.actor.start();
     this.messages = new Observable<InboundFrame>((subscriber) => {
       let inner: Subscription | undefined;
       let active = true;
@@ -205,7 +206,7 @@ export class StdioClientTransport implements Transport {
   }
 
   private async spawnOnce(): Promise<void> {
-    const actor = this.actor;
+    const actor = this.runningActor();
     // Settled once the machine is past `starting`: running, or already ended (spawn failed, closed first).
     const settled = new Promise<void>((resolve) => {
       if (actor.getSnapshot().status !== 'active') return resolve();
@@ -244,8 +245,17 @@ export class StdioClientTransport implements Transport {
   close(): Promise<void> {
     // Stop reading and end stdin, but let `messages` end with the exit: the connection is closed only then.
     this.stream?.close(true, false);
-    if (this.actor.getSnapshot().status === 'active') this.actor.send({ type: 'stop' });
+    const actor = this.runningActor();
+    if (actor.getSnapshot().status === 'active') actor.send({ type: 'stop' });
     return this.exited.then(() => this.groupGone);
+  }
+
+  private runningActor(): Actor<typeof childProcessMachine> {
+    if (!this.actorRunning) {
+      this.actorRunning = true;
+      this.actor.start();
+    }
+    return this.actor;
   }
 
   /**
