@@ -10,14 +10,6 @@ export interface ChildExit {
   readonly code: number | null;
   readonly signal: SignalName | null;
   readonly error?: Error;
-  /** How many times it was restarted before this end. */
-  readonly restarts: number;
-}
-
-export interface RestartPolicy {
-  readonly maxRestarts: number;
-  readonly initialDelayMs: number;
-  readonly maxDelayMs: number;
 }
 
 export interface ShutdownPolicy {
@@ -30,7 +22,6 @@ export interface ShutdownPolicy {
 export const DEFAULT_SHUTDOWN: ShutdownPolicy = { stdinGraceMs: 2000, terminateGraceMs: 2000 };
 
 export interface ChildProcessInput {
-  readonly restart?: RestartPolicy;
   readonly shutdown?: Partial<ShutdownPolicy>;
 }
 
@@ -42,27 +33,23 @@ export type ChildProcessEvent =
   | { type: 'stop' };
 
 interface ChildProcessContext {
-  readonly restart: RestartPolicy;
   readonly shutdown: ShutdownPolicy;
-  readonly restarts: number;
-  readonly exit?: Omit<ChildExit, 'restarts'>;
-}
-
-const NO_RESTART: RestartPolicy = { maxRestarts: 0, initialDelayMs: 0, maxDelayMs: 0 };
-
-/** The delay before restart number `restarts + 1`: doubling from `initialDelayMs`, capped at `maxDelayMs`. */
-export function backoffDelay(policy: RestartPolicy, restarts: number): number {
-  return Math.min(policy.initialDelayMs * 2 ** restarts, policy.maxDelayMs);
+  readonly exit?: ChildExit;
 }
 
 /**
- * The lifecycle of one child process: idle -> (start) -> starting -> running -> stopping (endingStdin -> terminating ->
- * killing) -> exited, or, when it dies on its own, crashed -> restarting (exponential backoff) -> starting
- * until `maxRestarts` is spent. Output: the `ChildExit`.
+ * The lifecycle of one child process: idle -> (start) -> starting -> running -> stopping (endingStdin ->
+ * terminating -> killing) -> exited; a child that dies on its own ends the machine too (its exit says
+ * `crashed`). Output: the `ChildExit`.
+ *
+ * It never restarts a child: a process is one run. Whoever wants another run starts another transport, and
+ * supervision (back-off, failure counting) lives in one place, the hub's upstream machine (upstream.ts),
+ * which treats a stdio child like any other upstream.
  *
  * The machine only decides; the I/O lives in provided actions: `spawn` (report `spawned`/`spawn.failed`,
  * then `exited`), `endStdin`, `terminate` (SIGTERM), `kill` (SIGKILL) and `reap` (runs on every exit, so
- * whatever the child left in its process group goes too). Delays run on the actor's clock.
+ * whatever the child left in its process group goes too). Delays run on the actor's clock: the runtime's,
+ * when the actor joins a runtime (transports/stdio.ts does).
  */
 export const childProcessMachine = setup({
   types: {
@@ -85,23 +72,14 @@ export const childProcessMachine = setup({
             ? { kind: 'spawn-failed' as const, code: null, signal: null, error: event.error }
             : undefined,
     }),
-    countRestart: assign({ restarts: ({ context }) => context.restarts + 1 }),
-  },
-  guards: {
-    mayRestart: ({ context }) => context.restarts < context.restart.maxRestarts,
   },
   delays: {
     stdinGrace: ({ context }) => context.shutdown.stdinGraceMs,
     terminateGrace: ({ context }) => context.shutdown.terminateGraceMs,
-    backoff: ({ context }) => backoffDelay(context.restart, context.restarts),
   },
 }).createMachine({
   id: 'childProcess',
-  context: ({ input }) => ({
-    restart: input.restart ?? NO_RESTART,
-    shutdown: { ...DEFAULT_SHUTDOWN, ...input.shutdown },
-    restarts: 0,
-  }),
+  context: ({ input }) => ({ shutdown: { ...DEFAULT_SHUTDOWN, ...input.shutdown } }),
   initial: 'idle',
   states: {
     // Nothing runs until `start`: a stop here ends the machine with nothing to signal.
@@ -113,14 +91,14 @@ export const childProcessMachine = setup({
       on: {
         spawned: 'running',
         'spawn.failed': { target: 'exited', actions: { type: 'recordExit', params: 'spawn-failed' } },
-        exited: { target: 'crashed', actions: { type: 'recordExit', params: 'crashed' } },
+        exited: { target: 'exited', actions: { type: 'recordExit', params: 'crashed' } },
         // Not started yet: there is nothing to end gently, so go straight to SIGTERM.
         stop: 'stopping.terminating',
       },
     },
     running: {
       on: {
-        exited: { target: 'crashed', actions: { type: 'recordExit', params: 'crashed' } },
+        exited: { target: 'exited', actions: { type: 'recordExit', params: 'crashed' } },
         stop: 'stopping',
       },
     },
@@ -137,21 +115,10 @@ export const childProcessMachine = setup({
         killing: { entry: 'kill' },
       },
     },
-    crashed: {
-      entry: 'reap',
-      always: [{ guard: 'mayRestart', target: 'restarting' }, { target: 'exited' }],
-    },
-    restarting: {
-      after: { backoff: { target: 'starting', actions: 'countRestart' } },
-      on: { stop: 'exited' },
-    },
     exited: {
       type: 'final',
       entry: 'reap',
     },
   },
-  output: ({ context }) => ({
-    ...(context.exit ?? { kind: 'stopped', code: null, signal: null }),
-    restarts: context.restarts,
-  }),
+  output: ({ context }) => context.exit ?? { kind: 'stopped', code: null, signal: null },
 });

@@ -275,7 +275,9 @@ describe('serve over stdio, called with switchboard call', () => {
       'out request tools/list',
       'in result tools/list',
     ]);
-    expect(changes(clientEvents, clientEvents[0].connection)).toEqual([
+    // The runtime's trace also shows the stdio child's lifecycle actor: pick the client connection's changes.
+    const clientConnection = clientEvents.find((event) => event.role === 'client').connection;
+    expect(changes(clientEvents, clientConnection)).toEqual([
       'uninitialized → initializing',
       'initializing → ready',
       'ready → closing',

@@ -2,7 +2,7 @@
  * The hub against real upstream processes: supervision that never gives up (calls made while an upstream
  * restarts wait for it, or get a tool error saying it is down, never "Unknown tool"), `stop()` ending every
  * upstream child whatever its state, and what one downstream client sets (roots, log level, subscriptions)
- * never reaching another through a shared upstream.
+ * never reaching another through a shared upstream. And the idle stop, on the runtime's clock.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,14 +10,17 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { filter, firstValueFrom } from 'rxjs';
 import { describe, expect, it } from 'vitest';
+import { SimulatedClock } from 'xstate';
 import { Client, type ClientOptions } from '../lib/client/client';
 import { Hub, type HubOptions } from '../lib/compose/hub';
 import type { UpstreamOptions } from '../lib/compose/upstream';
 import type { Logger } from '../lib/core/logger';
+import { Runtime } from '../lib/core/runtime';
 import { McpError } from '../lib/jsonrpc/errors';
 import type { TraceEvent } from '../lib/trace/types';
 import { createMemoryPair } from '../transports/memory';
 import { cleanups, eventually, within } from './helpers/http';
+import { deferred, serverWith, tool } from './helpers/fixtures';
 import { validateEmitted } from './helpers/pair';
 import { isAlive } from './helpers/processes';
 
@@ -139,8 +142,9 @@ describe('a hub that never gives up', () => {
     const pid = upstream.status.pid!;
     expect(firstText(await client.callTool('alive'))).toBe(`alive ${pid}`);
 
+    const backingOff = firstValueFrom(upstream.status$.pipe(filter((status) => status.state === 'reconnecting')));
     process.kill(pid, 'SIGKILL');
-    await eventually(() => upstream.status.state === 'reconnecting', 'the upstream is backing off');
+    await within(backingOff, 'the upstream is backing off');
     const status = upstream.status;
     expect(status).toMatchObject({ serving: true, failures: 1, lastError: expect.stringMatching(/SIGKILL/) });
     expect(status.nextAttemptAt).toBe(status.since + 20_000);
@@ -461,5 +465,54 @@ describe('isolation between downstream clients', () => {
     await b.close();
     await touchUntil(c, a);
     expect(count(a)).toBe(aAfterUnsubscribe);
+  });
+});
+
+describe("the idle stop, on the runtime's clock", () => {
+  const IDLE_MS = 60_000;
+
+  /** A hub on a simulated runtime clock, with one in-process upstream whose `wait` tool answers on `release`. */
+  async function idleHub() {
+    const clock = new SimulatedClock();
+    const call = { entered: deferred(), release: deferred() };
+    const upstreamServer = serverWith([
+      tool('wait', async () => {
+        call.entered.resolve();
+        await call.release.promise;
+        return { content: [{ type: 'text', text: 'done' }] };
+      }),
+    ]);
+    const hub = newHub(
+      [{ name: 'napper', source: { kind: 'in-process', server: upstreamServer }, idleTimeoutMs: IDLE_MS }],
+      {
+        runtime: new Runtime({ clock }),
+      },
+    );
+    await hub.start();
+    const upstream = hub.upstream('napper')!;
+    return { clock, call, hub, upstream, client: await connect(hub) };
+  }
+
+  it('stops an upstream nobody uses once the runtime clock passes its idle timeout, keeping its tools listed', async () => {
+    const { clock, upstream, client } = await idleHub();
+    clock.increment(IDLE_MS - 1);
+    expect(upstream.status.state).toBe('ready');
+    clock.increment(1);
+    expect(upstream.status).toMatchObject({ state: 'stopped', stopReason: 'idle', serving: true });
+    expect((await client.listTools()).map((listed) => listed.name)).toEqual(['wait']);
+  });
+
+  it('keeps an upstream up while a call is in flight, and stops it a whole timeout after the call ends', async () => {
+    const { clock, call, upstream, client } = await idleHub();
+    const answer = client.callTool('wait');
+    await within(call.entered.promise, 'the call to reach the upstream');
+    clock.increment(3 * IDLE_MS);
+    expect(upstream.status.state).toBe('ready');
+    call.release.resolve();
+    expect(firstText(await answer)).toBe('done');
+    clock.increment(IDLE_MS - 1);
+    expect(upstream.status.state).toBe('ready');
+    clock.increment(1);
+    expect(upstream.status.state).toBe('stopped');
   });
 });

@@ -3,11 +3,10 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { isAlive } from './helpers/processes';
 import { filter, firstValueFrom, take, timeout, toArray } from 'rxjs';
-import { createActor, SimulatedClock } from 'xstate';
 import { Client } from '../lib/client/client';
 import { TransportError } from '../lib/jsonrpc/errors';
 import { FrameError, type InboundFrame } from '../lib/jsonrpc/types';
-import { backoffDelay, childProcessMachine, type ChildExit } from '../machines/child-process';
+import type { ChildExit } from '../machines/child-process';
 import { LineReader } from '../transports/line-reader';
 import { StdioClientTransport, StdioServerTransport } from '../transports/stdio';
 import { runTransportSuite } from './helpers/transport-suite';
@@ -373,94 +372,5 @@ describe('StdioClientTransport with real child processes', () => {
     await transport.close();
     expect(await transport.exited).toMatchObject({ kind: 'stopped', code: 0 });
     await waitUntil(() => !isAlive(grandchild));
-  });
-});
-
-describe('childProcessMachine', () => {
-  const run = (input: Parameters<typeof createActor<typeof childProcessMachine>>[1] extends infer O ? O : never) => {
-    const calls: string[] = [];
-    const clock = new SimulatedClock();
-    const machine = childProcessMachine.provide({
-      actions: {
-        spawn: () => calls.push('spawn'),
-        endStdin: () => calls.push('endStdin'),
-        terminate: () => calls.push('terminate'),
-        kill: () => calls.push('kill'),
-        reap: () => calls.push('reap'),
-      },
-    });
-    const actor = createActor(machine, { ...input, clock }).start();
-    actor.send({ type: 'start' });
-    return { actor, calls, clock };
-  };
-
-  it('spawns nothing until start; a stop before start ends it with nothing to signal', () => {
-    const calls: string[] = [];
-    const machine = childProcessMachine.provide({
-      actions: { spawn: () => calls.push('spawn'), reap: () => calls.push('reap') },
-    });
-    const actor = createActor(machine, { input: {}, clock: new SimulatedClock() }).start();
-    expect(actor.getSnapshot().value).toBe('idle');
-    actor.send({ type: 'stop' });
-    expect(actor.getSnapshot().status).toBe('done');
-    expect(actor.getSnapshot().output).toEqual({ kind: 'stopped', code: null, signal: null, restarts: 0 });
-    expect(calls).toEqual(['reap']); // reap signals nothing: there is no pid
-  });
-
-  it('escalates stdin end -> SIGTERM -> SIGKILL on its timers', () => {
-    const { actor, calls, clock } = run({ input: { shutdown: { stdinGraceMs: 100, terminateGraceMs: 200 } } });
-    actor.send({ type: 'spawned' });
-    actor.send({ type: 'stop' });
-    expect(calls).toEqual(['spawn', 'endStdin']);
-    clock.increment(99);
-    expect(calls).toEqual(['spawn', 'endStdin']);
-    clock.increment(1);
-    expect(calls).toEqual(['spawn', 'endStdin', 'terminate']);
-    clock.increment(200);
-    expect(calls).toEqual(['spawn', 'endStdin', 'terminate', 'kill']);
-    actor.send({ type: 'exited', code: null, signal: 'SIGKILL' });
-    expect(actor.getSnapshot().status).toBe('done');
-    expect(actor.getSnapshot().output).toEqual({ kind: 'stopped', code: null, signal: 'SIGKILL', restarts: 0 });
-    expect(calls.at(-1)).toBe('reap');
-  });
-
-  it('stops escalating once the child exits', () => {
-    const { actor, calls, clock } = run({ input: {} });
-    actor.send({ type: 'spawned' });
-    actor.send({ type: 'stop' });
-    actor.send({ type: 'exited', code: 0, signal: null });
-    clock.increment(10_000);
-    expect(calls).toEqual(['spawn', 'endStdin', 'reap']);
-    expect(actor.getSnapshot().output).toMatchObject({ kind: 'stopped', code: 0 });
-  });
-
-  it('restarts a crashed child with exponential backoff, then gives up', () => {
-    const restart = { maxRestarts: 2, initialDelayMs: 100, maxDelayMs: 150 };
-    expect([0, 1, 2].map((n) => backoffDelay(restart, n))).toEqual([100, 150, 150]);
-    const { actor, calls, clock } = run({ input: { restart } });
-    const spawns = () => calls.filter((call) => call === 'spawn').length;
-    actor.send({ type: 'spawned' });
-    actor.send({ type: 'exited', code: 1, signal: null });
-    expect(actor.getSnapshot().value).toBe('restarting');
-    clock.increment(99);
-    expect(spawns()).toBe(1);
-    clock.increment(1);
-    expect(spawns()).toBe(2);
-    actor.send({ type: 'spawned' });
-    actor.send({ type: 'exited', code: 2, signal: null });
-    clock.increment(149);
-    expect(spawns()).toBe(2);
-    clock.increment(1);
-    expect(spawns()).toBe(3);
-    actor.send({ type: 'exited', code: 3, signal: null });
-    expect(actor.getSnapshot().status).toBe('done');
-    expect(actor.getSnapshot().output).toEqual({ kind: 'crashed', code: 3, signal: null, restarts: 2 });
-  });
-
-  it('ends with spawn-failed when the process cannot start', () => {
-    const { actor } = run({ input: { restart: { maxRestarts: 3, initialDelayMs: 1, maxDelayMs: 1 } } });
-    const error = new Error('spawn x ENOENT');
-    actor.send({ type: 'spawn.failed', error });
-    expect(actor.getSnapshot().output).toEqual({ kind: 'spawn-failed', code: null, signal: null, error, restarts: 0 });
   });
 });

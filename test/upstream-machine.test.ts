@@ -1,19 +1,22 @@
 /**
- * The upstream supervision machine on its own: the whole transition table, the actions it asks of its
- * host, backoff and the crash-loop limit on a simulated clock, and what a stable session forgives.
+ * The upstream supervision machine on its own: the whole transition table, the actions it asks of the
+ * upstream, backoff and the crash-loop limit on a simulated clock, what a stable session forgives, and
+ * the idle stop (its timer polling how long the upstream has been unused) and wake.
  */
 import { describe, expect, it } from 'vitest';
 import { createActor, SimulatedClock } from 'xstate';
 import {
   upstreamMachine,
+  type SupervisedUpstream,
   type UpstreamEvent,
-  type UpstreamMachineHost,
+  type UpstreamInput,
   type UpstreamState,
 } from '../machines/upstream';
 
 const boom = new Error('boom');
 const EVENTS: Record<string, UpstreamEvent> = {
   start: { type: 'start' },
+  use: { type: 'use' },
   connected: { type: 'connected' },
   'connect.failed': { type: 'connect.failed', error: boom },
   lost: { type: 'lost', error: boom },
@@ -26,12 +29,13 @@ type EventName = keyof typeof EVENTS;
 
 /** state -> event -> next state; an event not named leaves the state as it is. */
 const TABLE: Record<UpstreamState, Partial<Record<EventName, UpstreamState>>> = {
-  idle: { start: 'connecting', stop: 'stopped', dispose: 'disposed' },
+  idle: { start: 'connecting', use: 'connecting', stop: 'stopped', dispose: 'disposed' },
   connecting: { connected: 'ready', 'connect.failed': 'reconnecting', stop: 'stopped', dispose: 'disposed' },
   ready: { unhealthy: 'degraded', lost: 'reconnecting', stop: 'stopped', dispose: 'disposed' },
   degraded: { healthy: 'ready', unhealthy: 'reconnecting', lost: 'reconnecting', stop: 'stopped', dispose: 'disposed' },
   reconnecting: { stop: 'stopped', dispose: 'disposed' },
   failed: { start: 'connecting', stop: 'stopped', dispose: 'disposed' },
+  // Stopped on request: `use` does not wake it (see 'wakes on use only ...' for an idle stop).
   stopped: { start: 'connecting', stop: 'stopped', dispose: 'disposed' },
   disposed: {},
 };
@@ -49,18 +53,21 @@ const PATHS: Record<UpstreamState, (EventName | 'backoff')[]> = {
   disposed: ['dispose'],
 };
 
-function run(policy: Record<string, number> = {}) {
+function run(policy: Record<string, number> = {}, input: Omit<UpstreamInput, 'upstream' | 'policy'> = {}) {
   const calls: string[] = [];
   const clock = new SimulatedClock();
-  const host: UpstreamMachineHost = {
+  /** What the upstream's own bookkeeping would say: in use, or unused since `lastUse`. */
+  const use = { busy: false, lastUse: 0 };
+  const upstream: SupervisedUpstream = {
     openSession: () => void calls.push('openSession'),
     closeSession: () => void calls.push('closeSession'),
     publish: () => void calls.push('publish'),
     withdraw: () => void calls.push('withdraw'),
+    idleForMs: () => (use.busy ? 0 : clock.now() - use.lastUse),
   };
-  const actor = createActor(upstreamMachine, { input: { host, policy }, clock }).start();
+  const actor = createActor(upstreamMachine, { input: { upstream, policy, ...input }, clock }).start();
   const state = () => actor.getSnapshot().value as UpstreamState;
-  return { actor, calls, clock, state };
+  return { actor, calls, clock, state, use };
 }
 
 describe('the upstream machine', () => {
@@ -97,6 +104,21 @@ describe('the upstream machine', () => {
     expect(calls.at(-1)).toBe('openSession');
     actor.send(EVENTS.connected!);
     expect(calls.at(-1)).toBe('publish');
+  });
+
+  it('says in its context whether the entries are served: from publish until withdraw', () => {
+    const { actor } = run();
+    const serving = () => actor.getSnapshot().context.serving;
+    expect(serving()).toBe(false);
+    actor.send(EVENTS.start!);
+    actor.send(EVENTS.connected!);
+    expect(serving()).toBe(true);
+    actor.send(EVENTS.lost!);
+    expect(serving()).toBe(true);
+    actor.send({ type: 'stop', reason: 'idle' });
+    expect(serving()).toBe(true);
+    actor.send(EVENTS.stop!);
+    expect(serving()).toBe(false);
   });
 
   it('backs off exponentially up to maxDelayMs, then gives up after maxRestarts failures in a row', () => {
@@ -224,5 +246,98 @@ describe('the upstream machine', () => {
     actor.send(EVENTS.dispose!);
     expect(calls.slice(-2)).toEqual(['closeSession', 'withdraw']);
     expect(actor.getSnapshot().status).toBe('done');
+  });
+
+  it('wakes on use only when idle or stopped for being idle, with a clean slate', () => {
+    const { actor, state } = run({ initialDelayMs: 10 });
+    actor.send(EVENTS.start!);
+    actor.send(EVENTS['connect.failed']!);
+    actor.send(EVENTS.use!);
+    expect(state()).toBe('reconnecting');
+    actor.send({ type: 'stop', reason: 'idle' });
+    actor.send(EVENTS.use!);
+    expect(state()).toBe('connecting');
+    expect(actor.getSnapshot().context).toMatchObject({ failures: 0, stopReason: undefined });
+  });
+});
+
+/** Events at given times (ms of the simulated clock, the session up at 0) for the idle-stop table. */
+type Step = 'use' | 'busy' | 'free' | 'unhealthy';
+
+describe('the idle stop', () => {
+  const HORIZON_MS = 1000;
+
+  /** The first moment the upstream is stopped, stepping 1 ms at a time; undefined if it never is. */
+  function stoppedAt(idleTimeoutMs: number | undefined, script: Readonly<Record<number, Step>>): number | undefined {
+    const { actor, clock, state, use } = run({}, { idleTimeoutMs });
+    actor.send(EVENTS.start!);
+    actor.send(EVENTS.connected!);
+    for (let now = 0; now <= HORIZON_MS; now++) {
+      const step = script[now];
+      if (step === 'use' || step === 'free') Object.assign(use, { busy: false, lastUse: now });
+      else if (step === 'busy') use.busy = true;
+      else if (step === 'unhealthy') actor.send(EVENTS.unhealthy!);
+      if (state() === 'stopped') return now;
+      clock.increment(1);
+    }
+    return undefined;
+  }
+
+  it.each([
+    { title: 'unused since its session opened: at the timeout', timeout: 100, script: {}, stops: 100 },
+    { title: 'used at 60: a whole timeout after that use', timeout: 100, script: { 60: 'use' }, stops: 160 },
+    {
+      title: 'used at 60 and 101 (just after a check): a whole timeout after the last use',
+      timeout: 100,
+      script: { 60: 'use', 101: 'use' },
+      stops: 201,
+    },
+    {
+      title: 'a call in flight from 50 to 250: a timeout after it ends',
+      timeout: 100,
+      script: { 50: 'busy', 250: 'free' },
+      stops: 350,
+    },
+    { title: 'a subscription that stays open: never', timeout: 100, script: { 10: 'busy' }, stops: undefined },
+    { title: 'degraded and unused: at the timeout', timeout: 100, script: { 10: 'unhealthy' }, stops: 100 },
+    { title: 'no idle timeout: never', timeout: undefined, script: {}, stops: undefined },
+  ] as { title: string; timeout: number | undefined; script: Record<number, Step>; stops: number | undefined }[])(
+    '$title',
+    ({ timeout, script, stops }) => {
+      expect(stoppedAt(timeout, script)).toBe(stops);
+    },
+  );
+
+  it('keeps the entries served and closes the session', () => {
+    const { actor, calls, clock } = run({}, { idleTimeoutMs: 100 });
+    actor.send(EVENTS.start!);
+    actor.send(EVENTS.connected!);
+    calls.length = 0;
+    clock.increment(100);
+    expect(calls).toEqual(['closeSession']);
+    expect(actor.getSnapshot().context).toMatchObject({ stopReason: 'idle', serving: true });
+  });
+
+  it('does not restart the stability timer while it checks: a busy upstream is still forgiven its failures', () => {
+    const { actor, clock, use } = run({ initialDelayMs: 10, stableAfterMs: 1000 }, { idleTimeoutMs: 100 });
+    actor.send(EVENTS.start!);
+    actor.send(EVENTS['connect.failed']!);
+    clock.increment(10);
+    use.busy = true;
+    actor.send(EVENTS.connected!);
+    clock.increment(999);
+    expect(actor.getSnapshot().context.failures).toBe(1);
+    clock.increment(1);
+    expect(actor.getSnapshot().context.failures).toBe(0);
+  });
+
+  it('stops checking once the upstream is no longer up', () => {
+    const { actor, clock, state } = run({ initialDelayMs: 10 }, { idleTimeoutMs: 100 });
+    actor.send(EVENTS.start!);
+    actor.send(EVENTS.connected!);
+    actor.send(EVENTS.lost!);
+    clock.increment(10); // connecting again, and stays there: the old check must not stop it
+    clock.increment(500);
+    expect(state()).toBe('connecting');
   });
 });

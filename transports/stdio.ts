@@ -2,6 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { Observable, Subject, type Subscription } from 'rxjs';
 import { createActor, type Actor } from 'xstate';
+import { defaultRuntime, type Runtime } from '../lib/core/runtime';
 import { TransportError } from '../lib/jsonrpc/errors';
 import type { InboundFrame, JsonRpcBatch, JsonRpcMessage } from '../lib/jsonrpc/types';
 import { childProcessMachine, type ChildExit, type ShutdownPolicy } from '../machines/child-process';
@@ -75,6 +76,11 @@ export interface StdioClientOptions {
   readonly pauseReadingAboveBytes?: number;
   /** Back-pressure: unsent output beyond which the transport fails (default 64 MiB; see `LineStream`). */
   readonly maxUnsentBytes?: number;
+  /**
+   * The runtime whose actor system the child's lifecycle actor joins (default: the process-wide one): its
+   * clock times the close ladder, and its inspection and `trace$` see the child's state changes.
+   */
+  readonly runtime?: Runtime;
 }
 
 /** Each stderr line is capped: a server may log anything there, but not exhaust our memory. */
@@ -110,6 +116,8 @@ export class StdioClientTransport implements Transport {
   private readonly stderrSubject = new Subject<string>();
   private readonly recent: string[] = [];
   private readonly actor: Actor<typeof childProcessMachine>;
+  /** The actor joins its runtime's system on `start()` or `close()`: a transport dropped unused leaves nothing there. */
+  private actorRunning = false;
   private child: ChildProcessWithoutNullStreams | undefined;
   private stream: LineStream | undefined;
   /** Resolves with the line stream once the child is spawned, or with undefined when it never will be. */
@@ -144,12 +152,15 @@ export class StdioClientTransport implements Transport {
           reap: () => this.signal('SIGKILL'),
         },
       }),
-      { input: { shutdown: options.shutdown } },
+      {
+        id: `child-process:${options.command}`,
+        input: { shutdown: options.shutdown },
+        parent: (options.runtime ?? defaultRuntime()).root,
+      },
     );
     this.exited = new Promise((resolve) => {
       this.actor.subscribe({ complete: () => resolve(this.actor.getSnapshot().output!) });
     });
-    this.actor.start();
     this.messages = new Observable<InboundFrame>((subscriber) => {
       let inner: Subscription | undefined;
       let active = true;
@@ -195,7 +206,7 @@ export class StdioClientTransport implements Transport {
   }
 
   private async spawnOnce(): Promise<void> {
-    const actor = this.actor;
+    const actor = this.runningActor();
     // Settled once the machine is past `starting`: running, or already ended (spawn failed, closed first).
     const settled = new Promise<void>((resolve) => {
       if (actor.getSnapshot().status !== 'active') return resolve();
@@ -234,8 +245,17 @@ export class StdioClientTransport implements Transport {
   close(): Promise<void> {
     // Stop reading and end stdin, but let `messages` end with the exit: the connection is closed only then.
     this.stream?.close(true, false);
-    if (this.actor.getSnapshot().status === 'active') this.actor.send({ type: 'stop' });
+    const actor = this.runningActor();
+    if (actor.getSnapshot().status === 'active') actor.send({ type: 'stop' });
     return this.exited.then(() => this.groupGone);
+  }
+
+  private runningActor(): Actor<typeof childProcessMachine> {
+    if (!this.actorRunning) {
+      this.actorRunning = true;
+      this.actor.start();
+    }
+    return this.actor;
   }
 
   /**

@@ -71,8 +71,8 @@ interface Cached {
 }
 
 export class HubCatalog {
-  /** Per upstream, per upstream item: the definition made for it (under the name it got). */
-  private readonly made = new WeakMap<CatalogSource, WeakMap<object, Cached>>();
+  /** Per upstream, per upstream item: the definition made for it (under the name it got), reused while both stay. */
+  private readonly definitionCache = new WeakMap<CatalogSource, WeakMap<object, Cached>>();
 
   build(sources: readonly CatalogSource[]): BuiltCatalog {
     const problems: CatalogProblem[] = [];
@@ -186,12 +186,12 @@ export class HubCatalog {
     name: string,
     define: (source: CatalogSource, item: T, name: string) => D,
   ): D {
-    let made = this.made.get(source);
-    if (!made) this.made.set(source, (made = new WeakMap()));
-    const cached = made.get(item);
+    let cache = this.definitionCache.get(source);
+    if (!cache) this.definitionCache.set(source, (cache = new WeakMap()));
+    const cached = cache.get(item);
     if (cached?.name === name) return cached.definition as D;
     const definition = define(source, item, name);
-    made.set(item, { name, definition });
+    cache.set(item, { name, definition });
     return definition;
   }
 }

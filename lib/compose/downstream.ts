@@ -76,8 +76,8 @@ export class Downstream {
   attach(transport: Transport, connect: (transport: Transport) => ServerConnection): ServerConnection {
     let connection: ServerConnection | undefined;
     const watched = watchInbound(transport, (frame) => {
-      if (Array.isArray(frame)) frame.forEach((element) => this.inspect(connection, element));
-      else this.inspect(connection, frame);
+      if (Array.isArray(frame)) frame.forEach((element) => this.onInboundFrame(connection, element));
+      else this.onInboundFrame(connection, frame);
     });
     connection = connect(watched);
     const attached = connection;
@@ -126,7 +126,8 @@ export class Downstream {
     connection.log(level, data, logger).catch((error) => this.logger.debug('Could not forward a log message', error));
   }
 
-  private inspect(connection: ServerConnection | undefined, frame: unknown): void {
+  /** Acts on an inbound frame the server has just received (it answers the frame by itself). */
+  private onInboundFrame(connection: ServerConnection | undefined, frame: unknown): void {
     const method = (frame as { method?: unknown } | null)?.method;
     if (typeof method !== 'string' || !connection) return;
     if (method === 'notifications/cancelled') {

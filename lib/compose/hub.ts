@@ -30,7 +30,7 @@ import {
   Upstream,
   type DownstreamTarget,
   type ForwardedFeatures,
-  type UpstreamHost,
+  type HubForUpstream,
   type UpstreamOptions,
   type UpstreamStatus,
 } from './upstream';
@@ -103,7 +103,7 @@ const CAPABILITY_OF: Readonly<Record<string, string>> = {
 class HubServer extends Server {
   constructor(
     private readonly downstream: Downstream,
-    private readonly adopt: (connection: Connection) => void,
+    private readonly includeInTrace: (connection: Connection) => void,
     definition: ServerDefinition,
     options: ConnectionOptions,
   ) {
@@ -113,7 +113,7 @@ class HubServer extends Server {
   override connect(transport: Transport, options?: ConnectionOptions): ServerConnection {
     const connection = this.downstream.attach(transport, (watched) => super.connect(watched, options));
     // Before its first event: transports deliver the first frame after `connect` returns (a microtask later).
-    this.adopt(connection);
+    this.includeInTrace(connection);
     return connection;
   }
 }
@@ -168,7 +168,7 @@ export class Hub {
     );
     const name = options.name ?? 'mcp-switchboard-hub';
     const version = options.version ?? '1.0.0';
-    const host: UpstreamHost = {
+    const hubForUpstream: HubForUpstream = {
       clock,
       logger,
       runtime,
@@ -183,7 +183,7 @@ export class Hub {
       roots: () => this.downstream.currentRoots,
       stateChanged: (upstream, from, to, reason) => this.traceUpstreamState(upstream, from, to, reason),
       onClient: (upstream, client) => {
-        this.adopt(client);
+        this.includeInTrace(client);
         options.onUpstreamClient?.(upstream, client);
       },
     };
@@ -197,10 +197,10 @@ export class Hub {
         const upstream =
           upstreamOptions.instance === 'per-client'
             ? new PerClientUpstream(upstreamOptions, {
-                host,
-                hostFor: (connection) => this.instanceHost(connection, host),
+                shared: hubForUpstream,
+                forClient: (connection) => this.hubForClientInstance(connection, hubForUpstream),
               })
-            : new Upstream(upstreamOptions, host);
+            : new Upstream(upstreamOptions, hubForUpstream);
         if (upstream instanceof PerClientUpstream) this.perClient.push(upstream);
         this.byName.set(upstreamName, upstream);
         return upstream;
@@ -234,7 +234,7 @@ export class Hub {
     };
     this.server = new HubServer(
       this.downstream,
-      (connection) => this.adopt(connection),
+      (connection) => this.includeInTrace(connection),
       defineServer(this.baseSpec),
       serverOptions,
     );
@@ -330,7 +330,7 @@ export class Hub {
   // ---- the trace ------------------------------------------------------------------------------------
 
   /** Traces `connection` as the hub's until it closes (its `closed` event is published before that resolves). */
-  private adopt(connection: Connection): void {
+  private includeInTrace(connection: Connection): void {
     const ids = this.connectionIds;
     ids.add(connection.id);
     void connection.closed.then(() => ids.delete(connection.id));
@@ -413,7 +413,7 @@ export class Hub {
    * What an upstream instance that serves `connection` only is given: that client's roots (unless its
    * `forward.roots` is false) and log level, and it sends its logs and requests to that client alone.
    */
-  private instanceHost(connection: ServerConnection, shared: UpstreamHost): UpstreamHost {
+  private hubForClientInstance(connection: ServerConnection, shared: HubForUpstream): HubForUpstream {
     return {
       ...shared,
       features: { ...shared.features, roots: true },

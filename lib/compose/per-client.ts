@@ -22,16 +22,16 @@ import type { ServerConnection } from '../server/server';
 import type { CatalogSource } from './catalog';
 import type { NamePredicate } from './name-filter';
 import type { NamingPolicy } from './naming';
-import type { ListKind, UpstreamCatalog } from './session';
-import { sameListsAs, Upstream, type UpstreamHost, type UpstreamOptions, type UpstreamStatus } from './upstream';
+import { sameListsAs, type ListKind, type UpstreamCatalog } from './session';
+import { Upstream, type HubForUpstream, type UpstreamOptions, type UpstreamStatus } from './upstream';
 
 type Context = ServerContext;
 
-/** What the hub gives a per-client upstream: its own host, and one for the instance of each client. */
-export interface PerClientHost {
-  readonly host: UpstreamHost;
-  /** The host of the instance that serves `connection` only. */
-  hostFor(connection: ServerConnection, group: PerClientUpstream): UpstreamHost;
+/** The hub as a per-client upstream sees it: as its probe sees it, and as the instance of each client does. */
+export interface HubForPerClientUpstream {
+  readonly shared: HubForUpstream;
+  /** The hub as the instance that serves `connection` only sees it. */
+  forClient(connection: ServerConnection, group: PerClientUpstream): HubForUpstream;
 }
 
 export class PerClientUpstream implements CatalogSource {
@@ -48,14 +48,14 @@ export class PerClientUpstream implements CatalogSource {
 
   constructor(
     private readonly options: UpstreamOptions,
-    private readonly hosts: PerClientHost,
+    private readonly hubs: HubForPerClientUpstream,
   ) {
-    const { host } = hosts;
+    const hub = hubs.shared;
     this.name = options.name;
     // Offered roots like the instances (some servers list roots tools only then), but no client's: an empty list.
     this.probe = new Upstream(
       { ...options, forward: { ...options.forward, roots: this.offersRoots }, idleTimeoutMs: undefined },
-      { ...host, roots: () => [], catalogChanged: () => this.listed(this.probe) },
+      { ...hub, roots: () => [], catalogChanged: () => this.listed(this.probe) },
     );
     this.lazy = this.probe.lazy;
     this.naming = this.probe.naming;
@@ -186,10 +186,10 @@ export class PerClientUpstream implements CatalogSource {
     if (this.disposed || connection.state === 'closing' || connection.state === 'closed') {
       throw new Error(`Upstream ${this.name} has no instance for a client that is going away`);
     }
-    const host = this.hosts.hostFor(connection, this);
+    const hub = this.hubs.forClient(connection, this);
     instance = new Upstream(
       { ...this.options, name: `${this.name}[${connection.id}]`, lazy: false, idleTimeoutMs: undefined },
-      { ...host, catalogChanged: () => this.listed(instance!) },
+      { ...hub, catalogChanged: () => this.listed(instance!) },
     );
     this.instances.next(new Map(this.instances.value).set(connection, instance));
     void connection.closed.then(() => this.clientClosed(connection));
@@ -201,7 +201,7 @@ export class PerClientUpstream implements CatalogSource {
     // Equal lists keep their objects: a client's new instance listing the same tools changes nothing downstream.
     const catalog = from.catalog;
     if (catalog) this.latest = this.latest ? sameListsAs(this.latest, catalog) : catalog;
-    this.hosts.host.catalogChanged(this.probe);
+    this.hubs.shared.catalogChanged(this.probe);
   }
 
   private async endInstances(): Promise<void> {

@@ -293,10 +293,32 @@ async function listEverything(client: Client, timeout: number) {
   };
 }
 
-/** A child that failed usually said why on stderr: put its last lines in the error. */
+/** `next`, with each list equal to the one in `known` replaced by that one (a catalog keeps its objects). */
+export function sameListsAs(known: UpstreamCatalog, next: UpstreamCatalog): UpstreamCatalog {
+  const keep = <T>(before: readonly T[], after: readonly T[]) =>
+    before.length === after.length && sameJson(before, after) ? before : after;
+  return {
+    ...next,
+    tools: keep(known.tools, next.tools),
+    prompts: keep(known.prompts, next.prompts),
+    resources: keep(known.resources, next.resources),
+    resourceTemplates: keep(known.resourceTemplates, next.resourceTemplates),
+  };
+}
+
+/** Whether two lists an upstream sent serialize alike; lists too deep to serialize count as different. */
+function sameJson(a: unknown, b: unknown): boolean {
+  try {
+    return JSON.stringify(a) === JSON.stringify(b);
+  } catch {
+    return false;
+  }
+}
+
 /** How much of each recent stderr line an upstream's start-up error quotes. */
 const MAX_STDERR_QUOTE_CHARS = 500;
 
+/** A child that failed usually said why on stderr: put its last lines in the error. */
 function withStderr(error: Error, opened: OpenedTransport): Error {
   const lines = opened.recentStderr?.().slice(-5) ?? [];
   if (lines.length === 0) return error;

@@ -84,7 +84,7 @@ export interface OpenedTransport {
 export interface SourceContext {
   /** Each line a child writes to stderr. */
   readonly onStderr?: (line: string) => void;
-  /** Options of the server built for an in-process definition. */
+  /** Options of the server built for an in-process definition; their runtime is also a stdio child's. */
   readonly connectionOptions?: ConnectionOptions;
 }
 
@@ -135,6 +135,8 @@ export class SourceOpener {
           ...(source.env && { env: source.env }),
           ...(source.cwd !== undefined && { cwd: source.cwd }),
           ...(source.shutdown && { shutdown: source.shutdown }),
+          // The child's lifecycle actor joins the hub's runtime, beside the upstream's supervision actor.
+          ...(this.context.connectionOptions?.runtime && { runtime: this.context.connectionOptions.runtime }),
         });
         const onStderr = this.context.onStderr;
         if (onStderr) transport.stderr$.subscribe(onStderr);
