@@ -44,8 +44,8 @@ export type HttpClientSessionEnding =
 export interface HttpClientSessionHost {
   /** Exchanges that got through so far (2xx): a plain counter the host bumps; read when a session is lost. */
   exchangesThrough(): number;
-  /** Entered `active`: open the standalone GET stream (when the server offers it and it is wanted). */
-  listen(): void;
+  /** Entered `active`: open the standalone GET stream on `sessionId` (when offered and wanted). */
+  listen(sessionId: string | undefined): void;
   /** Entered `renewing`: replay `initialize` (then send `session.issued`, `renewal.done` or `renewal.failed`). */
   renew(initialize: unknown): void;
   /** A renewal succeeded: report it. */
@@ -142,7 +142,7 @@ export const httpClientSessionMachine = setup({
         error: (event as Extract<HttpClientSessionEvent, { type: 'renewal.failed' }>).error,
       }),
     }),
-    listen: ({ context }) => context.host.listen(),
+    listen: ({ context }) => context.host.listen(context.sessionId),
     renew: ({ context }) => context.host.renew(context.initialize),
     reportRenewal: ({ context }) => context.host.renewed(context.previousSessionId, context.sessionId),
     end: ({ context }) => context.host.end(context.ending!),
