@@ -9,11 +9,14 @@ import { getEventListeners } from 'node:events';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { filter, firstValueFrom, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
+import { SimulatedClock } from 'xstate';
 import { Client, type ClientOptions } from '../lib/client/client';
+import { Runtime } from '../lib/core/runtime';
 import { ErrorCode, McpError, RequestCancelledError, RequestTimeoutError, TransportError } from '../lib/jsonrpc/errors';
 import { FrameError } from '../lib/jsonrpc/types';
 import type { ServerDefinition } from '../lib/server/definition';
 import { Server } from '../lib/server/server';
+import type { TraceEvent } from '../lib/trace/types';
 import { headerList, httpTarget, sendHttpRequest } from '../transports/http/client-request';
 import { createMcpHttpHandler } from '../transports/http/endpoint';
 import type { HttpSession } from '../transports/http/http-session';
@@ -432,6 +435,38 @@ describe('sessions', () => {
     const reason = await within(client.closed, 'the connection to close');
     expect(reason.kind).toBe('transport-error');
     expect(reason.message).toMatch(/HTTP 404.*could not be started.*HTTP 503.*maintenance/);
+  });
+});
+
+describe('the session lifecycle actor', () => {
+  it("joins the runtime given: the runtime's trace shows it go from opening to active", async () => {
+    const runtime = new Runtime();
+    const changes: TraceEvent[] = [];
+    const subscription = runtime.trace$.subscribe((event) => changes.push(event));
+    cleanups.push(() => subscription.unsubscribe());
+    const site = await serve(definition);
+    await connect(site.url, {}, { runtime, standaloneStream: false });
+    expect(changes).toContainEqual(
+      expect.objectContaining({ kind: 'lifecycle', actor: 'httpClientSession', from: 'opening', to: 'active' }),
+    );
+  });
+
+  it("close() gives up on a DELETE the server never answers after 5 s of the runtime's clock", async () => {
+    const clock = new SimulatedClock();
+    const deleteArrived = deferred();
+    const site = await serve(definition, {}, (request) => {
+      if (request.method !== 'DELETE') return false;
+      deleteArrived.resolve(); // and never answered
+      return true;
+    });
+    const { transport } = await connect(site.url, {}, { runtime: new Runtime({ clock }), standaloneStream: false });
+    const closing = transport.close();
+    await within(deleteArrived.promise, 'the DELETE');
+    clock.increment(4999);
+    expect(transport.state).toBe('closing');
+    clock.increment(1);
+    await within(closing, 'close() to give up');
+    expect(transport.state).toBe('closed');
   });
 });
 
