@@ -184,7 +184,11 @@ export class RequestExchange implements FollowedStream {
   }
 
   private async handOverOnceWritten(exchange: HttpExchange): Promise<void> {
-    await exchange.written.catch(() => undefined);
+    try {
+      await exchange.written;
+    } catch {
+      // never written: `run()` fails with the response's rejection
+    }
     this.handOver();
   }
 

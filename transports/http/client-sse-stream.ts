@@ -183,6 +183,10 @@ export async function followSseStream(stream: FollowedStream, first?: IncomingMe
   let current = first;
   let lastError = 'the stream ended';
   const maxAttempts = stream.policy.maxAttempts ?? 5;
+  if (first && stream.isDone()) {
+    release(first); // finished before its stream began
+    return { kind: 'done' };
+  }
 
   for (;;) {
     if (current) {
