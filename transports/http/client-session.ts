@@ -134,7 +134,7 @@ export class StreamableClientSession
   }
 
   send(message: JsonRpcMessage | JsonRpcBatch): Promise<void> {
-    const refusal = this.refusal();
+    const refusal = this.refusalIn(this.state);
     if (refusal) return Promise.reject(refusal);
     let body: string;
     try {
@@ -153,8 +153,8 @@ export class StreamableClientSession
 
   // ---- sending -----------------------------------------------------------------------------------
 
-  private refusal(): TransportError | undefined {
-    const state = this.state;
+  /** Why nothing may be sent in `state`, if so. */
+  private refusalIn(state: HttpClientSessionState): TransportError | undefined {
     if (state === 'closing' || state === 'closed') return new TransportError('The Streamable HTTP transport is closed');
     if (state === 'ended') return this.endError;
     return undefined;
@@ -171,7 +171,7 @@ export class StreamableClientSession
       this.order.leave();
       return this.legacy!.send(message);
     }
-    const refusal = this.refusal();
+    const refusal = this.refusalIn(state);
     if (refusal) {
       this.order.leave();
       throw refusal;
@@ -279,7 +279,7 @@ export class StreamableClientSession
   sessionLost(session: string): Promise<void> {
     this.tell({ type: 'session.lost', sessionId: session });
     if (this.state === 'renewing') return this.renewal!.promise;
-    const refusal = this.refusal();
+    const refusal = this.refusalIn(this.state);
     return refusal ? Promise.reject(refusal) : Promise.resolve();
   }
 
