@@ -2,7 +2,9 @@
  * The Streamable HTTP client transport against our Streamable HTTP server over real `node:http` on
  * 127.0.0.1: the shared transport suite, then our Client and Server through it: JSON and SSE answers,
  * progress and a server-to-client request during a call, the standalone GET stream, a dropped stream
- * resumed with Last-Event-ID, a lost session renewed, DELETE on close, keep-alive, errors as values and
+ * resumed with Last-Event-ID while a finished (cancelled, timed-out) request's stream never is, a lost
+ * session renewed, DELETE on close (given up on the runtime's clock), the session's lifecycle actor in the
+ * runtime, keep-alive, failed exchanges as `TransportError`s (a server's JSON-RPC error body as sent) and
  * the fallback to the legacy HTTP+SSE transport.
  */
 import { getEventListeners } from 'node:events';
