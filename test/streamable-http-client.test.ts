@@ -2,24 +2,28 @@
  * The Streamable HTTP client transport against our Streamable HTTP server over real `node:http` on
  * 127.0.0.1: the shared transport suite, then our Client and Server through it: JSON and SSE answers,
  * progress and a server-to-client request during a call, the standalone GET stream, a dropped stream
- * resumed with Last-Event-ID, a lost session renewed, DELETE on close, keep-alive, errors as values and
+ * resumed with Last-Event-ID while a finished (cancelled, timed-out) request's stream never is, a lost
+ * session renewed, DELETE on close (given up on the runtime's clock), the session's lifecycle actor in the
+ * runtime, keep-alive, failed exchanges as `TransportError`s (a server's JSON-RPC error body as sent) and
  * the fallback to the legacy HTTP+SSE transport.
  */
 import { getEventListeners } from 'node:events';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { filter, firstValueFrom, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
+import { SimulatedClock } from 'xstate';
 import { Client, type ClientOptions } from '../lib/client/client';
-import { McpError, TransportError } from '../lib/jsonrpc/errors';
+import { Runtime } from '../lib/core/runtime';
+import { ErrorCode, McpError, RequestCancelledError, RequestTimeoutError, TransportError } from '../lib/jsonrpc/errors';
 import { FrameError } from '../lib/jsonrpc/types';
 import type { ServerDefinition } from '../lib/server/definition';
 import { Server } from '../lib/server/server';
+import type { TraceEvent } from '../lib/trace/types';
 import { headerList, httpTarget, sendHttpRequest } from '../transports/http/client-request';
 import { createMcpHttpHandler } from '../transports/http/endpoint';
 import type { HttpSession } from '../transports/http/http-session';
 import { createStreamableHttpHandler, type StreamableHttpOptions } from '../transports/http/streamable-server';
 import {
-  HTTP_EXCHANGE_FAILED,
   StreamableHttpClientTransport,
   type HttpClientEvent,
   type StreamableHttpClientOptions,
@@ -119,7 +123,8 @@ describe('the shared transport suite', () => {
         reconnect: { initialDelayMs: 20 },
       });
       const answered = firstValueFrom(left.messages);
-      await left.send({
+      // A request's send() settles with its exchange: once the answer below arrived.
+      const sent = left.send({
         jsonrpc: '2.0',
         id: 'suite-init',
         method: 'initialize',
@@ -133,6 +138,7 @@ describe('the shared transport suite', () => {
         result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'suite', version: '1' } },
       });
       expect(await answered).toMatchObject({ id: 'suite-init', result: { protocolVersion: '2025-11-25' } });
+      await sent;
       const initialized = firstValueFrom(right.messages);
       const standalone = site.nextGet();
       await left.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
@@ -287,6 +293,66 @@ describe('streams', () => {
     await within(after, 'list_changed after the reconnection');
   });
 
+  describe('a finished request: its stream is never resumed', () => {
+    /** A tool that runs until its caller cancels it; `started` resolves once it runs, `ended` once it was aborted. */
+    function hangingServer() {
+      const started = deferred();
+      const ended = deferred();
+      const hanging = serverWith([
+        tool('hang', (_args, ctx) => {
+          started.resolve();
+          return new Promise((_, reject) =>
+            ctx.signal.addEventListener('abort', () => {
+              ended.resolve();
+              reject(ctx.signal.reason);
+            }),
+          );
+        }),
+      ]);
+      return { hanging, started, ended };
+    }
+
+    /**
+     * What the transport did on its own about request streams from now on, until `quietMs` passed without
+     * any of it (the server's retry delay is 30 ms: a resumption would show within that).
+     */
+    async function requestStreamTrouble(transport: StreamableHttpClientTransport, quietMs = 300) {
+      const trouble = firstValueFrom(
+        transport.events.pipe(filter((event) => 'stream' in event && event.stream === 'request')),
+      );
+      const quiet = new Promise<undefined>((resolve) => setTimeout(resolve, quietMs));
+      return Promise.race([trouble, quiet]);
+    }
+
+    it('a cancelled call: no reconnection, no resumption GET', async () => {
+      const { hanging, started, ended } = hangingServer();
+      const site = await serve(hanging, { responseMode: 'sse' });
+      const { client, transport } = await connect(site.url);
+      const abort = new AbortController();
+      const call = client.callTool('hang', {}, { signal: abort.signal }).catch((error: unknown) => error);
+      await within(started.promise, 'the tool to start');
+      const trouble = requestStreamTrouble(transport);
+      abort.abort();
+      expect(await call).toBeInstanceOf(RequestCancelledError);
+      await within(ended.promise, 'the server to abort the tool');
+      expect(await trouble).toBeUndefined();
+      expect(site.seen.filter((request) => request.headers['last-event-id'] !== undefined)).toEqual([]);
+    });
+
+    it('a timed-out call: no reconnection, no resumption GET', async () => {
+      const { hanging, started, ended } = hangingServer();
+      const site = await serve(hanging, { responseMode: 'sse' });
+      const { client, transport } = await connect(site.url);
+      const call = client.callTool('hang', {}, { timeout: 200 }).catch((error: unknown) => error);
+      await within(started.promise, 'the tool to start');
+      const trouble = requestStreamTrouble(transport, 500);
+      expect(await call).toBeInstanceOf(RequestTimeoutError);
+      await within(ended.promise, 'the server to abort the tool');
+      expect(await trouble).toBeUndefined();
+      expect(site.seen.filter((request) => request.headers['last-event-id'] !== undefined)).toEqual([]);
+    });
+  });
+
   it('does without a standalone stream when the server answers the GET with 405', async () => {
     const site = await serve(definition, {}, (request, response) => {
       if (request.method !== 'GET') return false;
@@ -374,6 +440,38 @@ describe('sessions', () => {
   });
 });
 
+describe('the session lifecycle actor', () => {
+  it("joins the runtime given: the runtime's trace shows it go from opening to active", async () => {
+    const runtime = new Runtime();
+    const changes: TraceEvent[] = [];
+    const subscription = runtime.trace$.subscribe((event) => changes.push(event));
+    cleanups.push(() => subscription.unsubscribe());
+    const site = await serve(definition);
+    await connect(site.url, {}, { runtime, standaloneStream: false });
+    expect(changes).toContainEqual(
+      expect.objectContaining({ kind: 'lifecycle', actor: 'httpClientSession', from: 'opening', to: 'active' }),
+    );
+  });
+
+  it("close() gives up on a DELETE the server never answers after 5 s of the runtime's clock", async () => {
+    const clock = new SimulatedClock();
+    const deleteArrived = deferred();
+    const site = await serve(definition, {}, (request) => {
+      if (request.method !== 'DELETE') return false;
+      deleteArrived.resolve(); // and never answered
+      return true;
+    });
+    const { transport } = await connect(site.url, {}, { runtime: new Runtime({ clock }), standaloneStream: false });
+    const closing = transport.close();
+    await within(deleteArrived.promise, 'the DELETE');
+    clock.increment(4999);
+    expect(transport.state).toBe('closing');
+    clock.increment(1);
+    await within(closing, 'close() to give up');
+    expect(transport.state).toBe('closed');
+  });
+});
+
 describe('requests in flight', () => {
   it('64 requests under one signal add one abort listener; aborting fails every one of them', async () => {
     const site = await listen(() => undefined); // never answers
@@ -400,13 +498,36 @@ describe('requests in flight', () => {
 });
 
 describe('errors are values', () => {
-  it('an HTTP error on a request POST fails that request promptly; the connection carries on', async () => {
+  it("an HTTP error status with a JSON-RPC error body fails the request with the server's error as sent", async () => {
     const site = await serve(definition, { maxBodyBytes: 4096 });
     const { client } = await connect(site.url);
     const failure = await client.callTool('echo', { padding: 'p'.repeat(8000) }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(McpError);
-    expect((failure as McpError).message).toMatch(/POST .* \(tools\/call \d+\): HTTP 413.*Payload Too Large/);
+    expect(failure).toMatchObject({
+      code: ErrorCode.InvalidRequest,
+      message: 'Payload Too Large: the limit is 4096 bytes',
+    });
+  });
+
+  it('after an HTTP error on a request POST, the connection carries on', async () => {
+    const site = await serve(definition, { maxBodyBytes: 4096 });
+    const { client } = await connect(site.url);
+    await client.callTool('echo', { padding: 'p'.repeat(8000) }).catch(() => undefined);
     expect(JSON.parse(text(await client.callTool('echo', { still: 'fine' })))).toEqual({ still: 'fine' });
+  });
+
+  it('an HTTP error status without a JSON-RPC error body fails the request with a TransportError', async () => {
+    let failPosts = false;
+    const site = await serve(definition, {}, (request, response) => {
+      if (!failPosts || request.method !== 'POST') return false;
+      response.writeHead(502, { 'content-type': 'text/plain' }).end('bad gateway');
+      return true;
+    });
+    const { client } = await connect(site.url, {}, { standaloneStream: false });
+    failPosts = true;
+    const failure = await client.callTool('echo', {}).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(TransportError);
+    expect((failure as Error).message).toMatch(/POST .* \(tools\/call \d+\): HTTP 502.*bad gateway/);
   });
 
   it('a notification the server refuses rejects send() with a TransportError', async () => {
@@ -422,9 +543,8 @@ describe('errors are values', () => {
     const site = await serve(definition, { responseMode: 'json' });
     const { client } = await connect(site.url, {}, { maxMessageBytes: 2000 });
     const failure = await client.callTool('big', { size: 5000 }).catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(McpError);
-    expect((failure as McpError).code).toBe(HTTP_EXCHANGE_FAILED);
-    expect((failure as McpError).message).toContain('larger than the limit of 2000 bytes');
+    expect(failure).toBeInstanceOf(TransportError);
+    expect((failure as Error).message).toContain('larger than the limit of 2000 bytes');
     expect(text(await client.callTool('big', { size: 10 }))).toBe('x'.repeat(10));
   });
 
@@ -477,7 +597,7 @@ describe('the fallback to HTTP+SSE', () => {
     );
   });
 
-  it("with fallback false, the refused initialize fails connect with the server's words", async () => {
+  it("with fallback false, the refused initialize fails connect with the server's JSON-RPC error", async () => {
     const server = new Server(definition);
     const handler = createMcpHttpHandler(server);
     cleanups.push(() => handler.close());
@@ -487,7 +607,7 @@ describe('the fallback to HTTP+SSE', () => {
       .connect(new StreamableHttpClientTransport(`${site.origin}/sse`, { fallback: false }))
       .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(McpError);
-    expect((failure as Error).message).toMatch(/HTTP 405.*Method Not Allowed/);
+    expect((failure as Error).message).toBe('Method Not Allowed');
   });
 
   it('reports both failures when the fallback GET finds no HTTP+SSE endpoint either', async () => {
@@ -498,7 +618,7 @@ describe('the fallback to HTTP+SSE', () => {
     const failure = await client
       .connect(new StreamableHttpClientTransport(`${site.origin}/mcp`))
       .catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(McpError);
+    expect(failure).toBeInstanceOf(TransportError);
     expect((failure as Error).message).toMatch(/HTTP 404.*nothing at POST.*falling back.*HTTP 404.*nothing at GET/);
   });
 });
@@ -506,7 +626,10 @@ describe('the fallback to HTTP+SSE', () => {
 describe('servers that misbehave', () => {
   const request = { jsonrpc: '2.0' as const, id: 7, method: 'tools/list' };
 
-  /** Sends one request straight through a transport and collects what comes back, up to its answer. */
+  /**
+   * Sends one request straight through a transport: what came back on `messages` until the exchange
+   * settled, and how it settled (undefined: answered; otherwise the rejection of `send()`).
+   */
   async function exchange(listener: Listener, options: StreamableHttpClientOptions = {}) {
     const site = await listen(listener);
     const transport = new StreamableHttpClientTransport(`${site.origin}/mcp`, options);
@@ -514,33 +637,40 @@ describe('servers that misbehave', () => {
     const events: HttpClientEvent[] = [];
     transport.events.subscribe((event) => events.push(event));
     const frames: unknown[] = [];
-    const answered = new Promise<void>((resolve) =>
-      transport.messages.subscribe((frame) => {
-        frames.push(frame);
-        if ((frame as { id?: unknown }).id === 7) resolve();
-      }),
+    transport.messages.subscribe((frame) => frames.push(frame));
+    const failure = await within(
+      transport.send(request).then(
+        () => undefined,
+        (error: unknown) => error,
+      ),
+      'the exchange to settle',
     );
-    await transport.send(request);
-    await within(answered, 'the answer');
-    return { frames, events, seen: site.seen };
+    return { frames, events, seen: site.seen, failure };
   }
 
-  it('a request stream that ends without an event id fails that request, after delivering what came', async () => {
+  it('a request stream that ends without an event id delivers what came', async () => {
     const { frames } = await exchange((_request, response) => {
       response.writeHead(200, { 'content-type': 'text/event-stream' });
       response.end(
         'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":1}}\n\n',
       );
     });
-    expect(frames[0]).toMatchObject({ method: 'notifications/message' });
-    expect(frames[1]).toMatchObject({ id: 7, error: { code: HTTP_EXCHANGE_FAILED } });
-    expect((frames[1] as { error: { message: string } }).error.message).toMatch(
+    expect(frames).toEqual([{ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 1 } }]);
+  });
+
+  it('a request stream that ends without an event id fails that request with a TransportError', async () => {
+    const { failure } = await exchange((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.end('event: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{}}\n\n');
+    });
+    expect(failure).toBeInstanceOf(TransportError);
+    expect((failure as Error).message).toMatch(
       /tools\/list 7\).*ended the stream before the response, without an event id/,
     );
   });
 
   it('a resumable stream that keeps coming back empty is given up after maxAttempts', async () => {
-    const { frames, events, seen } = await exchange(
+    const { failure, events, seen } = await exchange(
       (incoming, response) => {
         response.writeHead(200, { 'content-type': 'text/event-stream' });
         response.end(incoming.method === 'POST' ? 'id: a-1\nretry: 5\ndata: \n\n' : '');
@@ -553,27 +683,26 @@ describe('servers that misbehave', () => {
       { type: 'stream-lost', stream: 'request', error: expect.stringContaining('gave up after 2 attempts') },
     ]);
     expect(seen.filter((seenRequest) => seenRequest.method === 'GET')).toHaveLength(2);
-    expect((frames[0] as { error: { message: string } }).error.message).toContain('the response stream was lost');
+    expect(failure).toBeInstanceOf(TransportError);
+    expect((failure as Error).message).toContain('the response stream was lost');
   });
 
-  it('an answer of an unexpected type fails the request with a clear message', async () => {
-    const { frames } = await exchange((_request, response) => {
+  it('an answer of an unexpected type fails the request with a clear TransportError', async () => {
+    const { frames, failure } = await exchange((_request, response) => {
       response.writeHead(200, { 'content-type': 'text/html' }).end('<html></html>');
     });
-    expect(frames).toEqual([
-      {
-        jsonrpc: '2.0',
-        id: 7,
-        error: { code: HTTP_EXCHANGE_FAILED, message: expect.stringMatching(/unexpected content type text\/html/) },
-      },
-    ]);
+    expect(frames).toEqual([]);
+    expect(failure).toBeInstanceOf(TransportError);
+    expect((failure as Error).message).toMatch(/unexpected content type text\/html/);
   });
 
   it('a JSON answer that does not parse arrives as a FrameError and fails the request', async () => {
-    const { frames } = await exchange((_request, response) => {
+    const { frames, failure } = await exchange((_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":');
     });
+    expect(frames).toHaveLength(1);
     expect(frames[0]).toBeInstanceOf(FrameError);
-    expect(frames[1]).toMatchObject({ id: 7, error: { message: expect.stringMatching(/Parse error/) } });
+    expect(failure).toBeInstanceOf(TransportError);
+    expect((failure as Error).message).toMatch(/Parse error/);
   });
 });

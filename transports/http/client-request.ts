@@ -11,6 +11,7 @@ import { urlToHttpOptions } from 'node:url';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../../lib/jsonrpc/codec';
 import { TransportError } from '../../lib/jsonrpc/errors';
 import { clipText } from '../../lib/jsonrpc/excerpt';
+import type { JsonRpcErrorObject } from '../../lib/jsonrpc/types';
 
 export interface HttpClientOptions {
   /** Extra headers on every request (e.g. `Authorization`). */
@@ -283,28 +284,36 @@ export function contentTypeOf(response: IncomingMessage): string {
 }
 
 /**
- * Why an HTTP error status came back, read from its body: the message of a JSON-RPC error body when there
- * is one (with its code), otherwise the first 200 characters of the text.
+ * Why an HTTP error status came back, read from its body: when the body is a JSON-RPC error (a numeric
+ * code and a message), that error as the server sent it, and its message; otherwise the first 200
+ * characters of the text.
  */
 export async function describeHttpFailure(
   response: IncomingMessage,
   what: string,
-): Promise<{ readonly message: string; readonly code?: number }> {
+): Promise<{ readonly message: string; readonly error?: JsonRpcErrorObject }> {
   const status = `HTTP ${response.statusCode}${response.statusMessage ? ` ${response.statusMessage}` : ''}`;
   const text = await readResponseText(response, 16 * 1024);
   if (text !== 'too-large' && text !== 'broken' && text.trim() !== '') {
-    try {
-      const body = JSON.parse(text) as { error?: { code?: unknown; message?: unknown } };
-      if (typeof body?.error?.message === 'string') {
-        const code = typeof body.error.code === 'number' ? body.error.code : undefined;
-        const said = clipText(body.error.message, 500);
-        return { message: `${what}: ${status}: ${said}`, ...(code !== undefined && { code }) };
-      }
-    } catch {
-      // not JSON: use the text
-    }
+    const error = jsonRpcErrorIn(text);
+    if (error) return { message: `${what}: ${status}: ${clipText(error.message, 500)}`, error };
     const excerpt = text.trim().slice(0, 200);
     return { message: `${what}: ${status}: ${excerpt}` };
   }
   return { message: `${what}: ${status}` };
+}
+
+/** The error of a JSON-RPC error response, when `text` is one. */
+function jsonRpcErrorIn(text: string): JsonRpcErrorObject | undefined {
+  let body: { error?: { code?: unknown; message?: unknown; data?: unknown } };
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const error = body?.error;
+  if (typeof error?.code !== 'number' || typeof error.message !== 'string') return undefined;
+  return error.data === undefined
+    ? { code: error.code, message: error.message }
+    : { code: error.code, message: error.message, data: error.data };
 }

@@ -17,6 +17,26 @@ export type SseReadEnding =
   /** The connection broke, was aborted, or sent an event we cannot parse. */
   | { readonly kind: 'broken'; readonly error: string };
 
+/**
+ * Lets the owner of a followed stream cut short what the stream is doing now (reading a response, waiting
+ * to reconnect) once it needs nothing more from it: a request stream whose requests were all finished.
+ */
+export class Interruption {
+  private cut: (() => void) | undefined;
+
+  /** Cuts short the current read or wait, if any. */
+  interrupt(): void {
+    const cut = this.cut;
+    this.cut = undefined;
+    cut?.();
+  }
+
+  /** What `interrupt` does from now on (undefined: nothing). */
+  set(cut: (() => void) | undefined): void {
+    this.cut = cut;
+  }
+}
+
 /** How long a stream we no longer need may take to end by itself before we drop its connection. */
 const RELEASE_GRACE_MS = 1000;
 
@@ -33,14 +53,15 @@ function release(response: IncomingMessage): void {
 }
 
 /**
- * Feeds an SSE response's events to `onEvent` until it ends. `onEvent` returning `'stop'` ends the reading
- * at once; the rest of the response is drained and dropped. `maxLineLength` bounds what one unfinished
- * line may buffer.
+ * Feeds an SSE response's events to `onEvent` until it ends. `onEvent` returning `'stop'`, or `interruption`
+ * being interrupted, ends the reading at once; the rest of the response is drained and dropped.
+ * `maxLineLength` bounds what one unfinished line may buffer.
  */
 export function readSseResponse(
   response: IncomingMessage,
   onEvent: (event: SseEvent) => 'stop' | void,
   maxLineLength: number,
+  interruption?: Interruption,
 ): Promise<SseReadEnding> {
   return new Promise((resolve) => {
     const parser = new SseParser(maxLineLength);
@@ -48,8 +69,13 @@ export function readSseResponse(
     const finish = (ending: SseReadEnding) => {
       if (settled) return;
       settled = true;
+      interruption?.set(undefined);
       resolve(ending);
     };
+    interruption?.set(() => {
+      release(response);
+      finish({ kind: 'stopped' });
+    });
     response.setEncoding('utf8');
     response.on('data', (chunk: string) => {
       if (settled) return;
@@ -89,17 +115,19 @@ export function reconnectDelay(attempt: number, serverRetryMs: number | undefine
   return Math.min(max, base * 2 ** (attempt - 1));
 }
 
-/** Resolves after `ms`, or at once when `signal` aborts (the timer is cleared either way). */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+/** Resolves after `ms`, or at once when `signal` aborts or `interruption` is interrupted (the timer is cleared either way). */
+export function sleep(ms: number, signal: AbortSignal, interruption?: Interruption): Promise<void> {
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {
       clearTimeout(timer);
       signal.removeEventListener('abort', done);
+      interruption?.set(undefined);
       resolve();
     };
     const timer = setTimeout(done, ms);
     signal.addEventListener('abort', done, { once: true });
+    interruption?.set(done);
   });
 }
 
@@ -136,6 +164,8 @@ export interface FollowedStream {
   readonly policy: ReconnectPolicy;
   readonly signal: AbortSignal;
   readonly maxLineLength: number;
+  /** Cuts short a read or a wait once `isDone()` turned true from outside (a request finished elsewhere). */
+  readonly interruption?: Interruption;
 }
 
 /**
@@ -143,7 +173,7 @@ export interface FollowedStream {
  * on (a POST's); without it the stream starts with `open`. A stream that carried no event id cannot be
  * resumed: a request stream then is lost when its connection ends, while the standalone stream is reopened
  * afresh. Reconnections that deliver nothing count as failures, so a server replaying an empty stream
- * forever cannot keep us looping.
+ * forever cannot keep us looping. A stream that is done is never reopened, whenever it became done.
  */
 export async function followSseStream(stream: FollowedStream, first?: IncomingMessage): Promise<StreamOutcome> {
   let lastEventId: string | undefined;
@@ -153,6 +183,10 @@ export async function followSseStream(stream: FollowedStream, first?: IncomingMe
   let current = first;
   let lastError = 'the stream ended';
   const maxAttempts = stream.policy.maxAttempts ?? 5;
+  if (first && stream.isDone()) {
+    release(first); // finished before its stream began
+    return { kind: 'done' };
+  }
 
   for (;;) {
     if (current) {
@@ -167,6 +201,7 @@ export async function followSseStream(stream: FollowedStream, first?: IncomingMe
           if (stream.isDone()) return 'stop';
         },
         stream.maxLineLength,
+        stream.interruption,
       );
       current = undefined;
       if (stream.isDone()) return { kind: 'done' };
@@ -181,13 +216,14 @@ export async function followSseStream(stream: FollowedStream, first?: IncomingMe
     if (attempt > 0) {
       const delayMs = reconnectDelay(attempt, serverRetryMs, stream.policy);
       stream.onReconnecting(attempt, delayMs, lastEventId);
-      await sleep(delayMs, stream.signal);
+      await sleep(delayMs, stream.signal, stream.interruption);
     }
     if (stream.signal.aborted) return { kind: 'aborted' };
+    if (stream.isDone()) return { kind: 'done' };
     const opening = await stream.open(lastEventId);
-    if (stream.signal.aborted) {
+    if (stream.signal.aborted || stream.isDone()) {
       if (opening.kind === 'stream') opening.response.destroy();
-      return { kind: 'aborted' };
+      return stream.signal.aborted ? { kind: 'aborted' } : { kind: 'done' };
     }
     switch (opening.kind) {
       case 'stream':

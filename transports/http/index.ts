@@ -16,7 +16,6 @@ export {
   type LegacySseOptions,
 } from './legacy-sse-server';
 export {
-  HTTP_EXCHANGE_FAILED,
   StreamableHttpClientTransport,
   type HttpClientEvent,
   type HttpClientOptions,
