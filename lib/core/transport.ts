@@ -13,7 +13,9 @@ export interface TransportSendOptions {
  *   could not decode arrives as a `FrameError` value. The stream completes when the transport closes and
  *   errors with a `TransportError` when it fails: failures are values, never thrown exceptions.
  * - `send()` resolves once the message is handed to the underlying channel, honouring its backpressure
- *   (stdio `drain`, HTTP stream writes), and rejects with a `TransportError` once the transport is closed.
+ *   (stdio `drain`, HTTP stream writes), and rejects with a `TransportError` once the transport is closed. A transport whose
+ *   requests are exchanges (Streamable HTTP) settles a request's `send()` with its exchange: rejecting it
+ *   with a `TransportError` is how a request whose exchange failed fails locally.
  * - `close()` is idempotent.
  */
 export interface Transport {
