@@ -1,4 +1,5 @@
 /** Builders and readers of tool results, shared by the tests (one definition each). */
+import { expect } from 'vitest';
 
 /** A tool result with one text block. */
 export const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
@@ -10,9 +11,9 @@ export const json = (value: unknown) => text(JSON.stringify(value));
 export const textOf = (result: { content: readonly unknown[] }): string =>
   result.content.map((block) => (block as { text?: string }).text ?? '').join('');
 
-/** The JSON in a result's first block, which must be a text block. */
+/** The JSON in a result's first block, which must be a text block (asserted). */
 export function jsonOf(result: unknown): any {
   const [first] = (result as { content: { type: string; text?: string }[] }).content;
-  if (first?.type !== 'text') throw new Error(`expected a text block first, got ${JSON.stringify(first)}`);
-  return JSON.parse(first.text!);
+  expect(first?.type).toBe('text');
+  return JSON.parse(first!.text!);
 }
