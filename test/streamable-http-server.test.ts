@@ -9,6 +9,7 @@ import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client as SdkV2Client, StreamableHTTPClientTransport as SdkV2Transport } from '@modelcontextprotocol/client';
+import { Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import type { ServerDefinition } from '../lib/server/definition';
@@ -22,18 +23,23 @@ import { SseParser } from '../transports/http/sse';
 import { createStreamableHttpHandler, type StreamableHttpOptions } from '../transports/http/streamable-server';
 import { validateEveryConnection } from './conformance/validate-connections';
 import { deferred, serverWith, tool } from './helpers/fixtures';
-import { cleanups, eventually, listenHttp, sseReader, statusOfGet, within } from './helpers/http';
+import { cleanups, listenHttp, sseReader, statusOfGet, within } from './helpers/http';
+import { nextEvent } from './helpers/wait';
 
 const LATEST = '2025-11-25';
 /** What the test HTTP server saw, for tools that act on their own HTTP exchange. */
 interface Hooks {
   /** POST responses still open. */
   readonly posts: Set<ServerResponse>;
+  /** Emits each time a POST or GET response closed on the server, with the method. */
+  readonly responseClosed: Subject<string>;
   /** Resolves at the first GET carrying `Last-Event-ID`. */
   readonly resumed: Promise<void>;
+  /** Resolves when the `slow` tool started. */
+  readonly slowStarted: Promise<void>;
 }
 
-const definition = (release: Promise<void>, hooks: Hooks): ServerDefinition =>
+const definition = (release: Promise<void>, hooks: Hooks, slowStarted: { resolve(): void }): ServerDefinition =>
   serverWith([
     tool('echo'),
     tool('chatty', async (_args, ctx) => {
@@ -45,6 +51,7 @@ const definition = (release: Promise<void>, hooks: Hooks): ServerDefinition =>
       return { content: [{ type: 'text', text: 'pong received' }] };
     }),
     tool('slow', async () => {
+      slowStarted.resolve();
       await release;
       return { content: [{ type: 'text', text: 'finally' }] };
     }),
@@ -69,20 +76,51 @@ const definition = (release: Promise<void>, hooks: Hooks): ServerDefinition =>
 async function start(options: StreamableHttpOptions = {}) {
   const release = deferred();
   const resumed = deferred();
-  const hooks: Hooks = { posts: new Set(), resumed: resumed.promise };
-  const server = validateEveryConnection(new Server(definition(release.promise, hooks)));
+  const slowStarted = deferred();
+  const hooks: Hooks = {
+    posts: new Set(),
+    responseClosed: new Subject(),
+    resumed: resumed.promise,
+    slowStarted: slowStarted.promise,
+  };
+  const server = validateEveryConnection(new Server(definition(release.promise, hooks, slowStarted)));
+  /** The server side of each session, in the order they opened. */
+  const connections: ServerConnection[] = [];
+  const connect = server.connect.bind(server);
+  server.connect = (...args) => {
+    const connection = connect(...args);
+    connections.push(connection);
+    return connection;
+  };
   const handler = createStreamableHttpHandler(server, options);
   const { origin } = await listenHttp((request, response) => {
-    if (request.method === 'POST') {
-      hooks.posts.add(response);
-      response.once('close', () => hooks.posts.delete(response));
-    }
+    if (request.method === 'POST') hooks.posts.add(response);
+    response.once('close', () => {
+      hooks.posts.delete(response);
+      hooks.responseClosed.next(request.method!);
+    });
     if (request.method === 'GET' && request.headers['last-event-id']) resumed.resolve();
     handler(request, response);
   });
   cleanups.push(() => handler.close());
-  return { server, handler, hooks, release: release.resolve, url: `${origin}/mcp` };
+  /** Resolves once no POST response is open on the server any more. */
+  const postsClosed = (): Promise<unknown> =>
+    hooks.posts.size === 0
+      ? Promise.resolve()
+      : nextEvent(hooks.responseClosed, () => hooks.posts.size === 0, 'the POSTs to close on the server');
+  /** The next message the server side of session `index` sends for `method` (a result: its id). */
+  const sent = (index: number, matches: (message: any) => boolean, what: string) =>
+    nextEvent(connections[index]!.trace$, (event) => event.direction === 'out' && matches(event.message), what);
+  return { server, handler, hooks, connections, postsClosed, sent, release: release.resolve, url: `${origin}/mcp` };
 }
+
+/** Resolves when an HTTP session of `runtime` has closed (its lifecycle actor, on the runtime's trace). */
+const sessionClosed = (runtime: Runtime) =>
+  nextEvent(
+    runtime.trace$,
+    (event) => event.actor === 'httpSession' && event.kind === 'lifecycle' && event.to === 'closed',
+    'the session to close',
+  );
 
 const ACCEPT_BOTH = 'application/json, text/event-stream';
 
@@ -158,9 +196,15 @@ describe('sessions', () => {
   });
 
   it('closes a session left idle', async () => {
-    const { url, handler, server } = await start({ idleTimeoutMs: 100 });
+    const clock = new SimulatedClock();
+    const runtime = new Runtime({ clock });
+    const { url, handler, server, postsClosed } = await start({ idleTimeoutMs: 100, connectionOptions: { runtime } });
     const { headers } = await openSession(url);
-    await eventually(() => handler.sessionCount === 0, 'the idle expiry');
+    await postsClosed();
+    const expired = sessionClosed(runtime);
+    clock.increment(100);
+    await expired;
+    expect(handler.sessionCount).toBe(0);
     expect(server.connectionCount).toBe(0);
     expect((await post(url, call(1, 'echo'), headers)).status).toBe(404);
   });
@@ -187,7 +231,10 @@ describe('sessions', () => {
   it('a session busy past the idle timeout lives on, and expires a whole timeout after its last response', async () => {
     const clock = new SimulatedClock();
     const runtime = new Runtime({ clock });
-    const { url, handler, hooks, release } = await start({ idleTimeoutMs: 1000, connectionOptions: { runtime } });
+    const { url, handler, postsClosed, release } = await start({
+      idleTimeoutMs: 1000,
+      connectionOptions: { runtime },
+    });
     const { headers } = await openSession(url);
     const reader = sseReader(await post(url, call(1, 'slow'), headers));
     await reader.next(); // priming: the call's POST is open
@@ -195,16 +242,18 @@ describe('sessions', () => {
     clock.increment(400);
     release(); // at 1900
     for (let event = await reader.next(); event; event = await reader.next());
-    await eventually(() => hooks.posts.size === 0, 'the POST to close on the server');
+    await postsClosed();
     clock.increment(600); // 2500: idle for 600 ms only, so the check re-arms for 2900
     const notice = { jsonrpc: '2.0', method: 'notifications/roots/list_changed' };
     expect((await post(url, notice, headers)).status).toBe(202); // alive (and active again at 2500)
-    await eventually(() => hooks.posts.size === 0, 'the POST to close on the server');
+    await postsClosed();
     clock.increment(400); // 2900: idle for 400 ms, so the check re-arms for 3500
     clock.increment(599);
     expect(handler.sessionCount).toBe(1);
+    const expired = sessionClosed(runtime);
     clock.increment(1); // 3500: idle for the whole timeout
-    await eventually(() => handler.sessionCount === 0, 'the idle expiry');
+    await expired;
+    expect(handler.sessionCount).toBe(0);
     expect((await post(url, call(2, 'echo'), headers)).status).toBe(404);
   });
 
@@ -430,15 +479,16 @@ describe('GET streams', () => {
   });
 
   it('resumes a dropped response stream with Last-Event-ID and replays the missed response', async () => {
-    const { url, release } = await start();
+    const { url, release, sent } = await start();
     const { headers } = await openSession(url);
     const abort = new AbortController();
     const reader = sseReader(await post(url, call(7, 'slow'), headers, abort.signal));
     const priming = (await reader.next())!;
     abort.abort();
     await reader.cancel();
+    const answered = sent(0, (message) => message.id === 7, 'the response to 7');
     release();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await answered; // sent while no stream was open: kept for the resumption
     const resumed = await fetch(url, {
       headers: { ...headers, accept: 'text/event-stream', 'last-event-id': priming.id! },
     });
@@ -467,15 +517,21 @@ describe('resumption', () => {
   });
 
   it('messages sent while no standalone stream is open are replayed to a resuming GET', async () => {
-    const { url, server } = await start();
+    const { url, server, hooks, sent } = await start();
     const { headers } = await openSession(url);
     const first = await fetch(url, { headers: { ...headers, accept: 'text/event-stream' } });
     const reader = sseReader(first);
     const priming = (await reader.next())!;
+    const streamClosed = nextEvent(
+      hooks.responseClosed,
+      (method) => method === 'GET',
+      'the GET to close on the server',
+    );
     await reader.cancel();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await streamClosed;
+    const announced = sent(0, (message) => message.method === 'notifications/tools/list_changed', 'list_changed');
     server.update((current) => current.withTools(tool('fresh')));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await announced;
     const resumed = await fetch(url, {
       headers: { ...headers, accept: 'text/event-stream', 'last-event-id': priming.id! },
     });
@@ -523,14 +579,15 @@ describe('session lifecycle', () => {
   it.each(['auto', 'json'] as const)(
     'an initialize answered with an error closes its session at once (%s mode)',
     async (responseMode) => {
-      const { url, handler, server } = await start({ responseMode });
+      const { url, handler, server, connections } = await start({ responseMode });
       const bad = { ...initializeRequest(), params: { protocolVersion: LATEST, capabilities: {} } };
       const response = await post(url, bad);
       const sessionId = response.headers.get('mcp-session-id')!;
       expect(await readAll(response)).toEqual([
         expect.objectContaining({ id: 0, error: expect.objectContaining({ code: -32602 }) }),
       ]);
-      await eventually(() => handler.sessionCount === 0, 'the failed session to close');
+      await within(connections[0]!.closed, 'the failed session to close');
+      expect(handler.sessionCount).toBe(0);
       expect(server.connectionCount).toBe(0);
       const headers = { 'mcp-session-id': sessionId, 'mcp-protocol-version': LATEST };
       expect((await post(url, call(1, 'echo'), headers)).status).toBe(404);
@@ -568,10 +625,11 @@ describe('session lifecycle', () => {
   });
 
   it('the server closing the connection ends its session; later requests get 404', async () => {
-    const { url, handler, server } = await start();
+    const { url, handler, server, connections } = await start();
     const { headers } = await openSession(url);
     await server.close();
-    await eventually(() => handler.sessionCount === 0, 'the session to close');
+    await within(connections[0]!.closed, 'the session to close');
+    expect(handler.sessionCount).toBe(0);
     expect((await post(url, call(1, 'echo'), headers)).status).toBe(404);
   });
 
@@ -677,6 +735,14 @@ describe('the official SDK client resumes a call', () => {
 class RootsOnInitialized extends Server {
   readonly roots: Promise<unknown>[] = [];
   readonly opened: ServerConnection[] = [];
+  /** Emits the number of roots/list requests made so far, at each. */
+  readonly asked = new Subject<number>();
+  /** Resolves once the server has asked for roots `count` times. */
+  askedFor(count: number): Promise<unknown> {
+    return this.roots.length >= count
+      ? Promise.resolve()
+      : nextEvent(this.asked, (asked) => asked >= count, 'the server to ask for roots');
+  }
 
   override connect(...args: Parameters<Server['connect']>): ServerConnection {
     const connection = super.connect(...args);
@@ -686,6 +752,7 @@ class RootsOnInitialized extends Server {
       const roots = connection.request('roots/list');
       roots.catch(() => undefined); // the test awaits it, or not
       this.roots.push(roots);
+      this.asked.next(this.roots.length);
     });
     return connection;
   }
@@ -737,7 +804,7 @@ describe('server-to-client messages made before the client opened its GET stream
         await sdkClients[version](started.url);
         return started;
       });
-      await eventually(() => server.roots.length === 1, 'the server to ask for roots');
+      await server.askedFor(1);
       expect(await within(server.roots[0]!, 'the roots answer')).toEqual({ roots: ROOTS });
     },
   );
@@ -747,7 +814,7 @@ describe('server-to-client messages made before the client opened its GET stream
     const logger = { ...defaultLogger, warn: (message: string) => void warnings.push(message) };
     const { server, url } = await startRootsServer({ standaloneStreamWaitMs: 200, connectionOptions: { logger } });
     await openSession(url, LATEST, { roots: {} });
-    await eventually(() => server.roots.length === 1, 'the server to ask for roots');
+    await server.askedFor(1);
     await server.opened[0]!.notify('notifications/tools/list_changed');
     await expect(within(server.roots[0]!)).rejects.toThrow(/opened no stream for server-to-client messages/);
     expect(warnings).toEqual([expect.stringMatching(/dropped The notification notifications\/tools\/list_changed/)]);
@@ -756,7 +823,7 @@ describe('server-to-client messages made before the client opened its GET stream
   it('a bounded number wait; the rest fail at once', async () => {
     const { server, url } = await startRootsServer({ maxStandaloneBacklog: 1, standaloneStreamWaitMs: 5_000 });
     await openSession(url, LATEST, { roots: {} });
-    await eventually(() => server.roots.length === 1, 'the server to ask for roots');
+    await server.askedFor(1);
     const connection = server.opened[0]!;
     await expect(within(connection.request('roots/list'))).rejects.toThrow(/1 messages are already waiting/);
   });
@@ -766,19 +833,19 @@ describe('the official SDK clients cancelling a call', () => {
   it.each(['v1', 'v2'] as const)(
     'the SDK %s client sees the stream end without reporting an error',
     async (version) => {
-      const { url, release } = await start();
+      const { url, release, hooks } = await start({ retryMs: 20 });
       const client = await sdkClients[version](url);
       const abort = new AbortController();
       const call = client.callSlow(abort.signal);
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await within(hooks.slowStarted, 'the call to start');
       abort.abort('changed my mind');
       await expect(call).rejects.toThrow();
-      // Long enough for a client to resume the stream (the priming event asks for 1 s) and give up on it.
-      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      // The one wall-clock window of this file, for an absence: a client that tried to resume the stream would
+      // come back after the priming event's retry (20 ms) and report the failure well within 500 ms.
+      await new Promise((resolve) => setTimeout(resolve, 500));
       release();
       expect(client.errors).toEqual([]);
     },
-    10_000,
   );
 });
 
