@@ -178,11 +178,21 @@ describe('sessions', () => {
     expect(handler.sessionCount).toBe(1);
   });
 
-  it('a request without the session id gets 400, an unknown one 404', async () => {
+  it('a POST without the session id gets 400', async () => {
     const { url } = await start();
     await openSession(url);
     expect((await post(url, call(1, 'echo'), { 'mcp-protocol-version': LATEST })).status).toBe(400);
+  });
+
+  it('a POST naming an unknown session gets 404', async () => {
+    const { url } = await start();
+    await openSession(url);
     expect((await post(url, call(1, 'echo'), { 'mcp-session-id': 'nope' })).status).toBe(404);
+  });
+
+  it('a GET without the session id gets 400', async () => {
+    const { url } = await start();
+    await openSession(url);
     expect((await fetch(url, { headers: { accept: 'text/event-stream' } })).status).toBe(400);
   });
 
@@ -257,20 +267,29 @@ describe('sessions', () => {
     expect((await post(url, call(2, 'echo'), headers)).status).toBe(404);
   });
 
-  it('DELETE without a session id gets 400; other methods get 405', async () => {
+  it('DELETE without a session id gets 400', async () => {
     const { url } = await start();
     expect((await fetch(url, { method: 'DELETE' })).status).toBe(400);
+  });
+
+  it('other methods get 405, naming the allowed ones', async () => {
+    const { url } = await start();
     const put = await fetch(url, { method: 'PUT', body: '{}' });
     expect(put.status).toBe(405);
     expect(put.headers.get('allow')).toBe('GET, POST, DELETE');
   });
 
-  it('a full table evicts an idle session for a newcomer (the evicted one gets 404); all busy: 503', async () => {
+  it('a full table evicts an idle session for a newcomer (the evicted one gets 404)', async () => {
     const { url, handler } = await start({ maxSessions: 1 });
     const first = await openSession(url);
-    const second = await openSession(url);
+    await openSession(url);
     expect(handler.sessionCount).toBe(1);
     expect((await post(url, call(1, 'echo'), first.headers)).status).toBe(404);
+  });
+
+  it('a full table of busy sessions refuses a newcomer with 503', async () => {
+    const { url } = await start({ maxSessions: 1 });
+    const second = await openSession(url);
     // The second session is busy while its standalone stream is open: nothing to evict.
     const stream = await fetch(url, { headers: { accept: 'text/event-stream', ...second.headers } });
     expect(stream.status).toBe(200);
@@ -280,7 +299,7 @@ describe('sessions', () => {
     await stream.body!.cancel();
   });
 
-  it('a client over its own quota evicts its own oldest idle session, or gets 429 when all are busy', async () => {
+  it('a client over its own quota evicts its own oldest idle session', async () => {
     const { url, handler } = await start({ maxSessionsPerClient: 2 });
     const oldest = await openSession(url);
     const middle = await openSession(url);
@@ -288,6 +307,11 @@ describe('sessions', () => {
     expect(handler.sessionCount).toBe(2);
     expect((await post(url, call(1, 'echo'), oldest.headers)).status).toBe(404);
     expect((await post(url, call(1, 'echo'), middle.headers)).status).toBe(200);
+  });
+
+  it('a client over its own quota gets 429 when all its sessions are busy', async () => {
+    const { url } = await start({ maxSessionsPerClient: 2 });
+    const middle = await openSession(url);
     const streams = await Promise.all(
       [middle.headers, (await openSession(url)).headers].map((headers) =>
         fetch(url, { headers: { accept: 'text/event-stream', ...headers } }),
@@ -359,11 +383,16 @@ describe('POST', () => {
     expect(await reader.next()).toBeUndefined();
   });
 
-  it('auto mode answers older clients with JSON unless the handler sends something first', async () => {
+  it('auto mode answers older clients with JSON', async () => {
     const { url } = await start();
     const { headers } = await openSession(url, '2025-06-18');
     const plain = await post(url, call(1, 'echo'), headers);
     expect(plain.headers.get('content-type')).toBe('application/json');
+  });
+
+  it('auto mode answers older clients with SSE when the handler sends something first', async () => {
+    const { url } = await start();
+    const { headers } = await openSession(url, '2025-06-18');
     const chatty = await post(url, call(2, 'chatty'), headers);
     expect(chatty.headers.get('content-type')).toBe('text/event-stream');
     const messages = await readAll(chatty);
@@ -422,31 +451,54 @@ describe('POST', () => {
     expect(body).not.toHaveProperty('id');
   });
 
-  it('accepts a batch from a 2025-03-26 session and refuses it from later ones', async () => {
+  it('accepts a batch from a 2025-03-26 session', async () => {
     const { url } = await start({ responseMode: 'json' });
     const old = await openSession(url, '2025-03-26');
     const batch = await post(url, [call(1, 'echo'), call(2, 'echo')], old.headers);
     expect((await batch.json()).map((reply: { id: number }) => reply.id).sort()).toEqual([1, 2]);
+  });
+
+  it('refuses a batch from a later session with 400', async () => {
+    const { url } = await start({ responseMode: 'json' });
     const recent = await openSession(url);
     expect((await post(url, [call(1, 'echo')], recent.headers)).status).toBe(400);
   });
 
-  it('checks the body size, media types and protocol version header', async () => {
+  it('refuses a body over maxBodyBytes with 413', async () => {
     const { url } = await start({ maxBodyBytes: 1024 });
     const { headers } = await openSession(url);
     const big = { ...call(1, 'echo'), params: { name: 'echo', arguments: { pad: 'x'.repeat(2000) } } };
     expect((await post(url, big, headers)).status).toBe(413);
+  });
+
+  it('refuses a POST that does not accept SSE with 406', async () => {
+    const { url } = await start();
+    const { headers } = await openSession(url);
     expect((await post(url, call(1, 'echo'), { ...headers, accept: 'application/json' })).status).toBe(406);
+  });
+
+  it('refuses a body that is not JSON by its media type with 415', async () => {
+    const { url } = await start();
+    const { headers } = await openSession(url);
     expect((await post(url, call(1, 'echo'), { ...headers, 'content-type': 'text/plain' })).status).toBe(415);
+  });
+
+  it('refuses an unknown protocol version header with 400', async () => {
+    const { url } = await start();
+    const { headers } = await openSession(url);
     expect((await post(url, call(1, 'echo'), { ...headers, 'mcp-protocol-version': '1999-01-01' })).status).toBe(400);
   });
 });
 
 describe('origin and host', () => {
-  it('refuses a foreign Origin with 403 and accepts a localhost one', async () => {
+  it('refuses a foreign Origin with 403', async () => {
     const { url } = await start();
     expect((await post(url, initializeRequest(), { origin: 'https://evil.example' })).status).toBe(403);
     expect((await post(url, initializeRequest(), { origin: 'null' })).status).toBe(403);
+  });
+
+  it('accepts a localhost Origin', async () => {
+    const { url } = await start();
     expect((await post(url, initializeRequest(), { origin: 'http://localhost:3000' })).status).toBe(200);
   });
 
@@ -462,14 +514,24 @@ describe('origin and host', () => {
 });
 
 describe('GET streams', () => {
-  it('the standalone stream carries list_changed after server.update; a second one gets 409', async () => {
-    const { url, server } = await start();
+  it('a second standalone stream gets 409', async () => {
+    const { url } = await start();
     const { headers } = await openSession(url);
     const stream = await fetch(url, { headers: { ...headers, accept: 'text/event-stream' } });
     expect(stream.status).toBe(200);
     const reader = sseReader(stream);
     expect(await reader.next()).toMatchObject({ data: '' }); // priming
     expect((await fetch(url, { headers: { ...headers, accept: 'text/event-stream' } })).status).toBe(409);
+    await reader.cancel();
+  });
+
+  it('the standalone stream carries list_changed after server.update', async () => {
+    const { url, server } = await start();
+    const { headers } = await openSession(url);
+    const stream = await fetch(url, { headers: { ...headers, accept: 'text/event-stream' } });
+    expect(stream.status).toBe(200);
+    const reader = sseReader(stream);
+    expect(await reader.next()).toMatchObject({ data: '' }); // priming
     server.update((current) => current.withTools(tool('fresh')));
     expect(JSON.parse((await reader.next())!.data)).toEqual({
       jsonrpc: '2.0',
@@ -681,12 +743,15 @@ describe('closing a stream mid-call', () => {
     ]);
   });
 
-  it('resolves false for a request answered as JSON, and for clients older than 2025-11-25', async () => {
+  it('resolves false for a request answered as JSON', async () => {
     const json = await start({ responseMode: 'json' });
     const recent = await openSession(json.url);
     expect(await (await post(json.url, call(1, 'poller'), recent.headers)).json()).toMatchObject({
       result: { content: [{ text: 'stream closed: false' }] },
     });
+  });
+
+  it('resolves false for clients older than 2025-11-25', async () => {
     const auto = await start();
     const old = await openSession(auto.url, '2025-06-18');
     expect(await (await post(auto.url, call(1, 'poller'), old.headers)).json()).toMatchObject({
@@ -809,14 +874,31 @@ describe('server-to-client messages made before the client opened its GET stream
     },
   );
 
-  it('fails the request clearly when the client never opens the stream; notifications are dropped', async () => {
+  /** A roots server whose backlog waits 200 ms of a simulated clock; the roots/list it sent on initialized. */
+  async function neverOpened() {
+    const clock = new SimulatedClock();
     const warnings: string[] = [];
     const logger = { ...defaultLogger, warn: (message: string) => void warnings.push(message) };
-    const { server, url } = await startRootsServer({ standaloneStreamWaitMs: 200, connectionOptions: { logger } });
+    const { server, url } = await startRootsServer({
+      standaloneStreamWaitMs: 200,
+      connectionOptions: { logger, runtime: new Runtime({ clock }) },
+    });
     await openSession(url, LATEST, { roots: {} });
     await server.askedFor(1);
-    await server.opened[0]!.notify('notifications/tools/list_changed');
+    return { server, clock, warnings };
+  }
+
+  it('fails a request clearly when the client never opens the stream', async () => {
+    const { server, clock } = await neverOpened();
+    clock.increment(200);
     await expect(within(server.roots[0]!)).rejects.toThrow(/opened no stream for server-to-client messages/);
+  });
+
+  it('drops a notification when the client never opens the stream, with a warning', async () => {
+    const { server, clock, warnings } = await neverOpened();
+    const notified = server.opened[0]!.notify('notifications/tools/list_changed'); // waits for the stream
+    clock.increment(200);
+    await within(notified, 'the end of the wait');
     expect(warnings).toEqual([expect.stringMatching(/dropped The notification notifications\/tools\/list_changed/)]);
   });
 
