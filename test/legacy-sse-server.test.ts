@@ -18,13 +18,15 @@ import {
 import { describe, expect, it } from 'vitest';
 import type { ConnectionOptions } from '../lib/core/connection';
 import type { ProtocolVersion } from '../lib/protocol/versions';
+import { Runtime } from '../lib/core/runtime';
 import { Server, type ServerConnection } from '../lib/server/server';
 import type { Transport } from '../transports/transport';
 import { createMcpHttpHandler, type McpHttpOptions } from '../transports/http/endpoint';
 import { createLegacySseHandler, type LegacySseOptions } from '../transports/http/legacy-sse-server';
 import { SseParser, type SseEvent } from '../transports/http/sse';
 import { deferred, serverWith, tool } from './helpers/fixtures';
-import { cleanups, eventually, listenHttp, sseReader, statusOfGet, within } from './helpers/http';
+import { cleanups, listenHttp, sseReader, statusOfGet, within } from './helpers/http';
+import { nextEvent } from './helpers/wait';
 import { validateEmitted } from './helpers/pair';
 
 /** A `Server` whose every connection is schema-checked and remembered. */
@@ -275,8 +277,11 @@ describe('the official SDK client', () => {
     const { client } = await connectSdk(base);
     expect(handler.sessionCount).toBe(1);
     await client.close();
-    await eventually(() => handler.sessionCount === 0 && server.connectionCount === 0, 'the session to end');
-    expect(await server.connections[0]!.closed).toMatchObject({ kind: 'transport-closed' });
+    expect(await within(server.connections[0]!.closed, 'the session to end')).toMatchObject({
+      kind: 'transport-closed',
+    });
+    expect(handler.sessionCount).toBe(0);
+    expect(server.connectionCount).toBe(0);
   });
 });
 
@@ -475,14 +480,22 @@ describe('refusals', () => {
 describe('the combined endpoint', () => {
   async function startCombined(options: McpHttpOptions = {}) {
     const server = new CheckedServer(definition().definition);
-    const handler = createMcpHttpHandler(server, options);
+    const runtime = new Runtime();
+    const handler = createMcpHttpHandler(server, { connectionOptions: { runtime }, ...options });
     const { origin: base } = await listenHttp(handler);
     cleanups.push(() => handler.close());
-    return { server, handler, base };
+    /** Resolves when a Streamable HTTP session has closed (its lifecycle actor, on the runtime's trace). */
+    const streamableSessionClosed = () =>
+      nextEvent(
+        runtime.trace$,
+        (event) => event.actor === 'httpSession' && event.kind === 'lifecycle' && event.to === 'closed',
+        'the Streamable HTTP session to close',
+      );
+    return { server, handler, base, streamableSessionClosed };
   }
 
   it('serves a Streamable HTTP client and an HTTP+SSE client at once', async () => {
-    const { base, server, handler } = await startCombined();
+    const { base, server, handler, streamableSessionClosed } = await startCombined();
     const modern = new SdkClient({ name: 'modern', version: '1' });
     const modernTransport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`));
     cleanups.push(() => modern.close());
@@ -499,9 +512,13 @@ describe('the combined endpoint', () => {
     expect(fromModern).toMatchObject({ content: [{ text: '{"via":"mcp"}' }] });
     expect(fromLegacy).toMatchObject({ content: [{ text: '{"via":"sse"}' }] });
 
+    const modernClosed = streamableSessionClosed();
     await within(modernTransport.terminateSession());
     await legacy.close();
-    await eventually(() => handler.sessionCount === 0 && server.connectionCount === 0, 'both sessions to end');
+    await modernClosed;
+    await within(Promise.all(server.connections.map((connection) => connection.closed)), 'both connections to close');
+    expect(handler.sessionCount).toBe(0);
+    expect(server.connectionCount).toBe(0);
   });
 
   it('routes by path: custom paths, 404 elsewhere, and legacy: false turns the SSE endpoints off', async () => {
@@ -519,17 +536,19 @@ describe('the combined endpoint', () => {
   });
 
   it('close() ends the sessions of both transports', async () => {
-    const { base, server, handler } = await startCombined();
+    const { base, server, handler, streamableSessionClosed } = await startCombined();
     const modern = new SdkClient({ name: 'modern', version: '1' });
     cleanups.push(() => modern.close());
     await within(modern.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`))));
     const raw = await openRaw(base);
     await initializeRaw(raw);
     expect(handler.sessionCount).toBe(2);
+    const modernClosed = streamableSessionClosed();
     await handler.close();
     expect(server.connectionCount).toBe(0);
     expect(await raw.events.next()).toBeUndefined();
     // The Streamable HTTP session forgets itself once its streams have ended, a moment after its connection.
-    await eventually(() => handler.sessionCount === 0, 'both sessions to be forgotten');
+    await modernClosed;
+    expect(handler.sessionCount).toBe(0);
   });
 });
