@@ -1,5 +1,4 @@
 /** Builders and readers of tool results, shared by the tests (one definition each). */
-import { expect } from 'vitest';
 
 /** A tool result with one text block. */
 export const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
@@ -11,9 +10,12 @@ export const json = (value: unknown) => text(JSON.stringify(value));
 export const textOf = (result: { content: readonly unknown[] }): string =>
   result.content.map((block) => (block as { text?: string }).text ?? '').join('');
 
-/** The JSON in a result's first block, which must be a text block (asserted). */
+/**
+ * The JSON in a result's first block, which must be a text block (else it throws, failing the test). Free of
+ * vitest, so that fixtures run as child processes can import this module.
+ */
 export function jsonOf(result: unknown): any {
   const [first] = (result as { content: { type: string; text?: string }[] }).content;
-  expect(first?.type).toBe('text');
-  return JSON.parse(first!.text!);
+  if (first?.type !== 'text') throw new Error(`expected a text block first, got ${JSON.stringify(first)}`);
+  return JSON.parse(first.text!);
 }
