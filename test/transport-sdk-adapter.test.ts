@@ -75,46 +75,75 @@ function observe(messages: Observable<InboundFrame>) {
 const PING: JsonRpcMessage = { jsonrpc: '2.0', id: 1, method: 'ping' };
 
 describe('fromSdkTransport', () => {
-  it('installs the callbacks, then starts; onmessage feeds the stream and onclose completes it', async () => {
+  it('does nothing before someone subscribes', () => {
     const sdk = new ScriptedTransport();
-    const transport = fromSdkTransport(sdk);
-    expect(sdk.calls).toEqual([]); // nothing happens before someone subscribes
-    const { frames, state, ended } = observe(transport.messages);
+    fromSdkTransport(sdk);
+    expect(sdk.calls).toEqual([]);
+  });
+
+  it('installs the callbacks, then starts, on the first subscription', () => {
+    const sdk = new ScriptedTransport();
+    observe(fromSdkTransport(sdk).messages);
     expect(sdk.calls).toEqual(['start(callbacks: true)']);
+  });
+
+  it('feeds onmessage into the stream', () => {
+    const sdk = new ScriptedTransport();
+    const { frames } = observe(fromSdkTransport(sdk).messages);
     sdk.onmessage!(PING, { authInfo: undefined });
     expect(frames).toEqual([PING]);
+  });
+
+  it('completes the stream on onclose, and refuses sends after it', async () => {
+    const sdk = new ScriptedTransport();
+    const transport = fromSdkTransport(sdk);
+    const { state, ended } = observe(transport.messages);
     sdk.onclose!();
     await ended;
     expect(state).toEqual({ completed: true, error: undefined });
     await expect(transport.send(PING)).rejects.toBeInstanceOf(TransportError);
   });
 
-  it('errors the stream with a TransportError when start() fails, and refuses sends', async () => {
+  /** An SDK-shaped transport whose start() fails with "no such host", subscribed, and a send issued meanwhile. */
+  function failingStart() {
     const sdk = new ScriptedTransport();
     const cause = new Error('no such host');
     sdk.startResult = Promise.reject(cause);
     const transport = fromSdkTransport(sdk);
     const { state, ended } = observe(transport.messages);
     const send = transport.send(PING); // issued while start() is pending
+    return { sdk, cause, state, ended, send };
+  }
+
+  it('errors the stream with a TransportError carrying the cause when start() fails', async () => {
+    const { cause, state, ended, send } = failingStart();
+    send.catch(() => undefined);
     await ended;
     expect(state.error).toBeInstanceOf(TransportError);
     expect(state.error).toMatchObject({ message: expect.stringMatching(/no such host/), cause });
+  });
+
+  it('refuses a send issued while a failing start() was pending, sending nothing', async () => {
+    const { sdk, ended, send } = failingStart();
+    await ended;
     await expect(send).rejects.toBeInstanceOf(TransportError);
     expect(sdk.sent).toEqual([]);
   });
+
+  const problem = new Error('a line that is not JSON-RPC');
 
   it('reports onerror to the onError option without ending the stream', async () => {
     const sdk = new ScriptedTransport();
     const reported: Error[] = [];
     const { frames, state } = observe(fromSdkTransport(sdk, { onError: (error) => reported.push(error) }).messages);
-    const problem = new Error('a line that is not JSON-RPC');
     expect(() => sdk.onerror!(problem)).not.toThrow();
     sdk.onmessage!(PING);
     expect(reported).toEqual([problem]);
     expect(frames).toEqual([PING]);
     expect(state).toEqual({ completed: false, error: undefined });
+  });
 
-    // Without the option, or with one that throws, the report is dropped: the SDK transport never sees a throw.
+  it('drops an onerror report without the option, or with one that throws: the SDK transport never sees a throw', () => {
     const quiet = new ScriptedTransport();
     observe(fromSdkTransport(quiet).messages);
     expect(() => quiet.onerror!(problem)).not.toThrow();
@@ -129,23 +158,43 @@ describe('fromSdkTransport', () => {
     expect(() => loud.onerror!(problem)).not.toThrow();
   });
 
-  it('forwards relatedRequestId, waits for start(), and wraps send failures in TransportError', async () => {
+  /** Two sends issued before start() resolves, the second related to request 7. */
+  function sendsBeforeStart() {
     const sdk = new ScriptedTransport();
     let started!: () => void;
     sdk.startResult = new Promise((resolve) => (started = resolve));
     const transport = fromSdkTransport(sdk);
     observe(transport.messages);
-    const first = transport.send(PING);
-    const second = transport.send({ jsonrpc: '2.0', id: 7, result: {} }, { relatedRequestId: 7 });
+    const sends = Promise.all([
+      transport.send(PING),
+      transport.send({ jsonrpc: '2.0', id: 7, result: {} }, { relatedRequestId: 7 }),
+    ]);
+    return { sdk, transport, started, sends };
+  }
+
+  it('holds sends until start() resolves', async () => {
+    const { sdk, started, sends } = sendsBeforeStart();
     await settle();
-    expect(sdk.sent).toEqual([]); // held until start() resolves
+    expect(sdk.sent).toEqual([]);
     started();
-    await Promise.all([first, second]);
+    await sends;
+    expect(sdk.sent).toHaveLength(2);
+  });
+
+  it('forwards relatedRequestId, and passes no options when there are none', async () => {
+    const { sdk, started, sends } = sendsBeforeStart();
+    started();
+    await sends;
     expect(sdk.sent).toEqual([
       { message: PING, options: undefined, argc: 1 },
       { message: { jsonrpc: '2.0', id: 7, result: {} }, options: { relatedRequestId: 7 }, argc: 2 },
     ]);
+  });
 
+  it('wraps send failures in TransportError', async () => {
+    const { sdk, transport, started, sends } = sendsBeforeStart();
+    started();
+    await sends;
     const cause = new Error('socket hang up');
     sdk.sendError = cause;
     const failure = await transport.send(PING).catch((error: unknown) => error);
@@ -175,7 +224,7 @@ describe('fromSdkTransport', () => {
     expect(sdk.calls).toEqual(['start(callbacks: true)']);
   });
 
-  it('forwards setProtocolVersion when the SDK transport has it, and reads sessionId live', () => {
+  it('forwards setProtocolVersion when the SDK transport has it', () => {
     const sdk = new ScriptedTransport();
     const transport = fromSdkTransport(sdk);
     expect(() => transport.setProtocolVersion?.('2025-06-18')).not.toThrow(); // absent: nothing to forward
@@ -183,6 +232,11 @@ describe('fromSdkTransport', () => {
     (sdk as SdkTransportLike).setProtocolVersion = (version) => versions.push(version);
     transport.setProtocolVersion?.('2025-06-18');
     expect(versions).toEqual(['2025-06-18']);
+  });
+
+  it('reads sessionId live', () => {
+    const sdk = new ScriptedTransport();
+    const transport = fromSdkTransport(sdk);
     expect(transport.sessionId).toBeUndefined();
     sdk.sessionId = 'session-1';
     expect(transport.sessionId).toBe('session-1');
