@@ -50,7 +50,7 @@ const SKIPS: (InteropSkip & { when: (ours: Ours, version: ProtocolVersion) => bo
     reason: 'timeouts and the pending-call table belong to the caller, here the SDK client',
     tests: [
       'forgets the cancelled call',
-      'times out a call the server never answers',
+      'times out a call the server never answers, once its budget has passed',
       'tells the server when a call timed out',
       'enforces maxTotalTimeout even with resetTimeoutOnProgress',
     ],

@@ -3,6 +3,8 @@
  * (see `runInteropSuite` in ./interop.ts).
  */
 import { expect } from 'vitest';
+import { SimulatedClock } from 'xstate';
+import { Runtime } from '../../lib/core/runtime';
 import { ConnectionClosedError, McpError, RequestCancelledError, RequestTimeoutError } from '../../lib/jsonrpc/errors';
 import { deferred } from './fixtures';
 import {
@@ -236,24 +238,36 @@ export const LIFECYCLE_CASES: InteropCase[] = [
     },
   },
   {
-    title: 'times out a call the server never answers',
+    title: 'times out a call the server never answers, once its budget has passed',
     client: async (version) => {
-      const { client, hooks } = await ourClientAgainstSdkServer(version);
-      const started = Date.now();
-      const error = await client.callTool('never', {}, { timeout: 50 }).catch((failure: unknown) => failure);
-      expect(error).toBeInstanceOf(RequestTimeoutError);
-      expect(error).not.toBeInstanceOf(McpError);
-      expect(error).toMatchObject({ method: 'tools/call', limit: 'idle', budgetMs: 50 });
-      // Not a speed check: the budget is a lower bound, the call must not give up before it.
-      expect(Date.now() - started).toBeGreaterThanOrEqual(45);
+      const clock = new SimulatedClock();
+      const { client, hooks } = await ourClientAgainstSdkServer(version, { runtime: new Runtime({ clock }) });
+      let settled = false;
+      const error = client
+        .callTool('never', {}, { timeout: 50 })
+        .catch((failure: unknown) => failure)
+        .finally(() => (settled = true));
       await hooks.neverStarted.promise;
+      clock.increment(49);
+      await settle();
+      expect(settled).toBe(false);
+      clock.increment(1);
+      expect(await error).toBeInstanceOf(RequestTimeoutError);
+      expect(await error).not.toBeInstanceOf(McpError);
+      expect(await error).toMatchObject({ method: 'tools/call', limit: 'idle', budgetMs: 50 });
     },
   },
   {
     title: 'tells the server when a call timed out',
     client: async (version) => {
-      const { client, hooks, sdkErrors } = await ourClientAgainstSdkServer(version);
-      await client.callTool('never', {}, { timeout: 50 }).catch(() => undefined);
+      const clock = new SimulatedClock();
+      const { client, hooks, sdkErrors } = await ourClientAgainstSdkServer(version, {
+        runtime: new Runtime({ clock }),
+      });
+      const call = client.callTool('never', {}, { timeout: 50 }).catch(() => undefined);
+      await hooks.neverStarted.promise;
+      clock.increment(50);
+      await call;
       expect(await hooks.neverAborted.promise).toBe('The request timed out');
       await settle();
       expect(sdkErrors).toEqual([]);
@@ -262,12 +276,15 @@ export const LIFECYCLE_CASES: InteropCase[] = [
   {
     title: 'enforces maxTotalTimeout even with resetTimeoutOnProgress',
     client: async (version) => {
-      const { client, hooks } = await ourClientAgainstSdkServer(version);
-      const error = await client
+      const clock = new SimulatedClock();
+      const { client, hooks } = await ourClientAgainstSdkServer(version, { runtime: new Runtime({ clock }) });
+      const error = client
         .callTool('never', {}, { timeout: 5_000, resetTimeoutOnProgress: true, maxTotalTimeout: 40 })
         .catch((failure: unknown) => failure);
-      expect(error).toBeInstanceOf(RequestTimeoutError);
-      expect(error).toMatchObject({ limit: 'total', budgetMs: 40 });
+      await hooks.neverStarted.promise;
+      clock.increment(40);
+      expect(await error).toBeInstanceOf(RequestTimeoutError);
+      expect(await error).toMatchObject({ limit: 'total', budgetMs: 40 });
       expect(await hooks.neverAborted.promise).toBe('The request timed out');
     },
   },

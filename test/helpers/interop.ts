@@ -206,10 +206,13 @@ export interface SdkToolsServerSetup {
   readonly sdkErrors: Error[];
 }
 
-/** Our client asking for `version` of the SDK McpServer with the lifecycle tools. */
-export async function ourClientAgainstSdkServer(version: ProtocolVersion): Promise<SdkToolsServerSetup> {
+/** Our client asking for `version` of the SDK McpServer with the lifecycle tools; `options` add to the client's. */
+export async function ourClientAgainstSdkServer(
+  version: ProtocolVersion,
+  options: ClientOptions = {},
+): Promise<SdkToolsServerSetup> {
   const { hooks, mcp, sdkErrors } = watchedSdkToolsServer();
-  const client = await connectOurClient(mcp, { protocolVersion: version });
+  const client = await connectOurClient(mcp, { protocolVersion: version, ...options });
   return { client, mcp, hooks, sdkErrors };
 }
 
