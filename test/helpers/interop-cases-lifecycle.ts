@@ -4,7 +4,6 @@
  */
 import { expect } from 'vitest';
 import { SimulatedClock } from 'xstate';
-import { Runtime } from '../../lib/core/runtime';
 import { ConnectionClosedError, McpError, RequestCancelledError, RequestTimeoutError } from '../../lib/jsonrpc/errors';
 import { deferred } from './fixtures';
 import {
@@ -241,7 +240,7 @@ export const LIFECYCLE_CASES: InteropCase[] = [
     title: 'times out a call the server never answers, once its budget has passed',
     client: async (version) => {
       const clock = new SimulatedClock();
-      const { client, hooks } = await ourClientAgainstSdkServer(version, { runtime: new Runtime({ clock }) });
+      const { client, hooks } = await ourClientAgainstSdkServer(version, { clock });
       let settled = false;
       const error = client
         .callTool('never', {}, { timeout: 50 })
@@ -261,9 +260,7 @@ export const LIFECYCLE_CASES: InteropCase[] = [
     title: 'tells the server when a call timed out',
     client: async (version) => {
       const clock = new SimulatedClock();
-      const { client, hooks, sdkErrors } = await ourClientAgainstSdkServer(version, {
-        runtime: new Runtime({ clock }),
-      });
+      const { client, hooks, sdkErrors } = await ourClientAgainstSdkServer(version, { clock });
       const call = client.callTool('never', {}, { timeout: 50 }).catch(() => undefined);
       await hooks.neverStarted.promise;
       clock.increment(50);
@@ -277,7 +274,7 @@ export const LIFECYCLE_CASES: InteropCase[] = [
     title: 'enforces maxTotalTimeout even with resetTimeoutOnProgress',
     client: async (version) => {
       const clock = new SimulatedClock();
-      const { client, hooks } = await ourClientAgainstSdkServer(version, { runtime: new Runtime({ clock }) });
+      const { client, hooks } = await ourClientAgainstSdkServer(version, { clock });
       const error = client
         .callTool('never', {}, { timeout: 5_000, resetTimeoutOnProgress: true, maxTotalTimeout: 40 })
         .catch((failure: unknown) => failure);
