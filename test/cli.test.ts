@@ -96,12 +96,15 @@ const changes = (events: any[], connection: string) =>
     .map((event) => `${event.from} → ${event.to}`);
 
 describe('help, version and usage errors', () => {
-  it('prints the overview, and each command page', async () => {
+  it('prints the overview', async () => {
     const overview = await inProcess('--help');
     expect(overview.code).toBe(0);
     expect(overview.stdout).toMatch(/^Usage: switchboard <command>/);
     expect(overview.stdout).toContain('serve <module or config.json>');
     expect(overview.stdout).toContain('call <url> <method> [params]');
+  });
+
+  it('prints the page of call, however it is asked for', async () => {
     for (const argv of [
       ['help', 'call'],
       ['call', '--help'],
@@ -109,6 +112,9 @@ describe('help, version and usage errors', () => {
     ]) {
       expect((await inProcess(...argv)).stdout).toMatch(/^Usage: switchboard call \[options\] <url>/);
     }
+  });
+
+  it('prints the page of serve, however it is asked for', async () => {
     for (const argv of [
       ['help', 'serve'],
       ['serve', '--help'],
@@ -161,14 +167,23 @@ describe('help, version and usage errors', () => {
 });
 
 describe('the switchboard executable', () => {
-  it('prints help and the version, and exits 2 on a usage error', async () => {
+  it('prints help', async () => {
     const help = await runSwitchboard('--help');
     expect(help).toMatchObject({ code: 0, stderr: '' });
     expect(help.stdout).toMatch(/^Usage: switchboard/);
+  });
+
+  it('prints the version', async () => {
     expect(await runSwitchboard('--version')).toMatchObject({ code: 0, stdout: `${packageVersion}\n` });
+  });
+
+  it('exits 2 on a usage error, saying what is wrong', async () => {
     const usage = await runSwitchboard('call', 'ftp://example.com', 'ping');
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain('Unsupported URL scheme');
+  });
+
+  it('is built as a node script with a shebang', () => {
     expect(readFileSync(built.cli, 'utf8')).toMatch(/^#!\/usr\/bin\/env node\n/);
   });
 });
@@ -292,7 +307,7 @@ describe('serve over stdio, called with switchboard call', () => {
     expect(run.stderr).toMatch(new RegExp(`^switchboard: Cannot write the trace file ${path}: ENOENT`));
   });
 
-  it('prints one page of a list as the server sent it, and every page with --all', async () => {
+  it('prints one page of a list as the server sent it', async () => {
     const server = switchboard('serve', fixture('paged.mjs'));
     const page = await runSwitchboard('call', 'tools/list', '--', ...server);
     const first = json(page.stdout);
@@ -300,6 +315,10 @@ describe('serve over stdio, called with switchboard call', () => {
     const cursor = JSON.stringify({ cursor: first.nextCursor });
     const next = await runSwitchboard('call', 'tools/list', cursor, '--', ...server);
     expect(json(next.stdout).tools.map((tool: { name: string }) => tool.name)).toEqual(['b']);
+  });
+
+  it('prints every page of a list with --all', async () => {
+    const server = switchboard('serve', fixture('paged.mjs'));
     const all = await runSwitchboard('call', '--all', 'tools/list', '--', ...server);
     expect(all.code, all.stderr).toBe(0);
     const tools = ['a', 'b', 'c'].map((name) => ({ name, inputSchema: { type: 'object' } }));

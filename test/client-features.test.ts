@@ -6,6 +6,7 @@ import type { CreateMessageResult, ElicitResult } from '../lib/protocol/client-f
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../lib/protocol/versions';
 import type { ClientOptions } from '../lib/client/client';
 import { deferred, serverWith, tool } from './helpers/fixtures';
+import { jsonOf } from './helpers/content';
 import { connectPair, validateEmitted } from './helpers/pair';
 import { RawPeer } from './helpers/raw-peer';
 import { Client } from '../lib/client/client';
@@ -64,8 +65,6 @@ const callbacks = serverWith([
   tool('roots', async (_args, ctx) => ({ content: [{ type: 'text', text: JSON.stringify(await ctx.listRoots()) }] })),
 ]);
 
-const text = (result: { content: readonly unknown[] }) => JSON.parse((result.content[0] as { text: string }).text);
-
 const model = (): CreateMessageResult => ({
   role: 'assistant',
   content: { type: 'text', text: 'hi' },
@@ -82,19 +81,21 @@ describe('sampling', () => {
         sampling: (params) => (seen.push(params.messages), model()),
       });
       expect(client.capabilities.sampling).toEqual({});
-      expect(text(await client.callTool('ask-model'))).toEqual(model());
+      expect(jsonOf(await client.callTool('ask-model'))).toEqual(model());
       expect(seen).toEqual([[{ role: 'user', content: { type: 'text', text: 'Say hi' } }]]);
     });
   }
 
-  it('offers tools only to a client that declared sampling.tools, and carries tool use', async () => {
+  it('offers tools only to a client that declared sampling.tools', async () => {
     const { client: plain } = await connectPair(callbacks, { sampling: model });
     const refused = await plain.callTool('ask-model-with-tools');
     expect(refused).toMatchObject({
       isError: true,
       content: [{ text: expect.stringContaining('did not declare sampling.tools') }],
     });
+  });
 
+  it('carries tool use to and from a client that declared sampling.tools', async () => {
     const { client } = await connectPair(callbacks, {
       sampling: {
         tools: true,
@@ -107,7 +108,7 @@ describe('sampling', () => {
       },
     });
     expect(client.capabilities.sampling).toEqual({ tools: {} });
-    expect(text(await client.callTool('ask-model-with-tools')).content).toEqual([
+    expect(jsonOf(await client.callTool('ask-model-with-tools')).content).toEqual([
       { type: 'tool_use', id: 'call-1', name: 'weather', input: { city: 'Oslo' } },
     ]);
   });
@@ -120,9 +121,13 @@ describe('sampling', () => {
     expect(result).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('model') }] });
   });
 
-  it('is not declared without a handler, and the server fails fast', async () => {
+  it('is not declared without a handler', async () => {
     const { client } = await connectPair(callbacks);
     expect(client.capabilities.sampling).toBeUndefined();
+  });
+
+  it('fails fast on the server when the client did not declare it', async () => {
+    const { client } = await connectPair(callbacks);
     expect(await client.callTool('ask-model')).toMatchObject({
       isError: true,
       content: [
@@ -141,20 +146,23 @@ describe('elicitation', () => {
         protocolVersion: version,
         ...form({ action: 'accept', content: { name: 'Ada' } }),
       });
-      expect(text(await client.callTool('ask-user'))).toEqual({
+      expect(jsonOf(await client.callTool('ask-user'))).toEqual({
         action: 'accept',
         content: { name: 'Ada', age: 42, newsletter: false },
       });
     });
   }
 
-  it('passes decline and cancel through, and leaves defaults out when asked to', async () => {
+  it('passes decline through', async () => {
     const { client } = await connectPair(callbacks, form({ action: 'decline' }));
-    expect(text(await client.callTool('ask-user'))).toEqual({ action: 'decline' });
+    expect(jsonOf(await client.callTool('ask-user'))).toEqual({ action: 'decline' });
+  });
+
+  it('leaves defaults out when asked to', async () => {
     const { client: raw } = await connectPair(callbacks, {
       elicitation: { form: () => ({ action: 'accept', content: { name: 'Bo' } }), applyDefaults: false },
     });
-    expect(text(await raw.callTool('ask-user'))).toEqual({ action: 'accept', content: { name: 'Bo' } });
+    expect(jsonOf(await raw.callTool('ask-user'))).toEqual({ action: 'accept', content: { name: 'Bo' } });
   });
 
   it('refuses an answer that does not satisfy the schema (the server gets an internal error)', async () => {
@@ -165,22 +173,34 @@ describe('elicitation', () => {
     });
   });
 
-  it('handles URL mode, its completion notification, and the -32042 error', async () => {
+  /** A client with form and URL elicitation handlers; `asked` are the URLs it was sent to. */
+  async function urlCapable() {
     const asked: unknown[] = [];
-    const { client, serverConnection } = await connectPair(callbacks, {
+    const pair = await connectPair(callbacks, {
       elicitation: {
         form: () => ({ action: 'cancel' }),
         url: (params) => (asked.push(params.url), { action: 'accept' }),
       },
     });
-    expect(client.capabilities.elicitation).toEqual({ form: {}, url: {} });
-    expect(text(await client.callTool('open-url'))).toEqual({ action: 'accept' });
-    expect(asked).toEqual(['https://auth.example.com/start?e=1']);
+    return { ...pair, asked };
+  }
 
+  it('handles URL mode', async () => {
+    const { client, asked } = await urlCapable();
+    expect(client.capabilities.elicitation).toEqual({ form: {}, url: {} });
+    expect(jsonOf(await client.callTool('open-url'))).toEqual({ action: 'accept' });
+    expect(asked).toEqual(['https://auth.example.com/start?e=1']);
+  });
+
+  it("delivers a URL elicitation's completion notification", async () => {
+    const { client, serverConnection } = await urlCapable();
     const completed = firstValueFrom(client.elicitationComplete$.pipe(take(1)));
     await serverConnection.notify('notifications/elicitation/complete', { elicitationId: 'e-1' });
     expect(await completed).toEqual({ elicitationId: 'e-1' });
+  });
 
+  it('reads the elicitations a -32042 error needs', async () => {
+    const { client } = await urlCapable();
     const failure = await client.callTool('needs-browser').catch((error) => error);
     expect(failure).toMatchObject({ code: -32042, message: 'Open the link first' });
     expect(readUrlElicitations(failure)).toEqual([
@@ -213,7 +233,7 @@ describe('roots', () => {
       const roots = [{ uri: 'file:///home/ada/project', name: 'project', _meta: { 'com.example/vcs': 'git' } }];
       const { client } = await connectPair(callbacks, { protocolVersion: version, roots });
       expect(client.capabilities.roots).toEqual({ listChanged: true });
-      const listed = text(await client.callTool('roots'));
+      const listed = jsonOf(await client.callTool('roots'));
       expect(listed).toEqual(version >= '2025-06-18' ? roots : [{ uri: roots[0]!.uri, name: 'project' }]);
     });
   }
@@ -228,13 +248,16 @@ describe('roots', () => {
     );
     await client.setRoots([{ uri: 'file:///tmp/work' }]);
     await changed;
-    expect(text(await client.callTool('roots'))).toEqual([{ uri: 'file:///tmp/work' }]);
+    expect(jsonOf(await client.callTool('roots'))).toEqual([{ uri: 'file:///tmp/work' }]);
   });
 
-  it('accepts file:// roots only, and needs the roots option to declare them', async () => {
+  it('accepts file:// roots only', async () => {
     await expect(connectPair(callbacks, { roots: [{ uri: 'https://example.com' }] })).rejects.toBeInstanceOf(TypeError);
     const { client } = await connectPair(callbacks, { roots: [] });
     await expect(client.setRoots([{ uri: 'https://example.com' }])).rejects.toBeInstanceOf(TypeError);
+  });
+
+  it('needs the roots option to declare roots', async () => {
     const { client: none } = await connectPair(callbacks);
     await expect(none.setRoots([])).rejects.toBeInstanceOf(CapabilityNotSupportedError);
     expect(await none.callTool('roots')).toMatchObject({ isError: true });

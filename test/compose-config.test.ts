@@ -108,12 +108,18 @@ describe('parseConfig', () => {
     ]);
   });
 
-  it('makes a server name a valid prefix, and warns about settings it reads but ignores', () => {
-    const { options, warnings } = parseConfig({
+  const withIgnoredSettings = () =>
+    parseConfig({
       mcpServers: { 'my server': { command: 'x', prefix: true, envFile: '.env', autoApprove: ['read'] } },
       $schema: 'https://example.com/hub.schema.json',
     });
-    expect(options.upstreams[0]!.naming).toEqual({ prefix: 'my_server' });
+
+  it('makes a server name a valid prefix', () => {
+    expect(withIgnoredSettings().options.upstreams[0]!.naming).toEqual({ prefix: 'my_server' });
+  });
+
+  it('warns about settings it reads but ignores', () => {
+    const { warnings } = withIgnoredSettings();
     expect(warnings).toEqual(['mcpServers.my server.envFile is not supported: put the variables in "env"']);
   });
 
@@ -275,21 +281,39 @@ describe('the closest known key', () => {
 });
 
 describe('hubFromConfigFile', () => {
-  it('names the file when it is missing or not JSON, and reads paths relative to it', async () => {
+  /** A fresh directory, removed after the test. */
+  function configDirectory(): string {
     const directory = mkdtempSync(join(tmpdir(), 'hub-config-'));
     cleanups.push(async () => rmSync(directory, { recursive: true, force: true }));
+    return directory;
+  }
+
+  it('names the file when it is missing', async () => {
+    const directory = configDirectory();
     await expect(hubFromConfigFile(join(directory, 'missing.json'))).rejects.toThrow(/Cannot read .*missing\.json/);
+  });
+
+  it('names the file when it is not JSON', async () => {
+    const directory = configDirectory();
     writeFileSync(join(directory, 'broken.json'), '{ "mcpServers": ');
     await expect(hubFromConfigFile(join(directory, 'broken.json'))).rejects.toThrow(/broken\.json is not valid JSON/);
-    writeFileSync(
-      join(directory, 'hub.json'),
-      JSON.stringify({ mcpServers: { peer: { type: 'framed', path: 'peer.sock' } } }),
-    );
+  });
+
+  it('names the file and suggests the key for an unknown one', async () => {
+    const directory = configDirectory();
     writeFileSync(join(directory, 'typo.json'), JSON.stringify({ mcpServers: { peer: { comand: 'x' } } }));
     const typo = await hubFromConfigFile(join(directory, 'typo.json')).catch((error: ConfigError) => error);
     expect(typo).toBeInstanceOf(ConfigError);
     expect((typo as ConfigError).message).toContain(
       `Unknown key "comand" in mcpServers.peer of ${join(directory, 'typo.json')}: did you mean "command"?`,
+    );
+  });
+
+  it('reads paths relative to the file', async () => {
+    const directory = configDirectory();
+    writeFileSync(
+      join(directory, 'hub.json'),
+      JSON.stringify({ mcpServers: { peer: { type: 'framed', path: 'peer.sock' } } }),
     );
     const hub = await hubFromConfigFile(join(directory, 'hub.json'), { hub: { logger: silentLogger } });
     cleanups.push(() => hub.close());

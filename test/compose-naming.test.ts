@@ -41,14 +41,22 @@ describe('names', () => {
     expect(formatName(namingPolicy({ prefix: 'fs' }), 'a b')).toMatch(TOOL_NAME_PATTERN);
   });
 
+  const long = `${'x'.repeat(70)}_one`;
+
   it('cuts a long name to the limit and ends it with a hash of the whole name', () => {
-    const long = `${'x'.repeat(70)}_one`;
-    const other = `${'x'.repeat(70)}_two`;
     const cut = fitName(long, 64);
     expect(cut).toHaveLength(64);
     expect(cut).toBe(`${'x'.repeat(56)}_${stableHash(long)}`);
+  });
+
+  it('cuts two long names with the same start to different names, each time the same', () => {
+    const other = `${'x'.repeat(70)}_two`;
+    const cut = fitName(long, 64);
     expect(fitName(other, 64)).not.toBe(cut);
     expect(fitName(long, 64)).toBe(cut);
+  });
+
+  it('always fits the limit with a valid tool name', () => {
     for (const maxLength of [16, 40, 64, 128]) {
       for (const name of ['a'.repeat(200), 'ü'.repeat(130), `${'p'.repeat(100)}__${'t'.repeat(100)}`]) {
         const fitted = fitName(name, maxLength);
@@ -116,26 +124,35 @@ describe('collisions', () => {
     expect(assignment.problems).toEqual([expect.objectContaining({ severity: 'info', name: 'b__search' })]);
   });
 
-  it('rename falls back to a hash when the renamed name is taken too, and never serves a name twice', () => {
-    const rename = { collision: 'rename' as const };
-    const result = served([
+  const rename = { collision: 'rename' as const };
+  const crowded = () =>
+    served([
       candidate('a', 'search'),
       candidate('a', 'b__search'),
       candidate('b', 'search', rename),
       candidate('c', 'search', rename),
     ]);
-    const names = result.map(([name]) => name);
+
+  it('rename never serves a name twice', () => {
+    const names = crowded().map(([name]) => name);
     expect(new Set(names).size).toBe(names.length);
+  });
+
+  it('rename falls back to a hash when the renamed name is taken too', () => {
+    const result = crowded();
     expect(result).toContainEqual(['b__search', 'a/b__search']);
     expect(result).toContainEqual([`search_${stableHash('b/search')}`, 'b/search']);
     expect(result).toContainEqual(['c__search', 'c/search']);
   });
 
-  it('applies the prefix before looking for collisions, and the length limit to renamed names', () => {
+  it('applies the prefix before looking for collisions', () => {
     expect(served([candidate('a', 'search', { prefix: 'a' }), candidate('b', 'search', { prefix: 'b' })])).toEqual([
       ['a__search', 'a/search'],
       ['b__search', 'b/search'],
     ]);
+  });
+
+  it('applies the length limit to renamed names', () => {
     const long = 'q'.repeat(40);
     const result = served([
       candidate('a', long, { maxLength: 32 }),
@@ -160,9 +177,21 @@ describe('filters', () => {
   it('allows, denies and matches * against the names the upstream gives', () => {
     const accepts = compileFilter({ allow: ['read_*', 'list'], deny: ['read_secret*'] }, 'x.tools');
     expect(['read_file', 'list', 'read_secrets', 'write', 'listing'].filter(accepts)).toEqual(['read_file', 'list']);
+  });
+
+  it('accepts everything without a filter', () => {
     expect(compileFilter(undefined, 'x')('anything')).toBe(true);
+  });
+
+  it('accepts nothing when * is denied', () => {
     expect(compileFilter({ deny: ['*'] }, 'x')('anything')).toBe(false);
+  });
+
+  it('matches other characters literally', () => {
     expect(compileFilter({ allow: ['a.b'] }, 'x')('aXb')).toBe(false);
+  });
+
+  it('refuses a filter that is not a list of strings, naming it', () => {
     expect(() => compileFilter({ allow: 'read' as never }, 'x.tools')).toThrow(
       'x.tools.allow must be a list of strings',
     );

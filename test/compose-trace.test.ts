@@ -26,8 +26,11 @@ import { openTelemetry } from '../lib/trace/otel';
 import { formatTraceparent } from '../lib/trace/traceparent';
 import type { TraceEvent } from '../lib/trace/types';
 import { createMemoryPair } from '../transports/memory';
+import { cleanups } from './helpers/cleanups';
+import { text } from './helpers/content';
 import { tool } from './helpers/fixtures';
 import { validateEmitted } from './helpers/pair';
+import { nextEvent } from './helpers/wait';
 
 /** Counts the trace events built (every event is built by one of these three). */
 const built = vi.hoisted(() => ({ events: 0 }));
@@ -52,13 +55,7 @@ const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
 const tracer = provider.getTracer('compose-trace-test');
 
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
-  exporter.reset();
-});
-
-const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
+afterEach(() => exporter.reset());
 
 /** The `_meta` each call of the upstream's `echo` arrived with. */
 const echoMeta: (JsonObject | undefined)[] = [];
@@ -112,13 +109,9 @@ async function connect(hub: Hub, runtime: Runtime, options: ClientOptions = {}, 
   return { client, connection };
 }
 
-async function eventually(check: () => boolean, what: string, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+/** Resolves once upstream `name` of `hub` is in `state`. */
+const reaches = (hub: Hub, name: string, state: string) =>
+  nextEvent(hub.upstream(name)!.status$, (status) => status.state === state, `${name} ${state}`);
 
 const hop = ({ connection, role, upstream, kind, direction }: TraceEvent) => ({
   connection,
@@ -131,7 +124,8 @@ const change = (event: TraceEvent) =>
   `${event.from} → ${event.to}${event.reason === undefined ? '' : ` (${event.reason})`}`;
 
 describe('hub.trace$', () => {
-  it('shows the downstream request, the forwarded request with its upstream named, and both responses', async () => {
+  /** A hub over `notes`, a client that called echo once, and what the hub's and the runtime's trace$ showed. */
+  async function oneForwardedCall() {
     const runtime = new Runtime();
     const hub = newHub(runtime, [overConnection()]);
     const events: TraceEvent[] = [];
@@ -141,8 +135,12 @@ describe('hub.trace$', () => {
     await hub.start();
     const { client, connection } = await connect(hub, runtime);
     const upstreamClient = hub.upstream('notes')!.client!;
-
     expect(await client.callTool('echo', { n: 1 })).toEqual(text('{"n":1}'));
+    return { client, connection, upstreamClient, events, everything };
+  }
+
+  it('shows the downstream request, the forwarded request with its upstream named, and both responses', async () => {
+    const { connection, upstreamClient, events } = await oneForwardedCall();
     const calls = events.filter((event) => event.method === 'tools/call');
     expect(calls.map(hop)).toEqual([
       { connection: connection.id, role: 'server', upstream: undefined, kind: 'request', direction: 'in' },
@@ -153,8 +151,10 @@ describe('hub.trace$', () => {
     expect(calls[1]!.message).toMatchObject({ params: { name: 'echo', arguments: { n: 1 } } });
     expect(typeof calls[2]!.latencyMs).toBe('number');
     expect(calls[3]!.message).toMatchObject({ result: text('{"n":1}') });
+  });
 
-    // The upstream side carries its name on every event, its handshake and lifecycle included.
+  it('names the upstream on every event of its side, its handshake and lifecycle included', async () => {
+    const { upstreamClient, events } = await oneForwardedCall();
     const upstreamSide = events.filter((event) => event.connection === upstreamClient.id);
     expect(upstreamSide.every((event) => event.upstream === 'notes')).toBe(true);
     expect(upstreamSide.filter((event) => event.kind === 'lifecycle').map(change)).toEqual([
@@ -162,13 +162,20 @@ describe('hub.trace$', () => {
       'initializing → ready',
     ]);
     expect(upstreamSide.some((event) => event.method === 'tools/list' && event.kind === 'result')).toBe(true);
+  });
+
+  it("shows the upstream's actor starting", async () => {
+    const { events } = await oneForwardedCall();
     expect(events.filter((event) => event.actor === 'upstream').map(change)).toEqual([
       'idle → connecting',
       'connecting → ready',
     ]);
+  });
 
-    // Only the hub's own connections: not the downstream client's, nor the in-process upstream's server side,
-    // which the runtime shows (named after its upstream too).
+  it("shows only the hub's own connections, which the runtime shows among others", async () => {
+    const { client, connection, upstreamClient, events, everything } = await oneForwardedCall();
+    // Not the downstream client's, nor the in-process upstream's server side, which the runtime shows (named
+    // after its upstream too).
     expect(new Set(events.map((event) => event.connection))).toEqual(
       new Set([connection.id, upstreamClient.id, 'upstream:notes']),
     );
@@ -180,7 +187,8 @@ describe('hub.trace$', () => {
     ).toBe(true);
   });
 
-  it('shows each upstream state change with its cause; the runtime names the actors upstream:<name>', async () => {
+  /** A hub whose `flaky` upstream fails twice and whose `notes` upstream is stopped and started again. */
+  async function stateChanges() {
     const runtime = new Runtime();
     let attempts = 0;
     const hub = newHub(runtime, [
@@ -201,34 +209,45 @@ describe('hub.trace$', () => {
     hub.trace$.pipe(filter((event) => event.actor === 'upstream')).subscribe((event) => changes.push(event));
     runtime.trace$.pipe(filter((event) => event.actor === 'upstream')).subscribe((event) => fromRuntime.push(event));
     await hub.start();
-    await eventually(() => hub.upstream('flaky')!.status.state === 'failed', 'flaky failed');
+    await reaches(hub, 'flaky', 'failed');
     await hub.upstream('notes')!.stop();
     hub.upstream('notes')!.start();
-    await eventually(() => hub.upstream('notes')!.status.state === 'ready', 'notes is up again');
+    await reaches(hub, 'notes', 'ready');
+    const of = (events: TraceEvent[], name: string) =>
+      events.filter((event) => event.connection === `upstream:${name}`).map(change);
+    return { hub: (name: string) => of(changes, name), runtime: (name: string) => of(fromRuntime, name), fromRuntime };
+  }
 
-    const of = (name: string) => changes.filter((event) => event.connection === `upstream:${name}`).map(change);
-    expect(of('flaky')).toEqual([
+  it('shows each upstream state change with its cause', async () => {
+    const { hub } = await stateChanges();
+    expect(hub('flaky')).toEqual([
       'idle → connecting',
       expect.stringMatching(/^connecting → reconnecting \(refused #1; next attempt in 1 ms, at \d{4}-.*Z\)$/),
       'reconnecting → connecting',
       'connecting → failed (refused #2)',
     ]);
-    expect(of('notes')).toEqual([
+    expect(hub('notes')).toEqual([
       'idle → connecting',
       'connecting → ready',
       'ready → stopped (requested)',
       'stopped → connecting',
       'connecting → ready',
     ]);
+  });
+
+  it('has the runtime name the upstream actors upstream:<name>', async () => {
+    const { fromRuntime } = await stateChanges();
     expect(new Set(fromRuntime.map((event) => event.connection))).toEqual(
       new Set(['upstream:notes', 'upstream:flaky']),
     );
-    // The runtime sees the same changes with the same causes, read from the events that made them.
-    const fromRuntimeOf = (name: string) =>
-      fromRuntime.filter((event) => event.connection === `upstream:${name}`).map(change);
-    expect(fromRuntimeOf('notes')).toEqual(of('notes'));
+  });
+
+  it("has the runtime see the same changes with the same causes, without the hub's next-attempt time", async () => {
+    const { hub, runtime } = await stateChanges();
+    // The runtime reads the causes from the events that made the changes.
+    expect(runtime('notes')).toEqual(hub('notes'));
     // The hub's own events add when the next attempt comes; the runtime's name the error only.
-    expect(fromRuntimeOf('flaky')).toEqual(of('flaky').map((line) => line.replace(/; next attempt.*\)$/, ')')));
+    expect(runtime('flaky')).toEqual(hub('flaky').map((line) => line.replace(/; next attempt.*\)$/, ')')));
   });
 
   it('completes once the hub has closed, after the last connection and upstream changes', async () => {
@@ -244,7 +263,14 @@ describe('hub.trace$', () => {
     expect(change(last(connection.id)!)).toMatch(/ → closed/);
     expect(change(last(upstreamClient.id)!)).toMatch(/ → closed/);
     expect(change(last('upstream:notes')!)).toBe('ready → disposed');
-    // Subscribed after the close: completes at once.
+  });
+
+  it('completes at once for a subscriber that comes after the close', async () => {
+    const runtime = new Runtime();
+    const hub = newHub(runtime, [overConnection()]);
+    await hub.start();
+    await connect(hub, runtime);
+    await hub.close();
     expect(await lastValueFrom(hub.trace$.pipe(toArray()))).toEqual([]);
   });
 

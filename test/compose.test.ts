@@ -18,30 +18,22 @@ import {
   ToolListChangedNotificationSchema,
   type LoggingMessageNotification,
 } from '@modelcontextprotocol/sdk/types.js';
-import { Subject } from 'rxjs';
+import { Subject, type Observable } from 'rxjs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../lib/client/client';
 import { Hub } from '../lib/compose/hub';
-import type { Logger } from '../lib/core/logger';
+import type { TraceEvent } from '../lib/trace/types';
 import type { UpstreamState } from '../machines/upstream';
 import { defineServer } from '../lib/server/definition';
 import { Server } from '../lib/server/server';
 import { createStreamableHttpHandler } from '../transports/http/streamable-server';
-import { tool } from './helpers/fixtures';
+import { text } from './helpers/content';
+import { recordingLogger, tool } from './helpers/fixtures';
 import { recordEmitted } from './helpers/schema';
 import { cleanups, serveOverSdkTransport } from './helpers/sdk';
+import { eventually, nextEvent, within } from './helpers/wait';
 
 const childScript = fileURLToPath(new URL('./fixtures/compose/stdio-upstream.ts', import.meta.url));
-const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
-
-/** Polls until `check` holds (no timing is asserted: only that it eventually holds). */
-async function eventually(check: () => boolean | Promise<boolean>, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 const counterChanges = new Subject<void>();
 const local = new Server(
@@ -63,13 +55,7 @@ const remote = new Server(
   defineServer({ name: 'remote', version: '1.0.0', tools: [tool('echo', () => text('remote'))] }),
 );
 
-const warnings: string[] = [];
-const logger: Logger = {
-  debug: () => {},
-  info: () => {},
-  warn: (line) => void warnings.push(line),
-  error: (line) => void warnings.push(line),
-};
+const logger = recordingLogger();
 let hub: Hub;
 let httpServer: http.Server;
 let httpHandler: ReturnType<typeof createStreamableHttpHandler>;
@@ -130,28 +116,58 @@ afterAll(async () => {
 interface Downstream {
   readonly sdk: SdkClient;
   readonly logs: LoggingMessageNotification['params'][];
+  /** Each log message, as it arrives. */
+  readonly logged: Observable<LoggingMessageNotification['params']>;
   readonly toolListChanges: { count: number };
+  /** Each tools/list_changed, as it arrives. */
+  readonly toolListChanged: Observable<number>;
   readonly sampled: string[];
+  /** Each resources/updated URI, as it arrives. */
+  readonly updated: Observable<string>;
 }
 
-/** An official SDK client connected to the hub in memory (what the hub sends it is schema-checked). */
-async function downstream(samplingAnswer = 'the model says hi', roots: { uri: string }[] = []): Promise<Downstream> {
+/**
+ * An official SDK client connected to the hub in memory (what the hub sends it is schema-checked), closed
+ * after the test (or by the caller, with `closedAfterTest: false`).
+ */
+async function downstream(
+  samplingAnswer = 'the model says hi',
+  roots: { uri: string }[] = [],
+  closedAfterTest = true,
+): Promise<Downstream> {
   const [sdkSide, ourSide] = InMemoryTransport.createLinkedPair();
   serveOverSdkTransport(hub.server, ourSide);
   const sdk = new SdkClient(
     { name: 'sdk-client', version: '1.0.0' },
     { capabilities: { sampling: {}, roots: { listChanged: true } } },
   );
-  const client: Downstream = { sdk, logs: [], toolListChanges: { count: 0 }, sampled: [] };
+  const logged = new Subject<LoggingMessageNotification['params']>();
+  const toolListChanged = new Subject<number>();
+  const updated = new Subject<string>();
+  const client: Downstream = {
+    sdk,
+    logs: [],
+    logged,
+    toolListChanges: { count: 0 },
+    toolListChanged,
+    sampled: [],
+    updated,
+  };
   sdk.setRequestHandler(CreateMessageRequestSchema, (request) => {
     const asked = request.params.messages[0]!.content as { type: string; text?: string };
     client.sampled.push(asked.text ?? asked.type);
     return { role: 'assistant', content: { type: 'text', text: samplingAnswer }, model: 'test-model' };
   });
   sdk.setRequestHandler(ListRootsRequestSchema, () => ({ roots }));
-  sdk.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => void client.logs.push(params));
-  sdk.setNotificationHandler(ToolListChangedNotificationSchema, () => void client.toolListChanges.count++);
-  cleanups.push(() => sdk.close());
+  sdk.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => {
+    client.logs.push(params);
+    logged.next(params);
+  });
+  sdk.setNotificationHandler(ToolListChangedNotificationSchema, () =>
+    toolListChanged.next(++client.toolListChanges.count),
+  );
+  sdk.setNotificationHandler(ResourceUpdatedNotificationSchema, ({ params }) => updated.next(params.uri));
+  if (closedAfterTest) cleanups.push(() => sdk.close());
   await sdk.connect(sdkSide);
   return client;
 }
@@ -164,11 +180,24 @@ const callText = async (sdk: SdkClient, name: string, args: Record<string, unkno
 const childStats = async (sdk: SdkClient) =>
   JSON.parse(await callText(sdk, 'stats')) as { cancellations: number; logLevel: string | null };
 
+/** The hub's next trace event on the side of upstream `name` for `method`, of `kind` going `direction`. */
+const upstreamEvent = (name: string, method: string, kind: TraceEvent['kind'], direction: TraceEvent['direction']) =>
+  nextEvent(
+    hub.trace$,
+    (event) =>
+      event.upstream === name && event.method === method && event.kind === kind && event.direction === direction,
+    `${direction === 'out' ? 'sending' : 'receiving'} ${method} (${kind}) on the side of ${name}`,
+  );
+
 describe('a hub over an in-process, a stdio and a Streamable HTTP upstream', () => {
-  it('serves one catalog, each collision resolved by the policy of the upstream that comes later', async () => {
+  it('names itself and carries the instructions of its upstreams', async () => {
     const { sdk } = await downstream();
     expect(sdk.getServerVersion()).toMatchObject({ name: 'test-hub' });
     expect(sdk.getInstructions()).toBe('## child\n\nThe child fixture.');
+  });
+
+  it('serves one catalog, each collision resolved by the policy of the upstream that comes later', async () => {
+    const { sdk } = await downstream();
     expect(await toolNames(sdk)).toEqual([
       'ask',
       'chatter',
@@ -182,16 +211,27 @@ describe('a hub over an in-process, a stdio and a Streamable HTTP upstream', () 
       'steps',
     ]);
     // The child's echo clashed with the in-process one, listed first: `rename` put the child's name in front.
-    expect(await callText(sdk, 'echo', { n: 1 })).toBe('local:{"n":1}');
-    expect(await callText(sdk, 'child__echo', { n: 2 })).toBe('child:{"n":2}');
-    expect(await callText(sdk, 'remote__echo')).toBe('remote');
     expect(hub.problems.map((problem) => [problem.severity, problem.upstream, problem.original])).toEqual([
       ['info', 'child', 'echo'],
     ]);
+  });
+
+  it('routes each tool name to the upstream it came from', async () => {
+    const { sdk } = await downstream();
+    expect(await callText(sdk, 'echo', { n: 1 })).toBe('local:{"n":1}');
+    expect(await callText(sdk, 'child__echo', { n: 2 })).toBe('child:{"n":2}');
+    expect(await callText(sdk, 'remote__echo')).toBe('remote');
+  });
+
+  it('serves the prompts of its upstreams', async () => {
+    const { sdk } = await downstream();
     expect((await sdk.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(['greet']);
     expect(await sdk.getPrompt({ name: 'greet', arguments: { who: 'Ada' } })).toEqual({
       messages: [{ role: 'user', content: { type: 'text', text: 'Hello, Ada' } }],
     });
+  });
+
+  it('reports every upstream ready and serving', () => {
     expect(hub.status().map(({ name, state, serving }) => ({ name, state, serving }))).toEqual([
       { name: 'local', state: 'ready', serving: true },
       { name: 'child', state: 'ready', serving: true },
@@ -199,50 +239,87 @@ describe('a hub over an in-process, a stdio and a Streamable HTTP upstream', () 
     ]);
   });
 
-  it("passes an upstream's list_changed downstream once the new list is in the catalog", async () => {
-    const { sdk, toolListChanges } = await downstream();
+  it("passes an in-process upstream's list_changed downstream once the new list is in the catalog", async () => {
+    const { sdk, toolListChanged } = await downstream();
+    const changed = nextEvent(toolListChanged, () => true, 'the downstream client heard list_changed');
     local.update((definition) => definition.withTools(tool('added', () => text('new'))));
-    await eventually(() => toolListChanges.count > 0, 'the downstream client heard list_changed');
+    await changed;
     expect(await toolNames(sdk)).toContain('added');
     expect(await callText(sdk, 'added')).toBe('new');
+  });
 
+  it("passes an HTTP upstream's list_changed downstream once the new list is in the catalog", async () => {
+    const { sdk, toolListChanged } = await downstream();
+    const changed = nextEvent(toolListChanged, () => true, 'the remote change reached the downstream client');
     remote.update((definition) => definition.withTools(tool('second', () => text('remote two'))));
-    await eventually(() => toolListChanges.count > 1, 'the remote change reached the downstream client');
+    await changed;
     expect(await callText(sdk, 'remote__second')).toBe('remote two');
   });
 
-  it('restarts a killed child, keeping its tools listed while it is down (no list change) and serving them after a new handshake', async () => {
-    const { sdk, toolListChanges } = await downstream();
-    const child = hub.upstream('child')!;
-    const firstPid = child.status.pid!;
-    expect(await callText(sdk, 'pid')).toBe(String(firstPid));
+  describe('a child killed with SIGKILL', () => {
+    let client: Downstream;
+    let firstPid: number;
+    let changesBefore: number;
     let servedWhileDown: boolean | undefined;
-    const watching = child.status$.subscribe(({ state }) => {
-      // Reconnecting -> connecting happens after the backoff: a withdrawal would be in the catalog by then.
-      if (state === 'connecting') servedWhileDown ??= hub.server.definition.tools!.has('child__echo');
+
+    beforeAll(async () => {
+      client = await downstream('hi', [], false);
+      const child = hub.upstream('child')!;
+      firstPid = child.status.pid!;
+      expect(await callText(client.sdk, 'pid')).toBe(String(firstPid));
+      const watching = child.status$.subscribe(({ state }) => {
+        // Reconnecting -> connecting happens after the backoff: a withdrawal would be in the catalog by then.
+        if (state === 'connecting') servedWhileDown ??= hub.server.definition.tools!.has('child__echo');
+      });
+      changesBefore = client.toolListChanges.count;
+      const back = nextEvent(
+        child.status$,
+        (status) => status.state === 'ready' && status.pid !== firstPid,
+        'the child is back',
+        10_000,
+      );
+      process.kill(firstPid, 'SIGKILL');
+      await back;
+      watching.unsubscribe();
+    }, 20_000);
+
+    afterAll(() => client.sdk.close());
+
+    it('is restarted as a new process', () => {
+      expect(hub.upstream('child')!.status.pid).not.toBe(firstPid);
     });
-    const changesBefore = toolListChanges.count;
-    process.kill(firstPid, 'SIGKILL');
-    await eventually(() => child.status.state === 'ready' && child.status.pid !== firstPid, 'the child is back');
-    watching.unsubscribe();
-    expect(servedWhileDown).toBe(true);
-    const childStates = states.filter((entry) => entry.name === 'child').map((entry) => entry.state);
-    expect(childStates.slice(-4)).toEqual(['ready', 'reconnecting', 'connecting', 'ready']);
-    expect(child.status.failures).toBe(1);
-    expect(child.status.lastError).toMatch(/killed by SIGKILL/);
-    expect(warnings).toContainEqual(expect.stringMatching(/^\[child\] Lost: .*killed by SIGKILL/));
-    // The same tools after the restart: the catalog never changed, so no list change was announced.
-    expect(await toolNames(sdk)).toContain('child__echo');
-    expect(toolListChanges.count).toBe(changesBefore);
-    expect(await callText(sdk, 'pid')).toBe(String(child.status.pid));
+
+    it('goes through reconnecting and connecting back to ready', () => {
+      const childStates = states.filter((entry) => entry.name === 'child').map((entry) => entry.state);
+      expect(childStates.slice(-4)).toEqual(['ready', 'reconnecting', 'connecting', 'ready']);
+    });
+
+    it('counts the failure and names its cause', () => {
+      const child = hub.upstream('child')!;
+      expect(child.status.failures).toBe(1);
+      expect(child.status.lastError).toMatch(/killed by SIGKILL/);
+      expect(logger.lines).toContainEqual(expect.stringMatching(/^(warn|error): \[child\] Lost: .*killed by SIGKILL/));
+    });
+
+    it('keeps its tools listed while it is down', () => {
+      expect(servedWhileDown).toBe(true);
+    });
+
+    it('announces no list change: the catalog never changed', async () => {
+      expect(await toolNames(client.sdk)).toContain('child__echo');
+      expect(client.toolListChanges.count).toBe(changesBefore);
+    });
+
+    it('serves its tools from the new process after a new handshake', async () => {
+      expect(await callText(client.sdk, 'pid')).toBe(String(hub.upstream('child')!.status.pid));
+    });
   });
 
-  it('carries progress across the hub, and a downstream cancel reaches the upstream', async () => {
-    const { sdk } = await downstream();
-    const before = (await childStats(sdk)).cancellations;
+  /** Calls the child's `slow` tool, cancelling it after two progress reports. */
+  async function cancelAfterTwoSteps(sdk: SdkClient) {
     const controller = new AbortController();
     const progress: { progress: number; message?: string }[] = [];
-    const call = sdk
+    const failure = await sdk
       .callTool({ name: 'slow', arguments: {} }, undefined, {
         signal: controller.signal,
         onprogress: ({ progress: value, message }) => {
@@ -251,14 +328,29 @@ describe('a hub over an in-process, a stdio and a Streamable HTTP upstream', () 
         },
       })
       .catch((error: unknown) => error);
-    expect(await call).toMatchObject({ message: expect.stringMatching(/enough/) });
+    return { failure, progress };
+  }
+
+  it("carries a stdio upstream's progress downstream", async () => {
+    const { sdk } = await downstream();
+    const { failure, progress } = await cancelAfterTwoSteps(sdk);
+    expect(failure).toMatchObject({ message: expect.stringMatching(/enough/) });
     expect(progress).toEqual([
       { progress: 1, message: 'step 1' },
       { progress: 2, message: 'step 2' },
     ]);
-    await eventually(async () => (await childStats(sdk)).cancellations === before + 1, 'the child saw the cancel');
+  });
 
-    // In process, the handler reports on the downstream request itself.
+  it('passes a downstream cancel to the upstream', async () => {
+    const { sdk } = await downstream();
+    const before = (await childStats(sdk)).cancellations;
+    await cancelAfterTwoSteps(sdk);
+    // The child counts the cancel when its handler next looks at its signal: only its own counter shows it.
+    await eventually(async () => (await childStats(sdk)).cancellations === before + 1, 'the child saw the cancel');
+  });
+
+  it("carries an in-process handler's progress, reported on the downstream request itself", async () => {
+    const { sdk } = await downstream();
     const steps: number[] = [];
     await sdk.callTool({ name: 'steps', arguments: {} }, undefined, {
       onprogress: ({ progress: p }) => void steps.push(p),
@@ -275,52 +367,91 @@ describe('a hub over an in-process, a stdio and a Streamable HTTP upstream', () 
     expect(await callText(first.sdk, 'ask', { question: 'and you?' })).toBe('answered: from the first client');
   });
 
-  it('keeps one upstream subscription however many downstream clients subscribe', async () => {
-    const clients = await Promise.all([downstream(), downstream()]);
-    const updates = clients.map(() => [] as string[]);
-    clients.forEach(({ sdk }, index) =>
-      sdk.setNotificationHandler(
-        ResourceUpdatedNotificationSchema,
-        ({ params }) => void updates[index]!.push(params.uri),
-      ),
-    );
-    const localClient = upstreamClients.get('local')!.at(-1)!;
-    const sent: string[] = [];
-    const tracing = localClient.trace$.subscribe((event) => {
-      if (event.direction === 'out' && event.kind === 'request') sent.push(event.method!);
-    });
-    for (const { sdk } of clients) await sdk.subscribeResource({ uri: 'mem://counter' });
-    await eventually(() => sent.includes('resources/subscribe'), 'the hub subscribed upstream');
-    counterChanges.next();
-    await eventually(() => updates.every((seen) => seen.length === 1), 'both clients heard the update');
-    expect(updates).toEqual([['mem://counter'], ['mem://counter']]);
+  describe('one resource, two downstream subscribers', () => {
+    /** The requests the hub sent the in-process upstream while `during` ran. */
+    async function upstreamRequests(during: () => Promise<void>): Promise<string[]> {
+      const sent: string[] = [];
+      const tracing = upstreamClients
+        .get('local')!
+        .at(-1)!
+        .trace$.subscribe((event) => {
+          if (event.direction === 'out' && event.kind === 'request') sent.push(event.method!);
+        });
+      await during();
+      tracing.unsubscribe();
+      return sent;
+    }
 
-    for (const { sdk } of clients) await sdk.unsubscribeResource({ uri: 'mem://counter' });
-    await eventually(() => sent.includes('resources/unsubscribe'), 'the hub unsubscribed upstream');
-    tracing.unsubscribe();
-    expect(sent.filter((method) => method.startsWith('resources/'))).toEqual([
-      'resources/subscribe',
-      'resources/unsubscribe',
-    ]);
-    expect(await clients[0]!.sdk.readResource({ uri: 'mem://counter' })).toEqual({
-      contents: [{ uri: 'mem://counter', text: 'the counter' }],
+    it('makes one upstream subscription however many downstream clients subscribe', async () => {
+      const clients = await Promise.all([downstream(), downstream()]);
+      const sent = await upstreamRequests(async () => {
+        const subscribed = upstreamEvent('local', 'resources/subscribe', 'result', 'in');
+        for (const { sdk } of clients) await sdk.subscribeResource({ uri: 'mem://counter' });
+        await subscribed;
+      });
+      expect(sent.filter((method) => method.startsWith('resources/'))).toEqual(['resources/subscribe']);
+    });
+
+    it('passes an upstream update to every downstream subscriber', async () => {
+      const clients = await Promise.all([downstream(), downstream()]);
+      const subscribed = upstreamEvent('local', 'resources/subscribe', 'result', 'in');
+      for (const { sdk } of clients) await sdk.subscribeResource({ uri: 'mem://counter' });
+      await subscribed;
+      const heard = clients.map(({ updated }) =>
+        nextEvent(updated, () => true, 'a downstream client heard the update'),
+      );
+      counterChanges.next();
+      expect(await Promise.all(heard)).toEqual(['mem://counter', 'mem://counter']);
+    });
+
+    /** Two downstream clients that subscribed to mem://counter, then unsubscribed; what the hub sent upstream meanwhile. */
+    async function subscribeThenLeave() {
+      const clients = await Promise.all([downstream(), downstream()]);
+      for (const { sdk } of clients) await sdk.subscribeResource({ uri: 'mem://counter' });
+      const sent = await upstreamRequests(async () => {
+        const unsubscribed = upstreamEvent('local', 'resources/unsubscribe', 'result', 'in');
+        for (const { sdk } of clients) await sdk.unsubscribeResource({ uri: 'mem://counter' });
+        await unsubscribed;
+      });
+      return { clients, sent };
+    }
+
+    it('unsubscribes upstream once the last downstream subscriber has left', async () => {
+      const { sent } = await subscribeThenLeave();
+      expect(sent.filter((method) => method.startsWith('resources/'))).toEqual(['resources/unsubscribe']);
+    });
+
+    it('still reads the resource once nobody subscribes', async () => {
+      const { clients } = await subscribeThenLeave();
+      expect(await clients[0]!.sdk.readResource({ uri: 'mem://counter' })).toEqual({
+        contents: [{ uri: 'mem://counter', text: 'the counter' }],
+      });
     });
   });
 
-  it("forwards a downstream client's logging level and the upstream's log messages", async () => {
-    const { sdk, logs } = await downstream();
+  it("forwards a downstream client's logging level to the upstream", async () => {
+    const { sdk } = await downstream();
+    const answered = upstreamEvent('child', 'logging/setLevel', 'result', 'in');
     await sdk.setLoggingLevel('warning');
-    await eventually(async () => (await childStats(sdk)).logLevel === 'warning', 'the child was told the level');
+    await answered;
+    expect((await childStats(sdk)).logLevel).toBe('warning');
+  });
+
+  it("passes the upstream's log messages at the level asked for downstream", async () => {
+    const { sdk, logged, logs } = await downstream();
+    const answered = upstreamEvent('child', 'logging/setLevel', 'result', 'in');
+    await sdk.setLoggingLevel('warning');
+    await answered;
+    const first = nextEvent(logged, () => true, 'the error line');
     expect(await callText(sdk, 'chatter')).toBe('logged');
-    await eventually(() => logs.length > 0, 'the error line arrived');
+    await first;
     expect(logs).toEqual([{ level: 'error', logger: 'child', data: 'an error line' }]);
   });
 
   it("offers the downstream clients' roots to an upstream whose forward.roots is on", async () => {
+    const announced = upstreamEvent('child', 'notifications/roots/list_changed', 'notification', 'out');
     const { sdk } = await downstream('hi', [{ uri: 'file:///work/project' }]);
-    await eventually(
-      async () => (await callText(sdk, 'roots')) === '["file:///work/project"]',
-      'the child sees the root',
-    );
+    await within(announced, 'the roots announced to the child');
+    expect(await callText(sdk, 'roots')).toBe('["file:///work/project"]');
   });
 });

@@ -7,22 +7,21 @@
  * checked against the official schema.
  */
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport, type EventStore } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { filter, firstValueFrom } from 'rxjs';
+import { filter, firstValueFrom, Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Client } from '../lib/client/client';
 import type { Transport } from '../transports/transport';
 import { LegacySseClientTransport } from '../transports/http/legacy-sse-client';
 import { StreamableHttpClientTransport, type HttpClientEvent } from '../transports/http/streamable-client';
+import { textOf as text } from './helpers/content';
 import { cleanups, listenHttp, within } from './helpers/http';
 import { validateEmitted } from './helpers/pair';
-
-const text = (result: { content: readonly { type: string }[] }) =>
-  result.content.map((block) => (block as { text?: string }).text ?? '').join('');
+import { nextEvent } from './helpers/wait';
 
 /**
  * An event store for the SDK server that replays in the order events were stored. (The SDK's example
@@ -90,14 +89,14 @@ function sdkServer(): McpServer {
   return mcp;
 }
 
-/** Serves `listener` on 127.0.0.1, recording requests and counting connections; closed after the test. */
-async function listen(listener: (request: IncomingMessage, response: ServerResponse) => void) {
-  const seen: { method: string; url: string; headers: IncomingMessage['headers'] }[] = [];
-  const site = await listenHttp((request, response) => {
-    seen.push({ method: request.method!, url: request.url!, headers: request.headers });
-    listener(request, response);
-  });
-  return Object.assign(site, { seen });
+/** Emits once `response`'s head is written (the SDK registers a stream right after writing its head). */
+function onHeadWritten(response: ServerResponse, written: Subject<void>): void {
+  const writeHead = response.writeHead.bind(response) as (...args: unknown[]) => ServerResponse;
+  response.writeHead = ((...args: unknown[]) => {
+    const result = writeHead(...args);
+    written.next();
+    return result;
+  }) as ServerResponse['writeHead'];
 }
 
 const notFound = (response: ServerResponse, message: string) =>
@@ -108,7 +107,10 @@ const notFound = (response: ServerResponse, message: string) =>
 /** The SDK's Streamable HTTP server at `/mcp`, one `McpServer` and transport per session. */
 async function startSdkStreamable(enableJsonResponse: boolean) {
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; mcp: McpServer }>();
-  const site = await listen((request, response) => {
+  /** Each standalone GET stream, once the SDK has written its head. */
+  const standaloneOpened = new Subject<void>();
+  const site = await listenHttp((request, response) => {
+    if (request.method === 'GET') onHeadWritten(response, standaloneOpened);
     void (async () => {
       const sessionId = request.headers['mcp-session-id'];
       if (typeof sessionId === 'string') {
@@ -135,20 +137,25 @@ async function startSdkStreamable(enableJsonResponse: boolean) {
   cleanups.push(async () => {
     for (const { mcp } of sessions.values()) await mcp.close();
   });
-  return { ...site, sessions, url: `${site.origin}/mcp` };
+  return { ...site, sessions, standaloneOpened, url: `${site.origin}/mcp` };
 }
 
 /** The SDK's deprecated HTTP+SSE server: GET `/sse`, POST `/messages?sessionId=`. Nothing else exists. */
 async function startSdkLegacy() {
   const sessions = new Map<string, { transport: SSEServerTransport; mcp: McpServer }>();
-  const site = await listen((request, response) => {
+  /** The id of each session whose stream ended. */
+  const sessionEnded = new Subject<string>();
+  const site = await listenHttp((request, response) => {
     void (async () => {
       const url = new URL(request.url!, 'http://localhost');
       if (request.method === 'GET' && url.pathname === '/sse') {
         const transport = new SSEServerTransport('/messages', response);
         const mcp = sdkServer();
         sessions.set(transport.sessionId, { transport, mcp });
-        response.once('close', () => sessions.delete(transport.sessionId));
+        response.once('close', () => {
+          sessions.delete(transport.sessionId);
+          sessionEnded.next(transport.sessionId);
+        });
         return mcp.connect(transport);
       }
       if (request.method === 'POST' && url.pathname === '/messages') {
@@ -165,7 +172,7 @@ async function startSdkLegacy() {
   cleanups.push(async () => {
     for (const { mcp } of sessions.values()) await mcp.close();
   });
-  return { ...site, sessions };
+  return { ...site, sessions, sessionEnded };
 }
 
 const sampling = () => ({
@@ -200,23 +207,38 @@ async function callWork(client: Client) {
 }
 
 describe('the SDK Streamable HTTP server, JSON answers (enableJsonResponse)', () => {
-  it('initializes, calls a tool, and gets list_changed on the standalone stream', async () => {
+  it('initializes, and keeps the session the SDK server made', async () => {
     const sdk = await startSdkStreamable(true);
     const { transport } = streamable(sdk.url);
     const client = await connectOurs(transport);
     expect(client.serverInfo).toMatchObject({ name: 'sdk-http-server' });
     expect(transport.sessionId).toBe([...sdk.sessions.keys()][0]);
+  });
+
+  it('calls a tool', async () => {
+    const sdk = await startSdkStreamable(true);
+    const client = await connectOurs(streamable(sdk.url).transport);
     expect(text(await client.callTool('echo', { message: 'json' }))).toBe('echo: json');
-    // The standalone stream is open once the SDK has registered its GET.
-    for (let i = 0; i < 100 && !sdk.seen.some((request) => request.method === 'GET'); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+  });
+
+  it('gets list_changed on the standalone stream', async () => {
+    const sdk = await startSdkStreamable(true);
+    const opened = nextEvent(sdk.standaloneOpened, () => true, 'the standalone stream');
+    const client = await connectOurs(streamable(sdk.url).transport);
+    await opened;
     const changed = firstValueFrom(
       client.notifications$.pipe(filter((note) => note.method === 'notifications/tools/list_changed')),
     );
     [...sdk.sessions.values()][0]!.mcp.registerTool('late', {}, () => ({ content: [] }));
     await within(changed, 'list_changed');
     expect((await client.listTools()).map((tool) => tool.name)).toContain('late');
+  });
+
+  it('sends the negotiated revision in the header of every request after initialize', async () => {
+    const sdk = await startSdkStreamable(true);
+    const client = await connectOurs(streamable(sdk.url).transport);
+    await client.callTool('echo', { message: 'json' });
+    expect(sdk.seen.length).toBeGreaterThan(1);
     for (const later of sdk.seen.slice(1)) expect(later.headers['mcp-protocol-version']).toBe('2025-11-25');
   });
 
@@ -250,7 +272,7 @@ describe('the SDK Streamable HTTP server, SSE answers', () => {
     expect(resume?.headers['last-event-id']).toBe((reconnecting as { lastEventId: string }).lastEventId);
   });
 
-  it('renews a session the server forgot, and sends DELETE on close', async () => {
+  it('renews a session the server forgot', async () => {
     const sdk = await startSdkStreamable(false);
     const { transport, events } = streamable(sdk.url);
     const client = await connectOurs(transport);
@@ -265,6 +287,11 @@ describe('the SDK Streamable HTTP server, SSE answers', () => {
       { type: 'session-renewed', previousSessionId: first, sessionId: transport.sessionId },
     ]);
     expect([...sdk.sessions.keys()]).toEqual([transport.sessionId]);
+  });
+
+  it('sends DELETE on close, which ends the session on the server', async () => {
+    const sdk = await startSdkStreamable(false);
+    const client = await connectOurs(streamable(sdk.url).transport);
     await client.close();
     expect(sdk.seen.at(-1)).toMatchObject({ method: 'DELETE' });
     expect(sdk.sessions.size).toBe(0);
@@ -277,13 +304,25 @@ describe("the SDK's deprecated HTTP+SSE server", () => {
     const { transport, events } = streamable(`${sdk.origin}/sse`);
     const client = await connectOurs(transport);
     expect(events).toEqual([{ type: 'fallback', to: 'legacy-sse', status: 404 }]);
-    await client.setLoggingLevel('info');
-    await callWork(client);
+    await client.ping();
     expect(sdk.seen.map((request) => `${request.method} ${new URL(request.url, 'http://x').pathname}`)).toEqual(
       expect.arrayContaining(['POST /sse', 'GET /sse', 'POST /messages']),
     );
+  });
+
+  it('carries progress, a log and a sampling request after the fallback', async () => {
+    const sdk = await startSdkLegacy();
+    const client = await connectOurs(streamable(`${sdk.origin}/sse`).transport);
+    await client.setLoggingLevel('info');
+    await callWork(client);
+  });
+
+  it('ends the session on the server when the client closes after the fallback', async () => {
+    const sdk = await startSdkLegacy();
+    const client = await connectOurs(streamable(`${sdk.origin}/sse`).transport);
+    const ended = nextEvent(sdk.sessionEnded, () => true, 'the end of the session');
     await client.close();
-    for (let i = 0; i < 100 && sdk.sessions.size > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    await ended;
     expect(sdk.sessions.size).toBe(0);
   });
 
@@ -292,6 +331,11 @@ describe("the SDK's deprecated HTTP+SSE server", () => {
     const client = await connectOurs(new LegacySseClientTransport(`${sdk.origin}/sse`));
     expect(client.serverInfo).toMatchObject({ name: 'sdk-http-server' });
     expect(text(await client.callTool('echo', { message: 'legacy' }))).toBe('echo: legacy');
+  });
+
+  it('carries progress, a log and a sampling request over LegacySseClientTransport', async () => {
+    const sdk = await startSdkLegacy();
+    const client = await connectOurs(new LegacySseClientTransport(`${sdk.origin}/sse`));
     await client.setLoggingLevel('info');
     await callWork(client);
   });

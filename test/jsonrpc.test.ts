@@ -71,13 +71,16 @@ describe('describeInvalid', () => {
     expect(describeInvalid(5).id).toBeUndefined();
     expect(describeInvalid(5).message).toContain('expected a JSON object, got number');
   });
-  it('tells a broken response (which gets no reply) from a broken request, and says what is wrong with it', () => {
+  it('tells a broken response (which gets no reply) from a broken request', () => {
     expect(describeInvalid({ jsonrpc: '1.0', id: 3, result: {} })).toEqual({
       id: 3,
       code: ErrorCode.InvalidRequest,
       message: 'Invalid response: "jsonrpc" must be "2.0", got "1.0"',
       response: true,
     });
+  });
+
+  it('says what is wrong with a broken response', () => {
     expect(describeInvalid({ jsonrpc: '2.0', id: 4, result: {}, error: { code: 1, message: 'm' } }).message).toBe(
       'Invalid response: a response carries either "result" or "error", not both',
     );
@@ -134,15 +137,21 @@ describe('nesting depth', () => {
 
   it('defaults to 128 levels', () => expect(DEFAULT_MAX_DEPTH).toBe(128));
 
-  it('counts objects and arrays exactly, skipping brackets inside strings', () => {
+  it('counts objects and arrays exactly', () => {
     expect(exceedsDepth(nested(128), 128)).toBe(false);
     expect(exceedsDepth(nested(129), 128)).toBe(true);
     expect(exceedsDepth(nested(129, '[', ']'), 128)).toBe(true);
     expect(exceedsDepth(nested(3), 2)).toBe(true);
     expect(exceedsDepth(nested(2), 2)).toBe(false);
+  });
+
+  it('skips brackets inside strings', () => {
     const bracketsInStrings = JSON.stringify({ text: '{'.repeat(1000) + '[\\"['.repeat(100), list: [[1]] });
     expect(exceedsDepth(bracketsInStrings, 3)).toBe(false);
     expect(exceedsDepth(bracketsInStrings, 2)).toBe(true);
+  });
+
+  it('counts siblings as one level each', () => {
     // Siblings do not add up: many objects side by side are one level each.
     expect(exceedsDepth(JSON.stringify({ list: Array.from({ length: 1000 }, () => ({ a: [1] })) }), 4)).toBe(false);
   });
@@ -188,8 +197,11 @@ describe('isParamsObject', () => {
 });
 
 describe('frames', () => {
-  it('decodes JSON and reports malformed JSON as a parse-error value', () => {
+  it('decodes JSON', () => {
     expect(decodeFrame('{"a":1}')).toEqual({ a: 1 });
+  });
+
+  it('reports malformed JSON as a parse-error value', () => {
     const failure = decodeFrame('{"a":');
     expect(failure).toBeInstanceOf(FrameError);
     expect(failure).toMatchObject({ code: ErrorCode.ParseError });

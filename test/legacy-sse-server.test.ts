@@ -18,13 +18,15 @@ import {
 import { describe, expect, it } from 'vitest';
 import type { ConnectionOptions } from '../lib/core/connection';
 import type { ProtocolVersion } from '../lib/protocol/versions';
+import { Runtime } from '../lib/core/runtime';
 import { Server, type ServerConnection } from '../lib/server/server';
 import type { Transport } from '../transports/transport';
 import { createMcpHttpHandler, type McpHttpOptions } from '../transports/http/endpoint';
 import { createLegacySseHandler, type LegacySseOptions } from '../transports/http/legacy-sse-server';
 import { SseParser, type SseEvent } from '../transports/http/sse';
 import { deferred, serverWith, tool } from './helpers/fixtures';
-import { cleanups, eventually, listenHttp, sseReader, statusOfGet, within } from './helpers/http';
+import { cleanups, listenHttp, sseReader, statusOfGet, within } from './helpers/http';
+import { nextEvent } from './helpers/wait';
 import { validateEmitted } from './helpers/pair';
 
 /** A `Server` whose every connection is schema-checked and remembered. */
@@ -198,10 +200,15 @@ describe('the wire format', () => {
 });
 
 describe('the official SDK client', () => {
-  it('negotiates 2024-11-05 when the server offers only that, then lists and calls tools', async () => {
+  it('negotiates 2024-11-05 when the server offers only that', async () => {
     const { base, server } = await start({ versions: ['2024-11-05'] });
-    const { client, errors } = await connectSdk(base);
+    await connectSdk(base);
     expect(server.connections[0]!.protocolVersion).toBe('2024-11-05');
+  });
+
+  it('lists and calls tools', async () => {
+    const { base } = await start({ versions: ['2024-11-05'] });
+    const { client, errors } = await connectSdk(base);
     const { tools } = await within(client.listTools());
     expect(tools.map((listed) => listed.name)).toEqual(['echo', 'steps', 'chatty', 'ask', 'slow', 'flood']);
     expect(await within(client.callTool({ name: 'echo', arguments: { city: 'Oslo' } }))).toEqual({
@@ -246,22 +253,29 @@ describe('the official SDK client', () => {
     });
   });
 
-  it('carries notifications both ways: log messages, list_changed, and a cancellation', async () => {
-    const { base, server, slowStarted, slowAborted } = await start({ versions: ['2024-11-05'] });
+  it("carries a tool's log messages to the client", async () => {
+    const { base } = await start({ versions: ['2024-11-05'] });
     const { client } = await connectSdk(base);
     const logs: LoggingMessageNotification['params'][] = [];
     client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
       logs.push(notification.params);
     });
-    const listChanged = deferred();
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => listChanged.resolve());
-
     await within(client.callTool({ name: 'chatty', arguments: {} }));
     expect(logs).toEqual([{ level: 'info', data: 'working on it' }]);
+  });
 
+  it('carries list_changed to the client', async () => {
+    const { base, server } = await start({ versions: ['2024-11-05'] });
+    const { client } = await connectSdk(base);
+    const listChanged = deferred();
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => listChanged.resolve());
     server.update((current) => current.withTools(tool('fresh')));
     await within(listChanged.promise, 'notifications/tools/list_changed');
+  });
 
+  it("carries the client's cancellation to the handler", async () => {
+    const { base, slowStarted, slowAborted } = await start({ versions: ['2024-11-05'] });
+    const { client } = await connectSdk(base);
     const abort = new AbortController();
     const call = client.callTool({ name: 'slow', arguments: {} }, undefined, { signal: abort.signal });
     await within(slowStarted, 'the slow call to start');
@@ -275,8 +289,11 @@ describe('the official SDK client', () => {
     const { client } = await connectSdk(base);
     expect(handler.sessionCount).toBe(1);
     await client.close();
-    await eventually(() => handler.sessionCount === 0 && server.connectionCount === 0, 'the session to end');
-    expect(await server.connections[0]!.closed).toMatchObject({ kind: 'transport-closed' });
+    expect(await within(server.connections[0]!.closed, 'the session to end')).toMatchObject({
+      kind: 'transport-closed',
+    });
+    expect(handler.sessionCount).toBe(0);
+    expect(server.connectionCount).toBe(0);
   });
 });
 
@@ -380,32 +397,54 @@ describe('closing from the server side', () => {
 });
 
 describe('refusals', () => {
-  it('POST without a sessionId gets 400, an unknown one 404; other paths 404, wrong methods 405', async () => {
+  const body = JSON.stringify(initializeRequest());
+  const json = { 'content-type': 'application/json' };
+
+  it('POST without a sessionId gets 400', async () => {
     const { base } = await start();
-    const body = JSON.stringify(initializeRequest());
-    const json = { 'content-type': 'application/json' };
     expect((await fetch(`${base}/messages`, { method: 'POST', headers: json, body })).status).toBe(400);
+  });
+
+  it('POST naming an unknown session gets 404', async () => {
+    const { base } = await start();
     expect((await fetch(`${base}/messages?sessionId=nope`, { method: 'POST', headers: json, body })).status).toBe(404);
+  });
+
+  it('other paths get 404', async () => {
+    const { base } = await start();
     expect((await fetch(`${base}/elsewhere`, { headers: { accept: 'text/event-stream' } })).status).toBe(404);
+  });
+
+  it('wrong methods get 405, naming the allowed one', async () => {
+    const { base } = await start();
     const wrong = await fetch(`${base}/sse`, { method: 'POST', headers: json, body });
     expect(wrong.status).toBe(405);
     expect(wrong.headers.get('allow')).toBe('GET');
     expect((await fetch(`${base}/messages`)).headers.get('allow')).toBe('POST');
   });
 
-  it('GET without Accept: text/event-stream gets 406; sessions beyond maxSessions 503', async () => {
-    const { base } = await start({ maxSessions: 1 });
+  it('GET without Accept: text/event-stream gets 406', async () => {
+    const { base } = await start();
     expect((await fetch(`${base}/sse`, { headers: { accept: 'application/json' } })).status).toBe(406);
+  });
+
+  it('sessions beyond maxSessions get 503', async () => {
+    const { base } = await start({ maxSessions: 1 });
     await openRaw(base);
     expect((await fetch(`${base}/sse`, { headers: { accept: 'text/event-stream' } })).status).toBe(503);
   });
 
-  it('a client at its quota of streams gets 429 saying so; other clients are not affected', async () => {
+  it('a client at its quota of streams gets 429 saying so', async () => {
     const { base } = await start({ maxSessionsPerClient: 1 });
     await openRaw(base);
     const refused = await fetch(`${base}/sse`, { headers: { accept: 'text/event-stream' } });
     expect(refused.status).toBe(429);
     expect((await refused.json()).error.message).toMatch(/this client holds 1 sessions/);
+  });
+
+  it("a client at its quota does not affect other clients' streams", async () => {
+    const { base } = await start({ maxSessionsPerClient: 1 });
+    await openRaw(base);
     const other = await new Promise<number>((resolve, reject) => {
       const request = http.get(
         `${base}/sse`,
@@ -420,10 +459,16 @@ describe('refusals', () => {
     expect(other).toBe(200);
   });
 
-  it('checks the body size and media type, and bad JSON or a bad envelope gets 400 without harm', async () => {
-    const { base, handler } = await start({ maxBodyBytes: 1024 });
-    const raw = await openRaw(base);
+  /** A started handler (1 KiB bodies at most) and an initialized hand-driven session. */
+  async function openedSession() {
+    const started = await start({ maxBodyBytes: 1024 });
+    const raw = await openRaw(started.base);
     await initializeRaw(raw);
+    return { ...started, raw };
+  }
+
+  it('refuses a body over maxBodyBytes with 413', async () => {
+    const { raw } = await openedSession();
     const big = {
       jsonrpc: '2.0',
       id: 1,
@@ -431,34 +476,62 @@ describe('refusals', () => {
       params: { name: 'echo', arguments: { pad: 'x'.repeat(2000) } },
     };
     expect((await raw.post(big)).status).toBe(413);
+  });
+
+  it('refuses a body that is not JSON by its media type with 415', async () => {
+    const { raw } = await openedSession();
     expect((await raw.post({ jsonrpc: '2.0', id: 1, method: 'ping' }, { 'content-type': 'text/plain' })).status).toBe(
       415,
     );
+  });
 
+  it('answers bad JSON with 400 and an id-less parse error', async () => {
+    const { raw } = await openedSession();
     const garbled = await raw.post('{"jsonrpc":');
     expect(garbled.status).toBe(400);
     const parseError = await garbled.json();
     expect(parseError.error.code).toBe(-32700);
     expect(parseError).not.toHaveProperty('id');
+  });
+
+  it('answers a bad envelope with 400 and -32600', async () => {
+    const { raw } = await openedSession();
     const envelope = await raw.post({ jsonrpc: '1.0', id: 2, method: 'ping' });
     expect(envelope.status).toBe(400);
     expect((await envelope.json()).error.code).toBe(-32600);
+  });
 
-    // The session is untouched: nothing went on the stream and the next request is answered.
+  it('leaves the session untouched by a refused POST: nothing goes on the stream and the next request is answered', async () => {
+    const { raw, handler } = await openedSession();
+    await raw.post('{"jsonrpc":');
+    await raw.post({ jsonrpc: '1.0', id: 2, method: 'ping' });
     expect(handler.sessionCount).toBe(1);
     await raw.post({ jsonrpc: '2.0', id: 3, method: 'ping' });
     expect(await raw.nextMessage()).toEqual({ jsonrpc: '2.0', id: 3, result: {} });
   });
 
-  it('refuses a foreign Origin with 403 on both paths, and a foreign Host', async () => {
+  const evil = { origin: 'https://evil.example' };
+
+  it('refuses a foreign Origin on the event stream with 403, opening no session', async () => {
     const { base, handler } = await start();
-    const evil = { origin: 'https://evil.example' };
     expect((await fetch(`${base}/sse`, { headers: { accept: 'text/event-stream', ...evil } })).status).toBe(403);
     expect(handler.sessionCount).toBe(0);
+  });
+
+  it('refuses a foreign Origin on the POST path with 403', async () => {
+    const { base } = await start();
     const raw = await openRaw(base);
     expect((await raw.post(initializeRequest(), evil)).status).toBe(403);
-    expect((await raw.post(initializeRequest(), { origin: 'http://localhost:5173' })).status).toBe(202);
+  });
 
+  it('accepts a localhost Origin on the POST path', async () => {
+    const { base } = await start();
+    const raw = await openRaw(base);
+    expect((await raw.post(initializeRequest(), { origin: 'http://localhost:5173' })).status).toBe(202);
+  });
+
+  it('refuses a foreign Host with 403', async () => {
+    const { base } = await start();
     expect(await statusOfGet(`${base}/sse`, { host: 'evil.example', accept: 'text/event-stream' })).toBe(403);
   });
 
@@ -475,14 +548,22 @@ describe('refusals', () => {
 describe('the combined endpoint', () => {
   async function startCombined(options: McpHttpOptions = {}) {
     const server = new CheckedServer(definition().definition);
-    const handler = createMcpHttpHandler(server, options);
+    const runtime = new Runtime();
+    const handler = createMcpHttpHandler(server, { connectionOptions: { runtime }, ...options });
     const { origin: base } = await listenHttp(handler);
     cleanups.push(() => handler.close());
-    return { server, handler, base };
+    /** Resolves when a Streamable HTTP session has closed (its lifecycle actor, on the runtime's trace). */
+    const streamableSessionClosed = () =>
+      nextEvent(
+        runtime.trace$,
+        (event) => event.actor === 'httpSession' && event.kind === 'lifecycle' && event.to === 'closed',
+        'the Streamable HTTP session to close',
+      );
+    return { server, handler, base, streamableSessionClosed };
   }
 
   it('serves a Streamable HTTP client and an HTTP+SSE client at once', async () => {
-    const { base, server, handler } = await startCombined();
+    const { base, server, handler, streamableSessionClosed } = await startCombined();
     const modern = new SdkClient({ name: 'modern', version: '1' });
     const modernTransport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`));
     cleanups.push(() => modern.close());
@@ -499,37 +580,51 @@ describe('the combined endpoint', () => {
     expect(fromModern).toMatchObject({ content: [{ text: '{"via":"mcp"}' }] });
     expect(fromLegacy).toMatchObject({ content: [{ text: '{"via":"sse"}' }] });
 
+    const modernClosed = streamableSessionClosed();
     await within(modernTransport.terminateSession());
     await legacy.close();
-    await eventually(() => handler.sessionCount === 0 && server.connectionCount === 0, 'both sessions to end');
+    await modernClosed;
+    await within(Promise.all(server.connections.map((connection) => connection.closed)), 'both connections to close');
+    expect(handler.sessionCount).toBe(0);
+    expect(server.connectionCount).toBe(0);
   });
 
-  it('routes by path: custom paths, 404 elsewhere, and legacy: false turns the SSE endpoints off', async () => {
-    const custom = await startCombined({ path: '/rpc', legacy: { ssePath: '/old/sse', messagePath: '/old/post' } });
+  const customPaths = { path: '/rpc', legacy: { ssePath: '/old/sse', messagePath: '/old/post' } };
+
+  it('serves the SSE endpoints at custom paths', async () => {
+    const custom = await startCombined(customPaths);
     const opened = await fetch(`${custom.base}/old/sse`, { headers: { accept: 'text/event-stream' } });
     const events = sseReader(opened);
     expect((await events.next())!.data).toMatch(/^\/old\/post\?sessionId=/);
     await events.cancel();
+  });
+
+  it('serves the Streamable endpoint at a custom path, and 404 at the default one', async () => {
+    const custom = await startCombined(customPaths);
     expect((await fetch(`${custom.base}/mcp`, { method: 'POST' })).status).toBe(404);
     expect((await fetch(`${custom.base}/rpc`, { method: 'PUT' })).status).toBe(405); // the Streamable handler
+  });
 
+  it('turns the SSE endpoints off with legacy: false', async () => {
     const modernOnly = await startCombined({ legacy: false });
     expect((await fetch(`${modernOnly.base}/sse`, { headers: { accept: 'text/event-stream' } })).status).toBe(404);
     expect(() => createMcpHttpHandler(modernOnly.server, { path: '/sse' })).toThrow(/must differ/);
   });
 
   it('close() ends the sessions of both transports', async () => {
-    const { base, server, handler } = await startCombined();
+    const { base, server, handler, streamableSessionClosed } = await startCombined();
     const modern = new SdkClient({ name: 'modern', version: '1' });
     cleanups.push(() => modern.close());
     await within(modern.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`))));
     const raw = await openRaw(base);
     await initializeRaw(raw);
     expect(handler.sessionCount).toBe(2);
+    const modernClosed = streamableSessionClosed();
     await handler.close();
     expect(server.connectionCount).toBe(0);
     expect(await raw.events.next()).toBeUndefined();
     // The Streamable HTTP session forgets itself once its streams have ended, a moment after its connection.
-    await eventually(() => handler.sessionCount === 0, 'both sessions to be forgotten');
+    await modernClosed;
+    expect(handler.sessionCount).toBe(0);
   });
 });

@@ -197,7 +197,7 @@ describe('completion', () => {
     expect(completion).toMatchObject({ total: 250, hasMore: true });
   });
 
-  it('completes to nothing without a completer, and refuses unknown references', async () => {
+  it('completes to nothing without a completer', async () => {
     const { client } = await connectPair(definition);
     expect(
       await client.complete({
@@ -205,6 +205,10 @@ describe('completion', () => {
         argument: { name: 'code', value: 'x' },
       }),
     ).toEqual({ values: [] });
+  });
+
+  it('refuses to complete for an unknown prompt, argument or resource template, naming it', async () => {
+    const { client } = await connectPair(definition);
     await expect(
       client.complete({ ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'x', value: '' } }),
     ).rejects.toMatchObject({
@@ -233,7 +237,7 @@ describe('completion', () => {
 });
 
 describe('logging', () => {
-  it('delivers log messages on logs$ and sets the level', async () => {
+  it('delivers the log messages at or above the level set on logs$', async () => {
     const logging = serverWith([
       tool('log', async (_a, ctx) => {
         await ctx.log('notice', { step: 1 }, 'worker');

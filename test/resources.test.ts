@@ -9,12 +9,12 @@ import { Server } from '../lib/server/server';
 import { Client } from '../lib/client/client';
 import { createMemoryPair } from '../transports/memory';
 import { connectClients, connectPair, validateEmitted } from './helpers/pair';
+import { cleanups } from './helpers/cleanups';
 import { deferred } from './helpers/fixtures';
+import { within } from './helpers/wait';
 import { RawPeer } from './helpers/raw-peer';
 import { isAlive } from './helpers/processes';
 import { StdioClientTransport } from '../transports/stdio';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const readme: ResourceDefinition = {
   uri: 'file:///project/README.md',
@@ -145,10 +145,13 @@ describe('resources', () => {
     await expect(client.readResource('x://throws')).rejects.toMatchObject({ code: -32603, message: 'disk gone' });
   });
 
-  it('refuses duplicate URIs and templates', () => {
+  it('refuses two resources of one URI', () => {
     expect(() => defineServer({ name: 's', version: '1', resources: [readme, readme] })).toThrow(
       'Two resources have the URI',
     );
+  });
+
+  it('refuses two resource templates of one URI template', () => {
     expect(() => defineServer({ name: 's', version: '1', resourceTemplates: [weather, weather] })).toThrow(
       'Two resource templates',
     );
@@ -244,11 +247,15 @@ describe('resource subscriptions', () => {
     for (const client of clients) await client.close();
   });
 
-  it('errors the Observable when the server refuses, and completes it when the connection closes', async () => {
+  it('errors the Observable when the server refuses', async () => {
     const { client } = await connectPair(definition());
     const refused = deferred<unknown>();
     client.subscribeResource('file:///nope').subscribe({ error: (error) => refused.resolve(error) });
     expect(await refused.promise).toMatchObject({ code: -32002 });
+  });
+
+  it('completes the Observable when the client closes the connection', async () => {
+    const { client } = await connectPair(definition());
     const completed = deferred();
     client.subscribeResource(readme.uri).subscribe({ complete: () => completed.resolve() });
     await client.close();
@@ -284,42 +291,43 @@ describe('resource subscriptions', () => {
     expect((error as ConnectionClosedError).quitReason?.kind).toBe('transport-closed');
   });
 
-  it('over stdio: errors when the server process is killed, and completes on a deliberate close', async () => {
-    const start = async () => {
-      const transport = new StdioClientTransport({
-        command: process.execPath,
-        args: [fileURLToPath(new URL('./fixtures/broken-results-server.mjs', import.meta.url))],
-        shutdown: { stdinGraceMs: 300, terminateGraceMs: 300 },
-      });
-      const client = await new Client({ name: 'c', version: '1' }).connect(transport);
-      const updates: string[] = [];
-      const ended = new Promise<unknown>((resolve) =>
-        client.subscribeResource('notes://a').subscribe({
-          next: (update) => updates.push(update.uri),
-          error: resolve,
-          complete: () => resolve('completed'),
-        }),
-      );
-      // The fixture sends one update right after it accepts the subscription.
-      for (let waited = 0; updates.length === 0 && waited < 5000; waited += 20) await sleep(20);
-      expect(updates).toEqual(['notes://a']);
-      return { transport, client, ended };
-    };
+  /** Our client over stdio to a fixture that sends one update right after it accepts a subscription. */
+  async function subscribedOverStdio() {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [fileURLToPath(new URL('./fixtures/broken-results-server.mjs', import.meta.url))],
+      shutdown: { stdinGraceMs: 300, terminateGraceMs: 300 },
+    });
+    const client = await new Client({ name: 'c', version: '1' }).connect(transport);
+    cleanups.push(() => client.close());
+    const first = deferred<string>();
+    const ended = new Promise<unknown>((resolve) =>
+      client.subscribeResource('notes://a').subscribe({
+        next: (update) => first.resolve(update.uri),
+        error: resolve,
+        complete: () => resolve('completed'),
+      }),
+    );
+    expect(await within(first.promise, 'the first update')).toBe('notes://a');
+    return { transport, client, ended };
+  }
 
-    const killed = await start();
+  it('over stdio: errors when the server process is killed', async () => {
+    const killed = await subscribedOverStdio();
     process.kill(killed.transport.pid!, 'SIGKILL');
     const error = await killed.ended;
     expect(error).toBeInstanceOf(ConnectionClosedError);
     expect((error as ConnectionClosedError).quitReason?.kind).not.toBe('local-close');
-    await killed.client.close();
+    await within(killed.transport.exited, 'the child to exit');
+    expect(isAlive(killed.transport.pid!)).toBe(false);
+  });
 
-    const closed = await start();
+  it('over stdio: completes on a deliberate close, and the child ends', async () => {
+    const closed = await subscribedOverStdio();
     await closed.client.close();
     expect(await closed.ended).toBe('completed');
-    for (const pid of [killed.transport.pid!, closed.transport.pid!]) {
-      for (let waited = 0; isAlive(pid) && waited < 5000; waited += 50) await sleep(50);
-      expect(isAlive(pid)).toBe(false);
-    }
+    await within(closed.transport.exited, 'the child to exit');
+    expect(isAlive(closed.transport.pid!)).toBe(false);
   });
 
   it('answers -32601 to subscribe when the server has no resources', async () => {

@@ -9,6 +9,7 @@ import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client as SdkV2Client, StreamableHTTPClientTransport as SdkV2Transport } from '@modelcontextprotocol/client';
+import { Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import type { ServerDefinition } from '../lib/server/definition';
@@ -22,18 +23,23 @@ import { SseParser } from '../transports/http/sse';
 import { createStreamableHttpHandler, type StreamableHttpOptions } from '../transports/http/streamable-server';
 import { validateEveryConnection } from './conformance/validate-connections';
 import { deferred, serverWith, tool } from './helpers/fixtures';
-import { cleanups, eventually, listenHttp, sseReader, statusOfGet, within } from './helpers/http';
+import { cleanups, listenHttp, sseReader, statusOfGet, within } from './helpers/http';
+import { nextEvent } from './helpers/wait';
 
 const LATEST = '2025-11-25';
 /** What the test HTTP server saw, for tools that act on their own HTTP exchange. */
 interface Hooks {
   /** POST responses still open. */
   readonly posts: Set<ServerResponse>;
+  /** Emits each time a POST or GET response closed on the server, with the method. */
+  readonly responseClosed: Subject<string>;
   /** Resolves at the first GET carrying `Last-Event-ID`. */
   readonly resumed: Promise<void>;
+  /** Resolves when the `slow` tool started. */
+  readonly slowStarted: Promise<void>;
 }
 
-const definition = (release: Promise<void>, hooks: Hooks): ServerDefinition =>
+const definition = (release: Promise<void>, hooks: Hooks, slowStarted: { resolve(): void }): ServerDefinition =>
   serverWith([
     tool('echo'),
     tool('chatty', async (_args, ctx) => {
@@ -45,6 +51,7 @@ const definition = (release: Promise<void>, hooks: Hooks): ServerDefinition =>
       return { content: [{ type: 'text', text: 'pong received' }] };
     }),
     tool('slow', async () => {
+      slowStarted.resolve();
       await release;
       return { content: [{ type: 'text', text: 'finally' }] };
     }),
@@ -69,20 +76,51 @@ const definition = (release: Promise<void>, hooks: Hooks): ServerDefinition =>
 async function start(options: StreamableHttpOptions = {}) {
   const release = deferred();
   const resumed = deferred();
-  const hooks: Hooks = { posts: new Set(), resumed: resumed.promise };
-  const server = validateEveryConnection(new Server(definition(release.promise, hooks)));
+  const slowStarted = deferred();
+  const hooks: Hooks = {
+    posts: new Set(),
+    responseClosed: new Subject(),
+    resumed: resumed.promise,
+    slowStarted: slowStarted.promise,
+  };
+  const server = validateEveryConnection(new Server(definition(release.promise, hooks, slowStarted)));
+  /** The server side of each session, in the order they opened. */
+  const connections: ServerConnection[] = [];
+  const connect = server.connect.bind(server);
+  server.connect = (...args) => {
+    const connection = connect(...args);
+    connections.push(connection);
+    return connection;
+  };
   const handler = createStreamableHttpHandler(server, options);
   const { origin } = await listenHttp((request, response) => {
-    if (request.method === 'POST') {
-      hooks.posts.add(response);
-      response.once('close', () => hooks.posts.delete(response));
-    }
+    if (request.method === 'POST') hooks.posts.add(response);
+    response.once('close', () => {
+      hooks.posts.delete(response);
+      hooks.responseClosed.next(request.method!);
+    });
     if (request.method === 'GET' && request.headers['last-event-id']) resumed.resolve();
     handler(request, response);
   });
   cleanups.push(() => handler.close());
-  return { server, handler, hooks, release: release.resolve, url: `${origin}/mcp` };
+  /** Resolves once no POST response is open on the server any more. */
+  const postsClosed = (): Promise<unknown> =>
+    hooks.posts.size === 0
+      ? Promise.resolve()
+      : nextEvent(hooks.responseClosed, () => hooks.posts.size === 0, 'the POSTs to close on the server');
+  /** The next message the server side of session `index` sends for `method` (a result: its id). */
+  const sent = (index: number, matches: (message: any) => boolean, what: string) =>
+    nextEvent(connections[index]!.trace$, (event) => event.direction === 'out' && matches(event.message), what);
+  return { server, handler, hooks, connections, postsClosed, sent, release: release.resolve, url: `${origin}/mcp` };
 }
+
+/** Resolves when an HTTP session of `runtime` has closed (its lifecycle actor, on the runtime's trace). */
+const sessionClosed = (runtime: Runtime) =>
+  nextEvent(
+    runtime.trace$,
+    (event) => event.actor === 'httpSession' && event.kind === 'lifecycle' && event.to === 'closed',
+    'the session to close',
+  );
 
 const ACCEPT_BOTH = 'application/json, text/event-stream';
 
@@ -140,11 +178,21 @@ describe('sessions', () => {
     expect(handler.sessionCount).toBe(1);
   });
 
-  it('a request without the session id gets 400, an unknown one 404', async () => {
+  it('a POST without the session id gets 400', async () => {
     const { url } = await start();
     await openSession(url);
     expect((await post(url, call(1, 'echo'), { 'mcp-protocol-version': LATEST })).status).toBe(400);
+  });
+
+  it('a POST naming an unknown session gets 404', async () => {
+    const { url } = await start();
+    await openSession(url);
     expect((await post(url, call(1, 'echo'), { 'mcp-session-id': 'nope' })).status).toBe(404);
+  });
+
+  it('a GET without the session id gets 400', async () => {
+    const { url } = await start();
+    await openSession(url);
     expect((await fetch(url, { headers: { accept: 'text/event-stream' } })).status).toBe(400);
   });
 
@@ -158,9 +206,15 @@ describe('sessions', () => {
   });
 
   it('closes a session left idle', async () => {
-    const { url, handler, server } = await start({ idleTimeoutMs: 100 });
+    const clock = new SimulatedClock();
+    const runtime = new Runtime({ clock });
+    const { url, handler, server, postsClosed } = await start({ idleTimeoutMs: 100, connectionOptions: { runtime } });
     const { headers } = await openSession(url);
-    await eventually(() => handler.sessionCount === 0, 'the idle expiry');
+    await postsClosed();
+    const expired = sessionClosed(runtime);
+    clock.increment(100);
+    await expired;
+    expect(handler.sessionCount).toBe(0);
     expect(server.connectionCount).toBe(0);
     expect((await post(url, call(1, 'echo'), headers)).status).toBe(404);
   });
@@ -187,7 +241,10 @@ describe('sessions', () => {
   it('a session busy past the idle timeout lives on, and expires a whole timeout after its last response', async () => {
     const clock = new SimulatedClock();
     const runtime = new Runtime({ clock });
-    const { url, handler, hooks, release } = await start({ idleTimeoutMs: 1000, connectionOptions: { runtime } });
+    const { url, handler, postsClosed, release } = await start({
+      idleTimeoutMs: 1000,
+      connectionOptions: { runtime },
+    });
     const { headers } = await openSession(url);
     const reader = sseReader(await post(url, call(1, 'slow'), headers));
     await reader.next(); // priming: the call's POST is open
@@ -195,33 +252,44 @@ describe('sessions', () => {
     clock.increment(400);
     release(); // at 1900
     for (let event = await reader.next(); event; event = await reader.next());
-    await eventually(() => hooks.posts.size === 0, 'the POST to close on the server');
+    await postsClosed();
     clock.increment(600); // 2500: idle for 600 ms only, so the check re-arms for 2900
     const notice = { jsonrpc: '2.0', method: 'notifications/roots/list_changed' };
     expect((await post(url, notice, headers)).status).toBe(202); // alive (and active again at 2500)
-    await eventually(() => hooks.posts.size === 0, 'the POST to close on the server');
+    await postsClosed();
     clock.increment(400); // 2900: idle for 400 ms, so the check re-arms for 3500
     clock.increment(599);
     expect(handler.sessionCount).toBe(1);
+    const expired = sessionClosed(runtime);
     clock.increment(1); // 3500: idle for the whole timeout
-    await eventually(() => handler.sessionCount === 0, 'the idle expiry');
+    await expired;
+    expect(handler.sessionCount).toBe(0);
     expect((await post(url, call(2, 'echo'), headers)).status).toBe(404);
   });
 
-  it('DELETE without a session id gets 400; other methods get 405', async () => {
+  it('DELETE without a session id gets 400', async () => {
     const { url } = await start();
     expect((await fetch(url, { method: 'DELETE' })).status).toBe(400);
+  });
+
+  it('other methods get 405, naming the allowed ones', async () => {
+    const { url } = await start();
     const put = await fetch(url, { method: 'PUT', body: '{}' });
     expect(put.status).toBe(405);
     expect(put.headers.get('allow')).toBe('GET, POST, DELETE');
   });
 
-  it('a full table evicts an idle session for a newcomer (the evicted one gets 404); all busy: 503', async () => {
+  it('a full table evicts an idle session for a newcomer (the evicted one gets 404)', async () => {
     const { url, handler } = await start({ maxSessions: 1 });
     const first = await openSession(url);
-    const second = await openSession(url);
+    await openSession(url);
     expect(handler.sessionCount).toBe(1);
     expect((await post(url, call(1, 'echo'), first.headers)).status).toBe(404);
+  });
+
+  it('a full table of busy sessions refuses a newcomer with 503', async () => {
+    const { url } = await start({ maxSessions: 1 });
+    const second = await openSession(url);
     // The second session is busy while its standalone stream is open: nothing to evict.
     const stream = await fetch(url, { headers: { accept: 'text/event-stream', ...second.headers } });
     expect(stream.status).toBe(200);
@@ -231,7 +299,7 @@ describe('sessions', () => {
     await stream.body!.cancel();
   });
 
-  it('a client over its own quota evicts its own oldest idle session, or gets 429 when all are busy', async () => {
+  it('a client over its own quota evicts its own oldest idle session', async () => {
     const { url, handler } = await start({ maxSessionsPerClient: 2 });
     const oldest = await openSession(url);
     const middle = await openSession(url);
@@ -239,6 +307,11 @@ describe('sessions', () => {
     expect(handler.sessionCount).toBe(2);
     expect((await post(url, call(1, 'echo'), oldest.headers)).status).toBe(404);
     expect((await post(url, call(1, 'echo'), middle.headers)).status).toBe(200);
+  });
+
+  it('a client over its own quota gets 429 when all its sessions are busy', async () => {
+    const { url } = await start({ maxSessionsPerClient: 2 });
+    const middle = await openSession(url);
     const streams = await Promise.all(
       [middle.headers, (await openSession(url)).headers].map((headers) =>
         fetch(url, { headers: { accept: 'text/event-stream', ...headers } }),
@@ -310,11 +383,16 @@ describe('POST', () => {
     expect(await reader.next()).toBeUndefined();
   });
 
-  it('auto mode answers older clients with JSON unless the handler sends something first', async () => {
+  it('auto mode answers older clients with JSON', async () => {
     const { url } = await start();
     const { headers } = await openSession(url, '2025-06-18');
     const plain = await post(url, call(1, 'echo'), headers);
     expect(plain.headers.get('content-type')).toBe('application/json');
+  });
+
+  it('auto mode answers older clients with SSE when the handler sends something first', async () => {
+    const { url } = await start();
+    const { headers } = await openSession(url, '2025-06-18');
     const chatty = await post(url, call(2, 'chatty'), headers);
     expect(chatty.headers.get('content-type')).toBe('text/event-stream');
     const messages = await readAll(chatty);
@@ -373,31 +451,54 @@ describe('POST', () => {
     expect(body).not.toHaveProperty('id');
   });
 
-  it('accepts a batch from a 2025-03-26 session and refuses it from later ones', async () => {
+  it('accepts a batch from a 2025-03-26 session', async () => {
     const { url } = await start({ responseMode: 'json' });
     const old = await openSession(url, '2025-03-26');
     const batch = await post(url, [call(1, 'echo'), call(2, 'echo')], old.headers);
     expect((await batch.json()).map((reply: { id: number }) => reply.id).sort()).toEqual([1, 2]);
+  });
+
+  it('refuses a batch from a later session with 400', async () => {
+    const { url } = await start({ responseMode: 'json' });
     const recent = await openSession(url);
     expect((await post(url, [call(1, 'echo')], recent.headers)).status).toBe(400);
   });
 
-  it('checks the body size, media types and protocol version header', async () => {
+  it('refuses a body over maxBodyBytes with 413', async () => {
     const { url } = await start({ maxBodyBytes: 1024 });
     const { headers } = await openSession(url);
     const big = { ...call(1, 'echo'), params: { name: 'echo', arguments: { pad: 'x'.repeat(2000) } } };
     expect((await post(url, big, headers)).status).toBe(413);
+  });
+
+  it('refuses a POST that does not accept SSE with 406', async () => {
+    const { url } = await start();
+    const { headers } = await openSession(url);
     expect((await post(url, call(1, 'echo'), { ...headers, accept: 'application/json' })).status).toBe(406);
+  });
+
+  it('refuses a body that is not JSON by its media type with 415', async () => {
+    const { url } = await start();
+    const { headers } = await openSession(url);
     expect((await post(url, call(1, 'echo'), { ...headers, 'content-type': 'text/plain' })).status).toBe(415);
+  });
+
+  it('refuses an unknown protocol version header with 400', async () => {
+    const { url } = await start();
+    const { headers } = await openSession(url);
     expect((await post(url, call(1, 'echo'), { ...headers, 'mcp-protocol-version': '1999-01-01' })).status).toBe(400);
   });
 });
 
 describe('origin and host', () => {
-  it('refuses a foreign Origin with 403 and accepts a localhost one', async () => {
+  it('refuses a foreign Origin with 403', async () => {
     const { url } = await start();
     expect((await post(url, initializeRequest(), { origin: 'https://evil.example' })).status).toBe(403);
     expect((await post(url, initializeRequest(), { origin: 'null' })).status).toBe(403);
+  });
+
+  it('accepts a localhost Origin', async () => {
+    const { url } = await start();
     expect((await post(url, initializeRequest(), { origin: 'http://localhost:3000' })).status).toBe(200);
   });
 
@@ -413,14 +514,24 @@ describe('origin and host', () => {
 });
 
 describe('GET streams', () => {
-  it('the standalone stream carries list_changed after server.update; a second one gets 409', async () => {
-    const { url, server } = await start();
+  it('a second standalone stream gets 409', async () => {
+    const { url } = await start();
     const { headers } = await openSession(url);
     const stream = await fetch(url, { headers: { ...headers, accept: 'text/event-stream' } });
     expect(stream.status).toBe(200);
     const reader = sseReader(stream);
     expect(await reader.next()).toMatchObject({ data: '' }); // priming
     expect((await fetch(url, { headers: { ...headers, accept: 'text/event-stream' } })).status).toBe(409);
+    await reader.cancel();
+  });
+
+  it('the standalone stream carries list_changed after server.update', async () => {
+    const { url, server } = await start();
+    const { headers } = await openSession(url);
+    const stream = await fetch(url, { headers: { ...headers, accept: 'text/event-stream' } });
+    expect(stream.status).toBe(200);
+    const reader = sseReader(stream);
+    expect(await reader.next()).toMatchObject({ data: '' }); // priming
     server.update((current) => current.withTools(tool('fresh')));
     expect(JSON.parse((await reader.next())!.data)).toEqual({
       jsonrpc: '2.0',
@@ -430,15 +541,16 @@ describe('GET streams', () => {
   });
 
   it('resumes a dropped response stream with Last-Event-ID and replays the missed response', async () => {
-    const { url, release } = await start();
+    const { url, release, sent } = await start();
     const { headers } = await openSession(url);
     const abort = new AbortController();
     const reader = sseReader(await post(url, call(7, 'slow'), headers, abort.signal));
     const priming = (await reader.next())!;
     abort.abort();
     await reader.cancel();
+    const answered = sent(0, (message) => message.id === 7, 'the response to 7');
     release();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await answered; // sent while no stream was open: kept for the resumption
     const resumed = await fetch(url, {
       headers: { ...headers, accept: 'text/event-stream', 'last-event-id': priming.id! },
     });
@@ -467,15 +579,21 @@ describe('resumption', () => {
   });
 
   it('messages sent while no standalone stream is open are replayed to a resuming GET', async () => {
-    const { url, server } = await start();
+    const { url, server, hooks, sent } = await start();
     const { headers } = await openSession(url);
     const first = await fetch(url, { headers: { ...headers, accept: 'text/event-stream' } });
     const reader = sseReader(first);
     const priming = (await reader.next())!;
+    const streamClosed = nextEvent(
+      hooks.responseClosed,
+      (method) => method === 'GET',
+      'the GET to close on the server',
+    );
     await reader.cancel();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await streamClosed;
+    const announced = sent(0, (message) => message.method === 'notifications/tools/list_changed', 'list_changed');
     server.update((current) => current.withTools(tool('fresh')));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await announced;
     const resumed = await fetch(url, {
       headers: { ...headers, accept: 'text/event-stream', 'last-event-id': priming.id! },
     });
@@ -523,14 +641,15 @@ describe('session lifecycle', () => {
   it.each(['auto', 'json'] as const)(
     'an initialize answered with an error closes its session at once (%s mode)',
     async (responseMode) => {
-      const { url, handler, server } = await start({ responseMode });
+      const { url, handler, server, connections } = await start({ responseMode });
       const bad = { ...initializeRequest(), params: { protocolVersion: LATEST, capabilities: {} } };
       const response = await post(url, bad);
       const sessionId = response.headers.get('mcp-session-id')!;
       expect(await readAll(response)).toEqual([
         expect.objectContaining({ id: 0, error: expect.objectContaining({ code: -32602 }) }),
       ]);
-      await eventually(() => handler.sessionCount === 0, 'the failed session to close');
+      await within(connections[0]!.closed, 'the failed session to close');
+      expect(handler.sessionCount).toBe(0);
       expect(server.connectionCount).toBe(0);
       const headers = { 'mcp-session-id': sessionId, 'mcp-protocol-version': LATEST };
       expect((await post(url, call(1, 'echo'), headers)).status).toBe(404);
@@ -568,10 +687,11 @@ describe('session lifecycle', () => {
   });
 
   it('the server closing the connection ends its session; later requests get 404', async () => {
-    const { url, handler, server } = await start();
+    const { url, handler, server, connections } = await start();
     const { headers } = await openSession(url);
     await server.close();
-    await eventually(() => handler.sessionCount === 0, 'the session to close');
+    await within(connections[0]!.closed, 'the session to close');
+    expect(handler.sessionCount).toBe(0);
     expect((await post(url, call(1, 'echo'), headers)).status).toBe(404);
   });
 
@@ -623,12 +743,15 @@ describe('closing a stream mid-call', () => {
     ]);
   });
 
-  it('resolves false for a request answered as JSON, and for clients older than 2025-11-25', async () => {
+  it('resolves false for a request answered as JSON', async () => {
     const json = await start({ responseMode: 'json' });
     const recent = await openSession(json.url);
     expect(await (await post(json.url, call(1, 'poller'), recent.headers)).json()).toMatchObject({
       result: { content: [{ text: 'stream closed: false' }] },
     });
+  });
+
+  it('resolves false for clients older than 2025-11-25', async () => {
     const auto = await start();
     const old = await openSession(auto.url, '2025-06-18');
     expect(await (await post(auto.url, call(1, 'poller'), old.headers)).json()).toMatchObject({
@@ -677,6 +800,14 @@ describe('the official SDK client resumes a call', () => {
 class RootsOnInitialized extends Server {
   readonly roots: Promise<unknown>[] = [];
   readonly opened: ServerConnection[] = [];
+  /** Emits the number of roots/list requests made so far, at each. */
+  readonly asked = new Subject<number>();
+  /** Resolves once the server has asked for roots `count` times. */
+  askedFor(count: number): Promise<unknown> {
+    return this.roots.length >= count
+      ? Promise.resolve()
+      : nextEvent(this.asked, (asked) => asked >= count, 'the server to ask for roots');
+  }
 
   override connect(...args: Parameters<Server['connect']>): ServerConnection {
     const connection = super.connect(...args);
@@ -686,6 +817,7 @@ class RootsOnInitialized extends Server {
       const roots = connection.request('roots/list');
       roots.catch(() => undefined); // the test awaits it, or not
       this.roots.push(roots);
+      this.asked.next(this.roots.length);
     });
     return connection;
   }
@@ -737,26 +869,43 @@ describe('server-to-client messages made before the client opened its GET stream
         await sdkClients[version](started.url);
         return started;
       });
-      await eventually(() => server.roots.length === 1, 'the server to ask for roots');
+      await server.askedFor(1);
       expect(await within(server.roots[0]!, 'the roots answer')).toEqual({ roots: ROOTS });
     },
   );
 
-  it('fails the request clearly when the client never opens the stream; notifications are dropped', async () => {
+  /** A roots server whose backlog waits 200 ms of a simulated clock; the roots/list it sent on initialized. */
+  async function neverOpened() {
+    const clock = new SimulatedClock();
     const warnings: string[] = [];
     const logger = { ...defaultLogger, warn: (message: string) => void warnings.push(message) };
-    const { server, url } = await startRootsServer({ standaloneStreamWaitMs: 200, connectionOptions: { logger } });
+    const { server, url } = await startRootsServer({
+      standaloneStreamWaitMs: 200,
+      connectionOptions: { logger, runtime: new Runtime({ clock }) },
+    });
     await openSession(url, LATEST, { roots: {} });
-    await eventually(() => server.roots.length === 1, 'the server to ask for roots');
-    await server.opened[0]!.notify('notifications/tools/list_changed');
+    await server.askedFor(1);
+    return { server, clock, warnings };
+  }
+
+  it('fails a request clearly when the client never opens the stream', async () => {
+    const { server, clock } = await neverOpened();
+    clock.increment(200);
     await expect(within(server.roots[0]!)).rejects.toThrow(/opened no stream for server-to-client messages/);
+  });
+
+  it('drops a notification when the client never opens the stream, with a warning', async () => {
+    const { server, clock, warnings } = await neverOpened();
+    const notified = server.opened[0]!.notify('notifications/tools/list_changed'); // waits for the stream
+    clock.increment(200);
+    await within(notified, 'the end of the wait');
     expect(warnings).toEqual([expect.stringMatching(/dropped The notification notifications\/tools\/list_changed/)]);
   });
 
   it('a bounded number wait; the rest fail at once', async () => {
     const { server, url } = await startRootsServer({ maxStandaloneBacklog: 1, standaloneStreamWaitMs: 5_000 });
     await openSession(url, LATEST, { roots: {} });
-    await eventually(() => server.roots.length === 1, 'the server to ask for roots');
+    await server.askedFor(1);
     const connection = server.opened[0]!;
     await expect(within(connection.request('roots/list'))).rejects.toThrow(/1 messages are already waiting/);
   });
@@ -766,19 +915,19 @@ describe('the official SDK clients cancelling a call', () => {
   it.each(['v1', 'v2'] as const)(
     'the SDK %s client sees the stream end without reporting an error',
     async (version) => {
-      const { url, release } = await start();
+      const { url, release, hooks } = await start({ retryMs: 20 });
       const client = await sdkClients[version](url);
       const abort = new AbortController();
       const call = client.callSlow(abort.signal);
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await within(hooks.slowStarted, 'the call to start');
       abort.abort('changed my mind');
       await expect(call).rejects.toThrow();
-      // Long enough for a client to resume the stream (the priming event asks for 1 s) and give up on it.
-      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      // The one wall-clock window of this file, for an absence: a client that tried to resume the stream would
+      // come back after the priming event's retry (20 ms) and report the failure well within 500 ms.
+      await new Promise((resolve) => setTimeout(resolve, 500));
       release();
       expect(client.errors).toEqual([]);
     },
-    10_000,
   );
 });
 

@@ -191,13 +191,21 @@ describe('tools/call', () => {
     });
   });
 
-  it('validates draft-07 and 2020-12 schemas, and refuses a dialect it does not support', async () => {
+  it('validates arguments against a draft-07 schema', async () => {
     const { client } = await connectPair(definition);
     expect((await client.callTool('draft07', { n: 1 })).isError).toBeUndefined();
     expect((await client.callTool('draft07', { n: 1.5 })).isError).toBe(true);
+  });
+
+  it('validates arguments against a 2020-12 schema', async () => {
+    const { client } = await connectPair(definition);
     expect((await client.callTool('modern', { pair: ['a', 1] })).isError).toBeUndefined();
     expect((await client.callTool('modern', { pair: ['a', 1, 2] })).isError).toBe(true);
     expect((await client.callTool('modern', { pair: ['a', 1], extra: true })).isError).toBe(true);
+  });
+
+  it('refuses a schema dialect it does not support, naming it', async () => {
+    const { client } = await connectPair(definition);
     const old = await client.callTool('draft04', {});
     expect(old).toMatchObject({
       isError: true,
@@ -287,15 +295,21 @@ describe('changing the set of tools', () => {
 });
 
 describe('defining tools', () => {
-  it('refuses names outside the 2025-11-25 rules and schemas that are not objects', () => {
+  it('refuses names outside the 2025-11-25 rules', () => {
     for (const name of ['', 'has space', 'a,b', 'x'.repeat(129), 'émoji']) {
       expect(() => defineTool(tool(name))).toThrow(/Tool name .* is invalid/);
     }
     expect(() => defineTool(tool('ok.name_1-2'))).not.toThrow();
+  });
+
+  it('refuses schemas that are not objects', () => {
     expect(() => defineTool(tool('a', undefined, { inputSchema: { type: 'string' } }))).toThrow(
       'inputSchema must be a JSON Schema with "type": "object"',
     );
     expect(() => defineTool(tool('a', undefined, { outputSchema: { type: 'array' } }))).toThrow('outputSchema');
+  });
+
+  it('refuses two tools of one name', () => {
     expect(() => defineServer({ name: 's', version: '1', tools: [tool('a'), tool('a')] })).toThrow(
       'Two tools are named a',
     );
@@ -359,12 +373,16 @@ describe('errors thrown by a tool handler', () => {
     await expect(client.callTool('url')).rejects.toMatchObject({ code: -32042, data: { elicitations: [] } });
   });
 
-  it('any other error, and an error response the handler received and let escape, is a result the model can read', async () => {
+  it('any other error is a result the model can read', async () => {
     const { client } = await connectPair(throwing, refusingModel);
     expect(await client.callTool('plain')).toEqual({
       content: [{ type: 'text', text: 'cannot read the file' }],
       isError: true,
     });
+  });
+
+  it('an error response the handler received and let escape is a result the model can read', async () => {
+    const { client } = await connectPair(throwing, refusingModel);
     expect(await client.callTool('ask-model')).toEqual({
       content: [{ type: 'text', text: 'The user rejected the sampling request' }],
       isError: true,

@@ -62,12 +62,23 @@ describe('LineReader', () => {
     expect(read([line + 'y\n'], 50)[0]).toBeInstanceOf(FrameError);
   });
 
-  it('tolerates CRLF and blank lines, reports bad JSON, and reads a last line without a newline', () => {
-    const frames = read(['{"a":1}\r\n\r\n\nnot json\n{"b":', '2}'], 1024, true);
+  /** A CRLF line, blank lines, a line that is not JSON, and a last line split over two chunks without a newline. */
+  const untidy = () => read(['{"a":1}\r\n\r\n\nnot json\n{"b":', '2}'], 1024, true);
+
+  it('tolerates CRLF and blank lines', () => {
+    const frames = untidy();
     expect(frames[0]).toEqual({ a: 1 });
+    expect(frames).toHaveLength(3);
+  });
+
+  it('reports a line that is not JSON as a parse error', () => {
+    const frames = untidy();
     expect(frames[1]).toBeInstanceOf(FrameError);
     expect((frames[1] as FrameError).code).toBe(-32700);
-    expect(frames[2]).toEqual({ b: 2 });
+  });
+
+  it('reads a last line without a newline', () => {
+    expect(untidy()[2]).toEqual({ b: 2 });
   });
 
   it('keeps a long line linear: many small chunks are joined once', () => {
@@ -163,14 +174,21 @@ describe('StdioServerTransport', () => {
     await transport.close();
   });
 
-  it('rejects a message that is not JSON-serializable, and keeps working', async () => {
-    const output = new PassThrough();
-    const transport = new StdioServerTransport({ input: new PassThrough(), output });
-    const circular: Record<string, unknown> = {};
-    circular.self = circular;
+  const circular: Record<string, unknown> = {};
+  circular.self = circular;
+
+  it('rejects a message that is not JSON-serializable', async () => {
+    const transport = new StdioServerTransport({ input: new PassThrough(), output: new PassThrough() });
     await expect(transport.send({ jsonrpc: '2.0', method: 'x', params: circular })).rejects.toBeInstanceOf(
       TransportError,
     );
+    await transport.close();
+  });
+
+  it('keeps working after a message that is not JSON-serializable', async () => {
+    const output = new PassThrough();
+    const transport = new StdioServerTransport({ input: new PassThrough(), output });
+    await transport.send({ jsonrpc: '2.0', method: 'x', params: circular }).catch(() => undefined);
     await transport.send({ jsonrpc: '2.0', method: 'ok' });
     expect(output.read().toString()).toBe('{"jsonrpc":"2.0","method":"ok"}\n');
     await transport.close();

@@ -1,3 +1,4 @@
+import type { Logger } from '../../lib/core/logger';
 import { defineServer, type ServerDefinition, type ServerSpec } from '../../lib/server/definition';
 import type { ToolDefinition, ToolHandler } from '../../lib/server/tools';
 
@@ -20,4 +21,11 @@ export function deferred<T = void>() {
   let resolve!: (value: T) => void;
   const promise = new Promise<T>((settle) => (resolve = settle));
   return { promise, resolve };
+}
+
+/** A logger that keeps what it is told, each line as `level: message` (tests read warnings instead of printing them). */
+export function recordingLogger(): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  const keep = (level: string) => (message: string) => void lines.push(`${level}: ${message}`);
+  return { lines, debug: keep('debug'), info: keep('info'), warn: keep('warn'), error: keep('error') };
 }

@@ -1,39 +1,16 @@
 /**
- * Scaffolding shared by the HTTP transport tests: a cleanup list run after every test, a `node:http` server
- * on 127.0.0.1 closed after the test, deadlines for what a test waits for, and a reader of the SSE events of
- * a fetch response.
+ * Scaffolding shared by the HTTP transport tests: a `node:http` server on 127.0.0.1 closed after the test
+ * (recording the requests it saw), and a reader of the SSE events of a fetch response. The cleanup list and
+ * the deadlines are re-exported from `cleanups.ts` and `wait.ts`.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach } from 'vitest';
 import { SseParser, type SseEvent } from '../../transports/http/sse';
+import { cleanups } from './cleanups';
+import { within } from './wait';
 
-/** Run after each test, last registered first, whatever happened in it (their failures are ignored). */
-export const cleanups: (() => Promise<unknown> | void)[] = [];
-
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await Promise.resolve(cleanup()).catch(() => undefined);
-});
-
-/** Settles as `promise` does within `ms`, or fails the test naming `what` it waited for. */
-export function within<T>(promise: Promise<T>, what = 'a result', ms = 5000): Promise<T> {
-  let timer: NodeJS.Timeout;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Timed out waiting for ${what}`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-/** Resolves once `check` holds (polled every 10 ms), or fails the test after `ms`. */
-export function eventually(check: () => boolean, what: string, ms = 5000): Promise<void> {
-  return within(
-    (async () => {
-      while (!check()) await new Promise((resolve) => setTimeout(resolve, 10));
-    })(),
-    what,
-    ms,
-  );
-}
+export { cleanups } from './cleanups';
+export { eventually, within } from './wait';
 
 export interface LocalHttpServer {
   readonly server: http.Server;
@@ -41,11 +18,26 @@ export interface LocalHttpServer {
   readonly origin: string;
   /** TCP connections accepted so far. */
   readonly connections: number;
+  /** Every request the server received, in order (before the listener saw it). */
+  readonly seen: SeenRequest[];
 }
 
-/** Serves `listener` on 127.0.0.1 (a free port); the server and its connections are closed after the test. */
+export interface SeenRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: http.IncomingHttpHeaders;
+}
+
+/**
+ * Serves `listener` on 127.0.0.1 (a free port), recording each request; the server and its connections are
+ * closed after the test.
+ */
 export async function listenHttp(listener: http.RequestListener): Promise<LocalHttpServer> {
-  const server = http.createServer(listener);
+  const seen: SeenRequest[] = [];
+  const server = http.createServer((request, response) => {
+    seen.push({ method: request.method!, url: request.url!, headers: request.headers });
+    listener(request, response);
+  });
   let connections = 0;
   server.on('connection', () => connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -56,6 +48,7 @@ export async function listenHttp(listener: http.RequestListener): Promise<LocalH
   return {
     server,
     origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    seen,
     get connections() {
       return connections;
     },

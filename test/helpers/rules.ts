@@ -1,13 +1,10 @@
 /** Assertions shared by the tests of the client feature rules (sampling, elicitation, roots). */
-import { readFileSync } from 'node:fs';
-import Ajv2020 from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
 import { expect } from 'vitest';
 import { ErrorCode, McpError } from '../../lib/jsonrpc/errors';
+import { createAjv, officialSchema } from './ajv';
 
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-addFormats(ajv as never);
-ajv.addSchema(JSON.parse(readFileSync(new URL('../schemas/schema-2025-11-25.json', import.meta.url), 'utf8')), 'mcp');
+const ajv = createAjv('2025-11-25');
+ajv.addSchema(officialSchema('2025-11-25'), 'mcp');
 
 /** Whether the official 2025-11-25 schema accepts `value` as a `definition`. */
 export function specAccepts(definition: string, value: unknown): boolean {

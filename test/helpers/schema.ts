@@ -2,14 +2,11 @@
  * Validates what the runtime emits against the official JSON schema of the negotiated revision
  * (copies in test/schemas, from ../shared/spec/schemas).
  */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import Ajv, { type ValidateFunction } from 'ajv';
-import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
 import type { Connection } from '../../lib/core/connection';
 import type { TraceEvent } from '../../lib/trace/types';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../../lib/protocol/versions';
+import { createAjv, definitionsSection, officialSchema } from './ajv';
 
 type Version = (typeof SUPPORTED_PROTOCOL_VERSIONS)[number];
 
@@ -95,15 +92,12 @@ const revisions = new Map<Version, Revision>();
 function revision(version: Version): Revision {
   let known = revisions.get(version);
   if (known) return known;
-  const path = fileURLToPath(new URL(`../schemas/schema-${version}.json`, import.meta.url));
-  const schema = JSON.parse(readFileSync(path, 'utf8'));
-  const modern = version === '2025-11-25';
-  const ajv = modern ? new Ajv2020({ strict: false, allErrors: true }) : new Ajv({ strict: false, allErrors: true });
-  addFormats(ajv as Ajv);
-  closeTypes(schema.$defs ?? schema.definitions);
-  allowFractionalElicitAnswers(schema.$defs ?? schema.definitions);
+  const schema = officialSchema(version);
+  const section = definitionsSection(version);
+  const ajv = createAjv(version);
+  closeTypes(schema[section]);
+  allowFractionalElicitAnswers(schema[section]);
   ajv.addSchema(schema, version);
-  const section = modern ? '$defs' : 'definitions';
   const cache = new Map<string, ValidateFunction>();
   known = {
     validator(definition) {

@@ -1,20 +1,14 @@
 /** Scaffolding shared by the interop tests against the official SDK. */
-import { afterEach } from 'vitest';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { Client, type ClientOptions } from '../../lib/client/client';
 import type { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Server, ServerConnection } from '../../lib/server/server';
 import { fromSdkTransport, type SdkAdapterOptions, type SdkTransportLike } from '../../transports/sdk-adapter';
+import { cleanups } from './cleanups';
 import { validateEmitted } from './pair';
 
-/** Closed after each test, last registered first, whatever happened in it. */
-export const cleanups: (() => Promise<unknown>)[] = [];
-
-afterEach(async () => {
-  const pending = cleanups.splice(0).reverse();
-  for (const cleanup of pending) await cleanup().catch(() => undefined);
-});
+export { cleanups } from './cleanups';
 
 /**
  * Our client connected in memory to an SDK server, everything it emits schema-checked; both are closed

@@ -1,0 +1,357 @@
+/**
+ * The interop suite, part 1: the handshake, ping, cancellation, timeouts and closing, for both directions
+ * (see `runInteropSuite` in ./interop.ts).
+ */
+import { expect } from 'vitest';
+import { SimulatedClock } from 'xstate';
+import { ConnectionClosedError, McpError, RequestCancelledError, RequestTimeoutError } from '../../lib/jsonrpc/errors';
+import { deferred } from './fixtures';
+import {
+  ourClientAgainstSdkPrimitives,
+  ourClientAgainstSdkServer,
+  sdkClientAgainstOurPrimitives,
+  sdkClientAgainstOurServer,
+  type InteropCase,
+} from './interop';
+
+/** One macrotask: every microtask chain already started (a handler finishing, a reply) has run by then. */
+export const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+export const LIFECYCLE_CASES: InteropCase[] = [
+  {
+    title: 'settles on the revision asked for',
+    server: async (version) => {
+      const { connection, negotiated, sdkErrors } = await sdkClientAgainstOurServer(version);
+      expect(connection.state).toBe('ready');
+      expect(connection.protocolVersion).toBe(version);
+      expect(negotiated()).toBe(version);
+      expect(sdkErrors).toEqual([]);
+    },
+    client: async (version) => {
+      const { client, sdkErrors } = await ourClientAgainstSdkServer(version);
+      expect(client.state).toBe('ready');
+      expect(client.protocolVersion).toBe(version);
+      expect(sdkErrors).toEqual([]);
+    },
+  },
+  {
+    title: "learns the peer's name and version",
+    server: async (version) => {
+      const { sdkClient, connection } = await sdkClientAgainstOurServer(version);
+      expect(connection.clientInfo).toEqual({ name: 'sdk-client', version: '9.9.9' });
+      expect(sdkClient.getServerVersion()).toEqual({ name: 'switchboard-server', version: '1.2.3' });
+    },
+    client: async (version) => {
+      const { client, mcp } = await ourClientAgainstSdkServer(version);
+      expect(client.serverInfo).toEqual({ name: 'sdk-server', version: '2.0.0' });
+      expect(mcp.server.getClientVersion()).toEqual({ name: 'switchboard-client', version: '1.0.0' });
+    },
+  },
+  {
+    title: 'declares the tools and logging capabilities of the server',
+    server: async (version) => {
+      const { sdkClient } = await sdkClientAgainstOurServer(version);
+      expect(sdkClient.getServerCapabilities()).toEqual({ logging: {}, tools: { listChanged: true } });
+    },
+    client: async (version) => {
+      const { client } = await ourClientAgainstSdkServer(version);
+      expect(client.serverCapabilities).toMatchObject({ logging: {}, tools: { listChanged: true } });
+    },
+  },
+  {
+    title: 'declares every primitive of the server (resources with subscribe, prompts, completions)',
+    server: async (version) => {
+      const { sdkClient, sdkErrors } = await sdkClientAgainstOurPrimitives(version);
+      expect(sdkClient.getServerCapabilities()).toEqual({
+        logging: {},
+        completions: {},
+        prompts: { listChanged: true },
+        resources: { subscribe: true, listChanged: true },
+        tools: { listChanged: true },
+      });
+      expect(sdkErrors).toEqual([]);
+    },
+    client: async (version) => {
+      const { client, sdkErrors } = await ourClientAgainstSdkPrimitives(version);
+      expect(client.serverCapabilities).toEqual({
+        logging: {},
+        resources: { subscribe: true, listChanged: true },
+        completions: {},
+        prompts: { listChanged: true },
+        tools: { listChanged: true },
+      });
+      expect(sdkErrors).toEqual([]);
+    },
+  },
+  {
+    title: "declares the client's features (sampling, elicitation, roots)",
+    server: async (version) => {
+      const { connection } = await sdkClientAgainstOurPrimitives(version);
+      expect(connection.clientCapabilities).toEqual({
+        sampling: {},
+        elicitation: { form: {}, url: {} },
+        roots: { listChanged: true },
+      });
+    },
+    client: async (version) => {
+      const { mcp } = await ourClientAgainstSdkPrimitives(version);
+      expect(mcp.server.getClientCapabilities()).toMatchObject({ sampling: {}, roots: { listChanged: true } });
+      if (version === '2025-11-25') {
+        expect(mcp.server.getClientCapabilities()?.elicitation).toEqual({ form: {}, url: {} });
+      }
+    },
+  },
+  {
+    title: "passes the server's instructions",
+    server: async (version) => {
+      const { sdkClient } = await sdkClientAgainstOurServer(version);
+      expect(sdkClient.getInstructions()).toBe('Use the tools.');
+    },
+    client: async (version) => {
+      const { client } = await ourClientAgainstSdkServer(version);
+      expect(client.instructions).toBe('SDK instructions');
+    },
+  },
+  {
+    title: "answers the client's ping",
+    server: async (version) => {
+      const { sdkClient } = await sdkClientAgainstOurServer(version);
+      expect(await sdkClient.ping()).toEqual({});
+    },
+    client: async (version) => {
+      const { client } = await ourClientAgainstSdkServer(version);
+      await expect(client.ping()).resolves.toBeUndefined();
+    },
+  },
+  {
+    title: "answers the server's ping",
+    server: async (version) => {
+      const { connection } = await sdkClientAgainstOurServer(version);
+      expect(await connection.request('ping')).toEqual({});
+    },
+    client: async (version) => {
+      const { mcp } = await ourClientAgainstSdkServer(version);
+      expect(await mcp.server.ping()).toEqual({});
+    },
+  },
+  {
+    title: "aborts the running handler's signal when the client cancels",
+    server: async (version) => {
+      const { sdkClient, hooks } = await sdkClientAgainstOurServer(version);
+      const controller = new AbortController();
+      void sdkClient
+        .callTool({ name: 'slow', arguments: {} }, undefined, { signal: controller.signal })
+        .catch(() => undefined);
+      await hooks.slowStarted.promise;
+      controller.abort('the user gave up');
+      const reason = await hooks.slowAborted.promise;
+      expect(reason).toBeInstanceOf(RequestCancelledError);
+      expect(reason).toMatchObject({ method: 'tools/call', reason: 'the user gave up' });
+    },
+    client: async (version) => {
+      const { client, hooks, sdkErrors } = await ourClientAgainstSdkServer(version);
+      const controller = new AbortController();
+      void client.callTool('slow', {}, { signal: controller.signal }).catch(() => undefined);
+      await hooks.slowStarted.promise;
+      controller.abort('changed my mind');
+      // The SDK aborts its handler with the reason from notifications/cancelled.
+      expect(await hooks.slowAborted.promise).toBe('The request was cancelled by the requester');
+      await settle();
+      expect(sdkErrors).toEqual([]);
+    },
+  },
+  {
+    title: 'rejects the cancelled call with the reason given',
+    server: async (version) => {
+      const { sdkClient, hooks } = await sdkClientAgainstOurServer(version);
+      const controller = new AbortController();
+      const call = sdkClient.callTool({ name: 'slow', arguments: {} }, undefined, { signal: controller.signal });
+      const failure = call.catch((error: unknown) => error);
+      await hooks.slowStarted.promise;
+      controller.abort('the user gave up');
+      // The SDK rejects its own call at once, reporting the abort reason as an McpError (-32001, "RequestTimeout").
+      expect(await failure).toMatchObject({ code: -32001 });
+      expect(((await failure) as Error).message).toMatch(/the user gave up/);
+    },
+    client: async (version) => {
+      const { client, hooks } = await ourClientAgainstSdkServer(version);
+      const controller = new AbortController();
+      const failure = client.callTool('slow', {}, { signal: controller.signal }).catch((error: unknown) => error);
+      await hooks.slowStarted.promise;
+      controller.abort('changed my mind');
+      const error = await failure;
+      expect(error).toBeInstanceOf(RequestCancelledError);
+      expect(error).toMatchObject({ method: 'tools/call', reason: 'changed my mind' });
+    },
+  },
+  {
+    title: 'sends no response to a cancelled request',
+    server: async (version) => {
+      const { sdkClient, hooks, sent, sdkErrors } = await sdkClientAgainstOurServer(version);
+      const controller = new AbortController();
+      const call = sdkClient.callTool({ name: 'slow', arguments: {} }, undefined, { signal: controller.signal });
+      void call.catch(() => undefined);
+      const requestId = await hooks.slowStarted.promise;
+      controller.abort('the user gave up');
+      await hooks.slowFinished.promise;
+      await settle();
+      expect(sent.filter((message) => message.id === requestId && !('method' in message))).toEqual([]);
+      expect(sdkErrors).toEqual([]);
+    },
+  },
+  {
+    title: 'forgets the cancelled call',
+    client: async (version) => {
+      const { client, hooks } = await ourClientAgainstSdkServer(version);
+      const controller = new AbortController();
+      const failure = client.callTool('slow', {}, { signal: controller.signal }).catch((error: unknown) => error);
+      await hooks.slowStarted.promise;
+      controller.abort('changed my mind');
+      await failure;
+      await settle();
+      expect(client.pendingRequestCount).toBe(0);
+    },
+  },
+  {
+    title: 'stays usable after a cancel',
+    server: async (version) => {
+      const { sdkClient, hooks } = await sdkClientAgainstOurServer(version);
+      const controller = new AbortController();
+      const call = sdkClient.callTool({ name: 'slow', arguments: {} }, undefined, { signal: controller.signal });
+      const failure = call.catch((error: unknown) => error);
+      await hooks.slowStarted.promise;
+      controller.abort('the user gave up');
+      await failure;
+      expect(await sdkClient.callTool({ name: 'echo', arguments: { text: 'still here' } })).toEqual({
+        content: [{ type: 'text', text: 'still here' }],
+      });
+    },
+    client: async (version) => {
+      const { client, hooks } = await ourClientAgainstSdkServer(version);
+      const controller = new AbortController();
+      const failure = client.callTool('slow', {}, { signal: controller.signal }).catch((error: unknown) => error);
+      await hooks.slowStarted.promise;
+      controller.abort('changed my mind');
+      await failure;
+      expect(await client.callTool('echo', { text: 'again' })).toEqual({ content: [{ type: 'text', text: 'again' }] });
+    },
+  },
+  {
+    title: 'times out a call the server never answers, once its budget has passed',
+    client: async (version) => {
+      const clock = new SimulatedClock();
+      const { client, hooks } = await ourClientAgainstSdkServer(version, { clock });
+      let settled = false;
+      const error = client
+        .callTool('never', {}, { timeout: 50 })
+        .catch((failure: unknown) => failure)
+        .finally(() => (settled = true));
+      await hooks.neverStarted.promise;
+      clock.increment(49);
+      await settle();
+      expect(settled).toBe(false);
+      clock.increment(1);
+      expect(await error).toBeInstanceOf(RequestTimeoutError);
+      expect(await error).not.toBeInstanceOf(McpError);
+      expect(await error).toMatchObject({ method: 'tools/call', limit: 'idle', budgetMs: 50 });
+    },
+  },
+  {
+    title: 'tells the server when a call timed out',
+    client: async (version) => {
+      const clock = new SimulatedClock();
+      const { client, hooks, sdkErrors } = await ourClientAgainstSdkServer(version, { clock });
+      const call = client.callTool('never', {}, { timeout: 50 }).catch(() => undefined);
+      await hooks.neverStarted.promise;
+      clock.increment(50);
+      await call;
+      expect(await hooks.neverAborted.promise).toBe('The request timed out');
+      await settle();
+      expect(sdkErrors).toEqual([]);
+    },
+  },
+  {
+    title: 'enforces maxTotalTimeout even with resetTimeoutOnProgress',
+    client: async (version) => {
+      const clock = new SimulatedClock();
+      const { client, hooks } = await ourClientAgainstSdkServer(version, { clock });
+      const error = client
+        .callTool('never', {}, { timeout: 5_000, resetTimeoutOnProgress: true, maxTotalTimeout: 40 })
+        .catch((failure: unknown) => failure);
+      await hooks.neverStarted.promise;
+      clock.increment(40);
+      expect(await error).toBeInstanceOf(RequestTimeoutError);
+      expect(await error).toMatchObject({ limit: 'total', budgetMs: 40 });
+      expect(await hooks.neverAborted.promise).toBe('The request timed out');
+    },
+  },
+  {
+    title: 'rejects a pending call when the client closes',
+    server: async (version) => {
+      const { sdkClient, hooks } = await sdkClientAgainstOurServer(version);
+      const call = sdkClient.callTool({ name: 'slow', arguments: {} }).catch((error: unknown) => error);
+      await hooks.slowStarted.promise;
+      await sdkClient.close();
+      expect(await call).toMatchObject({ code: -32000 }); // the SDK's ConnectionClosed
+    },
+    client: async (version) => {
+      const { client, hooks } = await ourClientAgainstSdkServer(version);
+      const call = client.callTool('slow', {}).catch((error: unknown) => error);
+      await hooks.slowStarted.promise;
+      await client.close();
+      expect(await call).toBeInstanceOf(ConnectionClosedError);
+    },
+  },
+  {
+    title: "aborts a running handler's signal when the client goes away",
+    server: async (version) => {
+      const { sdkClient, connection, hooks } = await sdkClientAgainstOurServer(version);
+      void sdkClient.callTool({ name: 'slow', arguments: {} }).catch(() => undefined);
+      await hooks.slowStarted.promise;
+      await sdkClient.close();
+      expect(await hooks.slowAborted.promise).toBeInstanceOf(ConnectionClosedError);
+      expect(await connection.closed).toMatchObject({ kind: 'transport-closed' });
+    },
+    client: async (version) => {
+      const { client, hooks } = await ourClientAgainstSdkServer(version);
+      void client.callTool('slow', {}).catch(() => undefined);
+      await hooks.slowStarted.promise;
+      await client.close();
+      await hooks.slowAborted.promise; // the SDK aborts every running handler when its transport closes
+    },
+  },
+  {
+    title: 'closes the server side when the client closes',
+    server: async (version) => {
+      const { sdkClient, connection } = await sdkClientAgainstOurServer(version);
+      await sdkClient.close();
+      expect(await connection.closed).toMatchObject({ kind: 'transport-closed' });
+    },
+    client: async (version) => {
+      const { client, mcp } = await ourClientAgainstSdkServer(version);
+      const sdkClosed = deferred();
+      mcp.server.onclose = () => sdkClosed.resolve();
+      expect(await client.close()).toMatchObject({ kind: 'local-close' });
+      await sdkClosed.promise;
+      expect(mcp.isConnected()).toBe(false);
+      expect(client.state).toBe('closed');
+    },
+  },
+  {
+    title: 'closes the client side when the server closes',
+    server: async (version) => {
+      const { sdkClient, connection } = await sdkClientAgainstOurServer(version);
+      const sdkClosed = deferred();
+      sdkClient.onclose = () => sdkClosed.resolve();
+      expect(await connection.close()).toMatchObject({ kind: 'local-close' });
+      await sdkClosed.promise;
+      await expect(sdkClient.ping()).rejects.toThrow(/Not connected/);
+    },
+    client: async (version) => {
+      const { client, mcp } = await ourClientAgainstSdkServer(version);
+      await mcp.close();
+      expect(await client.closed).toMatchObject({ kind: 'transport-closed' });
+      expect(client.state).toBe('closed');
+    },
+  },
+];
