@@ -20,7 +20,7 @@ import {
   toWireError,
   TransportError,
 } from '../lib/jsonrpc/errors';
-import { FrameError } from '../lib/jsonrpc/types';
+import { UnreadableFrame } from '../lib/jsonrpc/types';
 
 describe('classifyMessage', () => {
   const cases: [unknown, string][] = [
@@ -175,12 +175,12 @@ describe('nesting depth', () => {
   it('decodeFrame refuses a message nested too deep with -32600, keeping its id and whether it is a response', () => {
     const request = decodeFrame(`{"jsonrpc":"2.0","id":7,"method":"ping","params":${nested(200)}}`);
     expect(request).toEqual(
-      new FrameError(ErrorCode.InvalidRequest, 'Invalid Request: the message nests deeper than 128 levels', 7, false),
+      new UnreadableFrame(ErrorCode.InvalidRequest, 'Invalid Request: the message nests deeper than 128 levels', 7, false),
     );
     const response = decodeFrame(`{"jsonrpc":${nested(5000)},"id":"r","result":{}}`);
     expect(response).toMatchObject({ code: ErrorCode.InvalidRequest, id: 'r', response: true });
     expect(decodeFrame(nested(10), 1 << 20, 10)).toEqual({ a: expect.anything() });
-    expect(decodeFrame(nested(11), 1 << 20, 10)).toBeInstanceOf(FrameError);
+    expect(decodeFrame(nested(11), 1 << 20, 10)).toBeInstanceOf(UnreadableFrame);
     // Malformed JSON stays a parse error, however deep it starts.
     expect(decodeFrame('['.repeat(5000))).toMatchObject({ code: ErrorCode.ParseError });
   });
@@ -203,14 +203,14 @@ describe('frames', () => {
 
   it('reports malformed JSON as a parse-error value', () => {
     const failure = decodeFrame('{"a":');
-    expect(failure).toBeInstanceOf(FrameError);
+    expect(failure).toBeInstanceOf(UnreadableFrame);
     expect(failure).toMatchObject({ code: ErrorCode.ParseError });
   });
 
   it('refuses frames over the byte limit before parsing them', () => {
     const failure = decodeFrame(JSON.stringify({ text: 'x'.repeat(100) }), 50);
-    expect(failure).toBeInstanceOf(FrameError);
-    expect((failure as FrameError).message).toBe('Message too large: the limit is 50 bytes');
+    expect(failure).toBeInstanceOf(UnreadableFrame);
+    expect((failure as UnreadableFrame).message).toBe('Message too large: the limit is 50 bytes');
   });
 
   it('counts UTF-8 bytes exactly', () => {

@@ -194,7 +194,7 @@ describe('failures are values', () => {
     );
   });
 
-  it('a frame over the limit arrives as a FrameError and the stream carries on', async () => {
+  it('a frame over the limit arrives as a UnreadableFrame and the stream carries on', async () => {
     const site = await listen(
       announcing('/messages', (response) => {
         response.write(

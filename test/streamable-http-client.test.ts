@@ -15,7 +15,7 @@ import { SimulatedClock } from 'xstate';
 import { Client, type ClientOptions } from '../lib/client/client';
 import { Runtime } from '../lib/core/runtime';
 import { ErrorCode, McpError, RequestCancelledError, RequestTimeoutError, TransportError } from '../lib/jsonrpc/errors';
-import { FrameError } from '../lib/jsonrpc/types';
+import { UnreadableFrame } from '../lib/jsonrpc/types';
 import type { ServerDefinition } from '../lib/server/definition';
 import { Server } from '../lib/server/server';
 import type { TraceEvent } from '../lib/trace/types';
@@ -539,7 +539,7 @@ describe('errors are values', () => {
     await expect(refused).rejects.toThrow(/HTTP 400.*MCP-Session-Id/);
   });
 
-  it('an answer over the inbound limit arrives as a FrameError and fails the request', async () => {
+  it('an answer over the inbound limit arrives as a UnreadableFrame and fails the request', async () => {
     const site = await serve(definition, { responseMode: 'json' });
     const { client } = await connect(site.url, {}, { maxMessageBytes: 2000 });
     const failure = await client.callTool('big', { size: 5000 }).catch((error: unknown) => error);
@@ -696,12 +696,12 @@ describe('servers that misbehave', () => {
     expect((failure as Error).message).toMatch(/unexpected content type text\/html/);
   });
 
-  it('a JSON answer that does not parse arrives as a FrameError and fails the request', async () => {
+  it('a JSON answer that does not parse arrives as a UnreadableFrame and fails the request', async () => {
     const { frames, failure } = await exchange((_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":');
     });
     expect(frames).toHaveLength(1);
-    expect(frames[0]).toBeInstanceOf(FrameError);
+    expect(frames[0]).toBeInstanceOf(UnreadableFrame);
     expect(failure).toBeInstanceOf(TransportError);
     expect((failure as Error).message).toMatch(/Parse error/);
   });

@@ -10,7 +10,7 @@ import { firstValueFrom, take, toArray, type Observable } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '../lib/client/client';
 import { ErrorCode, TransportError } from '../lib/jsonrpc/errors';
-import { FrameError, type InboundFrame, type JsonRpcMessage } from '../lib/jsonrpc/types';
+import { UnreadableFrame, type InboundFrame, type JsonRpcMessage } from '../lib/jsonrpc/types';
 import { Server } from '../lib/server/server';
 import { createDuplexPair } from '../transports/duplex-pair';
 import { createFramedPair, FramedTransport, type FramedTransportOptions } from '../transports/framed';
@@ -168,7 +168,7 @@ describe('framed transport: bad frames', () => {
     await expect(transport.send(notification(2))).rejects.toBeInstanceOf(TransportError);
   });
 
-  it('refuses a message nested deeper than maxDepth as a -32600 FrameError with its id, and goes on', async () => {
+  it('refuses a message nested deeper than maxDepth as a -32600 UnreadableFrame with its id, and goes on', async () => {
     const sockets = await unixSockets();
     cleanups.push(sockets.release);
     const transport = new FramedTransport(sockets.accepted, { maxDepth: 8 });
@@ -192,7 +192,7 @@ describe('framed transport: bad frames', () => {
     await received.ended;
     const [tooDeep, fine, overflow, last] = received.frames;
     expect(tooDeep).toEqual(
-      new FrameError(ErrorCode.InvalidRequest, 'Invalid Request: the message nests deeper than 8 levels', 1, false),
+      new UnreadableFrame(ErrorCode.InvalidRequest, 'Invalid Request: the message nests deeper than 8 levels', 1, false),
     );
     expect(fine).toMatchObject({ id: 2 });
     expect(overflow).toMatchObject({ code: ErrorCode.InvalidRequest });

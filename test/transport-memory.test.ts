@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { firstValueFrom, toArray } from 'rxjs';
 import { TransportError } from '../lib/jsonrpc/errors';
-import { FrameError, type InboundFrame, type JsonRpcMessage } from '../lib/jsonrpc/types';
+import { UnreadableFrame, type InboundFrame, type JsonRpcMessage } from '../lib/jsonrpc/types';
 import { InboundQueue } from '../transports/inbound-queue';
 import { createMemoryPair } from '../transports/memory';
 import { runTransportSuite } from './helpers/transport-suite';
@@ -25,14 +25,14 @@ runTransportSuite('memory, json copies with a frame limit', {
 const note = (index: number): JsonRpcMessage => ({ jsonrpc: '2.0', method: 'notifications/test', params: { index } });
 
 describe('memory transport, json codec', () => {
-  it('refuses a message nested deeper than maxDepth with a -32600 FrameError', async () => {
+  it('refuses a message nested deeper than maxDepth with a -32600 UnreadableFrame', async () => {
     const [left, right] = createMemoryPair({ codec: 'json', maxDepth: 4 });
     const frames = firstValueFrom(right.messages.pipe(toArray<InboundFrame>()));
     await left.send({ jsonrpc: '2.0', id: 1, method: 'ping', params: { a: { b: { c: { d: 1 } } } } }); // 5 levels
     await left.send({ jsonrpc: '2.0', id: 2, method: 'ping', params: { a: { b: 1 } } });
     await left.close();
     const [deep, fine] = await frames;
-    expect(deep).toEqual(new FrameError(-32600, 'Invalid Request: the message nests deeper than 4 levels', 1, false));
+    expect(deep).toEqual(new UnreadableFrame(-32600, 'Invalid Request: the message nests deeper than 4 levels', 1, false));
     expect(fine).toMatchObject({ id: 2 });
   });
 

@@ -5,7 +5,7 @@ import { isAlive } from './helpers/processes';
 import { filter, firstValueFrom, take, timeout, toArray } from 'rxjs';
 import { Client } from '../lib/client/client';
 import { TransportError } from '../lib/jsonrpc/errors';
-import { FrameError, type InboundFrame } from '../lib/jsonrpc/types';
+import { UnreadableFrame, type InboundFrame } from '../lib/jsonrpc/types';
 import type { ChildExit } from '../machines/child-process';
 import { LineReader } from '../transports/line-reader';
 import { StdioClientTransport, StdioServerTransport } from '../transports/stdio';
@@ -47,19 +47,19 @@ describe('LineReader', () => {
     }
   });
 
-  it('skips an oversized line with one FrameError and parses the next line', () => {
+  it('skips an oversized line with one UnreadableFrame and parses the next line', () => {
     const big = `{"x":"${'x'.repeat(100)}"}`;
     const chunks = [big.slice(0, 30), big.slice(30, 60), big.slice(60), '\n{"ok":true}\n'];
     const frames = read(chunks, 50);
     expect(frames).toHaveLength(2);
-    expect(frames[0]).toEqual(new FrameError(-32600, 'Message too large: the limit is 50 bytes'));
+    expect(frames[0]).toEqual(new UnreadableFrame(-32600, 'Message too large: the limit is 50 bytes'));
     expect(frames[1]).toEqual({ ok: true });
   });
 
   it('accepts a line of exactly the limit, CRLF included', () => {
     const line = `{"x":"${'x'.repeat(42)}"}`; // 50 bytes
     expect(read([line + '\r\n'], 50)).toEqual([{ x: 'x'.repeat(42) }]);
-    expect(read([line + 'y\n'], 50)[0]).toBeInstanceOf(FrameError);
+    expect(read([line + 'y\n'], 50)[0]).toBeInstanceOf(UnreadableFrame);
   });
 
   /** A CRLF line, blank lines, a line that is not JSON, and a last line split over two chunks without a newline. */
@@ -73,8 +73,8 @@ describe('LineReader', () => {
 
   it('reports a line that is not JSON as a parse error', () => {
     const frames = untidy();
-    expect(frames[1]).toBeInstanceOf(FrameError);
-    expect((frames[1] as FrameError).code).toBe(-32700);
+    expect(frames[1]).toBeInstanceOf(UnreadableFrame);
+    expect((frames[1] as UnreadableFrame).code).toBe(-32700);
   });
 
   it('reads a last line without a newline', () => {
@@ -121,9 +121,9 @@ describe('StdioServerTransport', () => {
     input.write('{"jsonrpc":"2.0","id":1,"method":"a","params":{"b":{"c":{"d":{}}}}}\n');
     input.end('{"jsonrpc":"2.0","id":2,"method":"a","params":{"b":{}}}\n');
     const [deep, shallow] = await all;
-    expect(deep).toBeInstanceOf(FrameError);
-    expect((deep as FrameError).code).toBe(-32600);
-    expect((deep as FrameError).message).toMatch(/deeper than 4 levels/);
+    expect(deep).toBeInstanceOf(UnreadableFrame);
+    expect((deep as UnreadableFrame).code).toBe(-32600);
+    expect((deep as UnreadableFrame).message).toMatch(/deeper than 4 levels/);
     expect(shallow).toEqual({ jsonrpc: '2.0', id: 2, method: 'a', params: { b: {} } });
   });
 
@@ -305,7 +305,7 @@ describe('StdioClientTransport with real child processes', () => {
     await transport.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: {} } });
     await answered;
     expect(frames.map((frame) => (frame as { id?: unknown }).id)).toEqual([1, 2]);
-    expect(frames.some((frame) => frame instanceof FrameError)).toBe(false);
+    expect(frames.some((frame) => frame instanceof UnreadableFrame)).toBe(false);
     await waitUntil(() => transport.recentStderr.includes('echo called with {}'));
   });
 

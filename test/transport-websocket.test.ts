@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import { Client } from '../lib/client/client';
 import { TransportError } from '../lib/jsonrpc/errors';
-import { FrameError, type InboundFrame, type JsonRpcMessage } from '../lib/jsonrpc/types';
+import { UnreadableFrame, type InboundFrame, type JsonRpcMessage } from '../lib/jsonrpc/types';
 import { Server } from '../lib/server/server';
 import {
   createWebSocketServer,
@@ -188,7 +188,7 @@ describe('WebSocket transport', () => {
   });
 
   describe('framing and closing', () => {
-    it('reports a binary frame as a FrameError and keeps the connection', async () => {
+    it('reports a binary frame as a UnreadableFrame and keeps the connection', async () => {
       const { server, next } = await startServer();
       const accepted = next();
       const socket = rawSocket(server.url, 'mcp');
@@ -203,13 +203,13 @@ describe('WebSocket transport', () => {
       expect(JSON.parse(await reply)).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
       socket.close(1000);
       const [binary, malformed, message] = await frames;
-      expect(binary).toBeInstanceOf(FrameError);
-      expect((binary as FrameError).message).toContain('Binary frames');
-      expect(malformed).toBeInstanceOf(FrameError);
+      expect(binary).toBeInstanceOf(UnreadableFrame);
+      expect((binary as UnreadableFrame).message).toContain('Binary frames');
+      expect(malformed).toBeInstanceOf(UnreadableFrame);
       expect(message).toEqual(ping(2));
     });
 
-    it('refuses a message nested deeper than maxDepth as a -32600 FrameError, and keeps the connection', async () => {
+    it('refuses a message nested deeper than maxDepth as a -32600 UnreadableFrame, and keeps the connection', async () => {
       const { server, next } = await startServer({ maxDepth: 16 });
       const accepted = next();
       const socket = rawSocket(server.url, 'mcp');
@@ -221,7 +221,7 @@ describe('WebSocket transport', () => {
       socket.close(1000);
       const [deep, message] = await frames;
       expect(deep).toEqual(
-        new FrameError(-32600, 'Invalid Request: the message nests deeper than 16 levels', 1, false),
+        new UnreadableFrame(-32600, 'Invalid Request: the message nests deeper than 16 levels', 1, false),
       );
       expect(message).toEqual(ping(2));
     });

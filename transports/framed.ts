@@ -27,7 +27,7 @@ export interface FramedTransportOptions {
   readonly maxMessageBytes?: number;
   /**
    * Deepest nesting of objects and arrays accepted in a message (default 128): a deeper one arrives as a
-   * -32600 `FrameError` and the connection goes on.
+   * -32600 `UnreadableFrame` and the connection goes on.
    */
   readonly maxDepth?: number;
   /** How long `close()` waits for the peer to end its side before destroying the stream (default 1 s). */
@@ -185,7 +185,7 @@ export class FramedTransport implements Transport {
 }
 
 /**
- * The message in `payload`, or a -32600 `FrameError` for one nested deeper than `maxDepth` (the frame's
+ * The message in `payload`, or a -32600 `UnreadableFrame` for one nested deeper than `maxDepth` (the frame's
  * length prefix is intact, so the stream goes on). Throws a bad-frame `TransportError` when msgpack cannot
  * read the payload.
  */

@@ -4,7 +4,7 @@
  */
 import { decodeFrame, DEFAULT_MAX_DEPTH, DEFAULT_MAX_MESSAGE_BYTES } from '../lib/jsonrpc/codec';
 import { ErrorCode } from '../lib/jsonrpc/errors';
-import { FrameError, type InboundFrame } from '../lib/jsonrpc/types';
+import { UnreadableFrame, type InboundFrame } from '../lib/jsonrpc/types';
 
 const NEWLINE = 0x0a;
 const CARRIAGE_RETURN = 0x0d;
@@ -100,13 +100,13 @@ function asBuffer(chunk: Uint8Array | string): Buffer {
   return Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
 }
 
-/** The `FrameError` for a line over the limit, worded like `decodeFrame`'s. */
-export function tooLarge(maxBytes: number): FrameError {
-  return new FrameError(ErrorCode.InvalidRequest, `Message too large: the limit is ${maxBytes} bytes`);
+/** The `UnreadableFrame` for a line over the limit, worded like `decodeFrame`'s. */
+export function tooLarge(maxBytes: number): UnreadableFrame {
+  return new UnreadableFrame(ErrorCode.InvalidRequest, `Message too large: the limit is ${maxBytes} bytes`);
 }
 
 /**
- * Turns a newline-delimited JSON byte stream into frames: one message (or batch) per line, a `FrameError`
+ * Turns a newline-delimited JSON byte stream into frames: one message (or batch) per line, a `UnreadableFrame`
  * for a line that is not JSON, is over `maxMessageBytes` or nests deeper than `maxDepth`. Blank lines are
  * ignored.
  */

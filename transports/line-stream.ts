@@ -13,7 +13,7 @@ import { WriteCoalescer } from './write-coalescer';
 
 export interface LineStreamOptions {
   readonly maxMessageBytes?: number;
-  /** Deepest nesting accepted in a message (default 128); a deeper one becomes a -32600 `FrameError`. */
+  /** Deepest nesting accepted in a message (default 128); a deeper one becomes a -32600 `UnreadableFrame`. */
   readonly maxDepth?: number;
   /** Complete `messages` when the input ends (default true). Off when the owner decides (a child's exit). */
   readonly completeOnInputEnd?: boolean;

@@ -9,7 +9,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { Observable } from 'rxjs';
 import { ErrorCode, TransportError } from '../lib/jsonrpc/errors';
-import { FrameError, type InboundFrame, type JsonRpcBatch, type JsonRpcMessage } from '../lib/jsonrpc/types';
+import { UnreadableFrame, type InboundFrame, type JsonRpcBatch, type JsonRpcMessage } from '../lib/jsonrpc/types';
 import { InboundQueue } from './inbound-queue';
 import type { Transport } from './transport';
 
@@ -37,7 +37,7 @@ export class MessagePortTransport implements Transport {
     });
     // One message could not be deserialized; the link itself is fine, so report it as a value.
     port.on('messageerror', (error: Error) =>
-      this.inbound.push(new FrameError(ErrorCode.ParseError, `Could not deserialize a message: ${error.message}`)),
+      this.inbound.push(new UnreadableFrame(ErrorCode.ParseError, `Could not deserialize a message: ${error.message}`)),
     );
     port.on('close', () => this.shutDown());
   }

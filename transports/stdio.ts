@@ -16,7 +16,7 @@ export interface StdioServerOptions {
   readonly input?: Readable;
   /** Default `process.stdout`. Nothing but messages is ever written to it. */
   readonly output?: Writable;
-  /** Largest inbound line, in bytes (default 4 MiB); a larger one becomes a `FrameError`. */
+  /** Largest inbound line, in bytes (default 4 MiB); a larger one becomes a `UnreadableFrame`. */
   readonly maxMessageBytes?: number;
   /** Deepest nesting accepted in a message (default 128); a deeper one is refused with -32600. */
   readonly maxDepth?: number;
@@ -219,7 +219,8 @@ export class StdioClientTransport implements Transport {
         complete: resolve,
       });
     });
-    actor.send({ type: 'start' });
+    // A transport closed before it started has a stopped actor: nothing to start, the error below says why.
+    if (actor.getSnapshot().status === 'active') actor.send({ type: 'start' });
     await settled;
     if (this.child?.pid !== undefined) return;
     throw (

@@ -2,7 +2,7 @@
  * WebSocket transport (a custom MCP transport: no spec revision defines one). Wire format as in the official
  * TypeScript SDK: subprotocol `mcp`, one JSON-RPC message (or batch) per text frame.
  *
- * - Binary frames arrive as `FrameError` values; the connection stays open.
+ * - Binary frames arrive as `UnreadableFrame` values; the connection stays open.
  * - Frame limit: `maxMessageBytes` is both ws's `maxPayload` and our decode check. ws enforces it first: a
  *   frame over the limit makes the receiver close with 1009 and its `messages` error with a `TransportError`
  *   (the sender's `messages` error too, on the 1009 close).
@@ -19,7 +19,7 @@ import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { InboundQueue } from './inbound-queue';
 import { decodeFrame, DEFAULT_MAX_DEPTH, DEFAULT_MAX_MESSAGE_BYTES, encodeFrame } from '../lib/jsonrpc/codec';
 import { ErrorCode, TransportError } from '../lib/jsonrpc/errors';
-import { FrameError, type InboundFrame, type JsonRpcBatch, type JsonRpcMessage } from '../lib/jsonrpc/types';
+import { UnreadableFrame, type InboundFrame, type JsonRpcBatch, type JsonRpcMessage } from '../lib/jsonrpc/types';
 import type { Transport } from './transport';
 
 export const MCP_SUBPROTOCOL = 'mcp';
@@ -197,7 +197,7 @@ export abstract class WebSocketTransport implements Transport {
     if (this.inbound.ended) return;
     this.inbound.push(
       isBinary
-        ? new FrameError(ErrorCode.InvalidRequest, 'Binary frames are not accepted: send JSON-RPC as text frames')
+        ? new UnreadableFrame(ErrorCode.InvalidRequest, 'Binary frames are not accepted: send JSON-RPC as text frames')
         : decodeFrame(rawDataToText(data), this.maxMessageBytes, this.maxDepth),
     );
   }

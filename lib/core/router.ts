@@ -6,7 +6,7 @@
 import type { Observer } from 'rxjs';
 import { classifyMessage, describeInvalid } from '../jsonrpc/classify';
 import {
-  FrameError,
+  UnreadableFrame,
   type InboundFrame,
   type JsonRpcErrorResponse,
   type JsonRpcNotification,
@@ -52,7 +52,7 @@ export class Router implements Observer<InboundFrame> {
   next(frame: InboundFrame): void {
     if (this.host.state === 'closed') return;
     try {
-      if (frame instanceof FrameError) {
+      if (frame instanceof UnreadableFrame) {
         if (frame.response) this.outbound.settleBroken(frame, frame.id, frame.message);
         else this.refuse(frame, frame.id, frame.code, frame.message, undefined);
       } else {

@@ -10,7 +10,7 @@ export interface TransportSendOptions {
  * The one interface every transport implements (bytes <-> JSON-RPC messages).
  *
  * - `messages` carries inbound frames, in order, to one subscriber (the connection). A frame the transport
- *   could not decode arrives as a `FrameError` value. The stream completes when the transport closes and
+ *   could not decode arrives as a `UnreadableFrame` value. The stream completes when the transport closes and
  *   errors with a `TransportError` when it fails: failures are values, never thrown exceptions.
  * - `send()` resolves once the message is handed to the underlying channel, honouring its backpressure
  *   (stdio `drain`, HTTP stream writes), and rejects with a `TransportError` once the transport is closed. A transport whose

@@ -1,7 +1,7 @@
 import { ErrorCode } from './errors';
 import { isRequestId } from './classify';
 import { clipText } from './excerpt';
-import { FrameError, type InboundFrame, type RequestId } from './types';
+import { UnreadableFrame, type InboundFrame, type RequestId } from './types';
 
 /** Default upper bound for one serialized message: 4 MiB (large tool results fit; runaway frames do not). */
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
@@ -104,12 +104,12 @@ export function valueExceedsDepth(value: unknown, maxDepth = DEFAULT_MAX_DEPTH):
 }
 
 /** The refusal of a message nested deeper than `maxDepth`; `message` is the decoded value, to read its id. */
-export function tooDeep(message: unknown, maxDepth: number): FrameError {
+export function tooDeep(message: unknown, maxDepth: number): UnreadableFrame {
   const envelope = typeof message === 'object' && message !== null && !Array.isArray(message) ? message : undefined;
   const fields = envelope as { id?: unknown; method?: unknown; result?: unknown; error?: unknown } | undefined;
   const id: RequestId | undefined = isRequestId(fields?.id) ? fields.id : undefined;
   const response = fields !== undefined && fields.method === undefined && ('result' in fields || 'error' in fields);
-  return new FrameError(
+  return new UnreadableFrame(
     ErrorCode.InvalidRequest,
     `Invalid Request: the message nests deeper than ${maxDepth} levels`,
     id,
@@ -125,7 +125,7 @@ export interface DecodeLimits {
 }
 
 /**
- * Decodes one text frame into a message (or batch), or a `FrameError` value: never throws. Refused with
+ * Decodes one text frame into a message (or batch), or a `UnreadableFrame` value: never throws. Refused with
  * -32600: a frame over `maxBytes`, or one nesting deeper than `maxDepth` (that refusal carries the
  * message's id when it is readable). Malformed JSON gets -32700.
  */
@@ -135,13 +135,13 @@ export function decodeFrame(
   maxDepth = DEFAULT_MAX_DEPTH,
 ): InboundFrame {
   if (exceedsBytes(text, maxBytes)) {
-    return new FrameError(ErrorCode.InvalidRequest, `Message too large: the limit is ${maxBytes} bytes`);
+    return new UnreadableFrame(ErrorCode.InvalidRequest, `Message too large: the limit is ${maxBytes} bytes`);
   }
   let message: InboundFrame;
   try {
     message = JSON.parse(text) as InboundFrame;
   } catch (error) {
-    return new FrameError(ErrorCode.ParseError, `Parse error: ${clipText((error as Error).message)}`);
+    return new UnreadableFrame(ErrorCode.ParseError, `Parse error: ${clipText((error as Error).message)}`);
   }
   // V8's JSON.parse is iterative, so the depth is checked on text known to be JSON (the scan is then exact).
   return exceedsDepth(text, maxDepth) ? tooDeep(message, maxDepth) : message;

@@ -46,13 +46,13 @@ export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcRespo
 export type JsonRpcBatch = readonly JsonRpcMessage[];
 
 /** What a transport may hand to a connection: one message, a batch, or a frame it could not decode. */
-export type InboundFrame = JsonRpcMessage | JsonRpcBatch | FrameError;
+export type InboundFrame = JsonRpcMessage | JsonRpcBatch | UnreadableFrame;
 
 /**
  * A frame the transport could not turn into a message (malformed, too large, nested too deep). Transports
  * emit it as a value so the connection can answer with an error and carry on.
  */
-export class FrameError {
+export class UnreadableFrame {
   constructor(
     readonly code: number,
     readonly message: string,

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { firstValueFrom, toArray, type Observable } from 'rxjs';
 import { Client } from '../../lib/client/client';
 import { TransportError } from '../../lib/jsonrpc/errors';
-import { FrameError, type InboundFrame, type JsonRpcMessage } from '../../lib/jsonrpc/types';
+import { UnreadableFrame, type InboundFrame, type JsonRpcMessage } from '../../lib/jsonrpc/types';
 import { Server } from '../../lib/server/server';
 import type { Transport } from '../../transports/transport';
 import { serverWith, tool } from './fixtures';
@@ -28,7 +28,7 @@ export interface TransportSuiteOptions {
   /** The frame limit the pair was created with, if the transport has one. */
   readonly maxMessageBytes?: number;
   /**
-   * What the receiver does with a frame over the limit: report a `FrameError` and keep going, or close
+   * What the receiver does with a frame over the limit: report a `UnreadableFrame` and keep going, or close
    * the connection with an error (binary framings cannot resynchronise safely).
    */
   readonly oversize?: 'frame-error' | 'close';
@@ -112,8 +112,8 @@ export function runTransportSuite(name: string, options: TransportSuiteOptions):
             const frames = await got.catch(() => undefined);
             // Either the receiver reported it and carried on, or the sender refused it and only #2 arrived.
             if (frames) {
-              expect(frames[0]).toBeInstanceOf(FrameError);
-              expect((frames[0] as FrameError).message).toContain('too large');
+              expect(frames[0]).toBeInstanceOf(UnreadableFrame);
+              expect((frames[0] as UnreadableFrame).message).toContain('too large');
               expect(frames[1]).toEqual(notification(2));
             }
           } else {

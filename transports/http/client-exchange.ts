@@ -14,7 +14,7 @@ import { decodeFrame } from '../../lib/jsonrpc/codec';
 import { ErrorCode, TransportError } from '../../lib/jsonrpc/errors';
 import { classifyMessage } from '../../lib/jsonrpc/classify';
 import {
-  FrameError,
+  UnreadableFrame,
   type InboundFrame,
   type JsonRpcBatch,
   type JsonRpcMessage,
@@ -228,7 +228,7 @@ export class RequestExchange implements FollowedStream {
     const text = await readResponseText(response, maxMessageBytes);
     if (text === 'too-large') {
       this.host.deliver(
-        new FrameError(ErrorCode.InvalidRequest, `Message too large: the limit is ${maxMessageBytes} bytes`),
+        new UnreadableFrame(ErrorCode.InvalidRequest, `Message too large: the limit is ${maxMessageBytes} bytes`),
       );
       return this.failPending(`${this.describe()}: the response is larger than the limit of ${maxMessageBytes} bytes`);
     }
@@ -237,13 +237,13 @@ export class RequestExchange implements FollowedStream {
     const frame = decodeFrame(text, maxMessageBytes);
     this.crossOff(frame);
     this.host.deliver(frame);
-    const why = frame instanceof FrameError ? frame.message : 'the JSON body holds no response for the request';
+    const why = frame instanceof UnreadableFrame ? frame.message : 'the JSON body holds no response for the request';
     this.failPending(`${this.describe()}: ${why}`);
   }
 
   /** Crosses off `pending` the requests a frame answers. */
   private crossOff(frame: InboundFrame): void {
-    if (frame instanceof FrameError) return;
+    if (frame instanceof UnreadableFrame) return;
     if (!Array.isArray(frame)) {
       if (isResponse(frame)) this.pending.delete(frame.id);
       return;

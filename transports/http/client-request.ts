@@ -18,7 +18,7 @@ export interface HttpClientOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** Default: one keep-alive agent per transport (http or https by URL), destroyed on close. */
   readonly agent?: Agent;
-  /** Inbound frame limit in bytes (default 4 MiB): a larger message arrives as a `FrameError`. */
+  /** Inbound frame limit in bytes (default 4 MiB): a larger message arrives as a `UnreadableFrame`. */
   readonly maxMessageBytes?: number;
 }
 

@@ -1,7 +1,7 @@
 /** Reading POST bodies on the server side, bounded in size and in time. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { decodeFrame } from '../../lib/jsonrpc/codec';
-import { FrameError } from '../../lib/jsonrpc/types';
+import { UnreadableFrame } from '../../lib/jsonrpc/types';
 import { refuseAndClose } from './request-guard';
 
 export type BodyFailure = 'too-large' | 'too-slow' | 'aborted';
@@ -94,6 +94,6 @@ export async function readJsonBody(
   }
   // The byte limit was enforced while reading: no second count.
   const frame = decodeFrame(text, Infinity, limits.maxDepth);
-  if (frame instanceof FrameError) return refuseAndClose(response, 400, frame.message, frame.code);
+  if (frame instanceof UnreadableFrame) return refuseAndClose(response, 400, frame.message, frame.code);
   return frame;
 }
