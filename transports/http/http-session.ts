@@ -98,7 +98,11 @@ export class HttpSession implements Transport, HttpSessionHost {
   private openResponses = 0;
   /** When the last open response closed, on the runtime's clock (the session's start until one did). */
   private idleSince: number;
-  /** Set on entering `closing`. */
+  /**
+   * Set as `closing` is entered. Not read from the machine: XState commits the new snapshot only after the
+   * entry action (`release`) returns, and anything `release` sets off synchronously must already see the
+   * session as ending.
+   */
   private ending = false;
   private readonly clock: Clock;
   /** `MCP-Session-Id` as names and values, for the POST responses the session writes. */
