@@ -13,6 +13,7 @@ import {
   type HttpClientSessionInput,
   type HttpClientSessionState,
 } from '../machines/http-client-session';
+import { itFollowsTheTable } from './helpers/transition-table';
 
 type EventName = HttpClientSessionEvent['type'];
 
@@ -105,21 +106,7 @@ describe('the HTTP client session machine: transition table', () => {
     expect(actor.getSnapshot().status).toBe('done');
   });
 
-  for (const [from, transitions] of Object.entries(TABLE) as [
-    HttpClientSessionState,
-    Partial<Record<EventName, HttpClientSessionState>>,
-  ][]) {
-    for (const event of NAMES) {
-      const target = transitions[event];
-      it(`${from} + ${event} -> ${target ?? `${from} (ignored)`}`, () => {
-        const { send, state } = spawn();
-        send(...PATHS[from]);
-        expect(state()).toBe(from);
-        send(event);
-        expect(state()).toBe(target ?? from);
-      });
-    }
-  }
+  itFollowsTheTable({ table: TABLE, events: NAMES, paths: PATHS, spawn });
 });
 
 describe('the HTTP client session machine: a lost session', () => {

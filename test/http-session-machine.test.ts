@@ -12,6 +12,7 @@ import {
   type HttpSessionEvent,
   type HttpSessionState,
 } from '../machines/http-session';
+import { itFollowsTheTable } from './helpers/transition-table';
 
 type EventName = HttpSessionEvent['type'];
 const EVENTS: readonly EventName[] = [
@@ -95,21 +96,7 @@ describe('the HTTP session machine: transition table', () => {
     expect(actor.getSnapshot().output).toBe('deleted');
   });
 
-  for (const [from, transitions] of Object.entries(TABLE) as [
-    HttpSessionState,
-    Partial<Record<EventName, HttpSessionState>>,
-  ][]) {
-    for (const event of EVENTS) {
-      const target = transitions[event];
-      it(`${from} + ${event} -> ${target ?? `${from} (ignored)`}`, () => {
-        const { send, state } = spawn();
-        send(...PATHS[from]);
-        expect(state()).toBe(from);
-        send(event);
-        expect(state()).toBe(target ?? from);
-      });
-    }
-  }
+  itFollowsTheTable({ table: TABLE, events: EVENTS, paths: PATHS, spawn });
 });
 
 describe('the HTTP session machine: idle expiry and reasons', () => {
