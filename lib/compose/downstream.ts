@@ -1,17 +1,16 @@
 /**
  * The hub's downstream clients: each one's connection, the logging level it asked for and the roots it
- * offers. Their transports are watched (one property check per inbound message) for what the hub must
- * act on but the server answers by itself: `logging/setLevel`, roots announcements, cancellations (passed
- * to the upstream requests they concern) and the first listing (which starts lazy upstreams).
+ * offers. The hub hears what it must act on, but the server answers by itself, from each connection's
+ * events: a new log level (`logLevelChanged`), roots that may have changed (`rootsChanged`, which the hub
+ * lists again) and a read list (`listed`, which starts lazy upstreams). Each event fires once the server
+ * has applied what it reports. Cancellations need no watching: each forwarded call registers on its
+ * request's `onCancel` (upstream.ts).
  */
-import { Observable } from 'rxjs';
 import { checkRoots } from '../client/roots';
 import type { Logger } from '../core/logger';
-import type { InboundFrame, RequestId } from '../jsonrpc/types';
 import type { Root } from '../protocol/client-features';
 import { LOGGING_LEVELS, type LoggingLevel } from '../protocol/types';
 import type { ServerConnection } from '../server/server';
-import type { Transport } from '../../transports/transport';
 import type { DownstreamTarget } from './upstream';
 
 export interface DownstreamEvents {
@@ -26,11 +25,8 @@ export interface DownstreamEvents {
   clientRootsChanged(connection: ServerConnection, roots: readonly Root[]): void;
   /** A downstream client listed something. */
   listed(): void;
-  /** A downstream client cancelled a request (`requestId`), or went away (all of its requests). */
-  cancelled(connection: ServerConnection, requestId?: RequestId, reason?: string): void;
 }
 
-const LISTINGS = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list']);
 const ROOTS_TIMEOUT_MS = 10_000;
 
 export class Downstream {
@@ -38,9 +34,6 @@ export class Downstream {
   private readonly clientRoots = new Map<ServerConnection, readonly Root[]>();
   private level: LoggingLevel | undefined;
   private roots: readonly Root[] = [];
-  private levelCheckScheduled = false;
-  /** Clients whose `logging/setLevel` the server applies in this turn. */
-  private readonly levelsSet = new Set<ServerConnection>();
 
   constructor(
     private readonly events: DownstreamEvents,
@@ -72,25 +65,15 @@ export class Downstream {
     return this.roots;
   }
 
-  /** Serves a client over `transport` through `connect`, watching what the hub needs to see. */
-  attach(transport: Transport, connect: (transport: Transport) => ServerConnection): ServerConnection {
-    let connection: ServerConnection | undefined;
-    const watched = watchInbound(transport, (frame) => {
-      if (Array.isArray(frame)) frame.forEach((element) => this.onInboundFrame(connection, element));
-      else this.onInboundFrame(connection, frame);
-    });
-    connection = connect(watched);
-    const attached = connection;
-    this.live.add(attached);
-    this.scheduleLevelCheck();
-    attached.closed.then(() => {
-      this.live.delete(attached);
-      this.levelsSet.delete(attached);
-      this.events.cancelled(attached);
-      if (this.clientRoots.delete(attached)) this.updateRoots();
-      this.scheduleLevelCheck();
-    });
-    return attached;
+  /** Follows `connection`, a new client of the hub's server, before it reads its first message. */
+  attach(connection: ServerConnection): void {
+    this.live.add(connection);
+    const events = connection.events;
+    events.on('logLevelChanged', (level) => this.clientLevelChanged(connection, level));
+    events.on('rootsChanged', () => this.fetchRoots(connection));
+    events.on('listed', () => this.events.listed());
+    void connection.closed.then(() => this.detach(connection));
+    this.updateLevel();
   }
 
   /** The only ready downstream client (that declared `capability`, when given), if there is exactly one. */
@@ -126,41 +109,28 @@ export class Downstream {
     connection.log(level, data, logger).catch((error) => this.logger.debug('Could not forward a log message', error));
   }
 
-  /** Acts on an inbound frame the server has just received (it answers the frame by itself). */
-  private onInboundFrame(connection: ServerConnection | undefined, frame: unknown): void {
-    const method = (frame as { method?: unknown } | null)?.method;
-    if (typeof method !== 'string' || !connection) return;
-    if (method === 'notifications/cancelled') {
-      const { requestId, reason } = ((frame as { params?: unknown }).params ?? {}) as Record<string, unknown>;
-      if (typeof requestId === 'string' || typeof requestId === 'number') {
-        this.events.cancelled(connection, requestId, typeof reason === 'string' ? reason : undefined);
-      }
-    } else if (method === 'logging/setLevel') {
-      this.levelsSet.add(connection);
-      this.scheduleLevelCheck();
-    } else if (method === 'notifications/initialized' || method === 'notifications/roots/list_changed') {
-      this.fetchRoots(connection);
-    } else if (LISTINGS.has(method)) this.events.listed();
+  private detach(connection: ServerConnection): void {
+    this.live.delete(connection);
+    if (this.clientRoots.delete(connection)) this.updateRoots();
+    this.updateLevel();
   }
 
-  /** After the server applied the request (it does so synchronously, before the next microtask). */
-  private scheduleLevelCheck(): void {
-    if (this.levelCheckScheduled) return;
-    this.levelCheckScheduled = true;
-    queueMicrotask(() => {
-      this.levelCheckScheduled = false;
-      for (const connection of this.levelsSet) this.events.clientLevelChanged(connection, this.levelOf(connection));
-      this.levelsSet.clear();
-      let index: number | undefined;
-      for (const connection of this.live) {
-        const rank = LOGGING_LEVELS.indexOf(this.levelOf(connection));
-        if (index === undefined || rank < index) index = rank;
-      }
-      const level = index === undefined ? undefined : LOGGING_LEVELS[index];
-      if (level === this.level) return;
-      this.level = level;
-      if (level) this.events.logLevelChanged(level);
-    });
+  private clientLevelChanged(connection: ServerConnection, level: LoggingLevel): void {
+    this.events.clientLevelChanged(connection, level);
+    this.updateLevel();
+  }
+
+  /** The most verbose level of the clients (asked for, or the default): announced when it changed. */
+  private updateLevel(): void {
+    let index: number | undefined;
+    for (const connection of this.live) {
+      const rank = LOGGING_LEVELS.indexOf(this.levelOf(connection));
+      if (index === undefined || rank < index) index = rank;
+    }
+    const level = index === undefined ? undefined : LOGGING_LEVELS[index];
+    if (level === this.level) return;
+    this.level = level;
+    if (level) this.events.logLevelChanged(level);
   }
 
   private fetchRoots(connection: ServerConnection): void {
@@ -200,30 +170,4 @@ export class Downstream {
     this.roots = [...byUri.values()];
     this.events.rootsChanged(this.roots);
   }
-}
-
-/** `transport`, with `watch` called on each inbound frame right after the connection received it. */
-function watchInbound(transport: Transport, watch: (frame: InboundFrame) => void): Transport {
-  const messages = new Observable<InboundFrame>((subscriber) =>
-    transport.messages.subscribe({
-      next: (frame) => {
-        subscriber.next(frame);
-        watch(frame);
-      },
-      error: (error) => subscriber.error(error),
-      complete: () => subscriber.complete(),
-    }),
-  );
-  return {
-    messages,
-    send: (message, options) => transport.send(message, options),
-    close: () => transport.close(),
-    ...(transport.setProtocolVersion && {
-      setProtocolVersion: (version: string) => transport.setProtocolVersion!(version),
-    }),
-    ...(transport.closeStream && { closeStream: (id: RequestId) => transport.closeStream!(id) }),
-    get sessionId() {
-      return transport.sessionId;
-    },
-  };
 }

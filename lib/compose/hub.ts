@@ -17,7 +17,7 @@ import { defaultRuntime, type Runtime } from '../core/runtime';
 import { TraceChannel } from '../trace/channel';
 import { actorLifecycleEvent } from '../trace/event';
 import type { TraceEvent } from '../trace/types';
-import type { Transport } from '../../transports/transport';
+import type { Transport } from '../core/transport';
 import { LOGGING_LEVELS, type LoggingLevel, type LoggingMessageParams } from '../protocol/types';
 import { defineServer, type ServerDefinition, type ServerSpec } from '../server/definition';
 import { Server, type ServerConnection } from '../server/server';
@@ -99,22 +99,18 @@ const CAPABILITY_OF: Readonly<Record<string, string>> = {
   'roots/list': 'roots',
 };
 
-/** The hub's server: `connect` (used by every transport handler, HTTP included) watches the client. */
+/** The hub's server: it shows the hub each connection before the connection reads its first message. */
 class HubServer extends Server {
   constructor(
-    private readonly downstream: Downstream,
-    private readonly includeInTrace: (connection: Connection) => void,
+    private readonly connected: (connection: ServerConnection) => void,
     definition: ServerDefinition,
     options: ConnectionOptions,
   ) {
     super(definition, options);
   }
 
-  override connect(transport: Transport, options?: ConnectionOptions): ServerConnection {
-    const connection = this.downstream.attach(transport, (watched) => super.connect(watched, options));
-    // Before its first event: transports deliver the first frame after `connect` returns (a microtask later).
-    this.includeInTrace(connection);
-    return connection;
+  protected override onConnection(connection: ServerConnection): void {
+    this.connected(connection);
   }
 }
 
@@ -152,8 +148,6 @@ export class Hub {
         logLevelChanged: (level) => this.upstreams.forEach((upstream) => upstream.applyLogLevel(level)),
         rootsChanged: (roots) => this.upstreams.forEach((upstream) => upstream.applyRoots(roots)),
         listed: () => this.startLazyUpstreams(),
-        cancelled: (connection, requestId, reason) =>
-          this.upstreams.forEach((upstream) => upstream.cancelCalls(connection, requestId, reason)),
         wantsRoots: () =>
           this.upstreams.some((upstream) =>
             upstream instanceof PerClientUpstream ? upstream.offersRoots : upstream.features.roots,
@@ -233,8 +227,11 @@ export class Hub {
       maxConcurrentHandlers,
     };
     this.server = new HubServer(
-      this.downstream,
-      (connection) => this.includeInTrace(connection),
+      (connection) => {
+        // Before its first event, as every transport handler (HTTP included) connects through `server`.
+        this.includeInTrace(connection);
+        this.downstream.attach(connection);
+      },
       defineServer(this.baseSpec),
       serverOptions,
     );

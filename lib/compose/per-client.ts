@@ -8,7 +8,7 @@
 import { BehaviorSubject, merge, Observable, switchMap } from 'rxjs';
 import type { Client } from '../client/client';
 import type { ServerContext } from '../server/context';
-import type { JsonObject, RequestId } from '../jsonrpc/types';
+import type { JsonObject } from '../jsonrpc/types';
 import type { Root } from '../protocol/client-features';
 import type {
   CallToolResult,
@@ -144,10 +144,6 @@ export class PerClientUpstream implements CatalogSource {
     rest.delete(connection);
     this.instances.next(rest);
     void instance.dispose();
-  }
-
-  cancelCalls(connection: ServerConnection, requestId?: RequestId, reason?: string): void {
-    this.instances.value.get(connection)?.cancelCalls(connection, requestId, reason);
   }
 
   // ---- forwarding (CatalogSource): to the caller's own instance ---------------------------------

@@ -34,7 +34,7 @@ import type { Logger } from '../core/logger';
 import type { ServerContext } from '../server/context';
 import type { Runtime } from '../core/runtime';
 import { ConnectionClosedError, McpError, RelayedError } from '../jsonrpc/errors';
-import type { JsonObject, RequestId } from '../jsonrpc/types';
+import type { JsonObject } from '../jsonrpc/types';
 import type { Root } from '../protocol/client-features';
 import type {
   CallToolResult,
@@ -47,7 +47,6 @@ import type {
   LoggingMessageParams,
   ReadResourceResult,
 } from '../protocol/types';
-import type { ServerConnection } from '../server/server';
 import type { CatalogSource } from './catalog';
 import type { ForwardedMethod } from './direct';
 import { compileFilter, type NamePredicate } from './name-filter';
@@ -55,7 +54,7 @@ import { namingPolicy, type NamingPolicy } from './naming';
 import { sameListsAs, UpstreamSession, type ListKind, type SessionEvents, type UpstreamCatalog } from './session';
 import { SessionSlot } from './session-slot';
 import { SourceOpener } from './sources';
-import { CallsInFlight } from './upstream-calls';
+import { CallsInFlight, type UpstreamCancel } from './upstream-calls';
 import type { DownstreamTarget, ForwardedFeatures, UpstreamOptions, UpstreamStatus } from './upstream-options';
 import { UpstreamRequestRouter } from './upstream-requests';
 import { explainEndedCall, GIVEN_UP, StatusTracker, unavailableError, upstreamText } from './upstream-status';
@@ -316,36 +315,36 @@ export class Upstream implements CatalogSource {
     client.setRoots(roots).catch((error) => this.hub.logger.debug(`[${this.name}] Could not update roots`, error));
   }
 
-  /**
-   * Cancels the upstream requests forwarded for `connection` (only request `requestId`, when given): the
-   * downstream client cancelled it, or went away.
-   */
-  cancelCalls(connection: ServerConnection, requestId?: RequestId, reason?: string): void {
-    this.calls.cancel(connection, requestId, reason);
-  }
-
   private forward(method: ForwardedMethod, params: JsonObject, context: Context): unknown {
     let session = this.slot.current;
     // A session whose connection just ended is reported lost a microtask later: it counts as gone already.
     // (In-process sessions are called directly: nothing to check on that path.)
     if (session && !session.direct && !session.usable) session = undefined;
-    const controller = session?.direct ? undefined : this.calls.controller();
-    const result = session
-      ? session.forward(method, params, context, controller?.signal)
-      : this.whenUp(method, context).then((up) => up.forward(method, params, context, controller?.signal));
     const calls = this.calls;
-    if (!isThenable(result)) {
-      calls.answered(controller);
-      return result;
+    let result: unknown;
+    let cancel: UpstreamCancel | undefined;
+    if (session?.direct) {
+      // The upstream's handler gets the downstream request itself, its cancellation included.
+      result = session.forward(method, params, context);
+      if (!isThenable(result)) {
+        calls.answered();
+        return result;
+      }
+    } else {
+      cancel = calls.cancelWith(context);
+      const signal = cancel.signal;
+      result = session
+        ? session.forward(method, params, context, signal)
+        : this.whenUp(method, context).then((up) => up.forward(method, params, context, signal));
     }
-    calls.begin(context, controller);
-    return result.then(
+    calls.begin(context);
+    return (result as Promise<unknown>).then(
       (value) => {
-        calls.end(context, controller);
+        calls.end(context, cancel);
         return value;
       },
       (error) => {
-        calls.end(context, controller);
+        calls.end(context, cancel);
         throw explainEndedCall(this.name, this.state, method, error);
       },
     );

@@ -204,8 +204,15 @@ export class Server {
   connect(transport: Transport, options?: ConnectionOptions): ServerConnection {
     const connection = new ServerConnection(this, options ? { ...this.options, ...options } : this.options);
     this.live.add(connection);
+    this.onConnection(connection);
     return connection.start(transport);
   }
+
+  /**
+   * Subclass hook: `connection` was made for a client, and reads no message before this returns (listen to
+   * its `events` here to miss none of them).
+   */
+  protected onConnection(_connection: ServerConnection): void {}
 
   update(next: ServerDefinition | ((current: ServerDefinition) => ServerDefinition)): void {
     const previous = this.current;
