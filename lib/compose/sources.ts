@@ -8,6 +8,7 @@ import type { Transport } from '../../transports/transport';
 import { createMemoryPair } from '../../transports/memory';
 import type { ShutdownPolicy } from '../../machines/child-process';
 import type { ConnectionOptions } from '../core/connection';
+import type { Runtime } from '../core/runtime';
 import { TransportError } from '../jsonrpc/errors';
 import type { ServerDefinition } from '../server/definition';
 import { Server } from '../server/server';
@@ -150,7 +151,7 @@ export class SourceOpener {
         };
       }
       case 'http':
-        return { transport: await openHttp(source) };
+        return { transport: await openHttp(source, this.context.connectionOptions?.runtime) };
       case 'websocket': {
         const { WebSocketClientTransport } = await import('../../transports/websocket');
         return {
@@ -184,7 +185,7 @@ function isServer(value: Server | ServerDefinition): value is Server {
   return typeof candidate.connect === 'function' && typeof candidate.update === 'function';
 }
 
-async function openHttp(source: HttpSource): Promise<Transport> {
+async function openHttp(source: HttpSource, runtime: Runtime | undefined): Promise<Transport> {
   const options = source.headers ? { headers: source.headers } : {};
   if (source.transport === 'sse') {
     const { LegacySseClientTransport } = await import('../../transports/http/legacy-sse-client');
@@ -197,7 +198,12 @@ async function openHttp(source: HttpSource): Promise<Transport> {
     return transport;
   }
   const { StreamableHttpClientTransport } = await import('../../transports/http/streamable-client');
-  return new StreamableHttpClientTransport(source.url, { ...options, renewSession: false });
+  // The session's lifecycle actor joins the hub's runtime, beside the upstream's supervision actor.
+  return new StreamableHttpClientTransport(source.url, {
+    ...options,
+    renewSession: false,
+    ...(runtime && { runtime }),
+  });
 }
 
 async function openFramed(source: FramedSource): Promise<Transport> {
