@@ -23,7 +23,6 @@ import { describe, expect, it } from 'vitest';
 import { Client, type ClientOptions } from '../lib/client/client';
 import { CatalogConflictError, Hub, type HubOptions } from '../lib/compose/hub';
 import type { UpstreamOptions } from '../lib/compose/upstream';
-import type { Logger } from '../lib/core/logger';
 import { McpError } from '../lib/jsonrpc/errors';
 import { defineServer, type ServerDefinition } from '../lib/server/definition';
 import { Server, type ServerConnection } from '../lib/server/server';
@@ -34,19 +33,12 @@ import { createMemoryPair } from '../transports/memory';
 import { fromSdkTransport } from '../transports/sdk-adapter';
 import type { Transport } from '../transports/transport';
 import { TransportError } from '../lib/jsonrpc/errors';
-import { deferred, tool } from './helpers/fixtures';
+import { text } from './helpers/content';
+import { deferred, recordingLogger, tool } from './helpers/fixtures';
+import { eventually } from './helpers/wait';
 import { cleanups, listenHttp } from './helpers/http';
 import { isAlive } from './helpers/processes';
 import { validateEmitted } from './helpers/pair';
-
-const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
-
-/** A logger that keeps what it is told (the tests check warnings instead of printing them). */
-function recordingLogger(): Logger & { lines: string[] } {
-  const lines: string[] = [];
-  const keep = (level: string) => (message: string) => void lines.push(`${level}: ${message}`);
-  return { lines, debug: keep('debug'), info: keep('info'), warn: keep('warn'), error: keep('error') };
-}
 
 async function startHub(upstreams: UpstreamOptions[], options: Partial<HubOptions> = {}) {
   const logger = recordingLogger();
@@ -75,14 +67,6 @@ const inProcess = (name: string, server: Server | ServerDefinition, extra: Parti
   ({ name, source: { kind: 'in-process', server }, ...extra }) as UpstreamOptions;
 const names = async (client: Client) => (await client.listTools()).map((listed) => listed.name).sort();
 const firstText = (result: { content: readonly unknown[] }) => (result.content[0] as { text: string }).text;
-
-async function eventually(check: () => boolean | Promise<boolean>, what: string, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 describe('starting and stopping upstreams', () => {
   it('starts a lazy upstream on the first downstream listing and announces its tools', async () => {

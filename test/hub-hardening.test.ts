@@ -14,13 +14,12 @@ import { SimulatedClock } from 'xstate';
 import { Client, type ClientOptions } from '../lib/client/client';
 import { Hub, type HubOptions } from '../lib/compose/hub';
 import type { UpstreamOptions } from '../lib/compose/upstream';
-import type { Logger } from '../lib/core/logger';
 import { Runtime } from '../lib/core/runtime';
 import { McpError } from '../lib/jsonrpc/errors';
 import type { TraceEvent } from '../lib/trace/types';
 import { createMemoryPair } from '../transports/memory';
 import { cleanups, eventually, within } from './helpers/http';
-import { deferred, serverWith, tool } from './helpers/fixtures';
+import { deferred, recordingLogger, serverWith, tool } from './helpers/fixtures';
 import { validateEmitted } from './helpers/pair';
 import { isAlive } from './helpers/processes';
 
@@ -31,12 +30,6 @@ const UPSTREAM = fixture('hub-upstream.ts');
 const EVERYTHING = fileURLToPath(
   new URL('../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url),
 );
-
-function recordingLogger(): Logger & { lines: string[] } {
-  const lines: string[] = [];
-  const keep = (level: string) => (message: string) => void lines.push(`${level}: ${message}`);
-  return { lines, debug: keep('debug'), info: keep('info'), warn: keep('warn'), error: keep('error') };
-}
 
 function newHub(upstreams: UpstreamOptions[], options: Partial<HubOptions> = {}): Hub {
   const hub = new Hub({

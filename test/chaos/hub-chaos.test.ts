@@ -19,6 +19,7 @@ import type { UpstreamOptions } from '../../lib/compose/upstream';
 import { McpError, RequestTimeoutError, SwitchboardError } from '../../lib/jsonrpc/errors';
 import { createMemoryPair } from '../../transports/memory';
 import { isAlive } from '../helpers/processes';
+import { eventually } from '../helpers/wait';
 import { watchProcessFaults } from '../fuzz/process-faults';
 
 const SECONDS = Number(process.env.CHAOS_SECONDS ?? 12);
@@ -65,14 +66,6 @@ function commandLine(pid: number): string {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
   } catch {
     return '';
-  }
-}
-
-async function eventually(check: () => boolean | Promise<boolean>, what: string, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 

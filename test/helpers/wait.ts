@@ -30,12 +30,10 @@ export function nextEvent<T>(
  * Resolves once `check` holds (polled every 10 ms), or fails the test after `ms`. Only for a state that no
  * event announces (a child process's own counters, a socket the server closed): say so where it is used.
  */
-export function eventually(check: () => boolean | Promise<boolean>, what: string, ms = WAIT_MS): Promise<void> {
-  return within(
-    (async () => {
-      while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 10));
-    })(),
-    what,
-    ms,
-  );
+export async function eventually(check: () => boolean | Promise<boolean>, what: string, ms = WAIT_MS): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`Timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
