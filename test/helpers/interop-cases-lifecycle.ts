@@ -5,6 +5,7 @@
 import { expect } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { ConnectionClosedError, McpError, RequestCancelledError, RequestTimeoutError } from '../../lib/jsonrpc/errors';
+import type { ProtocolVersion } from '../../lib/protocol/versions';
 import { deferred } from './fixtures';
 import {
   ourClientAgainstSdkPrimitives,
@@ -13,6 +14,28 @@ import {
   sdkClientAgainstOurServer,
   type InteropCase,
 } from './interop';
+
+/** The SDK client calls our `slow` tool and aborts the call once its handler runs. */
+async function sdkCallCancelledMidway(version: ProtocolVersion) {
+  const setup = await sdkClientAgainstOurServer(version);
+  const controller = new AbortController();
+  const failure = setup.sdkClient
+    .callTool({ name: 'slow', arguments: {} }, undefined, { signal: controller.signal })
+    .catch((error: unknown) => error);
+  const requestId = await setup.hooks.slowStarted.promise;
+  controller.abort('the user gave up');
+  return { ...setup, failure, requestId };
+}
+
+/** Our client calls the SDK server's `slow` tool and aborts the call once its handler runs. */
+async function ourCallCancelledMidway(version: ProtocolVersion) {
+  const setup = await ourClientAgainstSdkServer(version);
+  const controller = new AbortController();
+  const failure = setup.client.callTool('slow', {}, { signal: controller.signal }).catch((error: unknown) => error);
+  await setup.hooks.slowStarted.promise;
+  controller.abort('changed my mind');
+  return { ...setup, failure };
+}
 
 /** One macrotask: every microtask chain already started (a handler finishing, a reply) has run by then. */
 export const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -137,23 +160,13 @@ export const LIFECYCLE_CASES: InteropCase[] = [
   {
     title: "aborts the running handler's signal when the client cancels",
     server: async (version) => {
-      const { sdkClient, hooks } = await sdkClientAgainstOurServer(version);
-      const controller = new AbortController();
-      void sdkClient
-        .callTool({ name: 'slow', arguments: {} }, undefined, { signal: controller.signal })
-        .catch(() => undefined);
-      await hooks.slowStarted.promise;
-      controller.abort('the user gave up');
+      const { hooks } = await sdkCallCancelledMidway(version);
       const reason = await hooks.slowAborted.promise;
       expect(reason).toBeInstanceOf(RequestCancelledError);
       expect(reason).toMatchObject({ method: 'tools/call', reason: 'the user gave up' });
     },
     client: async (version) => {
-      const { client, hooks, sdkErrors } = await ourClientAgainstSdkServer(version);
-      const controller = new AbortController();
-      void client.callTool('slow', {}, { signal: controller.signal }).catch(() => undefined);
-      await hooks.slowStarted.promise;
-      controller.abort('changed my mind');
+      const { hooks, sdkErrors } = await ourCallCancelledMidway(version);
       // The SDK aborts its handler with the reason from notifications/cancelled.
       expect(await hooks.slowAborted.promise).toBe('The request was cancelled by the requester');
       await settle();
@@ -163,22 +176,13 @@ export const LIFECYCLE_CASES: InteropCase[] = [
   {
     title: 'rejects the cancelled call with the reason given',
     server: async (version) => {
-      const { sdkClient, hooks } = await sdkClientAgainstOurServer(version);
-      const controller = new AbortController();
-      const call = sdkClient.callTool({ name: 'slow', arguments: {} }, undefined, { signal: controller.signal });
-      const failure = call.catch((error: unknown) => error);
-      await hooks.slowStarted.promise;
-      controller.abort('the user gave up');
+      const { failure } = await sdkCallCancelledMidway(version);
       // The SDK rejects its own call at once, reporting the abort reason as an McpError (-32001, "RequestTimeout").
       expect(await failure).toMatchObject({ code: -32001 });
       expect(((await failure) as Error).message).toMatch(/the user gave up/);
     },
     client: async (version) => {
-      const { client, hooks } = await ourClientAgainstSdkServer(version);
-      const controller = new AbortController();
-      const failure = client.callTool('slow', {}, { signal: controller.signal }).catch((error: unknown) => error);
-      await hooks.slowStarted.promise;
-      controller.abort('changed my mind');
+      const { failure } = await ourCallCancelledMidway(version);
       const error = await failure;
       expect(error).toBeInstanceOf(RequestCancelledError);
       expect(error).toMatchObject({ method: 'tools/call', reason: 'changed my mind' });
@@ -187,12 +191,7 @@ export const LIFECYCLE_CASES: InteropCase[] = [
   {
     title: 'sends no response to a cancelled request',
     server: async (version) => {
-      const { sdkClient, hooks, sent, sdkErrors } = await sdkClientAgainstOurServer(version);
-      const controller = new AbortController();
-      const call = sdkClient.callTool({ name: 'slow', arguments: {} }, undefined, { signal: controller.signal });
-      void call.catch(() => undefined);
-      const requestId = await hooks.slowStarted.promise;
-      controller.abort('the user gave up');
+      const { hooks, sdkErrors, sent, requestId } = await sdkCallCancelledMidway(version);
       await hooks.slowFinished.promise;
       await settle();
       expect(sent.filter((message) => message.id === requestId && !('method' in message))).toEqual([]);
@@ -202,11 +201,7 @@ export const LIFECYCLE_CASES: InteropCase[] = [
   {
     title: 'forgets the cancelled call',
     client: async (version) => {
-      const { client, hooks } = await ourClientAgainstSdkServer(version);
-      const controller = new AbortController();
-      const failure = client.callTool('slow', {}, { signal: controller.signal }).catch((error: unknown) => error);
-      await hooks.slowStarted.promise;
-      controller.abort('changed my mind');
+      const { client, failure } = await ourCallCancelledMidway(version);
       await failure;
       await settle();
       expect(client.pendingRequestCount).toBe(0);
@@ -215,23 +210,14 @@ export const LIFECYCLE_CASES: InteropCase[] = [
   {
     title: 'stays usable after a cancel',
     server: async (version) => {
-      const { sdkClient, hooks } = await sdkClientAgainstOurServer(version);
-      const controller = new AbortController();
-      const call = sdkClient.callTool({ name: 'slow', arguments: {} }, undefined, { signal: controller.signal });
-      const failure = call.catch((error: unknown) => error);
-      await hooks.slowStarted.promise;
-      controller.abort('the user gave up');
+      const { failure, sdkClient } = await sdkCallCancelledMidway(version);
       await failure;
       expect(await sdkClient.callTool({ name: 'echo', arguments: { text: 'still here' } })).toEqual({
         content: [{ type: 'text', text: 'still here' }],
       });
     },
     client: async (version) => {
-      const { client, hooks } = await ourClientAgainstSdkServer(version);
-      const controller = new AbortController();
-      const failure = client.callTool('slow', {}, { signal: controller.signal }).catch((error: unknown) => error);
-      await hooks.slowStarted.promise;
-      controller.abort('changed my mind');
+      const { client, failure } = await ourCallCancelledMidway(version);
       await failure;
       expect(await client.callTool('echo', { text: 'again' })).toEqual({ content: [{ type: 'text', text: 'again' }] });
     },
