@@ -18,7 +18,7 @@ import { defineServer, type ServerDefinition } from '../lib/server/definition';
 import type { Logger } from '../lib/core/logger';
 import { Server } from '../lib/server/server';
 import type { TraceEvent } from '../lib/trace/types';
-import { createMemoryPair, type MemoryTransport } from '../transports/memory';
+import { createMemoryPair } from '../transports/memory';
 import type { Transport, TransportSendOptions } from '../transports/transport';
 import { connectPair, serveRaw as serveRawWith, validateEmitted } from './helpers/pair';
 
@@ -583,63 +583,6 @@ describe('requests from the peer', () => {
       error: { code: -32600, message: 'Invalid Request: an empty batch' },
     });
     expect(await peer.drain()).toEqual([]);
-  });
-});
-
-describe('the memory transport', () => {
-  it('freezes messages in debug mode, so a handler cannot corrupt the caller', async () => {
-    const definition = serverWith([
-      tool('mutate', (args) => {
-        (args as Record<string, unknown>).injected = true;
-        return { content: [] };
-      }),
-    ]);
-    const { client } = await connectPair(definition, {}, { freeze: true });
-    const args = { value: 1 };
-    const result = await client.callTool('mutate', args);
-    expect(result.isError).toBe(true);
-    expect(result.content[0]).toMatchObject({ text: expect.stringContaining('object is not extensible') });
-    expect(args).toEqual({ value: 1 });
-  });
-
-  it('delivers in order, asynchronously, and completes both sides on close', async () => {
-    const [a, b] = createMemoryPair();
-    const received: unknown[] = [];
-    const done = deferred();
-    b.messages.subscribe({ next: (m) => received.push(m), complete: () => done.resolve() });
-    for (let i = 0; i < 100; i++) void a.send({ jsonrpc: '2.0', method: 'n', params: { i } });
-    expect(received).toEqual([]); // never inside send()
-    await a.close();
-    await done.promise;
-    expect(received.map((m) => (m as { params: { i: number } }).params.i)).toEqual(
-      Array.from({ length: 100 }, (_, i) => i),
-    );
-    await expect(a.send({ jsonrpc: '2.0', method: 'n' })).rejects.toThrow('Transport closed');
-    await expect(b.send({ jsonrpc: '2.0', method: 'n' })).rejects.toThrow('Transport closed');
-  });
-
-  it('has a single consumer', async () => {
-    const [a] = createMemoryPair();
-    a.messages.subscribe();
-    const second = deferred<unknown>();
-    a.messages.subscribe({ error: (error) => second.resolve(error) });
-    expect(String(await second.promise)).toContain('single consumer');
-  });
-
-  it('copies with the json codec', async () => {
-    const [a, b] = createMemoryPair({ codec: 'json' });
-    const message = { jsonrpc: '2.0' as const, method: 'n', params: { x: [1] } };
-    const got = firstValueFrom(b.messages);
-    await a.send(message);
-    const received = await got;
-    expect(received).toEqual(message);
-    expect(received).not.toBe(message);
-  });
-
-  it('buffers messages sent before the peer subscribes', async () => {
-    const [a, b] = createMemoryPair() as [MemoryTransport, MemoryTransport];
-    await a.send({ jsonrpc: '2.0', method: 'early' });
-    expect(await firstValueFrom(b.messages)).toEqual({ jsonrpc: '2.0', method: 'early' });
   });
 });
 

@@ -11,7 +11,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isAlive } from './helpers/processes';
-import { filter, firstValueFrom, timeout } from 'rxjs';
+import { filter, firstValueFrom, Subject, timeout, type Observable } from 'rxjs';
 import { Client } from '../lib/client/client';
 import type { ElicitFormParams, ElicitUrlParams } from '../lib/protocol/client-features';
 import type { CreateMessageParams } from '../lib/protocol/client-features';
@@ -20,6 +20,9 @@ import { StreamableHttpClientTransport } from '../transports/http/streamable-cli
 import { StdioClientTransport } from '../transports/stdio';
 import type { Transport } from '../transports/transport';
 import { validateEmitted } from './helpers/pair';
+import { recordEmitted } from './helpers/schema';
+import { nextEvent, within } from './helpers/wait';
+import { textOf } from './helpers/content';
 
 const serverEntry = fileURLToPath(
   new URL('../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url),
@@ -72,10 +75,10 @@ net.Server.prototype.listen = function (...args) {
 };`)}`;
 
 /** server-everything in `streamableHttp` mode, one process for the run; sessions come and go. */
-function streamableHttpPeer(): Peer & { readonly stdout: string[] } {
+function streamableHttpPeer(): Peer & { readonly stdout: Observable<string> } {
   let child: ChildProcess | undefined;
   let url = '';
-  const stdout: string[] = [];
+  const stdout = new Subject<string>();
   return {
     name: 'Streamable HTTP',
     stdout,
@@ -85,7 +88,7 @@ function streamableHttpPeer(): Peer & { readonly stdout: string[] } {
         stdio: ['ignore', 'pipe', 'pipe'],
         detached: true,
       });
-      createInterface({ input: child.stdout! }).on('line', (line) => stdout.push(line));
+      createInterface({ input: child.stdout! }).on('line', (line) => stdout.next(line));
       const port = await new Promise<string>((resolve, reject) => {
         createInterface({ input: child!.stderr! }).on('line', (line) => {
           const found = /^switchboard-test-port (\d+)$/.exec(line);
@@ -117,6 +120,11 @@ interface Session {
   readonly urls: ElicitUrlParams[];
   /** Methods of the server→client requests our client received, in order. */
   readonly served: string[];
+  /**
+   * Settles when the server first asks for roots/list: it registers its conditional tools on
+   * `notifications/initialized`, then asks for roots (350 ms later), so by then the tools are listed.
+   */
+  readonly rootsAsked: Promise<unknown>;
 }
 
 const open: { session: Session; peer: Peer }[] = [];
@@ -124,10 +132,8 @@ const open: { session: Session; peer: Peer }[] = [];
 /** What our form handler answers: the required field and a few others, the rest left to the defaults. */
 const FORM_ANSWER = { name: 'Ada Lovelace', check: true, number: 7 };
 
-async function connect(
-  peer: Peer,
-  formAnswer: Record<string, string | number | boolean> = FORM_ANSWER,
-): Promise<Session> {
+/** Our client, not yet connected, with handlers that record what the server asked of them. */
+function newSession(peer: Peer, formAnswer: Record<string, string | number | boolean> = FORM_ANSWER): Session {
   const sampling: CreateMessageParams[] = [];
   const forms: ElicitFormParams[] = [];
   const urls: ElicitUrlParams[] = [];
@@ -154,32 +160,47 @@ async function connect(
     },
   );
   // roots/list arrives after initialized: record it from the first message on.
-  client.trace$.subscribe((event) => {
-    if (event.kind === 'request' && event.direction === 'in') served.push(event.method!);
-  });
-  validateEmitted(client);
-  const session = { client, transport, sampling, forms, urls, served };
+  const inboundRequests = client.trace$.pipe(filter((event) => event.kind === 'request' && event.direction === 'in'));
+  inboundRequests.subscribe((event) => served.push(event.method!));
+  const rootsAsked = firstValueFrom(inboundRequests.pipe(filter((event) => event.method === 'roots/list')));
+  rootsAsked.catch(() => undefined); // a session closed before it was asked
+  return { client, transport, sampling, forms, urls, served, rootsAsked };
+}
+
+/** A session for one test, everything it emits schema-checked, closed after the test. */
+async function connect(peer: Peer, formAnswer?: Record<string, string | number | boolean>): Promise<Session> {
+  const session = newSession(peer, formAnswer);
+  validateEmitted(session.client);
   open.push({ session, peer });
-  await client.connect(transport, { timeout: 10_000 });
+  await session.client.connect(session.transport, { timeout: 10_000 });
   return session;
 }
 
-/** The tools list once the conditional tools are registered (bounded polling; they arrive on `oninitialized`). */
-async function toolsWhenReady(client: Client): Promise<string[]> {
-  let names: string[] = [];
-  for (let attempt = 0; attempt < 20; attempt++) {
-    names = (await client.listTools({ timeout: 5000 })).map((tool) => tool.name);
-    if (CONDITIONAL_TOOLS.every((name) => names.includes(name))) return names;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return names;
+/**
+ * One session shared by the tests of a describe (one server process over stdio), opened before them and
+ * closed after them; what it emitted is schema-checked after each test.
+ */
+function sharedSession(peer: Peer): () => Session {
+  let session: Session | undefined;
+  let emitted: ReturnType<typeof recordEmitted> | undefined;
+  beforeAll(async () => {
+    session = newSession(peer);
+    emitted = recordEmitted(session.client);
+    await session.client.connect(session.transport, { timeout: 10_000 });
+  }, 15_000);
+  afterEach(() => emitted?.assertValid());
+  afterAll(async () => {
+    if (!session) return;
+    await session.client.close();
+    await peer.release(session.transport);
+  });
+  return () => session!;
 }
 
-function texts(result: { content: readonly { type: string }[] }): string {
-  return result.content
-    .filter((block): block is { type: 'text'; text: string } => block.type === 'text')
-    .map((block) => block.text)
-    .join('\n');
+/** The tools list once the conditional tools are registered. */
+async function toolsWhenReady(session: Session): Promise<string[]> {
+  await within(session.rootsAsked, 'the roots/list request that follows the conditional tools', 10_000);
+  return (await session.client.listTools({ timeout: 5000 })).map((tool) => tool.name);
 }
 
 afterEach(async () => {
@@ -193,34 +214,50 @@ describe.each([stdioPeer, httpPeer])('server-everything over $name', { timeout: 
   beforeAll(() => peer.setUp?.(), 15_000);
   afterAll(() => peer.tearDown?.());
 
-  it('handshakes: server info, protocol 2025-11-25, capabilities and instructions', async () => {
-    const { client } = await connect(peer);
-    expect(client.serverInfo).toMatchObject({ name: 'mcp-servers/everything' });
-    expect(typeof client.serverInfo?.version).toBe('string');
-    expect(client.protocolVersion).toBe('2025-11-25');
-    expect(client.serverCapabilities).toMatchObject({
-      tools: { listChanged: true },
-      prompts: { listChanged: true },
-      resources: { subscribe: true, listChanged: true },
-      logging: {},
-      completions: {},
+  describe('the handshake', () => {
+    const session = sharedSession(peer);
+
+    it('reports the server info', () => {
+      expect(session().client.serverInfo).toMatchObject({ name: 'mcp-servers/everything' });
+      expect(typeof session().client.serverInfo?.version).toBe('string');
     });
-    expect(typeof client.instructions).toBe('string');
-    expect(client.instructions!.length).toBeGreaterThan(20);
-    expect(client.capabilities).toEqual({
-      sampling: {},
-      elicitation: { form: {}, url: {} },
-      roots: { listChanged: true },
+
+    it('negotiates protocol 2025-11-25', () => {
+      expect(session().client.protocolVersion).toBe('2025-11-25');
+    });
+
+    it("reports the server's capabilities", () => {
+      expect(session().client.serverCapabilities).toMatchObject({
+        tools: { listChanged: true },
+        prompts: { listChanged: true },
+        resources: { subscribe: true, listChanged: true },
+        logging: {},
+        completions: {},
+      });
+    });
+
+    it("reports the server's instructions", () => {
+      expect(typeof session().client.instructions).toBe('string');
+      expect(session().client.instructions!.length).toBeGreaterThan(20);
+    });
+
+    it('declares sampling, form and URL elicitation, and roots', () => {
+      expect(session().client.capabilities).toEqual({
+        sampling: {},
+        elicitation: { form: {}, url: {} },
+        roots: { listChanged: true },
+      });
     });
   });
 
   it('lists the conditional tools after their list_changed notifications', async () => {
-    const { client } = await connect(peer);
+    const session = await connect(peer);
+    const { client } = session;
     const changes: { params?: unknown }[] = [];
     const watching = client.notifications$
       .pipe(filter((n) => n.method === 'notifications/tools/list_changed'))
       .subscribe((note) => changes.push(note));
-    const names = await toolsWhenReady(client);
+    const names = await toolsWhenReady(session);
     watching.unsubscribe();
     for (const name of [
       'echo',
@@ -243,15 +280,25 @@ describe.each([stdioPeer, httpPeer])('server-everything over $name', { timeout: 
     for (const note of changes) expect(note.params ?? {}).toEqual({});
   });
 
-  it('calls echo, get-sum and get-tiny-image', async () => {
-    const { client } = await connect(peer);
-    expect(texts(await client.callTool('echo', { message: 'hello peer' }))).toBe('Echo: hello peer');
-    expect(texts(await client.callTool('get-sum', { a: 2, b: 40 }))).toContain('42');
-    const image = await client.callTool('get-tiny-image', {});
-    const block = image.content.find((item) => item.type === 'image') as
-      { type: 'image'; data: string; mimeType: string } | undefined;
-    expect(block?.mimeType).toBe('image/png');
-    expect(Buffer.from(block!.data, 'base64').subarray(1, 4).toString('latin1')).toBe('PNG');
+  describe('plain tools', () => {
+    const session = sharedSession(peer);
+
+    it('calls echo', async () => {
+      expect(textOf(await session().client.callTool('echo', { message: 'hello peer' }))).toBe('Echo: hello peer');
+    });
+
+    it('calls get-sum', async () => {
+      expect(textOf(await session().client.callTool('get-sum', { a: 2, b: 40 }))).toContain('42');
+    });
+
+    it('calls get-tiny-image and gets a PNG', async () => {
+      const image = await session().client.callTool('get-tiny-image', {});
+      const block = image.content.find((item) => item.type === 'image') as
+        | { type: 'image'; data: string; mimeType: string }
+        | undefined;
+      expect(block?.mimeType).toBe('image/png');
+      expect(Buffer.from(block!.data, 'base64').subarray(1, 4).toString('latin1')).toBe('PNG');
+    });
   });
 
   it('checks get-structured-content against its outputSchema', async () => {
@@ -287,15 +334,16 @@ describe.each([stdioPeer, httpPeer])('server-everything over $name', { timeout: 
       { duration: 1, steps: 4 },
       { timeout: 8000, onProgress: (p) => progress.push({ progress: p.progress, total: p.total }) },
     );
-    expect(texts(result)).toMatch(/complete/i);
+    expect(textOf(result)).toMatch(/complete/i);
     expect(progress).toHaveLength(4);
     for (let i = 1; i < progress.length; i++) expect(progress[i]!.progress).toBeGreaterThan(progress[i - 1]!.progress);
     expect(progress.at(-1)).toEqual({ progress: 4, total: 4 });
   });
 
   it('answers trigger-sampling-request with our sampling handler', async () => {
-    const { client, sampling, served } = await connect(peer);
-    await toolsWhenReady(client);
+    const session = await connect(peer);
+    const { client, sampling, served } = session;
+    await toolsWhenReady(session);
     const result = await client.callTool('trigger-sampling-request', { prompt: 'Say hi', maxTokens: 33 });
     expect(sampling).toHaveLength(1);
     const request = sampling[0]!;
@@ -306,13 +354,14 @@ describe.each([stdioPeer, httpPeer])('server-everything over $name', { timeout: 
       role: 'user',
       content: { type: 'text', text: expect.stringContaining('Say hi') },
     });
-    expect(texts(result)).toContain('Sampled by switchboard');
+    expect(textOf(result)).toContain('Sampled by switchboard');
     expect(served).toContain('sampling/createMessage');
   });
 
   it('answers trigger-elicitation-request with our form handler, defaults applied', async () => {
-    const { client, forms } = await connect(peer);
-    await toolsWhenReady(client);
+    const session = await connect(peer);
+    const { client, forms } = session;
+    await toolsWhenReady(session);
     const result = await client.callTool('trigger-elicitation-request', {});
     // The server's schema passed our restricted-schema checks, or the handler would not have run.
     expect(forms).toHaveLength(1);
@@ -323,7 +372,7 @@ describe.each([stdioPeer, httpPeer])('server-everything over $name', { timeout: 
       expect.arrayContaining(['name', 'check', 'email', 'homepage', 'birthdate', 'integer', 'number']),
     );
     expect(result.isError).toBeFalsy();
-    const text = texts(result);
+    const text = textOf(result);
     expect(text).toContain('Ada Lovelace');
     // Fields we left out got the schema's defaults before the answer was sent.
     expect(text).toContain('It was a dark and stormy night.');
@@ -335,81 +384,108 @@ describe.each([stdioPeer, httpPeer])('server-everything over $name', { timeout: 
   // official ElicitResult schema only carries string, integer, boolean or string[] values: what we send is
   // invalid (validateEmitted fails this test). Kept strict on purpose: see the report.
   it('applies a fractional number default and still sends a schema-valid ElicitResult', async () => {
-    const { client, forms } = await connect(peer, { name: 'Ada Lovelace', check: true });
-    await toolsWhenReady(client);
+    const session = await connect(peer, { name: 'Ada Lovelace', check: true });
+    const { client, forms } = session;
+    await toolsWhenReady(session);
     const result = await client.callTool('trigger-elicitation-request', {});
     expect(forms).toHaveLength(1);
     expect(result.isError).toBeFalsy();
-    expect(texts(result)).toContain('Ada Lovelace');
+    expect(textOf(result)).toContain('Ada Lovelace');
   });
 
-  it('answers trigger-url-elicitation with our URL handler, and sees -32042 on the error path', async () => {
-    const { client, urls } = await connect(peer);
-    await toolsWhenReady(client);
+  describe('URL elicitation', () => {
+    const session = sharedSession(peer);
     const url = 'https://example.com/authorize?state=xyz';
-    const result = await client.callTool('trigger-url-elicitation', { url, elicitationId: 'elicit-1' });
-    expect(urls).toHaveLength(1);
-    expect(urls[0]).toMatchObject({ mode: 'url', url, elicitationId: 'elicit-1', message: expect.any(String) });
-    expect(result.isError).toBeFalsy();
-    expect(texts(result)).toMatch(/accept/i);
 
-    const failure = await client
-      .callTool('trigger-url-elicitation', { url, elicitationId: 'elicit-2', errorPath: true })
-      .then(
-        () => undefined,
-        (error: unknown) => error,
-      );
-    expect(failure).toBeInstanceOf(McpError);
-    expect((failure as McpError).code).toBe(-32042);
-  });
-
-  it('is asked for roots/list after initialize, and get-roots-list shows our roots', async () => {
-    const { client, served } = await connect(peer);
-    const rootsLog = firstValueFrom(
-      client.logs$.pipe(
-        filter((log) => String(log.data).includes('Roots updated')),
-        timeout(5000),
-      ),
-    );
-    expect(String((await rootsLog).data)).toContain('2 root(s)');
-    expect(served[0]).toBe('roots/list');
-    await toolsWhenReady(client);
-    const text = texts(await client.callTool('get-roots-list', {}));
-    for (const root of ROOTS) {
-      expect(text).toContain(root.uri);
-      expect(text).toContain(root.name);
-    }
-  });
-
-  it('lists and reads static and templated resources (text and blob)', async () => {
-    const { client } = await connect(peer);
-    const resources = await client.listResources();
-    const statics = resources.filter((r) => r.uri.startsWith('demo://resource/static/document/'));
-    expect(statics.length).toBeGreaterThanOrEqual(7);
-    const templates = await client.listResourceTemplates();
-    expect(templates.map((t) => t.uriTemplate)).toEqual(
-      expect.arrayContaining([
-        'demo://resource/dynamic/text/{resourceId}',
-        'demo://resource/dynamic/blob/{resourceId}',
-      ]),
-    );
-
-    const doc = statics.find((r) => r.uri.endsWith('/features.md')) ?? statics[0]!;
-    const staticRead = await client.readResource(doc.uri);
-    expect(staticRead.contents[0]).toMatchObject({ uri: doc.uri, text: expect.any(String) });
-    expect((staticRead.contents[0] as { text: string }).text.length).toBeGreaterThan(0);
-
-    const text = await client.readResource('demo://resource/dynamic/text/7');
-    expect(text.contents[0]).toMatchObject({
-      uri: 'demo://resource/dynamic/text/7',
-      text: expect.stringContaining('7'),
+    it('answers trigger-url-elicitation with our URL handler', async () => {
+      const { client, urls } = session();
+      await toolsWhenReady(session());
+      const result = await client.callTool('trigger-url-elicitation', { url, elicitationId: 'elicit-1' });
+      expect(urls).toHaveLength(1);
+      expect(urls[0]).toMatchObject({ mode: 'url', url, elicitationId: 'elicit-1', message: expect.any(String) });
+      expect(result.isError).toBeFalsy();
+      expect(textOf(result)).toMatch(/accept/i);
     });
 
-    const blob = await client.readResource('demo://resource/dynamic/blob/7');
-    const contents = blob.contents[0] as { uri: string; blob?: string };
-    expect(contents.uri).toBe('demo://resource/dynamic/blob/7');
-    expect(typeof contents.blob).toBe('string');
-    expect(Buffer.from(contents.blob!, 'base64').length).toBeGreaterThan(0);
+    it('sees -32042 on the error path', async () => {
+      await toolsWhenReady(session());
+      const failure = await session()
+        .client.callTool('trigger-url-elicitation', { url, elicitationId: 'elicit-2', errorPath: true })
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      expect(failure).toBeInstanceOf(McpError);
+      expect((failure as McpError).code).toBe(-32042);
+    });
+  });
+
+  describe('roots', () => {
+    const session = sharedSession(peer);
+
+    it('is asked for roots/list first, after initialize', async () => {
+      const rootsLog = firstValueFrom(
+        session().client.logs$.pipe(
+          filter((log) => String(log.data).includes('Roots updated')),
+          timeout(5000),
+        ),
+      );
+      expect(String((await rootsLog).data)).toContain('2 root(s)');
+      expect(session().served[0]).toBe('roots/list');
+    });
+
+    it('get-roots-list shows our roots', async () => {
+      await toolsWhenReady(session());
+      const text = textOf(await session().client.callTool('get-roots-list', {}));
+      for (const root of ROOTS) {
+        expect(text).toContain(root.uri);
+        expect(text).toContain(root.name);
+      }
+    });
+  });
+
+  describe('resources', () => {
+    const session = sharedSession(peer);
+    const staticDocuments = async () =>
+      (await session().client.listResources()).filter((r) => r.uri.startsWith('demo://resource/static/document/'));
+
+    it('lists the static resources', async () => {
+      expect((await staticDocuments()).length).toBeGreaterThanOrEqual(7);
+    });
+
+    it('lists the resource templates', async () => {
+      const templates = await session().client.listResourceTemplates();
+      expect(templates.map((t) => t.uriTemplate)).toEqual(
+        expect.arrayContaining([
+          'demo://resource/dynamic/text/{resourceId}',
+          'demo://resource/dynamic/blob/{resourceId}',
+        ]),
+      );
+    });
+
+    it('reads a static resource', async () => {
+      const statics = await staticDocuments();
+      const doc = statics.find((r) => r.uri.endsWith('/features.md')) ?? statics[0]!;
+      const staticRead = await session().client.readResource(doc.uri);
+      expect(staticRead.contents[0]).toMatchObject({ uri: doc.uri, text: expect.any(String) });
+      expect((staticRead.contents[0] as { text: string }).text.length).toBeGreaterThan(0);
+    });
+
+    it('reads a templated text resource', async () => {
+      const text = await session().client.readResource('demo://resource/dynamic/text/7');
+      expect(text.contents[0]).toMatchObject({
+        uri: 'demo://resource/dynamic/text/7',
+        text: expect.stringContaining('7'),
+      });
+    });
+
+    it('reads a templated blob resource', async () => {
+      const blob = await session().client.readResource('demo://resource/dynamic/blob/7');
+      const contents = blob.contents[0] as { uri: string; blob?: string };
+      expect(contents.uri).toBe('demo://resource/dynamic/blob/7');
+      expect(typeof contents.blob).toBe('string');
+      expect(Buffer.from(contents.blob!, 'base64').length).toBeGreaterThan(0);
+    });
   });
 
   it('delivers resources/updated to a subscription after toggle-subscriber-updates', async () => {
@@ -424,23 +500,33 @@ describe.each([stdioPeer, httpPeer])('server-everything over $name', { timeout: 
     await client.callTool('toggle-subscriber-updates', {});
   });
 
-  it('lists prompts and gets args-prompt', async () => {
-    const { client } = await connect(peer);
-    const prompts = await client.listPrompts();
-    expect(prompts.map((p) => p.name)).toEqual(
-      expect.arrayContaining(['simple-prompt', 'args-prompt', 'completable-prompt', 'resource-prompt']),
-    );
-    const result = await client.getPrompt('args-prompt', { city: 'Oslo' });
-    expect(result.messages[0]).toMatchObject({
-      role: 'user',
-      content: { type: 'text', text: expect.stringContaining('Oslo') },
+  describe('prompts', () => {
+    const session = sharedSession(peer);
+
+    it('lists prompts', async () => {
+      const prompts = await session().client.listPrompts();
+      expect(prompts.map((p) => p.name)).toEqual(
+        expect.arrayContaining(['simple-prompt', 'args-prompt', 'completable-prompt', 'resource-prompt']),
+      );
     });
 
-    const missing = await client.getPrompt('args-prompt', {}).then(
-      () => undefined,
-      (error: unknown) => error,
-    );
-    expect(missing).toBeInstanceOf(McpError);
+    it('gets args-prompt with its argument', async () => {
+      const result = await session().client.getPrompt('args-prompt', { city: 'Oslo' });
+      expect(result.messages[0]).toMatchObject({
+        role: 'user',
+        content: { type: 'text', text: expect.stringContaining('Oslo') },
+      });
+    });
+
+    it('gets an McpError for args-prompt without its argument', async () => {
+      const missing = await session()
+        .client.getPrompt('args-prompt', {})
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      expect(missing).toBeInstanceOf(McpError);
+    });
   });
 
   it('completes completable-prompt department "E" to Engineering', async () => {
@@ -484,10 +570,10 @@ describe.each([stdioPeer, httpPeer])('server-everything over $name', { timeout: 
       const { client, transport } = await connect(peer);
       const sessionId = transport.sessionId!;
       expect(sessionId).toMatch(/^[\x21-\x7e]+$/);
-      await client.close();
       const ended = `Received session termination request for session ${sessionId}`;
-      for (let i = 0; i < 100 && !httpPeer.stdout.includes(ended); i++) await new Promise((r) => setTimeout(r, 10));
-      expect(httpPeer.stdout).toContain(ended);
+      const logged = nextEvent(httpPeer.stdout, (line) => line === ended, 'the termination line');
+      await client.close();
+      await logged;
     });
   }
 });

@@ -12,6 +12,7 @@
 import { execFile, type ChildProcess, type ExecFileOptionsWithStringEncoding } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { eventually } from './helpers/wait';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const fixture = fileURLToPath(new URL('./fixtures/inspector-server.ts', import.meta.url));
@@ -28,14 +29,6 @@ function groupAlive(pgid: number): boolean {
   } catch (error) {
     expect((error as NodeJS.ErrnoException).code).toBe('ESRCH');
     return false;
-  }
-}
-
-async function waitUntil(check: () => boolean, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`Timed out after ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
 
@@ -66,7 +59,8 @@ async function inspect(options: readonly string[]): Promise<Run> {
     running.add(child);
   });
   // The inspector exits; the fixture it spawned ends when its stdin closes. Nothing of the group may remain.
-  await waitUntil(() => !groupAlive(child.pid!), 5000);
+  // A grandchild's end announces itself to its own parent only: from here, the group is polled.
+  await eventually(() => !groupAlive(child.pid!), 'the inspector process group to end');
   running.delete(child);
   return run;
 }
@@ -130,11 +124,14 @@ describe('inspector CLI against our stdio server', { timeout: 25_000 }, () => {
     });
   });
 
-  it('lists resources and prompts', async () => {
+  it('lists resources', async () => {
     const resources = json(await inspect(['--method', 'resources/list']));
     expect(resources).toEqual({
       resources: [{ uri: 'docs://readme', name: 'readme', title: 'README', mimeType: 'text/markdown' }],
     });
+  });
+
+  it('lists prompts', async () => {
     const prompts = json(await inspect(['--method', 'prompts/list']));
     expect(prompts).toEqual({
       prompts: [

@@ -29,20 +29,20 @@ describe('the method table', () => {
     expect(specs.filter((spec) => spec.kind === 'request')).toHaveLength(20);
     expect(specs.filter((spec) => spec.kind === 'notification')).toHaveLength(11);
   });
-  it('knows direction, gate and first revision', () => {
-    expect(methodSpec('tools/call')).toMatchObject({
-      direction: 'toServer',
-      capability: ['tools'],
-      capabilityOf: 'receiver',
-      since: '2024-11-05',
-    });
+  it('knows the direction and first revision of a method', () => {
+    expect(methodSpec('tools/call')).toMatchObject({ direction: 'toServer', since: '2024-11-05' });
     expect(methodSpec('elicitation/create')).toMatchObject({ direction: 'toClient', since: '2025-06-18' });
+  });
+  it('knows the capability that gates a method, and whose it is', () => {
+    expect(methodSpec('tools/call')).toMatchObject({ capability: ['tools'], capabilityOf: 'receiver' });
     expect(methodSpec('notifications/tools/list_changed')).toMatchObject({
       capability: ['tools', 'listChanged'],
       capabilityOf: 'sender',
     });
     expect(methodSpec('notifications/elicitation/complete')).toMatchObject({ capabilityOf: 'receiver' });
     expect(methodSpec('completion/complete')).toMatchObject({ capabilitySince: '2025-03-26' });
+  });
+  it('knows no other method, inherited names included', () => {
     expect(methodSpec('constructor')).toBeUndefined();
     expect(methodSpec('nope')).toBeUndefined();
   });

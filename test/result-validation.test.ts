@@ -4,13 +4,10 @@
  * a broken result rejects that one request with a ResultValidationError naming the member at fault, and
  * the connection carries on (in memory, and over stdio against a hand-written server).
  */
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import Ajv, { type ValidateFunction } from 'ajv';
-import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Client, type ClientOptions } from '../lib/client/client';
 import { ProtocolViolationError, ResultValidationError } from '../lib/jsonrpc/errors';
 import { resultRules } from '../lib/protocol/result-rules';
@@ -20,7 +17,9 @@ import { defineServer } from '../lib/server/definition';
 import { Server } from '../lib/server/server';
 import { createMemoryPair } from '../transports/memory';
 import { StdioClientTransport } from '../transports/stdio';
+import { createAjv, definitionsSection, officialSchema } from './helpers/ajv';
 import { RawPeer } from './helpers/raw-peer';
+import { eventually } from './helpers/wait';
 import { isAlive } from './helpers/processes';
 
 // ---- the official schemas, as published (one normative fix, see allowFractionalElicitAnswers) ---------
@@ -50,21 +49,18 @@ const official = new Map<string, ValidateFunction | null>();
 function officialCheck(version: ProtocolVersion, method: string): ValidateFunction | null {
   const key = `${version} ${method}`;
   if (official.has(key)) return official.get(key)!;
-  const schema = JSON.parse(
-    readFileSync(fileURLToPath(new URL(`./schemas/schema-${version}.json`, import.meta.url)), 'utf8'),
-  );
-  const modern = version === '2025-11-25';
-  const definitions = modern ? schema.$defs : schema.definitions;
+  const schema = officialSchema(version);
+  const section = definitionsSection(version);
+  const definitions = schema[section];
   // The generated schemas type elicitation answers as integers where the normative schema.ts says number.
   const values = definitions.ElicitResult?.properties?.content?.additionalProperties;
   const scalar = values?.anyOf ? values.anyOf.find((option: any) => Array.isArray(option.type)) : values;
   if (scalar) scalar.type = scalar.type.map((type: string) => (type === 'integer' ? 'number' : type));
-  const ajv = modern ? new Ajv2020({ strict: false }) : new Ajv({ strict: false });
-  addFormats(ajv as Ajv);
+  const ajv = createAjv(version);
   ajv.addSchema(schema, version);
   for (const [name, definition] of Object.entries(RESULT_DEFINITIONS)) {
     const validate = definitions[definition]
-      ? ajv.getSchema(`${version}#/${modern ? '$defs' : 'definitions'}/${definition}`)!
+      ? ajv.getSchema(`${version}#/${section}/${definition}`)!
       : null;
     official.set(`${version} ${name}`, validate);
   }
@@ -489,21 +485,31 @@ describe('what a peer answers: a broken result rejects its request, and only it;
     ],
   ];
 
+  /** A client that made `call` and got `broken` back: what it failed with, and a ping sent after it. */
+  async function brokenAnswer(call: (client: Client) => Promise<unknown>, broken: unknown) {
+    const { client, peer } = await clientAgainstRawServer();
+    const pending = call(client);
+    const request = await peer.next();
+    await peer.send({ jsonrpc: '2.0', id: request.id, result: broken });
+    const error = await pending.then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
+    const next = client.ping();
+    const ping = await peer.next();
+    await peer.send({ jsonrpc: '2.0', id: ping.id, result: {} });
+    return { client, error, next };
+  }
+
   for (const [name, call, broken, message] of CALLS) {
-    it(`${name}: rejects with a ResultValidationError naming the member, and the next call works`, async () => {
-      const { client, peer } = await clientAgainstRawServer();
-      const pending = call(client);
-      const request = await peer.next();
-      await peer.send({ jsonrpc: '2.0', id: request.id, result: broken });
-      const error = await pending.then(
-        () => undefined,
-        (failure: unknown) => failure,
-      );
+    it(`${name}: rejects with a ResultValidationError naming the member`, async () => {
+      const { error } = await brokenAnswer(call, broken);
       expect(error).toBeInstanceOf(ResultValidationError);
       expect((error as Error).message).toBe(message);
-      const next = client.ping();
-      const ping = await peer.next();
-      await peer.send({ jsonrpc: '2.0', id: ping.id, result: {} });
+    });
+
+    it(`${name}: the next call works after the broken result`, async () => {
+      const { client, next } = await brokenAnswer(call, broken);
       await expect(next).resolves.toBeUndefined();
       expect(client.state).toBe('ready');
     });
@@ -525,7 +531,8 @@ describe('what a peer answers: a broken result rejects its request, and only it;
     await expect(checked).rejects.toThrow('tools/list result: /tools/1/inputSchema/type must be "object"');
   });
 
-  it('listTools stops after maxListPages pages of fresh cursors, and the connection carries on', async () => {
+  /** A listTools against a server that hands out fresh cursors for ever: pages asked for, how it ended. */
+  async function endlessPages() {
     const { client, peer } = await clientAgainstRawServer({ maxListPages: 25 });
     const listing = client.listTools().then(
       () => 'resolved',
@@ -537,10 +544,18 @@ describe('what a peer answers: a broken result rejects its request, and only it;
       if (!request) break;
       await peer.send({ jsonrpc: '2.0', id: request.id, result: { tools: [], nextCursor: `page-${pages}` } });
     }
+    return { client, peer, pages, error: await listing };
+  }
+
+  it('listTools stops after maxListPages pages of fresh cursors', async () => {
+    const { pages, error } = await endlessPages();
     expect(pages).toBe(25);
-    const error = await listing;
     expect(error).toBeInstanceOf(ProtocolViolationError);
     expect((error as Error).message).toBe('tools/list returned more than 25 pages');
+  });
+
+  it('after listTools gave up on endless pages, the connection carries on', async () => {
+    const { client, peer } = await endlessPages();
     const ping = client.ping();
     await peer.send({ jsonrpc: '2.0', id: (await peer.next()).id, result: {} });
     await expect(ping).resolves.toBeUndefined();
@@ -650,46 +665,70 @@ describe('what a peer answers: a broken result rejects its request, and only it;
 
 describe('over stdio, against a server that answers broken results', () => {
   const fixture = fileURLToPath(new URL('./fixtures/broken-results-server.mjs', import.meta.url));
-  let client: Client | undefined;
-  let transport: StdioClientTransport | undefined;
-  afterEach(async () => {
-    await client?.close();
-    // The child ends with its client (within a generous bound: how soon is the stdio transport's business).
-    const pid = transport?.pid;
-    for (let waited = 0; pid !== undefined && isAlive(pid) && waited < 5000; waited += 50) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    if (pid !== undefined) expect(isAlive(pid)).toBe(false);
+
+  /** One fixture process (started with `args`) and our client, shared by the tests of a describe. */
+  function sharedClient(args: string[]) {
+    let client!: Client;
+    let transport!: StdioClientTransport;
+    beforeAll(async () => {
+      transport = new StdioClientTransport({
+        command: process.execPath,
+        args: [fixture, ...args],
+        shutdown: { stdinGraceMs: 300, terminateGraceMs: 300 },
+      });
+      client = await new Client({ name: 'c', version: '1' }).connect(transport);
+    });
+    afterAll(async () => {
+      await client?.close();
+      // The child ends with its client (within a generous bound: how soon is the stdio transport's business).
+      // A process's end announces itself to its parent only: from here, its pid is polled.
+      const pid = transport?.pid;
+      if (pid !== undefined) await eventually(() => !isAlive(pid), 'the fixture process to end');
+    });
+    return () => client;
+  }
+
+  describe('with a looping cursor', () => {
+    const client = sharedClient(['--looping-cursor']);
+
+    it('listTools refuses a cursor it was given before', async () => {
+      await expect(client().listTools()).rejects.toThrow('tools/list returned a cursor it had returned before');
+    });
+
+    it('the next call on the connection works', async () => {
+      await expect(client().callTool('fine')).resolves.toEqual({ content: [{ type: 'text', text: 'ok fine' }] });
+    });
   });
 
-  it('listTools refuses a cursor it was given before, and the next call on the connection works', async () => {
-    transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [fixture, '--looping-cursor'],
-      shutdown: { stdinGraceMs: 300, terminateGraceMs: 300 },
-    });
-    client = await new Client({ name: 'c', version: '1' }).connect(transport);
-    await expect(client.listTools()).rejects.toThrow('tools/list returned a cursor it had returned before');
-    await expect(client.callTool('fine')).resolves.toEqual({ content: [{ type: 'text', text: 'ok fine' }] });
-  });
+  describe('with broken tools/call results', () => {
+    const client = sharedClient([]);
 
-  it('rejects a tools/call answered {"content":{}} naming content, and the next call on the connection works', async () => {
-    transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [fixture],
-      shutdown: { stdinGraceMs: 300, terminateGraceMs: 300 },
+    it('rejects a tools/call answered {"content":{}} with a ResultValidationError naming content', async () => {
+      const error = await client()
+        .callTool('broken')
+        .then(
+          () => undefined,
+          (failure: unknown) => failure,
+        );
+      expect(error).toBeInstanceOf(ResultValidationError);
+      expect((error as ResultValidationError).message).toBe('tools/call result: /content must be an array');
+      expect((error as ResultValidationError).path).toBe('/content');
     });
-    client = await new Client({ name: 'c', version: '1' }).connect(transport);
-    const error = await client.callTool('broken').then(
-      () => undefined,
-      (failure: unknown) => failure,
-    );
-    expect(error).toBeInstanceOf(ResultValidationError);
-    expect((error as ResultValidationError).message).toBe('tools/call result: /content must be an array');
-    expect((error as ResultValidationError).path).toBe('/content');
-    await expect(client.callTool('flag')).rejects.toThrow('tools/call result: /isError must be a boolean');
-    await expect(client.callTool('untyped')).rejects.toThrow('tools/call result: /content/0/type must be one of');
-    await expect(client.callTool('fine')).resolves.toEqual({ content: [{ type: 'text', text: 'ok fine' }] });
-    expect(client.state).toBe('ready');
+
+    it('rejects a tools/call whose isError is not a boolean', async () => {
+      await expect(client().callTool('flag')).rejects.toThrow('tools/call result: /isError must be a boolean');
+    });
+
+    it('rejects a tools/call with a content block of no known type', async () => {
+      await expect(client().callTool('untyped')).rejects.toThrow('tools/call result: /content/0/type must be one of');
+    });
+
+    it('the next call on the connection works, the client still ready', async () => {
+      await client()
+        .callTool('broken')
+        .catch(() => undefined);
+      await expect(client().callTool('fine')).resolves.toEqual({ content: [{ type: 'text', text: 'ok fine' }] });
+      expect(client().state).toBe('ready');
+    });
   });
 });

@@ -69,15 +69,21 @@ describe('shaping', () => {
     });
   });
 
-  it('turns a resource link into text before 2025-06-18 and refuses audio before 2025-03-26', () => {
+  it('turns a resource link into text before 2025-06-18', () => {
     const link: ContentBlock = { type: 'resource_link', uri: 'file:///r', name: 'r', description: 'the r' };
     expect(shapeContent(link, '2025-03-26')).toEqual({ type: 'text', text: 'r: file:///r (the r)' });
     expect(shapeContent(link, '2025-06-18')).toBe(link);
+  });
+
+  it('refuses audio before 2025-03-26', () => {
     const audio: ContentBlock = { type: 'audio', data: 'AAAA', mimeType: 'audio/wav' };
     expect(contentRefusal(audio, '2025-03-26')).toBeUndefined();
     expect(contentRefusal(audio, '2024-11-05')).toBe(
       'audio content, which protocol revision 2024-11-05 cannot carry (it needs 2025-03-26 or later)',
     );
+  });
+
+  it('refuses content of an unknown type', () => {
     expect(contentRefusal({ type: 'video' } as never, '2025-11-25')).toBe('content of unknown type "video"');
   });
 

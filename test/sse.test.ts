@@ -29,7 +29,13 @@ describe('SSE framing', () => {
     }
   });
 
-  it('accepts CRLF and CR line endings split across chunks, ignores comments and unknown fields', () => {
+  it('accepts CRLF and CR line endings split across chunks', () => {
+    const parser = new SseParser();
+    const parsed = [...parser.push('id:7\r'), ...parser.push('\ndata:x\r\r'), ...parser.push('\r\ndata:y\r\n\r\n')];
+    expect(parsed).toEqual([{ id: '7', data: 'x' }, { data: 'y' }]);
+  });
+
+  it('ignores comments and unknown fields', () => {
     const parser = new SseParser();
     const parsed = [
       ...parser.push('id:7\r'),
@@ -49,13 +55,22 @@ describe('SSE framing', () => {
 describe('the in-memory event store', () => {
   const message = (n: number) => ({ jsonrpc: '2.0' as const, method: 'n', params: { n } });
 
-  it('issues ids that name their stream and replays only that stream, after the id', () => {
+  /** Stream a gets three events, stream b one between them. */
+  function twoStreams() {
     const store = new MemoryEventStore();
     const a1 = store.append('s1', 'a', message(1));
     store.append('s1', 'b', message(100));
     store.append('s1', 'a', message(2));
     store.append('s1', 'a', message(3));
-    expect(a1).toBe('a:0');
+    return { store, a1 };
+  }
+
+  it('issues ids that name their stream', () => {
+    expect(twoStreams().a1).toBe('a:0');
+  });
+
+  it('replays only the stream of the id, after the id', () => {
+    const { store, a1 } = twoStreams();
     expect(store.replayAfter('s1', a1)).toEqual({
       streamId: 'a',
       events: [
@@ -63,19 +78,35 @@ describe('the in-memory event store', () => {
         { id: 'a:2', message: message(3) },
       ],
     });
-    expect(store.replayAfter('s1', 'a:2')).toEqual({ streamId: 'a', events: [] });
   });
 
-  it('refuses ids of other sessions, unknown ids, and replays from evicted events', () => {
+  it('replays nothing after the last id', () => {
+    expect(twoStreams().store.replayAfter('s1', 'a:2')).toEqual({ streamId: 'a', events: [] });
+  });
+
+  /** A store keeping 2 events of 1 stream per session; a:0 already evicted by a:2. */
+  function smallStore() {
     const store = new MemoryEventStore({ maxEventsPerStream: 2, maxStreamsPerSession: 1 });
     const first = store.append('s1', 'a', message(1));
     store.append('s1', 'a', message(2));
     store.append('s1', 'a', message(3)); // evicts a:0
+    return { store, first };
+  }
+
+  it('refuses an id of another session', () => {
+    const { store, first } = smallStore();
     expect(store.replayAfter('s2', first)).toBeUndefined();
+  });
+
+  it('refuses unknown ids', () => {
+    const { store } = smallStore();
     expect(store.replayAfter('s1', 'nope')).toBeUndefined();
     expect(store.replayAfter('s1', 'a:x')).toBeUndefined();
     expect(store.replayAfter('s1', 'a:9')).toBeUndefined();
-    // a:0 itself is gone, but every event after it is still here: the replay is complete.
+  });
+
+  it('replays after an evicted id while every event after it is still kept', () => {
+    const { store, first } = smallStore();
     expect(store.replayAfter('s1', first)).toEqual({
       streamId: 'a',
       events: [
@@ -83,6 +114,10 @@ describe('the in-memory event store', () => {
         { id: 'a:2', message: message(3) },
       ],
     });
+  });
+
+  it('refuses to replay after an id once an event after it was evicted', () => {
+    const { store, first } = smallStore();
     store.append('s1', 'a', message(4)); // evicts a:1: a replay after a:0 would now miss it
     expect(store.replayAfter('s1', first)).toBeUndefined();
     expect(store.replayAfter('s1', 'a:1')).toEqual({
@@ -92,8 +127,17 @@ describe('the in-memory event store', () => {
         { id: 'a:3', message: message(4) },
       ],
     });
+  });
+
+  it('refuses ids of an evicted stream', () => {
+    const { store } = smallStore();
     store.append('s1', 'b', message(5)); // evicts stream a
     expect(store.replayAfter('s1', 'a:1')).toBeUndefined();
+  });
+
+  it('refuses ids of a dropped session', () => {
+    const { store } = smallStore();
+    store.append('s1', 'b', message(5));
     store.dropSession('s1');
     expect(store.replayAfter('s1', 'b:0')).toBeUndefined();
   });

@@ -29,27 +29,26 @@ import {
   type StreamableHttpClientOptions,
 } from '../transports/http/streamable-client';
 import { deferred, serverWith, tool } from './helpers/fixtures';
-import { cleanups, listenHttp, within } from './helpers/http';
+import { textOf } from './helpers/content';
+import { cleanups, eventually, listenHttp, within } from './helpers/http';
+import { nextEvent } from './helpers/wait';
 import { validateEmitted } from './helpers/pair';
 import { runTransportSuite } from './helpers/transport-suite';
 
 type Listener = (request: IncomingMessage, response: ServerResponse) => void;
 
-interface SeenRequest {
-  readonly method: string;
-  readonly headers: IncomingMessage['headers'];
-}
-
 /**
- * Serves `listener` on 127.0.0.1 (closed after the test), recording every request and counting TCP
- * connections. `intercept` may answer a request itself (returning true) before the listener sees it.
+ * `listenHttp` with two hooks of these tests: `nextGet()` (the next GET once the listener attached its
+ * stream) and `dropPostStreams()`. `intercept` may answer a request itself (returning true) before the
+ * listener sees it.
  */
-async function listen(listener: Listener, intercept?: (request: IncomingMessage, response: ServerResponse) => boolean) {
-  const seen: SeenRequest[] = [];
+async function listenWithStreams(
+  listener: Listener,
+  intercept?: (request: IncomingMessage, response: ServerResponse) => boolean,
+) {
   const openPosts = new Set<ServerResponse>();
   const getArrivals: ((request: IncomingMessage) => void)[] = [];
   const site = await listenHttp((request, response) => {
-    seen.push({ method: request.method!, headers: request.headers });
     if (intercept?.(request, response)) return;
     if (request.method === 'POST') {
       openPosts.add(response);
@@ -60,7 +59,6 @@ async function listen(listener: Listener, intercept?: (request: IncomingMessage,
     if (request.method === 'GET') for (const arrived of getArrivals.splice(0)) arrived(request);
   });
   return Object.assign(site, {
-    seen,
     /** The next GET, once the listener has attached its stream. */
     nextGet: () => new Promise<IncomingMessage>((resolve) => getArrivals.push(resolve)),
     /** Cuts the connections of the POSTs still answering (their SSE streams break mid-way). */
@@ -74,11 +72,11 @@ async function listen(listener: Listener, intercept?: (request: IncomingMessage,
 async function serve(
   definition: ServerDefinition,
   options: StreamableHttpOptions = {},
-  intercept?: Parameters<typeof listen>[1],
+  intercept?: Parameters<typeof listenWithStreams>[1],
 ) {
   const server = new Server(definition);
   const handler = createStreamableHttpHandler(server, { retryMs: 30, ...options });
-  const site = await listen(handler, intercept);
+  const site = await listenWithStreams(handler, intercept);
   cleanups.push(() => handler.close());
   return { ...site, server, handler, url: `${site.origin}/mcp` };
 }
@@ -94,9 +92,6 @@ async function connect(url: string, options: ClientOptions = {}, transportOption
   await client.connect(transport, { timeout: 5000 });
   return { client, transport, events };
 }
-
-const text = (result: { content: readonly { type: string }[] }) =>
-  result.content.map((block) => (block as { text?: string }).text ?? '').join('');
 
 describe('the shared transport suite', () => {
   /**
@@ -117,7 +112,7 @@ describe('the shared transport suite', () => {
         },
       } as unknown as Server;
       const handler = createStreamableHttpHandler(standIn, { retryMs: 20 });
-      const site = await listen(handler);
+      const site = await listenWithStreams(handler);
       const left = new StreamableHttpClientTransport(`${site.origin}/mcp`, {
         renewSession: false,
         reconnect: { initialDelayMs: 20 },
@@ -173,6 +168,8 @@ const definition = serverWith([
   tool('big', (args) => ({ content: [{ type: 'text', text: 'x'.repeat((args as { size: number }).size) }] })),
 ]);
 
+const isToolsListChanged = (note: { method: string }) => note.method === 'notifications/tools/list_changed';
+
 const sampling = () => ({
   role: 'assistant' as const,
   content: { type: 'text' as const, text: 'from the client' },
@@ -180,41 +177,84 @@ const sampling = () => ({
 });
 
 describe.each(['json', 'sse'] as const)('our Client and Server, %s answers', (responseMode) => {
-  it('initializes, calls tools, and sends the protocol headers', async () => {
+  /** A session with a custom header that made one call, and everything the server saw (DELETE included). */
+  async function closedSession() {
     const site = await serve(definition, { responseMode });
     const { client, transport } = await connect(site.url, {}, { headers: { Authorization: 'Bearer token-1' } });
-    expect(client.protocolVersion).toBe('2025-11-25');
-    expect(transport.sessionId).toMatch(/^[\x21-\x7e]+$/);
-    expect(JSON.parse(text(await client.callTool('echo', { n: 1 })))).toEqual({ n: 1 });
+    const sessionId = transport.sessionId;
+    const echoed = await client.callTool('echo', { n: 1 });
     const posts = site.seen.filter((request) => request.method === 'POST');
+    await client.close();
+    return { site, client, sessionId, echoed, posts };
+  }
+
+  it('negotiates the current revision and gets a visible-ASCII session id', async () => {
+    const { client, sessionId } = await closedSession();
+    expect(client.protocolVersion).toBe('2025-11-25');
+    expect(sessionId).toMatch(/^[\x21-\x7e]+$/);
+  });
+
+  it('calls a tool', async () => {
+    const { echoed } = await closedSession();
+    expect(JSON.parse(textOf(echoed))).toEqual({ n: 1 });
+  });
+
+  it('sends every POST with Accept for JSON and SSE and a JSON Content-Type', async () => {
+    const { posts } = await closedSession();
     expect(posts.length).toBeGreaterThanOrEqual(3);
     for (const post of posts) {
       expect(post.headers.accept).toContain('application/json');
       expect(post.headers.accept).toContain('text/event-stream');
       expect(post.headers['content-type']).toBe('application/json');
     }
+  });
+
+  it('sends the initialize POST without a session id', async () => {
+    const { posts } = await closedSession();
     expect(posts[0]!.headers['mcp-session-id']).toBeUndefined();
+  });
+
+  it('sends the session id and protocol version on every later request', async () => {
+    const { site, sessionId } = await closedSession();
     for (const later of site.seen.slice(1)) {
-      expect(later.headers['mcp-session-id']).toBe(transport.sessionId);
+      expect(later.headers['mcp-session-id']).toBe(sessionId);
       expect(later.headers['mcp-protocol-version']).toBe('2025-11-25');
     }
-    await client.close();
+  });
+
+  it('uses POST, GET and DELETE', async () => {
+    const { site } = await closedSession();
     expect(new Set(site.seen.map((request) => request.method))).toEqual(new Set(['POST', 'GET', 'DELETE']));
+  });
+
+  it('sends the custom header on every request', async () => {
+    const { site } = await closedSession();
     for (const request of site.seen) expect(request.headers.authorization).toBe('Bearer token-1');
   });
 
-  it('carries progress, a log and a sampling request during a call', async () => {
+  /** The `work` tool called with the standalone stream open (JSON answers send the call's messages there). */
+  async function work() {
     const site = await serve(definition, { responseMode });
     const standalone = site.nextGet();
     const { client } = await connect(site.url, { sampling });
-    await within(standalone, 'the standalone stream'); // JSON answers send the call's messages there
+    await within(standalone, 'the standalone stream');
     await client.setLoggingLevel('info');
     const logs = firstValueFrom(client.logs$);
     const progress: number[] = [];
     const result = await client.callTool('work', {}, { onProgress: ({ progress: value }) => progress.push(value) });
-    expect((await within(logs, 'the log')).data).toBe('halfway');
-    expect(text(result)).toBe('sampled: from the client');
-    expect(progress).toEqual([1, 2, 3]);
+    return { result, progress, log: await within(logs, 'the log') };
+  }
+
+  it('carries progress during a call', async () => {
+    expect((await work()).progress).toEqual([1, 2, 3]);
+  });
+
+  it('carries a log during a call', async () => {
+    expect((await work()).log.data).toBe('halfway');
+  });
+
+  it('carries a sampling request during a call', async () => {
+    expect(textOf((await work()).result)).toBe('sampled: from the client');
   });
 
   it('receives list_changed on the standalone GET stream', async () => {
@@ -241,7 +281,8 @@ describe.each(['json', 'sse'] as const)('our Client and Server, %s answers', (re
 });
 
 describe('streams', () => {
-  it('resumes a dropped request stream with GET and Last-Event-ID, missing nothing', async () => {
+  /** A call whose SSE stream the server drops between two progress notifications. */
+  async function droppedCall() {
     let site!: Awaited<ReturnType<typeof serve>>;
     const firstProgress = deferred();
     const droppingDefinition = serverWith([
@@ -266,31 +307,50 @@ describe('streams', () => {
         },
       },
     );
-    expect(text(result)).toBe('survived');
-    expect(progress).toEqual([1, 2]);
+    return { site, events, progress, result };
+  }
+
+  it('completes a call whose request stream dropped', async () => {
+    expect(textOf((await droppedCall()).result)).toBe('survived');
+  });
+
+  it('misses nothing of a dropped request stream: what was sent meanwhile is replayed', async () => {
+    expect((await droppedCall()).progress).toEqual([1, 2]);
+  });
+
+  it('resumes a dropped request stream with a GET carrying the last event id, after the retry delay', async () => {
+    const { site, events } = await droppedCall();
     const reconnecting = events.find((event) => event.type === 'reconnecting' && event.stream === 'request');
     expect(reconnecting).toMatchObject({ attempt: 1, delayMs: 30, lastEventId: expect.any(String) });
     const resume = site.seen.find((request) => request.method === 'GET' && request.headers['last-event-id']);
     expect(resume?.headers['last-event-id']).toBe((reconnecting as { lastEventId: string }).lastEventId);
   });
 
-  it('reopens the standalone stream when the server ends it, resuming after its last event', async () => {
+  /** A client whose standalone stream the server cut after one list_changed, and the GET that reopened it. */
+  async function standaloneCut() {
     const site = await serve(definition);
     const first = site.nextGet();
     const { client } = await connect(site.url);
     const firstGet = await within(first, 'the standalone stream');
-    const listChanged = () =>
-      firstValueFrom(client.notifications$.pipe(filter((note) => note.method === 'notifications/tools/list_changed')));
-    const before = listChanged();
+    const before = nextEvent(client.notifications$, isToolsListChanged, 'list_changed before the drop');
     site.server.update((current) => current.withTools(tool('sooner')));
-    await within(before, 'list_changed before the drop');
+    await before;
     const again = site.nextGet();
     firstGet.socket.destroy();
-    const second = await within(again, 'the reconnection');
-    expect(second.headers['last-event-id']).toMatch(/^standalone:\d+$/);
-    const after = listChanged();
+    const reopened = await within(again, 'the reconnection');
+    return { site, client, reopened };
+  }
+
+  it('reopens the standalone stream when the server ends it, resuming after its last event', async () => {
+    const { reopened } = await standaloneCut();
+    expect(reopened.headers['last-event-id']).toMatch(/^standalone:\d+$/);
+  });
+
+  it('hears notifications on the reopened standalone stream', async () => {
+    const { site, client } = await standaloneCut();
+    const after = nextEvent(client.notifications$, isToolsListChanged, 'list_changed after the reconnection');
     site.server.update((current) => current.withTools(tool('later')));
-    await within(after, 'list_changed after the reconnection');
+    await after;
   });
 
   describe('a finished request: its stream is never resumed', () => {
@@ -360,7 +420,7 @@ describe('streams', () => {
       return true;
     });
     const { client, events } = await connect(site.url);
-    expect(JSON.parse(text(await client.callTool('echo', { ok: true })))).toEqual({ ok: true });
+    expect(JSON.parse(textOf(await client.callTool('echo', { ok: true })))).toEqual({ ok: true });
     expect(site.seen.filter((request) => request.method === 'GET')).toHaveLength(1);
     expect(events).toEqual([]);
   });
@@ -370,47 +430,75 @@ describe('sessions', () => {
   const deleteSession = async (url: string, sessionId: string) =>
     (await fetch(url, { method: 'DELETE', headers: { 'mcp-session-id': sessionId } })).status;
 
-  it('sends DELETE on close: the server forgets the session', async () => {
+  it('sends DELETE on close', async () => {
+    const site = await serve(definition);
+    const { client } = await connect(site.url);
+    await client.close();
+    expect(site.seen.at(-1)?.method).toBe('DELETE');
+  });
+
+  it('the server forgets the session once the DELETE is answered', async () => {
     const site = await serve(definition);
     const { client } = await connect(site.url);
     expect(site.handler.sessionCount).toBe(1);
     await client.close();
-    expect(site.seen.at(-1)?.method).toBe('DELETE');
     expect(site.handler.sessionCount).toBe(0);
   });
 
-  it('renews a session the server ended when the next POST gets 404, and retries that message', async () => {
+  /** A session the server ended behind the client's back, then a call that met the 404 and renewed it. */
+  async function renewedByPost() {
     const site = await serve(definition);
     const { client, transport, events } = await connect(site.url, {}, { standaloneStream: false });
     const previous = transport.sessionId!;
     expect(await deleteSession(site.url, previous)).toBe(204);
     expect(site.handler.sessionCount).toBe(0);
-    expect(JSON.parse(text(await client.callTool('echo', { after: 'renewal' })))).toEqual({ after: 'renewal' });
+    const echoed = await client.callTool('echo', { after: 'renewal' });
+    return { site, transport, events, previous, echoed };
+  }
+
+  it('renews a session the server ended when the next POST gets 404', async () => {
+    const { site, transport, events, previous } = await renewedByPost();
     expect(events).toEqual([{ type: 'session-renewed', previousSessionId: previous, sessionId: transport.sessionId }]);
     expect(transport.sessionId).not.toBe(previous);
     expect(site.handler.sessionCount).toBe(1);
+  });
+
+  it('retries the message that met the 404 on the renewed session', async () => {
+    const { echoed } = await renewedByPost();
+    expect(JSON.parse(textOf(echoed))).toEqual({ after: 'renewal' });
+  });
+
+  it('renews with a replayed initialize', async () => {
+    const { site } = await renewedByPost();
     // The replayed initialize carried the same client info; its answer never reached the client.
     const initializes = site.seen.filter((request) => request.method === 'POST' && !request.headers['mcp-session-id']);
     expect(initializes).toHaveLength(2);
   });
 
-  it('renews the session when the standalone stream finds it gone, and keeps listening', async () => {
+  /** A client whose standalone stream found its session gone, and the GET that reopened on the new one. */
+  async function renewedByStandalone() {
     const site = await serve(definition);
     const first = site.nextGet();
     const { client, transport, events } = await connect(site.url);
     await within(first, 'the standalone stream');
-    const renewed = firstValueFrom(transport.events.pipe(filter((event) => event.type === 'session-renewed')));
+    const renewed = nextEvent(transport.events, (event) => event.type === 'session-renewed', 'the renewal');
     await deleteSession(site.url, transport.sessionId!);
-    await within(renewed, 'the renewal');
-    const reopened = site.nextGet();
-    const get = await within(reopened, 'the stream on the new session');
-    expect(get.headers['mcp-session-id']).toBe(transport.sessionId);
-    const changed = firstValueFrom(
-      client.notifications$.pipe(filter((note) => note.method === 'notifications/tools/list_changed')),
-    );
-    site.server.update((current) => current.withTools(tool('renewed')));
-    await within(changed, 'list_changed on the new session');
+    await renewed;
+    const reopened = await within(site.nextGet(), 'the stream on the new session');
+    return { site, client, transport, events, reopened };
+  }
+
+  it('renews the session, once, when the standalone stream finds it gone', async () => {
+    const { transport, events, reopened } = await renewedByStandalone();
+    expect(reopened.headers['mcp-session-id']).toBe(transport.sessionId);
     expect(events.filter((event) => event.type === 'session-renewed')).toHaveLength(1);
+  });
+
+  it('keeps listening on the renewed session', async () => {
+    const { site, client } = await renewedByStandalone();
+    const changed = nextEvent(client.notifications$, isToolsListChanged, 'list_changed on the new session');
+    site.server.update((current) => current.withTools(tool('renewed')));
+    await changed;
   });
 
   it('with renewSession false, the session ending ends the connection', async () => {
@@ -473,8 +561,9 @@ describe('the session lifecycle actor', () => {
 });
 
 describe('requests in flight', () => {
-  it('64 requests under one signal add one abort listener; aborting fails every one of them', async () => {
-    const site = await listen(() => undefined); // never answers
+  /** 64 POSTs under one abort signal to a server that never answers, their bodies written. */
+  async function underOneSignal() {
+    const site = await listenWithStreams(() => undefined); // never answers
     const agent = new http.Agent({ keepAlive: true });
     cleanups.push(() => agent.destroy());
     const target = httpTarget(new URL(`${site.origin}/mcp`), agent);
@@ -483,8 +572,19 @@ describe('requests in flight', () => {
     const exchanges = Array.from({ length: 64 }, () =>
       sendHttpRequest({ method: 'POST', target, headers, body: '{}', signal: abort.signal }),
     );
+    // A test that does not abort leaves them to fail when the server closes: handled, not unhandled rejections.
+    for (const exchange of exchanges) exchange.response.catch(() => undefined);
     await within(Promise.all(exchanges.map((exchange) => exchange.written)), 'the bodies to be written');
+    return { site, abort, exchanges };
+  }
+
+  it('64 requests under one signal add one abort listener', async () => {
+    const { abort } = await underOneSignal();
     expect(getEventListeners(abort.signal, 'abort')).toHaveLength(1);
+  });
+
+  it('aborting the signal fails every request under it with a TransportError', async () => {
+    const { site, abort, exchanges } = await underOneSignal();
     abort.abort();
     const failures = await within(
       Promise.all(exchanges.map((exchange) => exchange.response.catch((error: unknown) => error))),
@@ -513,7 +613,7 @@ describe('errors are values', () => {
     const site = await serve(definition, { maxBodyBytes: 4096 });
     const { client } = await connect(site.url);
     await client.callTool('echo', { padding: 'p'.repeat(8000) }).catch(() => undefined);
-    expect(JSON.parse(text(await client.callTool('echo', { still: 'fine' })))).toEqual({ still: 'fine' });
+    expect(JSON.parse(textOf(await client.callTool('echo', { still: 'fine' })))).toEqual({ still: 'fine' });
   });
 
   it('an HTTP error status without a JSON-RPC error body fails the request with a TransportError', async () => {
@@ -539,13 +639,23 @@ describe('errors are values', () => {
     await expect(refused).rejects.toThrow(/HTTP 400.*MCP-Session-Id/);
   });
 
-  it('an answer over the inbound limit arrives as a UnreadableFrame and fails the request', async () => {
+  /** A client whose inbound limit is 2000 bytes. */
+  async function limitedClient() {
     const site = await serve(definition, { responseMode: 'json' });
-    const { client } = await connect(site.url, {}, { maxMessageBytes: 2000 });
+    return (await connect(site.url, {}, { maxMessageBytes: 2000 })).client;
+  }
+
+  it('an answer over the inbound limit fails the request with a TransportError', async () => {
+    const client = await limitedClient();
     const failure = await client.callTool('big', { size: 5000 }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(TransportError);
     expect((failure as Error).message).toContain('larger than the limit of 2000 bytes');
-    expect(text(await client.callTool('big', { size: 10 }))).toBe('x'.repeat(10));
+  });
+
+  it('after an answer over the inbound limit, the connection carries on', async () => {
+    const client = await limitedClient();
+    await client.callTool('big', { size: 5000 }).catch(() => undefined);
+    expect(textOf(await client.callTool('big', { size: 10 }))).toBe('x'.repeat(10));
   });
 
   it('an unreachable server fails connect with a TransportError', async () => {
@@ -558,14 +668,31 @@ describe('errors are values', () => {
     expect((failure as Error).message).toMatch(/ECONNREFUSED/);
   });
 
-  it('close() is idempotent and completes messages and events', async () => {
+  /** A transport closed twice at once before it ever connected, and its two streams as they ended. */
+  async function closedTwice() {
     const site = await serve(definition);
     const transport = new StreamableHttpClientTransport(site.url);
     const messages = firstValueFrom(transport.messages.pipe(toArray()));
     const events = firstValueFrom(transport.events.pipe(toArray()));
-    await Promise.all([transport.close(), transport.close()]);
-    expect(await messages).toEqual([]);
-    expect(await events).toEqual([]);
+    const closing = await Promise.allSettled([transport.close(), transport.close()]);
+    return { transport, messages, events, closing };
+  }
+
+  it('close() is idempotent: closing twice at once succeeds both times', async () => {
+    const { closing } = await closedTwice();
+    expect(closing.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled']);
+  });
+
+  it('close() completes messages', async () => {
+    expect(await (await closedTwice()).messages).toEqual([]);
+  });
+
+  it('close() completes events', async () => {
+    expect(await (await closedTwice()).events).toEqual([]);
+  });
+
+  it('after close(), sends reject with a TransportError', async () => {
+    const { transport } = await closedTwice();
     await expect(transport.send({ jsonrpc: '2.0', method: 'ping', id: 1 })).rejects.toBeInstanceOf(TransportError);
   });
 
@@ -575,33 +702,42 @@ describe('errors are values', () => {
 });
 
 describe('the fallback to HTTP+SSE', () => {
-  it('switches to the legacy transport when the initialize POST gets 405, and works on', async () => {
+  /** Our client pointed at the legacy SSE URL of our endpoint serving both transports. */
+  async function fellBack() {
     const server = new Server(definition);
     const handler = createMcpHttpHandler(server);
     cleanups.push(() => handler.close());
-    const site = await listen(handler);
-    const { client, transport, events } = await connect(`${site.origin}/sse`, { sampling });
+    const site = await listenWithStreams(handler);
+    return { handler, ...(await connect(`${site.origin}/sse`, { sampling })) };
+  }
+
+  it('switches to the legacy transport when the initialize POST gets 405', async () => {
+    const { transport, events } = await fellBack();
     expect(events).toEqual([{ type: 'fallback', to: 'legacy-sse', status: 405 }]);
     expect(transport.sessionId).toBeUndefined();
+  });
+
+  it('works on over the legacy transport: a call with progress and sampling', async () => {
+    const { client } = await fellBack();
     const progress: number[] = [];
     const result = await client.callTool('work', {}, { onProgress: ({ progress: value }) => progress.push(value) });
-    expect(text(result)).toBe('sampled: from the client');
+    expect(textOf(result)).toBe('sampled: from the client');
     expect(progress).toEqual([1, 2, 3]);
+  });
+
+  it('ends the legacy session on close', async () => {
+    const { client, handler } = await fellBack();
     expect(handler.sessionCount).toBe(1);
     await client.close();
-    await within(
-      (async () => {
-        while (handler.sessionCount > 0) await new Promise((resolve) => setTimeout(resolve, 10));
-      })(),
-      'the legacy session to end',
-    );
+    // No event announces that the server dropped a session: it does once it sees the stream's socket close.
+    await eventually(() => handler.sessionCount === 0, 'the legacy session to end');
   });
 
   it("with fallback false, the refused initialize fails connect with the server's JSON-RPC error", async () => {
     const server = new Server(definition);
     const handler = createMcpHttpHandler(server);
     cleanups.push(() => handler.close());
-    const site = await listen(handler);
+    const site = await listenWithStreams(handler);
     const client = new Client({ name: 'c', version: '1' });
     const failure = await client
       .connect(new StreamableHttpClientTransport(`${site.origin}/sse`, { fallback: false }))
@@ -611,7 +747,7 @@ describe('the fallback to HTTP+SSE', () => {
   });
 
   it('reports both failures when the fallback GET finds no HTTP+SSE endpoint either', async () => {
-    const site = await listen((request, response) => {
+    const site = await listenWithStreams((request, response) => {
       response.writeHead(404, { 'content-type': 'text/plain' }).end(`nothing at ${request.method}`);
     });
     const client = new Client({ name: 'c', version: '1' });
@@ -631,7 +767,7 @@ describe('servers that misbehave', () => {
    * settled, and how it settled (undefined: answered; otherwise the rejection of `send()`).
    */
   async function exchange(listener: Listener, options: StreamableHttpClientOptions = {}) {
-    const site = await listen(listener);
+    const site = await listenWithStreams(listener);
     const transport = new StreamableHttpClientTransport(`${site.origin}/mcp`, options);
     cleanups.push(() => transport.close());
     const events: HttpClientEvent[] = [];
@@ -696,12 +832,20 @@ describe('servers that misbehave', () => {
     expect((failure as Error).message).toMatch(/unexpected content type text\/html/);
   });
 
-  it('a JSON answer that does not parse arrives as a UnreadableFrame and fails the request', async () => {
-    const { frames, failure } = await exchange((_request, response) => {
+  /** A request answered with JSON that does not parse. */
+  const unparsable = () =>
+    exchange((_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":');
     });
+
+  it('a JSON answer that does not parse arrives as an UnreadableFrame', async () => {
+    const { frames } = await unparsable();
     expect(frames).toHaveLength(1);
     expect(frames[0]).toBeInstanceOf(UnreadableFrame);
+  });
+
+  it('a JSON answer that does not parse fails the request with a TransportError', async () => {
+    const { failure } = await unparsable();
     expect(failure).toBeInstanceOf(TransportError);
     expect((failure as Error).message).toMatch(/Parse error/);
   });

@@ -36,15 +36,22 @@ describe('traceparent', () => {
     expect(parseTraceparent(value)).toBeUndefined();
   });
 
-  it('reads the trace context of a _meta, with tracestate when it is a reasonable string', () => {
-    const traceparent = `00-${TRACE_ID}-${SPAN_ID}-01`;
+  const traceparent = `00-${TRACE_ID}-${SPAN_ID}-01`;
+
+  it('reads the trace context of a _meta, tracestate included', () => {
     expect(readTraceContext({ traceparent, tracestate: 'a=1,b=2' })).toEqual({
       parent: { traceId: TRACE_ID, spanId: SPAN_ID, flags: 1 },
       tracestate: 'a=1,b=2',
     });
+  });
+
+  it('leaves out a tracestate longer than 512 characters', () => {
     expect(readTraceContext({ traceparent, tracestate: 'x'.repeat(513) })).toEqual({
       parent: { traceId: TRACE_ID, spanId: SPAN_ID, flags: 1 },
     });
+  });
+
+  it('reads no trace context without a traceparent', () => {
     expect(readTraceContext({ tracestate: 'a=1' })).toBeUndefined();
     expect(readTraceContext(undefined)).toBeUndefined();
   });

@@ -7,7 +7,7 @@ import type { Duplex } from 'node:stream';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { Packr } from 'msgpackr';
 import { firstValueFrom, take, toArray, type Observable } from 'rxjs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../lib/client/client';
 import { ErrorCode, TransportError } from '../lib/jsonrpc/errors';
 import { UnreadableFrame, type InboundFrame, type JsonRpcMessage } from '../lib/jsonrpc/types';
@@ -16,6 +16,7 @@ import { createDuplexPair } from '../transports/duplex-pair';
 import { createFramedPair, FramedTransport, type FramedTransportOptions } from '../transports/framed';
 import { encodeLengthPrefixed, LengthPrefixReader } from '../transports/length-prefix';
 import { MessagePortTransport } from '../transports/message-port';
+import { cleanups } from './helpers/cleanups';
 import { serverWith, tool } from './helpers/fixtures';
 import { runTransportSuite, type TransportPair } from './helpers/transport-suite';
 
@@ -34,10 +35,6 @@ const header = (length: number): Buffer => {
   return bytes;
 };
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
 
 interface SocketPair {
   readonly client: net.Socket;
@@ -157,18 +154,32 @@ describe('framed transport: bad frames', () => {
     return { transport, raw, rawClosed, received: drain(transport) };
   }
 
-  it('fails on a length over the limit, before reading the payload, and closes the connection', async () => {
-    const { transport, raw, rawClosed, received } = await rawPeer();
-    raw.write(Buffer.concat([frameOf(notification(1)), header(0xffff_ffff), Buffer.alloc(64)]));
-    const { error } = await received.ended;
+  /** A good frame, then a header announcing 4 GiB, written to a transport allowing 1 KiB. */
+  async function oversizedHeader() {
+    const peer = await rawPeer();
+    peer.raw.write(Buffer.concat([frameOf(notification(1)), header(0xffff_ffff), Buffer.alloc(64)]));
+    return { ...peer, ended: await peer.received.ended };
+  }
+
+  it('fails on a length over the limit, before reading the payload', async () => {
+    const { error } = (await oversizedHeader()).ended;
     expect(error).toBeInstanceOf(TransportError);
     expect((error as Error).message).toBe('Bad frame: length 4294967295 exceeds the limit of 1024 bytes');
-    expect(received.frames).toEqual([notification(1)]); // frames before the bad one still arrive
+  });
+
+  it('delivers the frames before a length over the limit', async () => {
+    const { received } = await oversizedHeader();
+    expect(received.frames).toEqual([notification(1)]);
+  });
+
+  it('closes the connection on a length over the limit, and refuses sends', async () => {
+    const { transport, rawClosed } = await oversizedHeader();
     await rawClosed;
     await expect(transport.send(notification(2))).rejects.toBeInstanceOf(TransportError);
   });
 
-  it('refuses a message nested deeper than maxDepth as a -32600 UnreadableFrame with its id, and goes on', async () => {
+  /** Frames 10 and 7 levels deep, one that overflows msgpackr's decoder, then a notification; maxDepth 8. */
+  async function deepFrames() {
     const sockets = await unixSockets();
     cleanups.push(sockets.release);
     const transport = new FramedTransport(sockets.accepted, { maxDepth: 8 });
@@ -176,8 +187,6 @@ describe('framed transport: bad frames', () => {
     const received = drain(transport);
     let deep: unknown = 1;
     for (let i = 0; i < 8; i++) deep = { a: deep };
-    let deepest: unknown = 1;
-    for (let i = 0; i < 100_000; i++) deepest = [deepest];
     // Deep enough to overflow msgpackr's recursive decoder: still one refused frame, not a dead stream.
     const overflowing = Buffer.concat([Buffer.alloc(100_000, 0x91), Buffer.from([0x01])]);
     sockets.client.write(
@@ -190,14 +199,25 @@ describe('framed transport: bad frames', () => {
     );
     sockets.client.end();
     await received.ended;
-    const [tooDeep, fine, overflow, last] = received.frames;
+    return received.frames;
+  }
+
+  it('refuses a message nested deeper than maxDepth as a -32600 UnreadableFrame with its id', async () => {
+    const [tooDeep] = await deepFrames();
     expect(tooDeep).toEqual(
       new UnreadableFrame(ErrorCode.InvalidRequest, 'Invalid Request: the message nests deeper than 8 levels', 1, false),
     );
-    expect(fine).toMatchObject({ id: 2 });
+  });
+
+  it("refuses a frame that overflows the decoder's recursion as a -32600 UnreadableFrame", async () => {
+    const [, , overflow] = await deepFrames();
     expect(overflow).toMatchObject({ code: ErrorCode.InvalidRequest });
+  });
+
+  it('goes on after frames nested too deep: the frames within the limit arrive', async () => {
+    const [, fine, , last] = await deepFrames();
+    expect(fine).toMatchObject({ id: 2 });
     expect(last).toEqual(notification(3));
-    void deepest;
   });
 
   it('fails on a payload msgpack cannot decode', async () => {
@@ -271,24 +291,30 @@ describe('framed transport: chunking', () => {
     expect(received.frames).toEqual(messages);
   });
 
-  it('the reader copies nothing when a frame lies inside one chunk, and handles 100k one-byte chunks quickly', () => {
+  it('the reader copies nothing when a frame lies inside one chunk', () => {
     const reader = new LengthPrefixReader(1 << 20);
     const chunk = Buffer.concat([header(3), Buffer.from('abc')]);
     const payloads: Buffer[] = [];
     reader.push(chunk, (payload) => payloads.push(payload));
     expect(payloads[0]!.buffer).toBe(chunk.buffer);
+  });
 
+  it('the reader joins 100k one-byte chunks into the frame, without quadratic work', () => {
+    const reader = new LengthPrefixReader(1 << 20);
+    const payloads: Buffer[] = [];
     const long = Buffer.concat([header(100_000), Buffer.alloc(100_000, 7)]);
     const started = performance.now();
     for (let i = 0; i < long.length; i++) reader.push(long.subarray(i, i + 1), (payload) => payloads.push(payload));
+    // A generous bound that only quadratic copying (about 5 GB for this frame) would exceed.
     expect(performance.now() - started).toBeLessThan(2_000);
-    expect(payloads[1]!.equals(Buffer.alloc(100_000, 7))).toBe(true);
+    expect(payloads[0]!.equals(Buffer.alloc(100_000, 7))).toBe(true);
     expect(() => reader.end()).not.toThrow();
   });
 });
 
 describe('framed transport: flow control', () => {
-  it('stops reading while frames pile up unconsumed, so sends wait, then delivers them all in order', async () => {
+  /** 3000 sends of 1 KiB into an in-process pipe whose right side nobody reads. */
+  function unreadSends() {
     const [left, right] = createFramedPair();
     cleanups.push(async () => {
       await left.close();
@@ -299,8 +325,19 @@ describe('framed transport: flow control', () => {
     const sends = Array.from({ length: 3000 }, (_, index) =>
       left.send({ jsonrpc: '2.0', method: 'notifications/test', params: { index, padding } }).then(() => sent++),
     );
+    for (const send of sends) send.catch(() => undefined); // refused by the close if never read
+    return { right, sends, sent: () => sent };
+  }
+
+  it('stops reading while frames pile up unconsumed, so sends wait', async () => {
+    const { sent } = unreadSends();
+    // Proving an absence (sends that do not complete): no event marks it, so a bounded window.
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(sent).toBeLessThan(3000); // nobody reads the right side: the pipe is full and sends wait
+    expect(sent()).toBeLessThan(3000);
+  });
+
+  it('delivers all the waiting sends in order once read', async () => {
+    const { right, sends } = unreadSends();
     const frames = await firstValueFrom(right.messages.pipe(take(3000), toArray()));
     await Promise.all(sends);
     expect(frames.map((frame) => (frame as unknown as { params: { index: number } }).params.index)).toEqual(
@@ -328,20 +365,28 @@ describe('framed transport: MCP over TCP', () => {
 });
 
 describe('MessagePort transport: a server in a worker thread', () => {
-  it('serves tools from a worker and lets it exit when the client closes', async () => {
+  // One worker for both tests: the second closes the client the first used.
+  let worker: Worker;
+  let exited: Promise<unknown[]>;
+  let client: Client;
+  beforeAll(async () => {
     const { port1, port2 } = new MessageChannel();
     // The worker loads TypeScript through tsx's API (an `--import tsx` execArgv is not honoured under vitest).
     const entry = new URL('./helpers/message-port-worker.ts', import.meta.url).href;
     const bootstrap = `import('tsx/esm/api').then((tsx) => tsx.tsImport(${JSON.stringify(entry)}, ${JSON.stringify(import.meta.url)}))`;
-    const worker = new Worker(bootstrap, { eval: true, workerData: { port: port2 }, transferList: [port2] });
-    cleanups.push(async () => {
-      await worker.terminate();
-    });
-    const exited = once(worker, 'exit');
-    const client = await new Client({ name: 'worker', version: '1' }).connect(new MessagePortTransport(port1));
+    worker = new Worker(bootstrap, { eval: true, workerData: { port: port2 }, transferList: [port2] });
+    exited = once(worker, 'exit');
+    client = await new Client({ name: 'worker', version: '1' }).connect(new MessagePortTransport(port1));
+  });
+  afterAll(() => worker.terminate());
+
+  it('serves tools from a worker', async () => {
     expect(await client.callTool('echo', { from: 'main' })).toEqual({
       content: [{ type: 'text', text: '{"from":"main"}' }],
     });
+  });
+
+  it('lets the worker exit when the client closes', async () => {
     await client.close();
     const [code] = await exited; // nothing keeps the worker alive once its port is closed
     expect(code).toBe(0);

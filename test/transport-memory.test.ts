@@ -4,6 +4,8 @@ import { TransportError } from '../lib/jsonrpc/errors';
 import { UnreadableFrame, type InboundFrame, type JsonRpcMessage } from '../lib/jsonrpc/types';
 import { InboundQueue } from '../transports/inbound-queue';
 import { createMemoryPair } from '../transports/memory';
+import { deferred, serverWith, tool } from './helpers/fixtures';
+import { connectPair } from './helpers/pair';
 import { runTransportSuite } from './helpers/transport-suite';
 
 runTransportSuite('memory, by reference', {
@@ -36,6 +38,14 @@ describe('memory transport, json codec', () => {
     expect(fine).toMatchObject({ id: 2 });
   });
 
+  it('delivers a copy, not the message sent', async () => {
+    const [left, right] = createMemoryPair({ codec: 'json' });
+    const message = { jsonrpc: '2.0' as const, method: 'n', params: { x: [1] } };
+    const received = firstValueFrom(right.messages);
+    await left.send(message);
+    expect(await received).not.toBe(message);
+  });
+
   it('rejects a send JSON cannot encode instead of throwing', async () => {
     const [left] = createMemoryPair({ codec: 'json' });
     const cyclic: Record<string, unknown> = {};
@@ -44,8 +54,46 @@ describe('memory transport, json codec', () => {
   });
 });
 
+describe('memory transport, by reference, in debug mode', () => {
+  const mutating = serverWith([
+    tool('mutate', (args) => {
+      (args as Record<string, unknown>).injected = true;
+      return { content: [] };
+    }),
+  ]);
+
+  it('freezes messages, so a handler cannot corrupt the caller', async () => {
+    const { client } = await connectPair(mutating, {}, { freeze: true });
+    const args = { value: 1 };
+    await client.callTool('mutate', args);
+    expect(args).toEqual({ value: 1 });
+  });
+
+  it('turns the mutation into a tool error naming the frozen object', async () => {
+    const { client } = await connectPair(mutating, {}, { freeze: true });
+    const result = await client.callTool('mutate', { value: 1 });
+    expect(result.isError).toBe(true);
+    expect(result.content[0]).toMatchObject({ text: expect.stringContaining('object is not extensible') });
+  });
+});
+
 describe('memory transport delivery', () => {
-  it('delivers a burst of sends on one microtask, after send() returns, in order', async () => {
+  it('has a single consumer', async () => {
+    const [left] = createMemoryPair();
+    left.messages.subscribe();
+    const second = deferred<unknown>();
+    left.messages.subscribe({ error: (error) => second.resolve(error) });
+    expect(String(await second.promise)).toContain('single consumer');
+  });
+
+  it('buffers messages sent before the peer subscribes', async () => {
+    const [left, right] = createMemoryPair();
+    await left.send(note(1));
+    expect(await firstValueFrom(right.messages)).toEqual(note(1));
+  });
+
+  /** Three notifications sent at once, and what the receiving side saw (with a marker queued after the sends). */
+  async function burst() {
     const [left, right] = createMemoryPair();
     const log: unknown[] = [];
     right.messages.subscribe((frame) => log.push((frame as unknown as { params: { index: number } }).params.index));
@@ -54,10 +102,18 @@ describe('memory transport delivery', () => {
     void left.send(note(2));
     void left.send(note(3));
     queueMicrotask(() => log.push('next microtask'));
-    expect(log).toEqual([]);
+    const inSend = [...log];
     await new Promise((resolve) => setImmediate(resolve));
-    expect(log).toEqual([1, 2, 3, 'next microtask']);
     await left.close();
+    return { inSend, delivered: log };
+  }
+
+  it('delivers nothing inside send()', async () => {
+    expect((await burst()).inSend).toEqual([]);
+  });
+
+  it('delivers a burst of sends on one microtask, before the next one queued, in order', async () => {
+    expect((await burst()).delivered).toEqual([1, 2, 3, 'next microtask']);
   });
 
   it('completes after the messages already sent when the peer closes', async () => {
@@ -76,16 +132,28 @@ function recordingFlow() {
 }
 
 describe('InboundQueue', () => {
-  it('pauses the source while more than highWater frames wait, and resumes it once they are delivered', async () => {
+  /** Four frames pushed into a queue of high water 2, then a subscriber that takes them all. */
+  async function overflow() {
     const { calls, flow } = recordingFlow();
     const queue = new InboundQueue('test', { flow, highWater: 2 });
     for (let i = 0; i < 4; i++) queue.push(note(i));
-    expect(calls).toEqual(['pause']);
+    const beforeDelivery = [...calls];
     const frames: InboundFrame[] = [];
     queue.messages.subscribe((frame) => frames.push(frame));
     await Promise.resolve();
-    expect(frames).toEqual([note(0), note(1), note(2), note(3)]);
-    expect(calls).toEqual(['pause', 'resume']);
+    return { beforeDelivery, afterDelivery: calls, frames };
+  }
+
+  it('pauses the source while more than highWater frames wait', async () => {
+    expect((await overflow()).beforeDelivery).toEqual(['pause']);
+  });
+
+  it('delivers the frames that waited, in order', async () => {
+    expect((await overflow()).frames).toEqual([note(0), note(1), note(2), note(3)]);
+  });
+
+  it('resumes the source once they are delivered', async () => {
+    expect((await overflow()).afterDelivery).toEqual(['pause', 'resume']);
   });
 
   it('with pauseWhen unobserved, flows only while someone listens', async () => {

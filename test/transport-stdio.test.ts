@@ -10,17 +10,10 @@ import type { ChildExit } from '../machines/child-process';
 import { LineReader } from '../transports/line-reader';
 import { StdioClientTransport, StdioServerTransport } from '../transports/stdio';
 import { runTransportSuite } from './helpers/transport-suite';
+import { eventually } from './helpers/wait';
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 const FAST_SHUTDOWN = { stdinGraceMs: 300, terminateGraceMs: 300 };
-
-async function waitUntil(check: () => boolean, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('Timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe('LineReader', () => {
   const read = (chunks: (string | Uint8Array)[], max = 1024, end = false) => {
@@ -141,7 +134,8 @@ describe('StdioServerTransport', () => {
     const transport = new StdioServerTransport({ input: new PassThrough(), output });
     let sent = false;
     const sending = transport.send({ jsonrpc: '2.0', method: 'x'.repeat(100) }).then(() => (sent = true));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The output is in memory: a send that did not wait for drain would have settled within one turn.
+    await new Promise((resolve) => setImmediate(resolve));
     expect(sent).toBe(false);
     output.read();
     await sending;
@@ -306,7 +300,7 @@ describe('StdioClientTransport with real child processes', () => {
     await answered;
     expect(frames.map((frame) => (frame as { id?: unknown }).id)).toEqual([1, 2]);
     expect(frames.some((frame) => frame instanceof UnreadableFrame)).toBe(false);
-    await waitUntil(() => transport.recentStderr.includes('echo called with {}'));
+    await eventually(() => transport.recentStderr.includes('echo called with {}'), 'the line on stderr'); // kept, not announced
   });
 
   it('SIGKILLs a child that ignores the end of stdin and SIGTERM', async () => {
@@ -379,7 +373,7 @@ describe('StdioClientTransport with real child processes', () => {
     expect(grandchild).not.toBe(transport.pid);
     expect(isAlive(grandchild)).toBe(true);
     await transport.close();
-    await waitUntil(() => !isAlive(grandchild));
+    await eventually(() => !isAlive(grandchild), 'the grandchild to end'); // a pid's end announces itself to its parent only
   });
 
   it('reaps a grandchild left behind by a child that exits on its own at stdin EOF', async () => {
@@ -389,6 +383,6 @@ describe('StdioClientTransport with real child processes', () => {
     pids.push(grandchild);
     await transport.close();
     expect(await transport.exited).toMatchObject({ kind: 'stopped', code: 0 });
-    await waitUntil(() => !isAlive(grandchild));
+    await eventually(() => !isAlive(grandchild), 'the grandchild to end'); // a pid's end announces itself to its parent only
   });
 });

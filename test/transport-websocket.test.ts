@@ -5,7 +5,7 @@
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { WebSocketClientTransport as SdkWebSocketClientTransport } from '@modelcontextprotocol/sdk/client/websocket.js';
 import { firstValueFrom, toArray } from 'rxjs';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import { Client } from '../lib/client/client';
 import { TransportError } from '../lib/jsonrpc/errors';
@@ -18,17 +18,12 @@ import {
   type McpWebSocketServer,
   type WebSocketServerOptions,
 } from '../transports/websocket';
+import { cleanups } from './helpers/cleanups';
 import { deferred, serverWith, tool } from './helpers/fixtures';
+import { within } from './helpers/wait';
 import { runTransportSuite } from './helpers/transport-suite';
 
 const MAX_MESSAGE_BYTES = 2 * 1024 * 1024;
-
-/** Run after each test, last registered first. */
-const cleanups: (() => Promise<unknown> | void)[] = [];
-
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await Promise.resolve(cleanup()).catch(() => undefined);
-});
 
 type ServerOptions = Omit<WebSocketServerOptions, 'port' | 'onConnection'>;
 
@@ -60,6 +55,15 @@ async function connectClient(server: McpWebSocketServer, options = {}): Promise<
   const client = await WebSocketClientTransport.connect(server.url, options);
   cleanups.push(() => client.close());
   return client;
+}
+
+/** A server transport and the bare `ws` socket at the other end of it, open. */
+async function acceptedRawSocket(options: ServerOptions = {}) {
+  const { server, next } = await startServer(options);
+  const accepted = next();
+  const socket = rawSocket(server.url, 'mcp');
+  await opened(socket);
+  return { socket, transport: await accepted };
 }
 
 /** A bare `ws` socket (no transport of ours), closed after the test. */
@@ -127,11 +131,15 @@ describe('WebSocket transport', () => {
       expect((failure as Error).message).toMatch(/did not accept WebSocket subprotocol 'mcp'/);
     });
 
-    it('our client reports a refused upgrade and an unreachable server as TransportErrors', async () => {
+    it('our client reports a refused upgrade as a TransportError', async () => {
       const { server } = await startServer({ path: '/mcp' });
       const wrongPath = await WebSocketClientTransport.connect(`${server.url}/elsewhere`).catch((e: unknown) => e);
       expect(wrongPath).toBeInstanceOf(TransportError);
       expect((wrongPath as Error).message).toContain('HTTP 404');
+    });
+
+    it('our client reports an unreachable server as a TransportError', async () => {
+      const { server } = await startServer();
       const port = server.port;
       await server.close();
       const unreachable = await WebSocketClientTransport.connect(`ws://127.0.0.1:${port}`).catch((e: unknown) => e);
@@ -162,9 +170,18 @@ describe('WebSocket transport', () => {
     it('keeps a peer that answers pings alive across many intervals', async () => {
       const { server, next } = await startServer({ keepAliveIntervalMs: 20 });
       const accepted = next();
+      // Both sides ping every interval: ten pings sent means several intervals went by, each answered.
+      const tenPings = deferred();
+      let pings = 0;
+      const sendPing = WebSocket.prototype.ping;
+      const pinging = vi.spyOn(WebSocket.prototype, 'ping').mockImplementation(function (this: WebSocket, ...args) {
+        if (++pings === 10) tenPings.resolve();
+        return sendPing.apply(this, args);
+      });
+      cleanups.push(() => pinging.mockRestore());
       const client = await connectClient(server, { keepAliveIntervalMs: 20 });
       const transport = await accepted;
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await within(tenPings.promise, 'ten keep-alive pings');
       const got = firstValueFrom(transport.messages);
       await client.send(ping(1));
       expect(await got).toEqual(ping(1));
@@ -188,56 +205,77 @@ describe('WebSocket transport', () => {
   });
 
   describe('framing and closing', () => {
-    it('reports a binary frame as a UnreadableFrame and keeps the connection', async () => {
-      const { server, next } = await startServer();
-      const accepted = next();
-      const socket = rawSocket(server.url, 'mcp');
-      await opened(socket);
-      const transport = await accepted;
+    /** A binary frame, a malformed text frame and a ping sent to the server; what it received, and an answer. */
+    async function oddFrames() {
+      const { socket, transport } = await acceptedRawSocket();
       const frames = firstValueFrom(transport.messages.pipe(toArray<InboundFrame>()));
       socket.send(Buffer.from(JSON.stringify(ping(1))), { binary: true });
       socket.send('{not json');
       socket.send(JSON.stringify(ping(2)));
       const reply = new Promise<string>((resolve) => socket.once('message', (data) => resolve(String(data))));
       await transport.send({ jsonrpc: '2.0', id: 2, result: {} });
-      expect(JSON.parse(await reply)).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
+      const answer = JSON.parse(await reply);
       socket.close(1000);
-      const [binary, malformed, message] = await frames;
+      return { frames: await frames, answer };
+    }
+
+    it('reports a binary frame as an UnreadableFrame', async () => {
+      const [binary] = (await oddFrames()).frames;
       expect(binary).toBeInstanceOf(UnreadableFrame);
       expect((binary as UnreadableFrame).message).toContain('Binary frames');
-      expect(malformed).toBeInstanceOf(UnreadableFrame);
-      expect(message).toEqual(ping(2));
     });
 
-    it('refuses a message nested deeper than maxDepth as a -32600 UnreadableFrame, and keeps the connection', async () => {
-      const { server, next } = await startServer({ maxDepth: 16 });
-      const accepted = next();
-      const socket = rawSocket(server.url, 'mcp');
-      await opened(socket);
-      const transport = await accepted;
+    it('reports a text frame that is not JSON as an UnreadableFrame', async () => {
+      const [, malformed] = (await oddFrames()).frames;
+      expect(malformed).toBeInstanceOf(UnreadableFrame);
+    });
+
+    it('keeps the connection after unreadable frames: later messages arrive, answers get out', async () => {
+      const { frames, answer } = await oddFrames();
+      expect(frames[2]).toEqual(ping(2));
+      expect(answer).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
+    });
+
+    /** A message nested 5000 deep, then a ping, sent to a server allowing depth 16: what it received. */
+    async function deepThenPing() {
+      const { socket, transport } = await acceptedRawSocket({ maxDepth: 16 });
       const frames = firstValueFrom(transport.messages.pipe(toArray<InboundFrame>()));
       socket.send(`{"jsonrpc":"2.0","id":1,"method":"ping","params":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`);
       socket.send(JSON.stringify(ping(2)));
       socket.close(1000);
-      const [deep, message] = await frames;
+      return frames;
+    }
+
+    it('refuses a message nested deeper than maxDepth as a -32600 UnreadableFrame', async () => {
+      const [deep] = await deepThenPing();
       expect(deep).toEqual(
         new UnreadableFrame(-32600, 'Invalid Request: the message nests deeper than 16 levels', 1, false),
       );
+    });
+
+    it('keeps the connection after a message nested too deep', async () => {
+      const [, message] = await deepThenPing();
       expect(message).toEqual(ping(2));
     });
 
-    it('fails the stream when the peer closes abnormally, and sends then reject', async () => {
-      const { server, next } = await startServer();
-      const accepted = next();
-      const socket = rawSocket(server.url, 'mcp');
-      await opened(socket);
-      const transport = await accepted;
+    /** A server transport whose peer closed with code 4000, and how its messages ended. */
+    async function abnormallyClosed() {
+      const { socket, transport } = await acceptedRawSocket();
+      cleanups.push(() => transport.close());
       const outcome = ending(transport.messages);
       socket.close(4000, 'gone fishing');
-      expect(await outcome).toBeInstanceOf(TransportError);
-      expect(((await outcome) as Error).message).toContain('4000: gone fishing');
+      return { transport, outcome: await outcome };
+    }
+
+    it('fails the stream with the code and reason when the peer closes abnormally', async () => {
+      const { outcome } = await abnormallyClosed();
+      expect(outcome).toBeInstanceOf(TransportError);
+      expect((outcome as Error).message).toContain('4000: gone fishing');
+    });
+
+    it('rejects sends after the peer closed abnormally', async () => {
+      const { transport } = await abnormallyClosed();
       await expect(transport.send(ping(1))).rejects.toBeInstanceOf(TransportError);
-      await transport.close();
     });
 
     it('closes with a normal close frame (1000)', async () => {
@@ -251,12 +289,9 @@ describe('WebSocket transport', () => {
       expect(await code).toBe(1000);
     });
 
-    it('waits while the peer does not read (backpressure) and delivers everything in order once it does', async () => {
-      const { server, next } = await startServer({ sendHighWaterMark: 64 * 1024 });
-      const accepted = next();
-      const socket = rawSocket(server.url, 'mcp');
-      await opened(socket);
-      const transport = await accepted;
+    /** 64 sends of 256 KiB to a peer that does not read, above a 64 KiB high-water mark. */
+    async function stalledSends() {
+      const { socket, transport } = await acceptedRawSocket({ sendHighWaterMark: 64 * 1024 });
       socket.pause();
       const handed = vi.spyOn(WebSocket.prototype, 'send');
       cleanups.push(() => handed.mockRestore());
@@ -267,10 +302,23 @@ describe('WebSocket transport', () => {
           resolved++;
         }),
       );
+      // A test that leaves the peer paused ends with these sends refused by the closing transport.
+      for (const send of sends) send.catch(() => undefined);
+      return { socket, handed, sends, resolved: () => resolved };
+    }
+
+    it('waits while the peer does not read (backpressure), holding sends in the transport', async () => {
+      const { socket, handed, resolved } = await stalledSends();
+      cleanups.push(() => socket.terminate()); // first: a peer that never reads would hold up a graceful close
+      // Proving an absence (sends that do not complete): no event marks it, so a bounded window.
       await new Promise((resolve) => setTimeout(resolve, 150));
-      expect(resolved).toBeLessThan(64); // 16 MiB cannot all be handed over while nobody reads
+      expect(resolved()).toBeLessThan(64); // 16 MiB cannot all be handed over while nobody reads
       // Above the high-water mark the rest wait in the transport instead of piling up inside ws.
-      expect(handed.mock.calls.length - resolved).toBeLessThanOrEqual(2);
+      expect(handed.mock.calls.length - resolved()).toBeLessThanOrEqual(2);
+    });
+
+    it('delivers everything in order once the peer reads', async () => {
+      const { socket, sends } = await stalledSends();
       const indexes: number[] = [];
       const all = new Promise<void>((resolve) =>
         socket.on('message', (data) => {
@@ -284,7 +332,8 @@ describe('WebSocket transport', () => {
       expect(indexes).toEqual(Array.from({ length: 64 }, (_, i) => i));
     });
 
-    it('server close() closes live connections and the listener', async () => {
+    /** A server with one live client, closed twice over. */
+    async function closedServer() {
       const { server, next } = await startServer();
       const accepted = next();
       const client = await connectClient(server);
@@ -292,7 +341,15 @@ describe('WebSocket transport', () => {
       const clientEnd = ending(client.messages);
       await server.close();
       await server.close();
-      expect(await clientEnd).toBe('complete');
+      return { server, clientEnd };
+    }
+
+    it('server close() closes live connections', async () => {
+      expect(await (await closedServer()).clientEnd).toBe('complete');
+    });
+
+    it('server close() closes the listener', async () => {
+      const { server } = await closedServer();
       await expect(WebSocketClientTransport.connect(server.url)).rejects.toBeInstanceOf(TransportError);
     });
   });

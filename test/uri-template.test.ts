@@ -219,13 +219,16 @@ describe('expand: the RFC 6570 examples', () => {
 });
 
 describe('expand: encoding and edge cases', () => {
-  it('percent-encodes UTF-8, keeps triplets only where reserved characters pass', () => {
-    const variables = { name: 'café €', raw: '%41%zz/' };
-    expect(UriTemplate.parse('{name}').expand(variables)).toBe('caf%C3%A9%20%E2%82%AC');
-    expect(UriTemplate.parse('{raw}').expand(variables)).toBe('%2541%25zz%2F');
-    expect(UriTemplate.parse('{+raw}').expand(variables)).toBe('%41%25zz/');
+  it('percent-encodes UTF-8', () => {
+    expect(UriTemplate.parse('{name}').expand({ name: 'café €' })).toBe('caf%C3%A9%20%E2%82%AC');
     expect(UriTemplate.parse('{emoji:1}').expand({ emoji: '😀x' })).toBe('%F0%9F%98%80');
     expect(UriTemplate.parse('{bad}').expand({ bad: '\uD800' })).toBe('%EF%BF%BD');
+  });
+
+  it('keeps percent triplets only where reserved characters pass', () => {
+    const variables = { raw: '%41%zz/' };
+    expect(UriTemplate.parse('{raw}').expand(variables)).toBe('%2541%25zz%2F');
+    expect(UriTemplate.parse('{+raw}').expand(variables)).toBe('%41%25zz/');
   });
 
   it('encodes literal characters that may not appear in a URI, as the RFC requires', () => {
@@ -262,11 +265,17 @@ describe('match: level 1', () => {
     expect(match('file:///{path}', 'file:///a#b')).toBeUndefined();
   });
 
-  it('rejects a wrong scheme, a missing segment and extra path', () => {
+  it('rejects a wrong scheme', () => {
     expect(match('users://{id}/profile', 'people://42/profile')).toBeUndefined();
     expect(match('users://{id}/profile', 'USERS://42/profile')).toBeUndefined();
+  });
+
+  it('rejects a missing segment', () => {
     expect(match('users://{id}/profile', 'users:///profile')).toBeUndefined();
     expect(match('users://{id}/profile', 'users://42')).toBeUndefined();
+  });
+
+  it('rejects extra path, a query, or a literal of another case', () => {
     expect(match('users://{id}/profile', 'users://42/profile/extra')).toBeUndefined();
     expect(match('users://{id}/profile', 'users://42/profile?x=1')).toBeUndefined();
     expect(match('users://{id}/profile', 'users://42/Profile')).toBeUndefined();
@@ -326,14 +335,23 @@ describe('match: level 3', () => {
     expect(template.match('search://items?q=a=b')).toEqual({ q: 'a=b' });
   });
 
-  it('refuses unknown query parameters, repeated single values and a bare "?"', () => {
+  describe('a query {?q,limit}', () => {
     const template = UriTemplate.parse('search://items{?q,limit}');
-    expect(template.match('search://items?q=mcp&page=2')).toBeUndefined();
-    expect(template.match('search://items?qq=1')).toBeUndefined();
-    expect(template.match('search://items?q=a&q=b')).toBeUndefined();
-    expect(template.match('search://items?q=a&q=a')).toEqual({ q: 'a' });
-    expect(template.match('search://items?')).toBeUndefined();
-    expect(template.match('search://items/?q=a')).toBeUndefined();
+
+    it('refuses unknown query parameters', () => {
+      expect(template.match('search://items?q=mcp&page=2')).toBeUndefined();
+      expect(template.match('search://items?qq=1')).toBeUndefined();
+    });
+
+    it('refuses different values repeated for a single one, takes the same value repeated', () => {
+      expect(template.match('search://items?q=a&q=b')).toBeUndefined();
+      expect(template.match('search://items?q=a&q=a')).toEqual({ q: 'a' });
+    });
+
+    it('refuses a bare "?" and a "/" before the query', () => {
+      expect(template.match('search://items?')).toBeUndefined();
+      expect(template.match('search://items/?q=a')).toBeUndefined();
+    });
   });
 
   it('matches a path with a query: weather://{city}/current{?units,lang}', () => {

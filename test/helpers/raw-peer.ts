@@ -1,5 +1,6 @@
 import type { JsonObject, JsonRpcMessage, RequestId } from '../../lib/jsonrpc/types';
 import type { MemoryTransport } from '../../transports/memory';
+import { within } from './wait';
 
 /**
  * Plays the other side of a connection by hand: sends exactly what a test wants (malformed input
@@ -26,15 +27,14 @@ export class RawPeer {
     return this.transport.sendRaw(text);
   }
 
-  /** The next message not yet read, waiting (bounded) for it to arrive. */
+  /** The next message not yet read, waiting (bounded) for it to arrive: woken by the arrival itself. */
   async next(timeoutMs = 2000): Promise<any> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.read >= this.received.length) {
-      if (Date.now() > deadline) throw new Error(`No message arrived within ${timeoutMs} ms`);
-      await new Promise<void>((resolve) => {
-        this.wake = resolve;
-        setTimeout(resolve, 20);
-      });
+    if (this.read >= this.received.length) {
+      await within(
+        new Promise<void>((resolve) => (this.wake = resolve)).finally(() => (this.wake = undefined)),
+        'the next message',
+        timeoutMs,
+      );
     }
     return this.received[this.read++];
   }
