@@ -20,7 +20,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { firstValueFrom, filter } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { Client, type ClientOptions } from '../lib/client/client';
+import { Client } from '../lib/client/client';
 import { CatalogConflictError, Hub, type HubOptions } from '../lib/compose/hub';
 import type { UpstreamOptions } from '../lib/compose/upstream';
 import { McpError } from '../lib/jsonrpc/errors';
@@ -38,6 +38,7 @@ import { deferred, recordingLogger, tool } from './helpers/fixtures';
 import { eventually } from './helpers/wait';
 import { cleanups, listenHttp } from './helpers/http';
 import { isAlive } from './helpers/processes';
+import { connectToHub } from './helpers/hub';
 import { validateEmitted } from './helpers/pair';
 
 async function startHub(upstreams: UpstreamOptions[], options: Partial<HubOptions> = {}) {
@@ -53,16 +54,6 @@ async function startHub(upstreams: UpstreamOptions[], options: Partial<HubOption
   return { hub, logger, started: hub.start() };
 }
 
-/** Our client connected to the hub in memory; what both sides emit is schema-checked. */
-async function connect(hub: Hub, options: ClientOptions = {}): Promise<Client> {
-  const [clientSide, hubSide] = createMemoryPair();
-  validateEmitted(hub.connect(hubSide));
-  const client = new Client({ name: 'downstream', version: '1.0.0' }, options);
-  validateEmitted(client);
-  cleanups.push(() => client.close());
-  return client.connect(clientSide);
-}
-
 const inProcess = (name: string, server: Server | ServerDefinition, extra: Partial<UpstreamOptions> = {}) =>
   ({ name, source: { kind: 'in-process', server }, ...extra }) as UpstreamOptions;
 const names = async (client: Client) => (await client.listTools()).map((listed) => listed.name).sort();
@@ -76,7 +67,7 @@ describe('starting and stopping upstreams', () => {
     ]);
     await started;
     expect(hub.upstream('lazy')!.status.state).toBe('idle');
-    const client = await connect(hub);
+    const client = await connectToHub(hub);
     const changed = firstValueFrom(client.toolList.changes$.pipe(filter((tools) => tools.length === 2)));
     expect(await names(client)).toEqual(['now']);
     await changed;
@@ -96,7 +87,7 @@ describe('starting and stopping upstreams', () => {
       ),
     ]);
     await started;
-    const client = await connect(hub);
+    const client = await connectToHub(hub);
     const sleepy = hub.upstream('sleepy')!;
     await firstValueFrom(sleepy.status$.pipe(filter((status) => status.state === 'stopped')));
     expect(sleepy.status).toMatchObject({ stopReason: 'idle', serving: true });
@@ -140,7 +131,7 @@ describe('starting and stopping upstreams', () => {
     working = true;
     flaky.start();
     await firstValueFrom(flaky.status$.pipe(filter((status) => status.state === 'ready')));
-    const client = await connect(hub);
+    const client = await connectToHub(hub);
     expect(await names(client)).toEqual(['finally']);
     await target.close();
   });
@@ -227,7 +218,7 @@ describe('starting and stopping upstreams', () => {
         serverInfo: { name: 'u', version: '1' },
       }),
     ]);
-    const client = await connect(hub);
+    const client = await connectToHub(hub);
     await hub.close();
     expect(seen).toEqual(['connecting', 'ready', 'disposed', 'complete']);
     expect(await client.closed).toMatchObject({ kind: 'transport-closed' });
@@ -243,7 +234,7 @@ describe('the catalog', () => {
     const upstream = new Server(defineServer({ name: 'u', version: '1', tools: [tool('v0')] }));
     const { hub, started } = await startHub([inProcess('u', upstream)], { listChangedDebounceMs: 250 });
     await started;
-    const client = await connect(hub);
+    const client = await connectToHub(hub);
     let changes = 0;
     client.notifications$.subscribe(({ method }) => void (method === 'notifications/tools/list_changed' && changes++));
     const listings: string[] = [];
@@ -272,7 +263,7 @@ describe('the catalog', () => {
       ),
     ]);
     await started;
-    const client = await connect(hub);
+    const client = await connectToHub(hub);
     expect(await names(client)).toEqual(['fs__delete', 'fs__read_file']);
     await expect(client.callTool('fs__write_file')).rejects.toMatchObject({ code: -32602 });
   });
@@ -287,7 +278,7 @@ describe('the catalog', () => {
     expect((failure as CatalogConflictError).message).toMatch(
       /Tool "search" of b would be named search, which a already uses/,
     );
-    const client = await connect(hub);
+    const client = await connectToHub(hub);
     expect(await names(client)).toEqual(['other', 'search']);
     expect(firstText(await client.callTool('search'))).toBe('a');
   });
@@ -300,7 +291,7 @@ describe('the catalog', () => {
       }),
     ]);
     await started;
-    const client = await connect(hub);
+    const client = await connectToHub(hub);
     expect(firstText(await client.callTool('search'))).toBe('a');
     await hub.upstream('a')!.stop();
     await eventually(async () => firstText(await client.callTool('search')) === 'b', 'b took over');
@@ -335,7 +326,7 @@ describe('the catalog', () => {
         { name: 'notes', source: { kind: 'in-process', server: definition, direct }, naming: { prefix: 'notes' } },
       ]);
       await started;
-      const client = await connect(hub);
+      const client = await connectToHub(hub);
       expect((await client.listPrompts()).map((prompt) => prompt.name)).toEqual(['notes__summarize']);
       expect(await client.getPrompt('notes__summarize', { id: 'x' })).toEqual({
         messages: [{ role: 'user', content: { type: 'text', text: 'Summarize x' } }],
@@ -399,7 +390,7 @@ describe('the catalog', () => {
     ]);
     cleanups.push(() => sdkServer.close());
     await started;
-    const client = await connect(hub);
+    const client = await connectToHub(hub);
     expect(await names(client)).toEqual(['good']);
     expect(firstText(await client.callTool('good', { a: 1 }))).toBe('sdk ran good');
     expect(hub.problems).toEqual([
@@ -447,7 +438,7 @@ describe('what flows back from upstreams', () => {
       () => flaky.close(),
     );
     await started;
-    const client = await connect(hub);
+    const client = await connectToHub(hub);
 
     const failure = await client.callTool('strict', {}).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(McpError);
@@ -482,7 +473,9 @@ describe('what flows back from upstreams', () => {
     });
     const { hub, started } = await startHub([inProcess('asker', upstream)]);
     await started;
-    const client = await connect(hub, { elicitation: { form: () => ({ action: 'accept', content: { ok: true } }) } });
+    const client = await connectToHub(hub, {
+      elicitation: { form: () => ({ action: 'accept', content: { ok: true } }) },
+    });
     expect(firstText(await client.callTool('confirm'))).toBe('accept:{"ok":true}');
   });
 
@@ -512,7 +505,7 @@ describe('what flows back from upstreams', () => {
     const sampling = (answer: string) => ({
       sampling: () => ({ role: 'assistant' as const, content: { type: 'text' as const, text: answer }, model: 'm' }),
     });
-    const [first, second] = [await connect(hub, sampling('one')), await connect(hub, sampling('two'))];
+    const [first, second] = [await connectToHub(hub, sampling('one')), await connectToHub(hub, sampling('two'))];
     const calls = [first.callTool('ask'), second.callTool('ask')];
     await eventually(() => waiting === 2, 'both calls are in flight upstream');
     gate.resolve();
@@ -545,7 +538,7 @@ describe('what flows back from upstreams', () => {
     ]);
     await started;
     cleanups.push(() => target.close());
-    const client = await connect(hub, {
+    const client = await connectToHub(hub, {
       sampling: () => ({ role: 'assistant', content: { type: 'text', text: 'unprompted' }, model: 'm' }),
     });
     const logs: unknown[] = [];
@@ -582,7 +575,7 @@ describe('cancellation', () => {
       { name: 'waiter', source: { kind: 'in-process', server: upstream, direct: false } },
     ]);
     await hubStarted;
-    const canceller = await connect(hub);
+    const canceller = await connectToHub(hub);
     const controller = new AbortController();
     const cancelled = canceller.callTool('wait', {}, { signal: controller.signal }).catch((error: Error) => error);
     await started.promise;
@@ -590,7 +583,7 @@ describe('cancellation', () => {
     expect(await cancelled).toMatchObject({ code: 'REQUEST_CANCELLED' });
     await eventually(() => reasons.length === 1, 'the upstream handler was cancelled');
 
-    const leaver = await connect(hub);
+    const leaver = await connectToHub(hub);
     const pending = leaver.callTool('wait').catch((error: Error) => error);
     await eventually(() => hub.upstream('waiter')!.client!.pendingRequestCount === 1, 'the call reached upstream');
     await leaver.close();
@@ -632,7 +625,7 @@ describe('remote upstreams', () => {
     const url = `${origin}/sse`;
     const { hub, started } = await startHub([{ name: 'old', source: { kind: 'http', url, transport: 'sse' } }]);
     await started;
-    const client = await connect(hub);
+    const client = await connectToHub(hub);
     expect(firstText(await client.callTool('vintage'))).toBe('2024');
     expect(hub.status()[0]).toMatchObject({
       state: 'ready',
@@ -678,7 +671,7 @@ describe('a hub of hubs', () => {
       { name: 'inner', source: { kind: 'framed', path }, naming: { prefix: 'in' } },
     ]);
     await started;
-    const client = await connect(hub);
+    const client = await connectToHub(hub);
     expect(await names(client)).toEqual(['in__deep']);
     expect(firstText(await client.callTool('in__deep'))).toBe('from deep');
     expect(hub.status()[0]).toMatchObject({ state: 'ready', source: `framed: ${path}`, serverInfo: { name: 'inner' } });

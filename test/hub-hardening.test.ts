@@ -11,15 +11,15 @@ import { fileURLToPath } from 'node:url';
 import { filter, firstValueFrom } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
-import { Client, type ClientOptions } from '../lib/client/client';
+import { Client } from '../lib/client/client';
 import { Hub, type HubOptions } from '../lib/compose/hub';
 import type { UpstreamOptions } from '../lib/compose/upstream';
 import { Runtime } from '../lib/core/runtime';
 import { McpError } from '../lib/jsonrpc/errors';
 import type { TraceEvent } from '../lib/trace/types';
-import { createMemoryPair } from '../transports/memory';
 import { cleanups, eventually, within } from './helpers/http';
 import { deferred, recordingLogger, serverWith, tool } from './helpers/fixtures';
+import { connectToHub } from './helpers/hub';
 import { validateEmitted } from './helpers/pair';
 import { isAlive } from './helpers/processes';
 
@@ -41,15 +41,6 @@ function newHub(upstreams: UpstreamOptions[], options: Partial<HubOptions> = {})
   });
   cleanups.push(() => hub.close());
   return hub;
-}
-
-async function connect(hub: Hub, options: ClientOptions = {}, name = 'downstream'): Promise<Client> {
-  const [clientSide, hubSide] = createMemoryPair();
-  validateEmitted(hub.connect(hubSide));
-  const client = new Client({ name, version: '1.0.0' }, options);
-  validateEmitted(client);
-  cleanups.push(() => client.close());
-  return client.connect(clientSide);
 }
 
 /** A scratch directory for the fixtures' pid and start-count files, removed after the test. */
@@ -99,7 +90,7 @@ describe('a hub that never gives up', () => {
       },
     ]);
     await hub.start();
-    const client = await connect(hub);
+    const client = await connectToHub(hub);
     const before = hub.upstream('child')!.status.pid!;
     expect(firstText(await client.callTool('pid'))).toBe(String(before));
 
@@ -130,7 +121,7 @@ describe('a hub that never gives up', () => {
     const changes: TraceEvent[] = [];
     hub.trace$.pipe(filter((event) => event.actor === 'upstream')).subscribe((event) => changes.push(event));
     await hub.start();
-    const client = await connect(hub);
+    const client = await connectToHub(hub);
     const upstream = hub.upstream('flaky')!;
     const pid = upstream.status.pid!;
     expect(firstText(await client.callTool('alive'))).toBe(`alive ${pid}`);
@@ -190,7 +181,7 @@ describe('a hub that never gives up', () => {
       30_000,
     );
     expect(failures).toEqual(Array.from({ length: 20 }, (_, index) => index + 1));
-    const client = await connect(hub);
+    const client = await connectToHub(hub);
     expect((await client.listTools()).map((tool) => tool.name)).toEqual(['alive', 'hang']);
     expect(firstText(await client.callTool('alive'))).toBe(`alive ${upstream.status.pid}`);
     await hub.stop();
@@ -232,7 +223,7 @@ describe('stopping the hub', () => {
       'every upstream is where the test wants it',
     );
     expect([state('starting'), state('stubborn'), state('lazy')]).toEqual(['connecting', 'connecting', 'idle']);
-    const client = await connect(hub);
+    const client = await connectToHub(hub);
     const inFlight = outcome(client.callTool('hang'));
     await eventually(() => hub.upstream('ready')!.client!.pendingRequestCount > 0, 'the call reached the upstream');
 
@@ -278,8 +269,8 @@ describe('isolation between downstream clients', () => {
     // The witness is offered the clients' roots explicitly: once it sees both, the hub knows them.
     const hub = newHub([child(), { ...child({ forward: { roots: true } }), name: 'witness', naming: { prefix: 'w' } }]);
     await hub.start();
-    const a = await connect(hub, { roots: [{ uri: 'file:///work/a' }] }, 'a');
-    const b = await connect(hub, { roots: [{ uri: 'file:///work/b' }] }, 'b');
+    const a = await connectToHub(hub, { roots: [{ uri: 'file:///work/a' }] }, 'a');
+    const b = await connectToHub(hub, { roots: [{ uri: 'file:///work/b' }] }, 'b');
     const witness = (await a.listTools()).find((tool) => tool.name.startsWith('w') && tool.name.endsWith('roots'))!;
     await within(
       (async () => {
@@ -298,8 +289,8 @@ describe('isolation between downstream clients', () => {
     await hub.start();
     const probe = hub.status()[0]!;
     expect(probe).toMatchObject({ name: 'child', state: 'stopped', stopReason: 'idle', serving: true, tools: 6 });
-    const a = await connect(hub, { roots: [{ uri: 'file:///work/a' }] }, 'a');
-    const b = await connect(hub, { roots: [{ uri: 'file:///work/b' }] }, 'b');
+    const a = await connectToHub(hub, { roots: [{ uri: 'file:///work/a' }] }, 'a');
+    const b = await connectToHub(hub, { roots: [{ uri: 'file:///work/b' }] }, 'b');
     expect((await a.listTools()).map((tool) => tool.name)).toContain('roots');
 
     const pidA = Number(await textOf(a, 'pid'));
@@ -344,8 +335,8 @@ describe('isolation between downstream clients', () => {
       },
     ]);
     await hub.start();
-    const a = await connect(hub, { roots: [{ uri: 'file:///work/alpha', name: 'alpha' }] }, 'a');
-    const b = await connect(hub, { roots: [{ uri: 'file:///work/beta', name: 'beta' }] }, 'b');
+    const a = await connectToHub(hub, { roots: [{ uri: 'file:///work/alpha', name: 'alpha' }] }, 'a');
+    const b = await connectToHub(hub, { roots: [{ uri: 'file:///work/beta', name: 'beta' }] }, 'b');
     // The probe was offered roots (an empty list), so the roots tool is in the catalog from the start.
     expect((await a.listTools()).map((tool) => tool.name)).toContain('get-roots-list');
     const rootsText = async (client: Client) => firstText(await client.callTool('get-roots-list'));
@@ -364,9 +355,9 @@ describe('isolation between downstream clients', () => {
   it('sends a shared upstream’s logs to each client at the level that client asked for, or the default one', async () => {
     const hub = newHub([child()]);
     await hub.start();
-    const a = await connect(hub, {}, 'a');
-    const b = await connect(hub, {}, 'b');
-    const quiet = await connect(hub, {}, 'quiet'); // never asks for a level: gets the hub's default, info
+    const a = await connectToHub(hub, {}, 'a');
+    const b = await connectToHub(hub, {}, 'b');
+    const quiet = await connectToHub(hub, {}, 'quiet'); // never asks for a level: gets the hub's default, info
     const seen = { a: logsOf(a), b: logsOf(b), quiet: logsOf(quiet) };
     const lines = (...levels: string[]) => levels.map((level) => `a ${level} line`);
     const round = async (by: Client, counts: [number, number, number]) => {
@@ -405,9 +396,9 @@ describe('isolation between downstream clients', () => {
   it('keeps a client’s subscription when another unsubscribes or goes away, and updates only subscribers', async () => {
     const hub = newHub([child()]);
     await hub.start();
-    const a = await connect(hub, {}, 'a');
-    const b = await connect(hub, {}, 'b');
-    const c = await connect(hub, {}, 'c');
+    const a = await connectToHub(hub, {}, 'a');
+    const b = await connectToHub(hub, {}, 'b');
+    const c = await connectToHub(hub, {}, 'c');
     // What reaches each client on the wire, whatever its own subscriptions do with it.
     const received = new Map<Client, number>([a, b, c].map((client) => [client, 0]));
     for (const client of [a, b, c]) {
@@ -483,7 +474,7 @@ describe("the idle stop, on the runtime's clock", () => {
     );
     await hub.start();
     const upstream = hub.upstream('napper')!;
-    return { clock, call, hub, upstream, client: await connect(hub) };
+    return { clock, call, hub, upstream, client: await connectToHub(hub) };
   }
 
   it('stops an upstream nobody uses once the runtime clock passes its idle timeout, keeping its tools listed', async () => {

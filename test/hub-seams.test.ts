@@ -6,7 +6,6 @@
  */
 import { concat, filter, firstValueFrom, from, NEVER, ReplaySubject, Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { Client, type ClientOptions } from '../lib/client/client';
 import { Hub } from '../lib/compose/hub';
 import type { UpstreamOptions } from '../lib/compose/upstream';
 import { CallsInFlight } from '../lib/compose/upstream-calls';
@@ -19,9 +18,9 @@ import type { InboundFrame } from '../lib/jsonrpc/types';
 import type { LoggingLevel } from '../lib/protocol/types';
 import type { ServerContext } from '../lib/server/context';
 import { Server, type ServerConnection } from '../lib/server/server';
-import { createMemoryPair } from '../transports/memory';
 import { serverWith, tool } from './helpers/fixtures';
 import { cleanups, within } from './helpers/http';
+import { connectToHub } from './helpers/hub';
 import { validateEmitted } from './helpers/pair';
 
 const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
@@ -69,28 +68,18 @@ async function startHub(upstream: Partial<UpstreamOptions> & { server: Server })
   return hub;
 }
 
-/** Our client connected to the hub in memory; what both sides emit is schema-checked. */
-async function connect(hub: Hub, options: ClientOptions = {}): Promise<Client> {
-  const [clientSide, hubSide] = createMemoryPair();
-  validateEmitted(hub.connect(hubSide));
-  const client = new Client({ name: 'downstream', version: '1.0.0' }, options);
-  validateEmitted(client);
-  cleanups.push(() => client.close());
-  return client.connect(clientSide);
-}
-
 describe('the log level, from the downstream connections’ events', () => {
   it('asks the upstream for the default level once a client connects', async () => {
     const upstream = new WatchedServer();
     const hub = await startHub({ server: upstream });
-    await connect(hub);
+    await connectToHub(hub);
     expect(await within(firstValueFrom(upstream.levels$), 'the upstream to be told a level')).toBe('info');
   });
 
   it('asks the upstream for a more verbose level as soon as a client sets it', async () => {
     const upstream = new WatchedServer();
     const hub = await startHub({ server: upstream });
-    const client = await connect(hub);
+    const client = await connectToHub(hub);
     const debug = firstValueFrom(upstream.levels$.pipe(filter((level) => level === 'debug')));
     await client.setLoggingLevel('debug');
     expect(await within(debug, 'the upstream to be told debug')).toBe('debug');
@@ -101,7 +90,7 @@ describe('roots, from the downstream connections’ events', () => {
   it('offers a per-client instance its own client’s new roots', async () => {
     const upstream = new WatchedServer();
     const hub = await startHub({ server: upstream, instance: 'per-client' });
-    const client = await connect(hub, { roots: [{ uri: 'file:///work/first' }] });
+    const client = await connectToHub(hub, { roots: [{ uri: 'file:///work/first' }] });
     expect(firstText(await client.callTool('roots'))).toBe('["file:///work/first"]');
     const told = firstValueFrom(upstream.rootsChanged$);
     await client.setRoots([{ uri: 'file:///work/second' }]);
@@ -114,7 +103,7 @@ describe('cancellation, through onCancel', () => {
   it('aborts the upstream handler’s signal when the downstream client cancels its call', async () => {
     const upstream = new WatchedServer();
     const hub = await startHub({ server: upstream });
-    const client = await connect(hub);
+    const client = await connectToHub(hub);
     const abort = new AbortController();
     const call = client.callTool('wait', {}, { signal: abort.signal }).catch((error: Error) => error);
     const signal = await within(firstValueFrom(upstream.calls$), 'the call to reach the upstream');
@@ -128,7 +117,7 @@ describe('cancellation, through onCancel', () => {
   it('aborts the upstream handler’s signal when the downstream connection closes', async () => {
     const upstream = new WatchedServer();
     const hub = await startHub({ server: upstream });
-    const client = await connect(hub);
+    const client = await connectToHub(hub);
     const call = client.callTool('wait').catch((error: Error) => error);
     const signal = await within(firstValueFrom(upstream.calls$), 'the call to reach the upstream');
     const aborted = new Promise((resolve) => signal.addEventListener('abort', resolve));
