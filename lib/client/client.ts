@@ -116,7 +116,9 @@ export class Client extends Connection {
   private readonly requestedVersion: ProtocolVersion;
   private readonly acceptedVersions: readonly ProtocolVersion[];
   /** Undefined with `validateToolOutput: false`. */
-  private readonly toolOutput: ToolOutputChecks | undefined;
+  private readonly outputValidator: SchemaValidator | undefined;
+  /** Made by the first complete `listTools` (most clients never check a tool's output). */
+  private toolOutput: ToolOutputChecks | undefined;
   private resourceSubscriptions: ResourceSubscriptions | undefined;
   /** The transport `connect` attached: `close` waits for it to have closed. */
   private attached: Transport | undefined;
@@ -135,8 +137,7 @@ export class Client extends Connection {
     this.acceptedVersions = options.protocolVersions ?? SUPPORTED_PROTOCOL_VERSIONS;
     this.requestedVersion = options.protocolVersion ?? this.acceptedVersions[0] ?? LATEST_PROTOCOL_VERSION;
     this.capabilities = this.features.capabilities(options.capabilities, this.requestedVersion);
-    this.toolOutput =
-      options.validateToolOutput === false ? undefined : new ToolOutputChecks(options.validator ?? defaultValidator());
+    this.outputValidator = options.validateToolOutput === false ? undefined : (options.validator ?? defaultValidator());
     this.maxListPages = options.maxListPages ?? DEFAULT_MAX_LIST_PAGES;
   }
 
@@ -271,7 +272,7 @@ export class Client extends Connection {
       (cursor) => this.listToolsPage(cursor, options),
       this.maxListPages,
     );
-    this.toolOutput?.remember(tools);
+    if (this.outputValidator) (this.toolOutput ??= new ToolOutputChecks(this.outputValidator)).remember(tools);
     return tools;
   }
 

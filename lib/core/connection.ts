@@ -18,9 +18,9 @@ import { isAtLeast } from '../protocol/versions';
 import type { TraceEvent } from '../trace/types';
 import { systemClock, type Clock } from './clock';
 import { ConnectionTrace } from './connection-trace';
-import { DEFAULT_REQUEST_TIMEOUT_MS, type ResultCheck } from './correlation';
+import type { ResultCheck } from './correlation';
 import { EventFacade } from './events';
-import { PROGRESS_REPLY_DELAY_MS, type HandlerTable } from './inbound-requests';
+import { InboundRequests, type HandlerTable, type RequestHandler } from './inbound-requests';
 import { Router } from './router';
 import { defaultLogger, type Logger } from './logger';
 import { asTransportError, OutboundRequests, type SendOptions } from './outbound-requests';
@@ -57,7 +57,6 @@ export interface ConnectionEvents {
 }
 
 let connectionCount = 0;
-const DEFAULT_LIMIT = 10_000;
 
 /**
  * One MCP connection, either role: the facade (`request`, `notify`, `close`, `attach`), the router for
@@ -226,22 +225,8 @@ export abstract class Connection {
       );
     }
     this.transport = transport;
-    this.outbound = new OutboundRequests(this, transport, this.tracing, {
-      defaultTimeout: this.options.defaultTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS,
-      maxPending: this.options.maxPendingRequests ?? DEFAULT_LIMIT,
-    });
-    this.router = new Router(
-      this,
-      transport,
-      this.handlers,
-      this.outbound,
-      this.tracing,
-      this.runtime.instrumentation,
-      {
-        maxConcurrent: this.options.maxConcurrentHandlers ?? DEFAULT_LIMIT,
-        progressReplyDelayMs: this.options.progressReplyDelayMs ?? PROGRESS_REPLY_DELAY_MS,
-      },
-    );
+    this.outbound = new OutboundRequests(this, transport, this.tracing, this.options);
+    this.router = new Router(this, this.outbound, this.tracing);
     this.subscription = transport.messages.subscribe(this.router);
     transport.start?.().then(undefined, (error: unknown) => this.transportEnded(error));
   }
@@ -347,6 +332,16 @@ export abstract class Connection {
   private releaseInFlight(reason: QuitReason): void {
     this.outbound?.failAll(reason.message, reason.error);
     this.router?.inbound?.cancelAll(reason.message);
+  }
+
+  /** @internal The router's bookkeeping of the peer's requests, made with the first one. */
+  inboundRequests(): InboundRequests {
+    return new InboundRequests(this, this.transport!, this.tracing, this.runtime.instrumentation, this.options);
+  }
+
+  /** @internal The handler of inbound `method` (the router asks per request). */
+  handlerFor(method: string): RequestHandler<any> | undefined {
+    return this.handlers[method];
   }
 
   /** @internal The router passes on a notification from the peer (cancel and progress are `builtIn`). */

@@ -43,12 +43,15 @@ export interface InboundHost extends RequestHost {
   failInternally(error: unknown): void;
 }
 
+/** The connection's options read here (`ConnectionOptions` is one); defaults apply at use, so none is copied. */
 export interface InboundLimits {
-  /** Requests handled at once; beyond it the peer gets -32603. */
-  readonly maxConcurrent: number;
-  /** How long a reply waits after its request's last progress notification (see `PROGRESS_REPLY_DELAY_MS`). */
-  readonly progressReplyDelayMs: number;
+  /** Requests handled at once; beyond it the peer gets -32603 (`DEFAULT_MAX_CONCURRENT_HANDLERS`). */
+  readonly maxConcurrentHandlers?: number;
+  /** How long a reply waits after its request's last progress notification (`PROGRESS_REPLY_DELAY_MS`). */
+  readonly progressReplyDelayMs?: number;
 }
+
+export const DEFAULT_MAX_CONCURRENT_HANDLERS = 10_000;
 
 export class InboundRequests {
   private readonly handling = new Map<RequestId, RequestContext>();
@@ -57,6 +60,7 @@ export class InboundRequests {
     private readonly host: InboundHost,
     private readonly transport: Transport,
     private readonly trace: ConnectionTrace,
+    private readonly instrumentation: RequestInstrumentation | undefined,
     private readonly limits: InboundLimits,
   ) {}
 
@@ -71,23 +75,19 @@ export class InboundRequests {
   }
 
   /** Runs `handler` for a request the gate let through, unless its id is in use or the limit is reached. */
-  serve(
-    message: JsonRpcRequest,
-    handler: RequestHandler<any>,
-    batch: BatchReply | undefined,
-    instrumentation: RequestInstrumentation | undefined,
-  ): void {
+  serve(message: JsonRpcRequest, handler: RequestHandler<any>, batch: BatchReply | undefined): void {
     const id = message.id;
     if (this.handling.has(id)) {
       const why = `Request id ${excerpt(id)} is already in use by a request in flight`;
-      return this.refuse(message, ErrorCode.InvalidRequest, why, batch, instrumentation);
+      return this.refuse(message, ErrorCode.InvalidRequest, why, batch);
     }
-    if (this.handling.size >= this.limits.maxConcurrent) {
-      const why = `Too many requests in flight (limit ${this.limits.maxConcurrent})`;
-      return this.refuse(message, ErrorCode.InternalError, why, batch, instrumentation);
+    const max = this.limits.maxConcurrentHandlers ?? DEFAULT_MAX_CONCURRENT_HANDLERS;
+    if (this.handling.size >= max) {
+      const why = `Too many requests in flight (limit ${max})`;
+      return this.refuse(message, ErrorCode.InternalError, why, batch);
     }
     const trace = this.trace;
-    const span = trace.startInboundSpan(instrumentation, message);
+    const span = trace.startInboundSpan(this.instrumentation, message);
     const startedAt = trace.on ? this.host.clock.now() : 0;
     const params = message.params;
     const context = new RequestContext(this.host, id, message.method, params, startedAt, batch, span);
@@ -111,14 +111,8 @@ export class InboundRequests {
   }
 
   /** Answers a request with an error instead of serving it (its span, if any, starts and ends here). */
-  refuse(
-    message: JsonRpcRequest,
-    code: number,
-    why: string,
-    batch: BatchReply | undefined,
-    instrumentation: RequestInstrumentation | undefined,
-  ): void {
-    const span = this.trace.startInboundSpan(instrumentation, message);
+  refuse(message: JsonRpcRequest, code: number, why: string, batch: BatchReply | undefined): void {
+    const span = this.trace.startInboundSpan(this.instrumentation, message);
     if (span) this.trace.endSpan(span, { kind: 'error', error: { code, message: why } });
     this.sendError(message.id, code, why, batch);
   }
@@ -219,7 +213,7 @@ export class InboundRequests {
       this.reply(context, response, kind);
       return;
     }
-    const delay = () => afterDelay(this.limits.progressReplyDelayMs);
+    const delay = () => afterDelay(this.limits.progressReplyDelayMs ?? PROGRESS_REPLY_DELAY_MS);
     progressSent
       .then(delay, delay)
       .then(() => this.reply(context, response, kind))

@@ -25,7 +25,13 @@ import type { ProgressParams } from '../protocol/types';
 import { withMetaEntries, type RequestInstrumentation, type RequestSpan } from '../trace/instrumentation';
 import type { Clock } from './clock';
 import type { ConnectionTrace } from './connection-trace';
-import { CorrelationTable, type CorrelationHost, type RequestOptions, type ResultCheck } from './correlation';
+import {
+  CorrelationTable,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  type CorrelationHost,
+  type RequestOptions,
+  type ResultCheck,
+} from './correlation';
 import type { Logger } from './logger';
 import type { RequestContext } from './request-context';
 import type { Transport, TransportSendOptions } from './transport';
@@ -47,10 +53,15 @@ export interface OutboundHost {
   readonly state: ConnectionState;
 }
 
+/** The connection's options read here (`ConnectionOptions` is one); defaults apply at use, so none is copied. */
 export interface OutboundLimits {
-  readonly defaultTimeout: number;
-  readonly maxPending: number;
+  /** The idle timeout of a request that sets none, in ms (`DEFAULT_REQUEST_TIMEOUT_MS`). */
+  readonly defaultTimeout?: number;
+  /** Requests in flight at once; beyond it `request()` rejects (`DEFAULT_MAX_PENDING_REQUESTS`). */
+  readonly maxPendingRequests?: number;
 }
+
+export const DEFAULT_MAX_PENDING_REQUESTS = 10_000;
 
 export class OutboundRequests implements CorrelationHost {
   /** Created with the first request (a server may never send any). */
@@ -87,9 +98,13 @@ export class OutboundRequests implements CorrelationHost {
   ): Promise<JsonObject> {
     const signal = options?.signal;
     if (signal?.aborted) return Promise.reject(new RequestCancelledError(method, signal.reason));
-    const table = (this.correlation ??= new CorrelationTable(this, this.limits.defaultTimeout));
-    if (table.size >= this.limits.maxPending) {
-      return Promise.reject(new LimitExceededError(`Too many requests in flight (limit ${this.limits.maxPending})`));
+    const table = (this.correlation ??= new CorrelationTable(
+      this,
+      this.limits.defaultTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    ));
+    const max = this.limits.maxPendingRequests ?? DEFAULT_MAX_PENDING_REQUESTS;
+    if (table.size >= max) {
+      return Promise.reject(new LimitExceededError(`Too many requests in flight (limit ${max})`));
     }
     const record = table.begin(method, options);
     record.check = check;

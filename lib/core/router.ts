@@ -16,12 +16,10 @@ import {
 } from '../jsonrpc/types';
 import { ALLOWED, batchRefusal, DROPPED, inboundVerdict, methodNotFound, type GateView } from '../protocol/gate';
 import type { CancelledParams } from '../protocol/types';
-import type { RequestInstrumentation } from '../trace/instrumentation';
 import { BatchReply } from './batch';
 import type { ConnectionTrace } from './connection-trace';
-import { InboundRequests, type HandlerTable, type InboundHost, type InboundLimits } from './inbound-requests';
+import type { InboundHost, InboundRequests, RequestHandler } from './inbound-requests';
 import type { OutboundRequests } from './outbound-requests';
-import type { Transport } from './transport';
 
 /** What the router needs of its connection. */
 export interface RouterHost extends InboundHost, GateView {
@@ -29,6 +27,10 @@ export interface RouterHost extends InboundHost, GateView {
   transportEnded(error: unknown): void;
   /** A notification from the peer; `builtIn` when it was cancel or progress, which the router acted on. */
   notified(message: JsonRpcNotification, builtIn: boolean): void;
+  /** The role's handler of inbound `method`; asked per request, so a role may build its table on first use. */
+  handlerFor(method: string): RequestHandler<any> | undefined;
+  /** The bookkeeping of the peer's requests, made when the first one arrives (a client may never get one). */
+  inboundRequests(): InboundRequests;
 }
 
 export class Router implements Observer<InboundFrame> {
@@ -37,12 +39,8 @@ export class Router implements Observer<InboundFrame> {
 
   constructor(
     private readonly host: RouterHost,
-    private readonly transport: Transport,
-    private readonly handlers: HandlerTable<any>,
     private readonly outbound: OutboundRequests,
     private readonly tracing: ConnectionTrace,
-    private readonly instrumentation: RequestInstrumentation | undefined,
-    private readonly limits: InboundLimits,
   ) {}
 
   /**
@@ -72,7 +70,7 @@ export class Router implements Observer<InboundFrame> {
   }
 
   private get requests(): InboundRequests {
-    return (this.inbound ??= new InboundRequests(this.host, this.transport, this.tracing, this.limits));
+    return (this.inbound ??= this.host.inboundRequests());
   }
 
   private route(message: unknown, batch: BatchReply | undefined): void {
@@ -95,11 +93,11 @@ export class Router implements Observer<InboundFrame> {
   private onRequest(message: JsonRpcRequest, batch: BatchReply | undefined): void {
     const method = message.method;
     this.tracing.message('request', 'in', message, method, message.id);
-    const handler = this.handlers[method];
+    const handler = this.host.handlerFor(method);
     const verdict = handler ? inboundVerdict(this.host, message, batch !== undefined) : methodNotFound(method);
-    if (verdict === ALLOWED) this.requests.serve(message, handler!, batch, this.instrumentation);
+    if (verdict === ALLOWED) this.requests.serve(message, handler!, batch);
     else if (verdict !== DROPPED && verdict.kind === 'refuse')
-      this.requests.refuse(message, verdict.code, verdict.message, batch, this.instrumentation);
+      this.requests.refuse(message, verdict.code, verdict.message, batch);
   }
 
   private onBatch(elements: unknown[]): void {
