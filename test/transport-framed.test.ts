@@ -306,8 +306,9 @@ describe('framed transport: chunking', () => {
     let reader: LengthPrefixReader;
     /**
      * Feeds the frame in one-byte chunks, counting the bytes copied meanwhile: what `Buffer.prototype.copy`
-     * reports and what `Buffer.concat` produces (a reader that re-joined its buffer on each chunk would
-     * show up in either). Counting bytes, not time, keeps the check exact on any machine.
+     * reports, what `Buffer.concat` produces and what `Uint8Array.prototype.set` is given (a reader that
+     * re-joined its buffer on each chunk would show up in one of them). Counting bytes, not time, keeps
+     * the check exact on any machine.
      */
     beforeEach(() => {
       reader = new LengthPrefixReader(1 << 20);
@@ -317,13 +318,16 @@ describe('framed transport: chunking', () => {
       copiedBytes = 0;
       const copy = vi.spyOn(Buffer.prototype, 'copy');
       const concat = vi.spyOn(Buffer, 'concat');
+      const set = vi.spyOn(Uint8Array.prototype, 'set');
       try {
         for (const chunk of chunks) reader.push(chunk, (payload) => payloads.push(payload));
       } finally {
         for (const result of copy.mock.results) if (result.type === 'return') copiedBytes += result.value as number;
         for (const result of concat.mock.results) if (result.type === 'return') copiedBytes += (result.value as Buffer).length;
+        for (const [source] of set.mock.calls) copiedBytes += (source as ArrayLike<number>).length;
         copy.mockRestore();
         concat.mockRestore();
+        set.mockRestore();
       }
     });
 
