@@ -45,40 +45,74 @@ describe('initialization', () => {
     });
   }
 
-  it('answers an unknown version with its newest, and a client that cannot use it disconnects clearly', async () => {
+  it('answers an unknown version with its newest', async () => {
     const { peer } = serveRaw();
     const response = await peer.initialize('2099-01-01');
     expect(response.result.protocolVersion).toBe('2025-11-25');
-
-    const definition = defineServer({ name: 's', version: '1', protocolVersions: ['2025-11-25'] });
-    const [clientSide, serverSide] = createMemoryPair();
-    new Server(definition).connect(serverSide);
-    const client = new Client({ name: 'old', version: '1' }, { protocolVersions: ['2024-11-05'] });
-    validateEmitted(client);
-    const failure = await client.connect(clientSide).catch((error) => error);
-    expect(failure).toBeInstanceOf(UnsupportedProtocolVersionError);
-    expect(failure.message).toContain('"2025-11-25"');
-    expect(client.state).toBe('closed');
-    expect(await client.closed).toMatchObject({ kind: 'handshake-failed' });
   });
 
-  it('refuses requests before initialize, serves ping, and refuses a second initialize', async () => {
+  describe('a client that cannot use the version the server answers with', () => {
+    /** An old client connecting to a server that only speaks 2025-11-25. */
+    async function connectTooOldClient() {
+      const definition = defineServer({ name: 's', version: '1', protocolVersions: ['2025-11-25'] });
+      const [clientSide, serverSide] = createMemoryPair();
+      new Server(definition).connect(serverSide);
+      const client = new Client({ name: 'old', version: '1' }, { protocolVersions: ['2024-11-05'] });
+      validateEmitted(client);
+      const failure = await client.connect(clientSide).catch((error) => error);
+      return { client, failure };
+    }
+
+    it('fails to connect with an UnsupportedProtocolVersionError naming the offered version', async () => {
+      const { failure } = await connectTooOldClient();
+      expect(failure).toBeInstanceOf(UnsupportedProtocolVersionError);
+      expect(failure.message).toContain('"2025-11-25"');
+    });
+
+    it('ends closed, with a handshake-failed reason', async () => {
+      const { client } = await connectTooOldClient();
+      expect(client.state).toBe('closed');
+      expect(await client.closed).toMatchObject({ kind: 'handshake-failed' });
+    });
+  });
+
+  it('refuses requests before initialize', async () => {
     const { peer } = serveRaw();
     expect(await peer.request('tools/list', undefined, 1)).toMatchObject({
       id: 1,
       error: { code: -32600, message: 'tools/list received before initialization completed: send initialize first' },
     });
+  });
+
+  it('serves ping before initialize', async () => {
+    const { peer } = serveRaw();
     expect(await peer.request('ping', undefined, 2)).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
-    await peer.initialize();
-    const again = await peer.request(
-      'initialize',
-      { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
-      3,
-    );
-    expect(again.error).toMatchObject({ code: -32600, message: expect.stringContaining('already received') });
-    expect(await peer.request('tools/list', undefined, 4)).toMatchObject({
-      id: 4,
-      result: { tools: [{ name: 'echo' }] },
+  });
+
+  describe('a second initialize', () => {
+    /** A raw peer that completed the handshake, and the answer to its second initialize. */
+    async function initializeTwice() {
+      const { peer } = serveRaw();
+      await peer.initialize();
+      const again = await peer.request(
+        'initialize',
+        { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+        3,
+      );
+      return { peer, again };
+    }
+
+    it('is refused', async () => {
+      const { again } = await initializeTwice();
+      expect(again.error).toMatchObject({ code: -32600, message: expect.stringContaining('already received') });
+    });
+
+    it('leaves the connection ready', async () => {
+      const { peer } = await initializeTwice();
+      expect(await peer.request('tools/list', undefined, 4)).toMatchObject({
+        id: 4,
+        result: { tools: [{ name: 'echo' }] },
+      });
     });
   });
 
@@ -124,9 +158,12 @@ describe('initialization', () => {
     expect(await peer.next()).toMatchObject({ id: 2, result: { tools: [{ name: 'echo' }] } });
   });
 
-  it('before connect, requests fail with NotReadyError; a client connects once', async () => {
+  it('fails requests made before connect with NotReadyError', async () => {
     const client = new Client({ name: 'c', version: '1' });
     await expect(client.request('ping')).rejects.toBeInstanceOf(NotReadyError);
+  });
+
+  it('refuses a second transport for a connected client', async () => {
     const { client: connected } = await connectPair(defineServer({ name: 's', version: '1' }));
     expect(() => (connected as unknown as { attach(t: Transport): void }).attach(createMemoryPair()[0])).toThrow(
       /already has a transport/,
@@ -162,18 +199,34 @@ describe('capability gating', () => {
     });
   });
 
-  it('refuses to send what the role may not send, and notifications the sender did not declare', async () => {
-    const { client, serverConnection } = await connectPair(defineServer({ name: 's', version: '1' }));
-    await expect(client.request('sampling/createMessage', {})).rejects.toThrow(
-      'A client cannot send sampling/createMessage',
-    );
-    await expect(serverConnection.request('roots/list')).rejects.toThrow(
-      'The client did not declare the roots capability, so roots/list cannot be used',
-    );
-    await expect(serverConnection.notify('notifications/prompts/list_changed')).rejects.toThrow(
-      'Cannot send notifications/prompts/list_changed: this server did not declare the prompts.listChanged capability',
-    );
-    await expect(client.notify('tools/list')).rejects.toThrow('tools/list is a request, not a notification');
+  describe('refuses to send', () => {
+    const bareServerPair = () => connectPair(defineServer({ name: 's', version: '1' }));
+
+    it('a request the role may not send', async () => {
+      const { client } = await bareServerPair();
+      await expect(client.request('sampling/createMessage', {})).rejects.toThrow(
+        'A client cannot send sampling/createMessage',
+      );
+    });
+
+    it('a request for a capability the peer did not declare', async () => {
+      const { serverConnection } = await bareServerPair();
+      await expect(serverConnection.request('roots/list')).rejects.toThrow(
+        'The client did not declare the roots capability, so roots/list cannot be used',
+      );
+    });
+
+    it('a notification for a capability the sender did not declare', async () => {
+      const { serverConnection } = await bareServerPair();
+      await expect(serverConnection.notify('notifications/prompts/list_changed')).rejects.toThrow(
+        'Cannot send notifications/prompts/list_changed: this server did not declare the prompts.listChanged capability',
+      );
+    });
+
+    it('a request method as a notification', async () => {
+      const { client } = await bareServerPair();
+      await expect(client.notify('tools/list')).rejects.toThrow('tools/list is a request, not a notification');
+    });
   });
 
   it('refuses methods newer than the negotiated revision', async () => {
@@ -189,7 +242,7 @@ describe('capability gating', () => {
     ).rejects.toThrow('elicitation/create needs protocol version 2025-06-18 or later; 2025-03-26 was negotiated');
   });
 
-  it('gives the same verdict every time a method is used once ready, in either direction', async () => {
+  it('gives the same inbound verdict every time a method is used once ready', async () => {
     const { peer } = serveRaw(defineServer({ name: 'no-tools', version: '1' }));
     await peer.initialize();
     for (let round = 0; round < 3; round++) {
@@ -199,7 +252,9 @@ describe('capability gating', () => {
       expect((await peer.request('initialize', {})).error).toMatchObject({ code: -32600 });
       expect((await peer.request('ping', 'not params' as never)).error).toMatchObject({ code: -32602 });
     }
+  });
 
+  it('gives the same outbound verdict every time a method is used once ready', async () => {
     const { client } = await connectPair(serverWith([echo]));
     for (let round = 0; round < 3; round++) {
       expect((await client.callTool('echo', { text: `${round}` })).content).toEqual([
@@ -218,77 +273,113 @@ describe('capability gating', () => {
 });
 
 describe('handlers and their context', () => {
-  it('gives handlers the negotiated version, capabilities, _meta, and an id', async () => {
-    const seen = deferred<Record<string, unknown>>();
-    const definition = serverWith([
-      tool('inspect', (_args, ctx) => {
-        seen.resolve({
-          version: ctx.protocolVersion,
-          caps: ctx.peerCapabilities,
-          meta: ctx._meta,
-          id: ctx.id,
-          method: ctx.method,
-        });
-        return { content: [] };
-      }),
-    ]);
-    const { client } = await connectPair(definition, { protocolVersion: '2025-06-18', roots: [] });
-    await client.request('tools/call', { name: 'inspect', _meta: { 'com.example/trace': 'abc' } });
-    expect(await seen.promise).toMatchObject({
-      version: '2025-06-18',
-      caps: { roots: { listChanged: true } },
-      meta: { 'com.example/trace': 'abc' },
-      method: 'tools/call',
+  describe('the context a handler gets', () => {
+    /** What a handler saw of its context, called with `_meta` under 2025-06-18 by a client with roots. */
+    async function contextSeenByHandler() {
+      const seen = deferred<Record<string, unknown>>();
+      const definition = serverWith([
+        tool('inspect', (_args, ctx) => {
+          seen.resolve({
+            version: ctx.protocolVersion,
+            caps: ctx.peerCapabilities,
+            meta: ctx._meta,
+            id: ctx.id,
+            method: ctx.method,
+          });
+          return { content: [] };
+        }),
+      ]);
+      const { client } = await connectPair(definition, { protocolVersion: '2025-06-18', roots: [] });
+      await client.request('tools/call', { name: 'inspect', _meta: { 'com.example/trace': 'abc' } });
+      return seen.promise;
+    }
+
+    it.each([
+      ['the negotiated version', 'version', '2025-06-18'],
+      ["the peer's capabilities", 'caps', { roots: { listChanged: true } }],
+      ['the _meta of the request', 'meta', { 'com.example/trace': 'abc' }],
+      ['the method', 'method', 'tools/call'],
+      ['the request id', 'id', expect.anything()],
+    ])('holds %s', async (_what, field, expected) => {
+      expect((await contextSeenByHandler())[field]).toEqual(expected);
     });
   });
 
-  it('delivers progress to onProgress; a repeated or decreasing value is dropped with a warning, not the call', async () => {
-    const definition = serverWith([
-      tool('work', async (_args, ctx) => {
-        await ctx.progress(1, 3, 'one');
-        await ctx.progress(2.5, 3);
-        await ctx.progress(2.5, 3, 'repeated');
-        await ctx.progress(2, 3, 'decreasing');
-        return { content: [{ type: 'text', text: 'done' }] };
-      }),
-    ]);
-    const warnings: string[] = [];
-    const logger = { debug() {}, info() {}, warn: (line: string) => void warnings.push(line), error() {} };
-    const client = await connectWithServerLogger(definition, logger);
-    const progress: unknown[] = [];
-    const result = await client.callTool(
-      'work',
-      {},
-      { onProgress: ({ progress: p, total, message }) => progress.push({ p, total, message }) },
-    );
-    expect(result.content).toEqual([{ type: 'text', text: 'done' }]);
-    expect(progress).toEqual([
-      { p: 1, total: 3, message: 'one' },
-      { p: 2.5, total: 3, message: undefined },
-    ]);
-    expect(warnings).toEqual([
-      'tools/call: progress 2.5 dropped: progress must increase (the last sent was 2.5)',
-      'tools/call: progress 2 dropped: progress must increase (the last sent was 2.5)',
-    ]);
+  describe('progress that does not increase', () => {
+    /** A call whose handler reports 1, 2.5, then 2.5 again and 2, to a server logging warnings. */
+    async function callWithNonIncreasingProgress() {
+      const definition = serverWith([
+        tool('work', async (_args, ctx) => {
+          await ctx.progress(1, 3, 'one');
+          await ctx.progress(2.5, 3);
+          await ctx.progress(2.5, 3, 'repeated');
+          await ctx.progress(2, 3, 'decreasing');
+          return { content: [{ type: 'text', text: 'done' }] };
+        }),
+      ]);
+      const warnings: string[] = [];
+      const logger = { debug() {}, info() {}, warn: (line: string) => void warnings.push(line), error() {} };
+      const client = await connectWithServerLogger(definition, logger);
+      const progress: unknown[] = [];
+      const result = await client.callTool(
+        'work',
+        {},
+        { onProgress: ({ progress: p, total, message }) => progress.push({ p, total, message }) },
+      );
+      return { result, progress, warnings };
+    }
+
+    it('delivers only the increasing values to onProgress', async () => {
+      const { progress } = await callWithNonIncreasingProgress();
+      expect(progress).toEqual([
+        { p: 1, total: 3, message: 'one' },
+        { p: 2.5, total: 3, message: undefined },
+      ]);
+    });
+
+    it('is dropped with a warning', async () => {
+      const { warnings } = await callWithNonIncreasingProgress();
+      expect(warnings).toEqual([
+        'tools/call: progress 2.5 dropped: progress must increase (the last sent was 2.5)',
+        'tools/call: progress 2 dropped: progress must increase (the last sent was 2.5)',
+      ]);
+    });
+
+    it('does not fail the call', async () => {
+      const { result } = await callWithNonIncreasingProgress();
+      expect(result.content).toEqual([{ type: 'text', text: 'done' }]);
+    });
   });
 
-  it('drops progress with a debug line when the client sent no progress token, and the call succeeds', async () => {
-    const definition = serverWith([
-      tool('work', async (_args, ctx) => {
-        await ctx.progress(1, 2);
-        await ctx.progress(1, 2); // no token: not even the monotonic rule applies
-        return { content: [{ type: 'text', text: 'done' }] };
-      }),
-    ]);
-    const debug: string[] = [];
-    const logger = { debug: (line: string) => void debug.push(line), info() {}, warn() {}, error() {} };
-    const client = await connectWithServerLogger(definition, logger);
-    const result = await client.callTool('work', {});
-    expect(result.content).toEqual([{ type: 'text', text: 'done' }]);
-    expect(debug.filter((line) => line.includes('progress dropped'))).toEqual([
-      'tools/call: progress dropped: the requester sent no progress token',
-      'tools/call: progress dropped: the requester sent no progress token',
-    ]);
+  describe('progress when the client sent no progress token', () => {
+    /** A call without a progress token whose handler reports progress twice, to a server logging debug lines. */
+    async function callWithoutProgressToken() {
+      const definition = serverWith([
+        tool('work', async (_args, ctx) => {
+          await ctx.progress(1, 2);
+          await ctx.progress(1, 2); // no token: not even the monotonic rule applies
+          return { content: [{ type: 'text', text: 'done' }] };
+        }),
+      ]);
+      const debug: string[] = [];
+      const logger = { debug: (line: string) => void debug.push(line), info() {}, warn() {}, error() {} };
+      const client = await connectWithServerLogger(definition, logger);
+      const result = await client.callTool('work', {});
+      return { result, debug };
+    }
+
+    it('is dropped with a debug line', async () => {
+      const { debug } = await callWithoutProgressToken();
+      expect(debug.filter((line) => line.includes('progress dropped'))).toEqual([
+        'tools/call: progress dropped: the requester sent no progress token',
+        'tools/call: progress dropped: the requester sent no progress token',
+      ]);
+    });
+
+    it('does not fail the call', async () => {
+      const { result } = await callWithoutProgressToken();
+      expect(result.content).toEqual([{ type: 'text', text: 'done' }]);
+    });
   });
 
   it('drops the progress message for 2024-11-05, which has no such field', async () => {
@@ -301,49 +392,88 @@ describe('handlers and their context', () => {
     expect(progress).toEqual([{ progressToken: expect.anything(), progress: 1, total: 2 }]);
   });
 
-  it('aborts the handler when the client cancels, and sends no response', async () => {
-    const started = deferred();
-    const aborted = deferred<unknown>();
-    const definition = serverWith([
-      tool(
-        'slow',
-        (_args, ctx) =>
-          new Promise((resolve) => {
-            ctx.signal.addEventListener('abort', () => {
-              aborted.resolve(ctx.signal.reason);
-              resolve({ content: [{ type: 'text', text: 'too late' }] });
-            });
-            started.resolve();
-          }),
-      ),
-    ]);
-    const { client, serverConnection } = await connectPair(definition);
-    const serverTrace: TraceEvent[] = [];
-    serverConnection.trace$.subscribe((event) => serverTrace.push(event));
-    const controller = new AbortController();
-    const call = client.callTool('slow', {}, { signal: controller.signal });
-    await started.promise;
-    controller.abort();
-    await expect(call).rejects.toBeInstanceOf(RequestCancelledError);
-    const reason = await aborted.promise;
-    expect(reason).toBeInstanceOf(RequestCancelledError);
-    expect((reason as Error).message).toBe('tools/call was cancelled');
-    await client.ping(); // the response to the cancelled call would have come before this one
-    expect(serverTrace.filter((e) => e.direction === 'out' && e.kind === 'result').map((e) => e.method)).toEqual([
-      'ping',
-    ]);
-    expect(serverTrace.some((e) => e.kind === 'ignored' && e.reason?.includes('cancelled'))).toBe(true);
-    expect(serverConnection.activeHandlerCount).toBe(0);
+  describe('a call the client cancels', () => {
+    /**
+     * A call cancelled while its handler runs (the handler answers once aborted), followed by a ping: the
+     * response to the cancelled call would have come before the ping's.
+     */
+    async function cancelRunningCall() {
+      const started = deferred();
+      const aborted = deferred<unknown>();
+      const definition = serverWith([
+        tool(
+          'slow',
+          (_args, ctx) =>
+            new Promise((resolve) => {
+              ctx.signal.addEventListener('abort', () => {
+                aborted.resolve(ctx.signal.reason);
+                resolve({ content: [{ type: 'text', text: 'too late' }] });
+              });
+              started.resolve();
+            }),
+        ),
+      ]);
+      const { client, serverConnection } = await connectPair(definition);
+      const serverTrace: TraceEvent[] = [];
+      serverConnection.trace$.subscribe((event) => serverTrace.push(event));
+      const controller = new AbortController();
+      const call = client.callTool('slow', {}, { signal: controller.signal });
+      const outcome = call.catch((error: unknown) => error);
+      await started.promise;
+      controller.abort();
+      const reason = await aborted.promise;
+      await outcome;
+      await client.ping();
+      return { call, reason, serverTrace, serverConnection };
+    }
+
+    it('rejects with RequestCancelledError', async () => {
+      const { call } = await cancelRunningCall();
+      await expect(call).rejects.toBeInstanceOf(RequestCancelledError);
+    });
+
+    it('aborts the handler with a RequestCancelledError', async () => {
+      const { reason } = await cancelRunningCall();
+      expect(reason).toBeInstanceOf(RequestCancelledError);
+      expect((reason as Error).message).toBe('tools/call was cancelled');
+    });
+
+    it("sends no response, tracing the handler's answer as ignored", async () => {
+      const { serverTrace } = await cancelRunningCall();
+      expect(serverTrace.filter((e) => e.direction === 'out' && e.kind === 'result').map((e) => e.method)).toEqual([
+        'ping',
+      ]);
+      expect(serverTrace.some((e) => e.kind === 'ignored' && e.reason?.includes('cancelled'))).toBe(true);
+    });
+
+    it('leaves no active handler', async () => {
+      const { serverConnection } = await cancelRunningCall();
+      expect(serverConnection.activeHandlerCount).toBe(0);
+    });
   });
 
-  it('times out a slow handler, and the server handler sees the cancellation', async () => {
-    const aborted = deferred();
-    const definition = serverWith([
-      tool('hang', (_a, ctx) => new Promise(() => ctx.signal.addEventListener('abort', () => aborted.resolve()))),
-    ]);
-    const { client } = await connectPair(definition);
-    await expect(client.callTool('hang', {}, { timeout: 30 })).rejects.toBeInstanceOf(RequestTimeoutError);
-    await aborted.promise;
+  describe('a call that times out', () => {
+    /** A call with a 30 ms timeout to a handler that never answers; `aborted` settles when the handler is aborted. */
+    async function callHangingTool() {
+      const aborted = deferred();
+      const definition = serverWith([
+        tool('hang', (_a, ctx) => new Promise(() => ctx.signal.addEventListener('abort', () => aborted.resolve()))),
+      ]);
+      const { client } = await connectPair(definition);
+      const call = client.callTool('hang', {}, { timeout: 30 });
+      return { call, aborted: aborted.promise };
+    }
+
+    it('rejects with RequestTimeoutError', async () => {
+      const { call } = await callHangingTool();
+      await expect(call).rejects.toBeInstanceOf(RequestTimeoutError);
+    });
+
+    it('aborts the server handler', async () => {
+      const { call, aborted } = await callHangingTool();
+      call.catch(() => undefined);
+      await aborted;
+    });
   });
 
   it('sends server-to-client requests made in a handler with the relatedRequestId of that request', async () => {
@@ -407,31 +537,68 @@ describe('logging', () => {
 });
 
 describe('closing', () => {
-  it('rejects pending requests, aborts running handlers, resolves closed, and forgets the connection', async () => {
-    const running = deferred();
-    const aborted = deferred<unknown>();
-    const definition = serverWith([
-      tool(
-        'hang',
-        (_a, ctx) => (
-          running.resolve(),
-          new Promise(() => ctx.signal.addEventListener('abort', () => aborted.resolve(ctx.signal.reason)))
+  describe('a client closed while two calls run', () => {
+    /** Two calls to a handler that never answers, then the client closes. */
+    async function closeWhileCallsRun() {
+      const running = deferred();
+      const aborted = deferred<unknown>();
+      const definition = serverWith([
+        tool(
+          'hang',
+          (_a, ctx) => (
+            running.resolve(),
+            new Promise(() => ctx.signal.addEventListener('abort', () => aborted.resolve(ctx.signal.reason)))
+          ),
         ),
-      ),
-    ]);
-    const { client, server, serverConnection } = await connectPair(definition);
-    const calls = [client.callTool('hang', {}), client.callTool('hang', {})];
-    await running.promise;
-    expect(client.pendingRequestCount).toBe(2);
-    expect(await client.close()).toEqual({ kind: 'local-close', message: 'Closed by the client' });
-    for (const call of calls) await expect(call).rejects.toBeInstanceOf(ConnectionClosedError);
-    expect(client.pendingRequestCount).toBe(0);
-    expect(await serverConnection.closed).toEqual({ kind: 'transport-closed', message: 'The transport closed' });
-    expect(await aborted.promise).toBeInstanceOf(ConnectionClosedError);
-    expect(serverConnection.activeHandlerCount).toBe(0);
-    expect(server.connectionCount).toBe(0);
-    await expect(client.ping()).rejects.toBeInstanceOf(ConnectionClosedError);
-    expect(await client.close()).toMatchObject({ kind: 'local-close' }); // idempotent
+      ]);
+      const { client, server, serverConnection } = await connectPair(definition);
+      const calls = [client.callTool('hang', {}), client.callTool('hang', {})];
+      for (const call of calls) call.catch(() => undefined);
+      await running.promise;
+      const pendingBefore = client.pendingRequestCount;
+      const closeReason = await client.close();
+      return { client, server, serverConnection, calls, pendingBefore, closeReason, abortReason: aborted.promise };
+    }
+
+    it('resolves close() with a local-close reason', async () => {
+      const { closeReason } = await closeWhileCallsRun();
+      expect(closeReason).toEqual({ kind: 'local-close', message: 'Closed by the client' });
+    });
+
+    it('rejects the pending requests with ConnectionClosedError', async () => {
+      const { client, calls, pendingBefore } = await closeWhileCallsRun();
+      expect(pendingBefore).toBe(2);
+      for (const call of calls) await expect(call).rejects.toBeInstanceOf(ConnectionClosedError);
+      expect(client.pendingRequestCount).toBe(0);
+    });
+
+    it('closes the server side as transport-closed', async () => {
+      const { serverConnection } = await closeWhileCallsRun();
+      expect(await serverConnection.closed).toEqual({ kind: 'transport-closed', message: 'The transport closed' });
+    });
+
+    it('aborts the running handlers with ConnectionClosedError', async () => {
+      const { serverConnection, abortReason } = await closeWhileCallsRun();
+      expect(await abortReason).toBeInstanceOf(ConnectionClosedError);
+      await serverConnection.closed;
+      expect(serverConnection.activeHandlerCount).toBe(0);
+    });
+
+    it('is forgotten by the server', async () => {
+      const { server, serverConnection } = await closeWhileCallsRun();
+      await serverConnection.closed;
+      expect(server.connectionCount).toBe(0);
+    });
+
+    it('refuses requests afterwards with ConnectionClosedError', async () => {
+      const { client } = await closeWhileCallsRun();
+      await expect(client.ping()).rejects.toBeInstanceOf(ConnectionClosedError);
+    });
+
+    it('answers a second close() with the same reason kind', async () => {
+      const { client } = await closeWhileCallsRun();
+      expect(await client.close()).toMatchObject({ kind: 'local-close' });
+    });
   });
 
   it('reports a transport failure as the quit reason', async () => {
@@ -475,7 +642,8 @@ describe('closing', () => {
 });
 
 describe('tracing', () => {
-  it('reports lifecycle changes and every message in and out with latency for responses', async () => {
+  /** Every trace event of a client that connects, calls echo once and closes. */
+  async function traceOfOneCall() {
     const [clientSide, serverSide] = createMemoryPair();
     new Server(serverWith([echo])).connect(serverSide);
     const client = new Client({ name: 'c', version: '1' });
@@ -483,7 +651,12 @@ describe('tracing', () => {
     await client.connect(clientSide);
     await client.callTool('echo', { text: 'x' });
     await client.close();
-    const summary = (await events).map((e) =>
+    return { client, events: await events };
+  }
+
+  it('reports lifecycle changes and every message in and out', async () => {
+    const { events } = await traceOfOneCall();
+    const summary = events.map((e) =>
       e.kind === 'lifecycle' ? `${e.from}->${e.to}` : `${e.direction} ${e.kind} ${e.method ?? ''}`.trim(),
     );
     expect(summary).toEqual([
@@ -497,7 +670,11 @@ describe('tracing', () => {
       'ready->closing',
       'closing->closed',
     ]);
-    const result = (await events).find((e) => e.kind === 'result' && e.method === 'tools/call')!;
+  });
+
+  it("gives a response's event its latency and the connection id", async () => {
+    const { client, events } = await traceOfOneCall();
+    const result = events.find((e) => e.kind === 'result' && e.method === 'tools/call')!;
     expect(result.latencyMs).toBeGreaterThanOrEqual(0);
     expect(result.connection).toBe(client.id);
   });
@@ -543,7 +720,7 @@ describe('requests from the peer', () => {
     expect(await peer.next()).toMatchObject({ id: 9, result: { content: [] } });
   });
 
-  it('answers a batch with a batch under 2025-03-26 and refuses batches otherwise', async () => {
+  it('answers a batch with a batch under 2025-03-26', async () => {
     const { peer } = serveRaw();
     await peer.initialize('2025-03-26');
     await peer.send([
@@ -560,7 +737,9 @@ describe('requests from the peer', () => {
     expect(byId[2].result).toEqual({ content: [{ type: 'text', text: 'b' }] });
     expect(byId[3].error.code).toBe(-32601);
     expect(byId[4].error.code).toBe(-32600);
+  });
 
+  it('refuses a batch under a later revision', async () => {
     const modern = serveRaw();
     await modern.peer.initialize('2025-11-25');
     await modern.peer.send([{ jsonrpc: '2.0', id: 1, method: 'ping' }]);
@@ -573,21 +752,29 @@ describe('requests from the peer', () => {
     });
   });
 
-  it('sends nothing back for a batch of notifications, and refuses an empty batch', async () => {
+  it('sends nothing back for a batch of notifications', async () => {
     const { peer } = serveRaw();
     await peer.initialize('2025-03-26');
     await peer.send([{ jsonrpc: '2.0', method: 'notifications/initialized' }]);
+    // The ping's answer is the next message: nothing came back for the batch before it.
+    expect(await peer.request('ping', undefined, 7)).toEqual({ jsonrpc: '2.0', id: 7, result: {} });
+    expect(await peer.drain()).toEqual([]);
+  });
+
+  it('refuses an empty batch', async () => {
+    const { peer } = serveRaw();
+    await peer.initialize('2025-03-26');
     await peer.send([]);
     expect(await peer.next()).toEqual({
       jsonrpc: '2.0',
       error: { code: -32600, message: 'Invalid Request: an empty batch' },
     });
-    expect(await peer.drain()).toEqual([]);
   });
 });
 
 describe('errors from handlers', () => {
-  it('passes an McpError a handler throws (-32042 and RelayedError included) through as a JSON-RPC error, and a PeerError it let escape as a tool error', async () => {
+  /** A raw peer, past the handshake, of a server whose tools throw: gone (McpError), denied (PeerError), relay. */
+  async function peerOfThrowingTools() {
     const { peer } = serveRaw(
       serverWith([
         tool('gone', () => {
@@ -602,19 +789,32 @@ describe('errors from handlers', () => {
       ]),
     );
     await peer.initialize();
+    return peer;
+  }
+
+  it('passes an McpError a handler throws (-32042 included) through as a JSON-RPC error', async () => {
+    const peer = await peerOfThrowingTools();
     expect((await peer.request('tools/call', { name: 'gone' })).error).toEqual({
       code: -32042,
       message: 'needs a browser',
       data: { elicitations: [] },
     });
-    expect((await peer.request('tools/call', { name: 'denied' })).result).toEqual({
-      content: [{ type: 'text', text: 'the client refused to sample' }],
-      isError: true,
-    });
+  });
+
+  it('passes a RelayedError a handler throws through as the JSON-RPC error it relays', async () => {
+    const peer = await peerOfThrowingTools();
     expect((await peer.request('tools/call', { name: 'relay' })).error).toEqual({
       code: -32602,
       message: 'upstream says: bad params',
       data: { field: 'x' },
+    });
+  });
+
+  it('answers a PeerError a handler let escape as a tool error', async () => {
+    const peer = await peerOfThrowingTools();
+    expect((await peer.request('tools/call', { name: 'denied' })).result).toEqual({
+      content: [{ type: 'text', text: 'the client refused to sample' }],
+      isError: true,
     });
   });
 });

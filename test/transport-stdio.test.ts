@@ -1,6 +1,6 @@
 import { PassThrough, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { isAlive } from './helpers/processes';
 import { filter, firstValueFrom, take, timeout, toArray } from 'rxjs';
 import { Client } from '../lib/client/client';
@@ -212,25 +212,47 @@ describe('StdioServerTransport', () => {
     expect((outcome as Error).message).toBe('Reading failed: boom');
   });
 
-  it('redirectConsole sends console.log to stderr while open, and restores it on close', async () => {
-    const output = new PassThrough();
-    const written: string[] = [];
-    output.on('data', (chunk: Buffer) => written.push(chunk.toString()));
-    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-    const original = console.log;
-    const transport = new StdioServerTransport({ input: new PassThrough(), output, redirectConsole: true });
-    try {
+  describe('with redirectConsole', () => {
+    let stderr: MockInstance<typeof process.stderr.write>;
+    let original: typeof console.log;
+    let transport: StdioServerTransport;
+    let written: string[];
+    beforeEach(() => {
+      const output = new PassThrough();
+      written = [];
+      output.on('data', (chunk: Buffer) => written.push(chunk.toString()));
+      stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+      original = console.log;
+      transport = new StdioServerTransport({ input: new PassThrough(), output, redirectConsole: true });
+    });
+    afterEach(async () => {
+      await transport.close();
+      stderr.mockRestore();
+    });
+
+    /** Console output, then one message, while the transport is open. */
+    async function logAndSend() {
       console.log('noise', { n: 1 });
       console.info('more');
       await transport.send({ jsonrpc: '2.0', method: 'm' });
+    }
+
+    it('sends console.log and console.info to stderr while open', async () => {
+      await logAndSend();
       expect(stderr).toHaveBeenCalledWith('noise { n: 1 }\n');
       expect(stderr).toHaveBeenCalledWith('more\n');
-    } finally {
+    });
+
+    it('keeps console output off the output, which carries only messages', async () => {
+      await logAndSend();
       await transport.close();
-      stderr.mockRestore();
-    }
-    expect(console.log).toBe(original);
-    expect(written.join('')).toBe('{"jsonrpc":"2.0","method":"m"}\n');
+      expect(written.join('')).toBe('{"jsonrpc":"2.0","method":"m"}\n');
+    });
+
+    it('restores console.log on close', async () => {
+      await transport.close();
+      expect(console.log).toBe(original);
+    });
   });
 });
 
@@ -257,23 +279,44 @@ describe('StdioClientTransport with real child processes', () => {
     await Promise.all(transports.splice(0).map((transport) => transport.close()));
   });
 
-  it('runs an MCP session against a real server, keeping stdout clean and capturing stderr', async () => {
-    const transport = startServer();
-    const client = new Client({ name: 'stdio-test', version: '1' });
-    await client.connect(transport);
-    const logged = firstValueFrom(
-      transport.stderr$.pipe(
-        filter((line) => line.startsWith('echo called')),
-        timeout(5000),
-      ),
-    );
-    expect(await client.callTool('echo', { n: 1 })).toEqual({ content: [{ type: 'text', text: '{"n":1}' }] });
-    expect(await logged).toBe('echo called with {"n":1}');
-    expect(transport.recentStderr).toContain('stdio fixture server ready');
-    await client.close();
-    const exit = await transport.exited;
-    // Ending stdin is enough: the server exits on EOF, well before SIGTERM.
-    expect(exit).toMatchObject({ kind: 'stopped', code: 0, signal: null });
+  describe('an MCP session against a real server', () => {
+    let session: Awaited<ReturnType<typeof runSession>>;
+    /** One echo call to the fixture server over stdio, then the client closes; one child for the whole block. */
+    async function runSession() {
+      const transport = startServer();
+      const client = new Client({ name: 'stdio-test', version: '1' });
+      await client.connect(transport);
+      const logged = firstValueFrom(
+        transport.stderr$.pipe(
+          filter((line) => line.startsWith('echo called')),
+          timeout(5000),
+        ),
+      );
+      const result = await client.callTool('echo', { n: 1 });
+      const loggedLine = await logged;
+      const recentStderr = [...transport.recentStderr];
+      await client.close();
+      return { result, loggedLine, recentStderr, exit: await transport.exited };
+    }
+    beforeAll(async () => {
+      session = await runSession();
+    });
+
+    it('answers a tool call', () => {
+      expect(session.result).toEqual({ content: [{ type: 'text', text: '{"n":1}' }] });
+    });
+
+    it("streams the server's stderr lines as they come", () => {
+      expect(session.loggedLine).toBe('echo called with {"n":1}');
+    });
+
+    it("keeps the server's recent stderr lines", () => {
+      expect(session.recentStderr).toContain('stdio fixture server ready');
+    });
+
+    it('ends the server by ending its stdin: it exits with code 0, well before SIGTERM', () => {
+      expect(session.exit).toMatchObject({ kind: 'stopped', code: 0, signal: null });
+    });
   });
 
   it('never sees anything but messages on the server stdout, though the server calls console.log', async () => {
@@ -347,12 +390,14 @@ describe('StdioClientTransport with real child processes', () => {
     expect(await transport.exited).toMatchObject({ kind: 'spawn-failed' });
   });
 
-  it('rejects a send, and so Client.connect, with the spawn error when the command does not exist', async () => {
+  it('rejects a send with the spawn error when the command does not exist', async () => {
     const transport = start({ command: 'definitely-not-a-command-7f3a' });
     const sendFailure = await transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' }).catch((e) => e);
     expect(sendFailure).toBeInstanceOf(TransportError);
     expect(sendFailure.message).toMatch(/^Could not start "definitely-not-a-command-7f3a": spawn .*ENOENT/);
+  });
 
+  it('rejects Client.connect with the spawn error when the command does not exist', async () => {
     const connectFailure = await new Client({ name: 'c', version: '1' })
       .connect(start({ command: 'definitely-not-a-command-7f3a' }))
       .catch((e) => e);
