@@ -1,0 +1,220 @@
+/**
+ * Sealing `requestState`, the opaque string a modern (2026-07-28) server hands out with an `input_required`
+ * result and the client echoes, byte for byte, on its retry. The client is not trusted with it: a sealed
+ * state is signed (HMAC-SHA256, not encrypted: the state is readable by whoever holds the token), expires,
+ * and is bound to the request it belongs to, so it cannot be replayed against another tool, other arguments
+ * or another principal.
+ *
+ * A token is six dot-separated fields, all base64url or decimal:
+ *
+ *   rs1 . keyId . expiresAt . bindingTag . state . mac
+ *
+ * - `rs1`: the format version.
+ * - `keyId`: the ring key that sealed it (see key-ring.ts), in clear so any replica sharing the ring picks it.
+ * - `expiresAt`: epoch milliseconds; the token is refused from that instant on.
+ * - `bindingTag`: HMAC of the binding (method, target, canonical arguments, principal), under the same key
+ *   but domain-separated from the `mac`. It is not a hash, so a guessable principal cannot be confirmed
+ *   offline; and the binding itself is not stored: the retried request recomputes it.
+ * - `state`: the state's JSON, UTF-8, base64url.
+ * - `mac`: HMAC of everything before it, as text.
+ *
+ * `open` never throws: every refusal is a reason, and the caller answers the retry with a JSON-RPC error
+ * before any handler runs. Secrets never appear in a token, a reason or an error message.
+ */
+import { canonicalJson } from './canonical-json';
+import { decodeBase64Url, encodeBase64Url } from './base64url';
+import { KEY_ID, type KeyRing } from './key-ring';
+import { DEFAULT_MAX_DEPTH } from '../../jsonrpc/codec';
+
+/** Longest token `open` reads (and `seal` produces), in characters (a token is ASCII, so bytes too). */
+export const DEFAULT_MAX_REQUEST_STATE_LENGTH = 64 * 1024;
+
+/** How long a sealed state is accepted when `seal` is not told: 10 minutes, time for a person to answer. */
+export const DEFAULT_REQUEST_STATE_TTL_MS = 10 * 60 * 1000;
+
+/** What a state belongs to: the retried request must name the same, or the state is refused. */
+export interface RequestStateBinding {
+  /** The request's method: `tools/call`, `prompts/get`, `resources/read`. */
+  readonly method: string;
+  /** The tool or prompt name, or the resource URI. */
+  readonly target: string;
+  /** The request's arguments, compared in canonical JSON (member order does not matter); absent counts as `{}`. */
+  readonly arguments?: unknown;
+  /** Who is asking (an OAuth subject, an API key's owner), when the transport authenticates. */
+  readonly principal?: string;
+}
+
+export interface SealInput {
+  /** Any JSON value; the handler gets it back on the retry. */
+  readonly state: unknown;
+  readonly binding: RequestStateBinding;
+  /** `DEFAULT_REQUEST_STATE_TTL_MS` when not given. */
+  readonly ttlMs?: number;
+  /** Epoch milliseconds to count the TTL from; `Date.now()` when not given. */
+  readonly now?: number;
+}
+
+export interface RequestStateLimits {
+  /** `DEFAULT_MAX_REQUEST_STATE_LENGTH`: longer tokens are refused unread, and `seal` will not make one. */
+  readonly maxTokenLength?: number;
+  /** How deeply the binding's arguments may nest (lib/jsonrpc's `DEFAULT_MAX_DEPTH`). */
+  readonly maxDepth?: number;
+}
+
+export type OpenFailure = 'malformed' | 'unknown-key' | 'bad-signature' | 'expired' | 'binding';
+
+export type OpenResult =
+  { readonly ok: true; readonly state: unknown } | { readonly ok: false; readonly reason: OpenFailure };
+
+const VERSION = 'rs1';
+/** Prefix of the text a binding tag signs. A token's signed text starts `rs1.`, so neither tag can stand in for the other. */
+const BINDING_CONTEXT = 'rs1 binding\n';
+const TAG_BYTES = 32;
+/** Characters of a 32-byte tag in unpadded base64url. */
+const TAG_CHARS = 43;
+const EXPIRY = /^\d{1,16}$/;
+const FIELDS = 6;
+
+const encoder = new TextEncoder();
+const strictDecoder = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Seals `state` for the request `binding` describes, with the ring's current key. Rejects (a programming
+ * error, not hostile input) when the state is not JSON, the arguments nest deeper than `maxDepth`, the TTL is
+ * not a positive number, or the token would exceed `maxTokenLength` (a state `open` would refuse).
+ */
+export async function seal(ring: KeyRing, input: SealInput, limits: RequestStateLimits = {}): Promise<string> {
+  const { state, binding, ttlMs = DEFAULT_REQUEST_STATE_TTL_MS, now = Date.now() } = input;
+  if (!(ttlMs > 0) || !Number.isFinite(ttlMs))
+    throw new RangeError('A requestState TTL must be a positive number of ms');
+  const expiresAt = Math.floor(now + ttlMs);
+  if (!Number.isSafeInteger(expiresAt) || expiresAt < 0)
+    throw new RangeError('A requestState expiry must be a valid time');
+  const stateJson = JSON.stringify(state) as string | undefined;
+  if (stateJson === undefined) throw new TypeError('A requestState must be a JSON value');
+  const boundText = bindingText(binding, limits.maxDepth ?? DEFAULT_MAX_DEPTH);
+  if (boundText === undefined)
+    throw new RangeError('A requestState binding must be JSON no deeper than the depth limit');
+
+  const keyId = ring.currentKeyId;
+  const statePart = encodeBase64Url(encoder.encode(stateJson));
+  const length =
+    VERSION.length + keyId.length + String(expiresAt).length + statePart.length + 2 * TAG_CHARS + FIELDS - 1;
+  const maxLength = limits.maxTokenLength ?? DEFAULT_MAX_REQUEST_STATE_LENGTH;
+  if (length > maxLength) {
+    throw new RangeError(`The sealed requestState would be ${length} characters; the limit is ${maxLength}`);
+  }
+
+  const key = await ring.cryptoKey(keyId)!;
+  const bindingTag = await sign(key, BINDING_CONTEXT + boundText);
+  const signed = `${VERSION}.${keyId}.${expiresAt}.${bindingTag}.${statePart}`;
+  return `${signed}.${await sign(key, signed)}`;
+}
+
+/**
+ * The state sealed in `token`, if the token is well formed, sealed by a key of `ring`, untouched, not expired
+ * at `now`, and bound to the same request as `binding`; otherwise the first reason it fails, in that order.
+ * Tokens over `maxTokenLength` are refused before any parsing. Never throws; the signature checks are
+ * WebCrypto `verify` calls, which compare in constant time.
+ */
+export async function open(
+  ring: KeyRing,
+  token: unknown,
+  binding: RequestStateBinding,
+  now: number = Date.now(),
+  limits: RequestStateLimits = {},
+): Promise<OpenResult> {
+  if (typeof token !== 'string' || token.length > (limits.maxTokenLength ?? DEFAULT_MAX_REQUEST_STATE_LENGTH)) {
+    return refused('malformed');
+  }
+  const fields = parseToken(token);
+  if (fields === undefined) return refused('malformed');
+  const keyPromise = ring.cryptoKey(fields.keyId);
+  if (keyPromise === undefined) return refused('unknown-key');
+
+  const boundText = bindingText(binding, limits.maxDepth ?? DEFAULT_MAX_DEPTH);
+  let untouched: boolean;
+  let bound: boolean;
+  try {
+    const key = await keyPromise;
+    [untouched, bound] = await Promise.all([
+      verify(key, fields.mac, fields.signed),
+      boundText === undefined ? false : verify(key, fields.bindingTag, BINDING_CONTEXT + boundText),
+    ]);
+  } catch {
+    return refused('bad-signature');
+  }
+  if (!untouched) return refused('bad-signature');
+  if (!(now < fields.expiresAt)) return refused('expired');
+  if (!bound) return refused('binding');
+  const state = decodeState(fields.statePart);
+  return state === undefined ? refused('malformed') : { ok: true, state: state.value };
+}
+
+interface TokenFields {
+  readonly keyId: string;
+  readonly expiresAt: number;
+  readonly bindingTag: Uint8Array<ArrayBuffer>;
+  readonly statePart: string;
+  readonly mac: Uint8Array<ArrayBuffer>;
+  /** The text the mac signs: everything before the last dot. */
+  readonly signed: string;
+}
+
+/** The fields of a token, checked for shape only; undefined when any is missing or out of form. */
+function parseToken(token: string): TokenFields | undefined {
+  // The limit stops a string of dots from being split into thousands of pieces.
+  const parts = token.split('.', FIELDS + 1);
+  if (parts.length !== FIELDS) return undefined;
+  const [version, keyId, expiry, bindingPart, statePart, macPart] = parts as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
+  if (version !== VERSION || !KEY_ID.test(keyId) || !EXPIRY.test(expiry)) return undefined;
+  const bindingTag = decodeBase64Url(bindingPart);
+  const mac = decodeBase64Url(macPart);
+  if (bindingTag?.length !== TAG_BYTES || mac?.length !== TAG_BYTES) return undefined;
+  return {
+    keyId,
+    expiresAt: Number(expiry),
+    bindingTag,
+    statePart,
+    mac,
+    signed: token.slice(0, token.length - macPart.length - 1),
+  };
+}
+
+/** The binding as the text its tag signs, or undefined when it is not a binding JSON can carry. */
+function bindingText(binding: RequestStateBinding, maxDepth: number): string | undefined {
+  if (typeof binding !== 'object' || binding === null) return undefined;
+  const { method, target, arguments: args = {}, principal = null } = binding;
+  // The binding object adds one level above the arguments.
+  return canonicalJson({ method, target, arguments: args, principal }, maxDepth + 1);
+}
+
+/** The state a verified token carries, boxed so that a JSON `null` state is told apart from a failure. */
+function decodeState(statePart: string): { value: unknown } | undefined {
+  const bytes = decodeBase64Url(statePart);
+  if (bytes === undefined) return undefined;
+  try {
+    return { value: JSON.parse(strictDecoder.decode(bytes)) };
+  } catch {
+    return undefined;
+  }
+}
+
+async function sign(key: CryptoKey, text: string): Promise<string> {
+  return encodeBase64Url(new Uint8Array(await globalThis.crypto.subtle.sign('HMAC', key, encoder.encode(text))));
+}
+
+function verify(key: CryptoKey, tag: Uint8Array<ArrayBuffer>, text: string): Promise<boolean> {
+  return globalThis.crypto.subtle.verify('HMAC', key, tag, encoder.encode(text));
+}
+
+function refused(reason: OpenFailure): OpenResult {
+  return { ok: false, reason };
+}
