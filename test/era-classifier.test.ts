@@ -2,8 +2,7 @@
  * The era classifier (lib/protocol/era.ts): every rung of the rejection ladder, what stays legacy, what is
  * served modern, and the error responses a rejection becomes, checked against the 2026-07-28 schema.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -59,18 +58,9 @@ const stdio = (body: unknown): InboundMessage => ({ body });
 const base64 = (text: string) => `=?base64?${Buffer.from(text, 'utf8').toString('base64')}?=`;
 
 // ---------------------------------------------------------------------------------------------------------
-// The 2026-07-28 schema. Until test/schemas holds a copy, it is read from the shared spec folder above the
-// checkout (../shared/spec/schemas, as the other revisions' copies were made).
-
+// The official 2026-07-28 schema (test/schemas holds a copy of each revision's).
 function schema2026(): any {
-  const name = 'schema-2026-07-28.json';
-  const local = fileURLToPath(new URL(`./schemas/${name}`, import.meta.url));
-  if (existsSync(local)) return JSON.parse(readFileSync(local, 'utf8'));
-  for (let dir = dirname(local); dirname(dir) !== dir; dir = dirname(dir)) {
-    const shared = join(dir, 'shared', 'spec', 'schemas', name);
-    if (existsSync(shared)) return JSON.parse(readFileSync(shared, 'utf8'));
-  }
-  throw new Error(`${name} is neither in test/schemas nor in a shared/spec/schemas folder above the checkout`);
+  return JSON.parse(readFileSync(fileURLToPath(new URL('./schemas/schema-2026-07-28.json', import.meta.url)), 'utf8'));
 }
 
 const ajv = createAjv('2025-11-25');
