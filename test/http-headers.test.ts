@@ -96,9 +96,7 @@ describe('encodeHeaderValue', () => {
   });
 
   it('never produces a value that is unsafe in a header (no CR, LF, control or non-ASCII characters)', () => {
-    fc.assert(
-      fc.property(fc.string({ unit: 'binary' }), (value) => HEADER_SAFE.test(encodeHeaderValue(value))),
-    );
+    fc.assert(fc.property(fc.string({ unit: 'binary' }), (value) => HEADER_SAFE.test(encodeHeaderValue(value))));
   });
 
   it('encodes a value of several megabytes without throwing', () => {
@@ -174,7 +172,10 @@ describe('decodeHeaderValue', () => {
   it('never throws on arbitrary header text', () => {
     fc.assert(
       fc.property(
-        fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary' }).map((s) => `=?base64?${s}?=`)),
+        fc.oneof(
+          fc.string({ unit: 'binary' }),
+          fc.string({ unit: 'binary' }).map((s) => `=?base64?${s}?=`),
+        ),
         (text) => {
           decodeHeaderValue(text);
         },
@@ -192,8 +193,16 @@ describe('standardHeaders', () => {
     ['tools/list', { method: 'tools/list', params: {} }, { 'Mcp-Method': 'tools/list' }],
     ['resources/list', { method: 'resources/list' }, { 'Mcp-Method': 'resources/list' }],
     ['prompts/list', { method: 'prompts/list' }, { 'Mcp-Method': 'prompts/list' }],
-    ['tools/call', { method: 'tools/call', params: { name: 'get_weather' } }, { 'Mcp-Method': 'tools/call', 'Mcp-Name': 'get_weather' }],
-    ['prompts/get', { method: 'prompts/get', params: { name: 'greet' } }, { 'Mcp-Method': 'prompts/get', 'Mcp-Name': 'greet' }],
+    [
+      'tools/call',
+      { method: 'tools/call', params: { name: 'get_weather' } },
+      { 'Mcp-Method': 'tools/call', 'Mcp-Name': 'get_weather' },
+    ],
+    [
+      'prompts/get',
+      { method: 'prompts/get', params: { name: 'greet' } },
+      { 'Mcp-Method': 'prompts/get', 'Mcp-Name': 'greet' },
+    ],
     [
       'resources/read',
       { method: 'resources/read', params: { uri: 'file:///projects/myapp/config.json' } },
@@ -227,7 +236,11 @@ describe('checkStandardHeaders', () => {
     ['matching headers', call, { 'mcp-method': 'tools/call', 'mcp-name': 'get_weather' }],
     ['header names in any case (sep-2243-header-name-case-insensitive)', list, { 'MCP-METHOD': 'tools/list' }],
     ['a Fetch Headers object', call, new Headers({ 'Mcp-Method': 'tools/call', 'Mcp-Name': 'get_weather' })],
-    ['whitespace around a value (sep-2243-server-accepts-whitespace-header-value)', call, { 'mcp-method': 'tools/call', 'mcp-name': '  get_weather  ' }],
+    [
+      'whitespace around a value (sep-2243-server-accepts-whitespace-header-value)',
+      call,
+      { 'mcp-method': 'tools/call', 'mcp-name': '  get_weather  ' },
+    ],
     ['an encoded Mcp-Name', call, { 'mcp-method': 'tools/call', 'mcp-name': '=?base64?Z2V0X3dlYXRoZXI=?=' }],
     ['no Mcp-Name on a method without a target', list, { 'mcp-method': 'tools/list' }],
   ])('accepts %s', (_case, message, headers) => {
@@ -238,7 +251,11 @@ describe('checkStandardHeaders', () => {
     ['an Mcp-Method for another method', list, { 'mcp-method': 'prompts/list' }],
     ['a missing Mcp-Method', list, {}],
     ['an Mcp-Method in another case (values are case-sensitive)', list, { 'mcp-method': 'TOOLS/LIST' }],
-    ['an Mcp-Method in Base64 form (only Mcp-Name and Mcp-Param-* use it)', list, { 'mcp-method': '=?base64?dG9vbHMvbGlzdA==?=' }],
+    [
+      'an Mcp-Method in Base64 form (only Mcp-Name and Mcp-Param-* use it)',
+      list,
+      { 'mcp-method': '=?base64?dG9vbHMvbGlzdA==?=' },
+    ],
     ['an Mcp-Name for another tool', call, { 'mcp-method': 'tools/call', 'mcp-name': 'wrong_tool_name' }],
     ['a missing Mcp-Name on tools/call', call, { 'mcp-method': 'tools/call' }],
     ['a malformed Base64 Mcp-Name', call, { 'mcp-method': 'tools/call', 'mcp-name': '=?base64?Z2V0X3dlYXRoZXI?=' }],
@@ -280,7 +297,10 @@ describe('mcpHeaderParams', () => {
   });
 
   it('finds nothing in a schema without annotations', () => {
-    expect(mcpHeaderParams({ inputSchema: { type: 'object', properties: { a: { type: 'string' } } } })).toEqual({ ok: true, params: [] });
+    expect(mcpHeaderParams({ inputSchema: { type: 'object', properties: { a: { type: 'string' } } } })).toEqual({
+      ok: true,
+      params: [],
+    });
   });
 
   it('finds nothing in a tool without an input schema', () => {
@@ -302,11 +322,17 @@ describe('mcpHeaderParams', () => {
     expect(mcpHeaderParams(tool)).toEqual({ ok: true, params: [] });
   });
 
-  it.each(['const', 'default', 'enum', 'examples', 'x-vendor'])('does not read data under %s as an annotation', (keyword) => {
-    const data = { 'x-mcp-header': 'Not An Annotation' };
-    const tool = toolWith({ type: 'object', [keyword]: keyword === 'enum' || keyword === 'examples' ? [data] : data });
-    expect(mcpHeaderParams(tool)).toEqual({ ok: true, params: [] });
-  });
+  it.each(['const', 'default', 'enum', 'examples', 'x-vendor'])(
+    'does not read data under %s as an annotation',
+    (keyword) => {
+      const data = { 'x-mcp-header': 'Not An Annotation' };
+      const tool = toolWith({
+        type: 'object',
+        [keyword]: keyword === 'enum' || keyword === 'examples' ? [data] : data,
+      });
+      expect(mcpHeaderParams(tool)).toEqual({ ok: true, params: [] });
+    },
+  );
 
   it.each<[string, { inputSchema: unknown }]>([
     ['an empty name (sep-2243-x-mcp-header-not-empty)', toolWith({ type: 'string', 'x-mcp-header': '' })],
@@ -323,11 +349,27 @@ describe('mcpHeaderParams', () => {
     ['a type list with a non-primitive', toolWith({ type: ['string', 'object'], 'x-mcp-header': 'Value' })],
     [
       'a duplicate name in the same case',
-      { inputSchema: { type: 'object', properties: { a: { type: 'string', 'x-mcp-header': 'Region' }, b: { type: 'string', 'x-mcp-header': 'Region' } } } },
+      {
+        inputSchema: {
+          type: 'object',
+          properties: {
+            a: { type: 'string', 'x-mcp-header': 'Region' },
+            b: { type: 'string', 'x-mcp-header': 'Region' },
+          },
+        },
+      },
     ],
     [
       'a duplicate name in another case',
-      { inputSchema: { type: 'object', properties: { a: { type: 'string', 'x-mcp-header': 'MyField' }, b: { type: 'string', 'x-mcp-header': 'myfield' } } } },
+      {
+        inputSchema: {
+          type: 'object',
+          properties: {
+            a: { type: 'string', 'x-mcp-header': 'MyField' },
+            b: { type: 'string', 'x-mcp-header': 'myfield' },
+          },
+        },
+      },
     ],
     ['an annotation on the root', { inputSchema: { type: 'object', 'x-mcp-header': 'Root' } }],
   ])('rejects %s', (_case, tool) => {
@@ -377,9 +419,21 @@ describe('paramHeaders', () => {
     inputSchema: {
       type: 'object',
       properties: Object.fromEntries(
-        ['Region', 'Priority', 'Verbose', 'Debug', 'EmptyVal', 'Method', 'FloatVal', 'NonAscii', 'Whitespace', 'InternalSpace', 'ControlChar', 'CrLf', 'Tab'].map(
-          (name) => [name.toLowerCase(), { type: 'string', 'x-mcp-header': name }],
-        ),
+        [
+          'Region',
+          'Priority',
+          'Verbose',
+          'Debug',
+          'EmptyVal',
+          'Method',
+          'FloatVal',
+          'NonAscii',
+          'Whitespace',
+          'InternalSpace',
+          'ControlChar',
+          'CrLf',
+          'Tab',
+        ].map((name) => [name.toLowerCase(), { type: 'string', 'x-mcp-header': name }]),
       ),
     },
   };
@@ -433,7 +487,12 @@ describe('paramHeaders', () => {
   });
 
   it('reads a nested parameter at its exact property path', () => {
-    const tool = { inputSchema: { type: 'object', properties: { target: { type: 'object', properties: { zone: { type: 'string', 'x-mcp-header': 'Zone' } } } } } };
+    const tool = {
+      inputSchema: {
+        type: 'object',
+        properties: { target: { type: 'object', properties: { zone: { type: 'string', 'x-mcp-header': 'Zone' } } } },
+      },
+    };
     expect(paramHeaders(tool, { target: { zone: 'eu-1' }, zone: 'decoy' })).toEqual({ 'Mcp-Param-Zone': 'eu-1' });
   });
 
@@ -451,7 +510,11 @@ describe('checkParamHeaders', () => {
 
   it.each<[string, Record<string, unknown>, HeaderSource]>([
     ['a plain value equal to the body', { region: 'us-west1' }, { 'mcp-param-region': 'us-west1' }],
-    ['a Base64 value equal to the body (sep-2243-server-decode-base64)', { region: 'Hello' }, { 'mcp-param-region': '=?base64?SGVsbG8=?=' }],
+    [
+      'a Base64 value equal to the body (sep-2243-server-decode-base64)',
+      { region: 'Hello' },
+      { 'mcp-param-region': '=?base64?SGVsbG8=?=' },
+    ],
     [
       'a value lacking the suffix, equal to the body as a literal (sep-2243-server-validate-param-match)',
       { region: '=?base64?SGVsbG8=' },
@@ -470,10 +533,18 @@ describe('checkParamHeaders', () => {
   });
 
   it.each<[string, Record<string, unknown>, HeaderSource]>([
-    ['a missing header while the body has the value (sep-2243-server-reject-param-mismatch)', { region: 'us-west1' }, {}],
+    [
+      'a missing header while the body has the value (sep-2243-server-reject-param-mismatch)',
+      { region: 'us-west1' },
+      {},
+    ],
     ['a different value', { region: 'us-west1' }, { 'mcp-param-region': 'us-east1' }],
     ['a value in another case (values are case-sensitive)', { region: 'us-west1' }, { 'mcp-param-region': 'US-WEST1' }],
-    ['missing Base64 padding (sep-2243-server-reject-invalid-param-chars)', { region: 'Hello' }, { 'mcp-param-region': '=?base64?SGVsbG8?=' }],
+    [
+      'missing Base64 padding (sep-2243-server-reject-invalid-param-chars)',
+      { region: 'Hello' },
+      { 'mcp-param-region': '=?base64?SGVsbG8?=' },
+    ],
     ['a character outside the Base64 alphabet', { region: 'Hello' }, { 'mcp-param-region': '=?base64?SGV$bG8=?=' }],
     ['a control character in a plain value', { region: 'a\u0001b' }, { 'mcp-param-region': 'a\u0001b' }],
     ['a header for a null value', { region: null }, { 'mcp-param-region': 'us-west1' }],
@@ -515,7 +586,11 @@ describe('checkParamHeaders', () => {
   });
 
   it('refuses a huge mismatching value without throwing and with a bounded message', () => {
-    const verdict = checkParamHeaders(executeSql, { region: 'é'.repeat(1_000_000) }, { 'mcp-param-region': `=?base64?${'QUFB'.repeat(500_000)}?=` });
+    const verdict = checkParamHeaders(
+      executeSql,
+      { region: 'é'.repeat(1_000_000) },
+      { 'mcp-param-region': `=?base64?${'QUFB'.repeat(500_000)}?=` },
+    );
     expect(verdict.ok ? '' : verdict.message.length).toBeLessThan(400);
   });
 });

@@ -44,12 +44,10 @@ interface ToolLike {
  * lower-case first, then case-insensitively; a repeated header's values are joined with `, ` as Node does).
  */
 export type HeaderSource =
-  | { get(name: string): string | null }
-  | Readonly<Record<string, string | readonly string[] | undefined>>;
+  { get(name: string): string | null } | Readonly<Record<string, string | readonly string[] | undefined>>;
 
 export type HeaderVerdict =
-  | { readonly ok: true }
-  | { readonly ok: false; readonly code: typeof HEADER_MISMATCH; readonly message: string };
+  { readonly ok: true } | { readonly ok: false; readonly code: typeof HEADER_MISMATCH; readonly message: string };
 
 const HEADERS_AGREE: HeaderVerdict = Object.freeze({ ok: true });
 
@@ -82,10 +80,13 @@ function nameOf(message: RequestLike): string | undefined {
  */
 export function checkStandardHeaders(message: RequestLike, headers: HeaderSource): HeaderVerdict {
   const method = readHeader(headers, 'mcp-method');
-  if (method === undefined) return mismatch(`missing ${MCP_METHOD_HEADER} header (the body's method is ${quote(message.method)})`);
+  if (method === undefined)
+    return mismatch(`missing ${MCP_METHOD_HEADER} header (the body's method is ${quote(message.method)})`);
   // Only Mcp-Name and Mcp-Param-* may use the Base64 form; a method name is compared as sent.
   if (trimOptionalWhitespace(method) !== message.method) {
-    return mismatch(`${MCP_METHOD_HEADER} header value ${quote(method)} does not match body value ${quote(message.method)}`);
+    return mismatch(
+      `${MCP_METHOD_HEADER} header value ${quote(method)} does not match body value ${quote(message.method)}`,
+    );
   }
   const name = nameOf(message);
   if (name === undefined) return HEADERS_AGREE;
@@ -107,8 +108,7 @@ export interface ParamHeader {
 }
 
 export type ParamHeaderPlan =
-  | { readonly ok: true; readonly params: readonly ParamHeader[] }
-  | { readonly ok: false; readonly problem: string };
+  { readonly ok: true; readonly params: readonly ParamHeader[] } | { readonly ok: false; readonly problem: string };
 
 /** RFC 9110 §5.6.2 `token` (1*tchar): excludes empty names, spaces, control characters, delimiters, non-ASCII. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -123,8 +123,18 @@ const PRIMITIVE_TYPES: ReadonlySet<string> = new Set(['string', 'integer', 'bool
 /** Subschema keywords whose members are never statically reachable (everything but `properties`). */
 const SCHEMA_MAP_KEYWORDS = ['patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependencies'];
 const SCHEMA_KEYWORDS = [
-  'additionalProperties', 'unevaluatedProperties', 'propertyNames', 'items', 'additionalItems',
-  'unevaluatedItems', 'contains', 'not', 'if', 'then', 'else', 'contentSchema',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'propertyNames',
+  'items',
+  'additionalItems',
+  'unevaluatedItems',
+  'contains',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contentSchema',
 ];
 const SCHEMA_LIST_KEYWORDS = ['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items'];
 
@@ -164,7 +174,8 @@ export function mcpHeaderParams(tool: ToolLike): ParamHeaderPlan {
   const pending: PendingNode[] = [{ node: tool.inputSchema, at: ROOT }];
   let walked = 0;
   for (let item = pending.pop(); item !== undefined; item = pending.pop()) {
-    if (++walked > MAX_SCHEMA_NODES) return { ok: false, problem: `inputSchema is larger than ${MAX_SCHEMA_NODES} schema nodes` };
+    if (++walked > MAX_SCHEMA_NODES)
+      return { ok: false, problem: `inputSchema is larger than ${MAX_SCHEMA_NODES} schema nodes` };
     const { node, at } = item;
     if (!isPlainObject(node)) continue;
     if (Object.hasOwn(node, X_MCP_HEADER)) {
@@ -181,16 +192,23 @@ export function mcpHeaderParams(tool: ToolLike): ParamHeaderPlan {
   return { ok: true, params };
 }
 
-function annotationProblem(node: Record<string, unknown>, path: readonly string[] | undefined, seen: Set<string>): string | undefined {
+function annotationProblem(
+  node: Record<string, unknown>,
+  path: readonly string[] | undefined,
+  seen: Set<string>,
+): string | undefined {
   const name = node[X_MCP_HEADER];
   const where = path && path.length > 0 ? `property ${quote(path.join('.'))}` : 'the schema root';
   if (typeof name !== 'string') return `${X_MCP_HEADER} on ${where} is not a string`;
   if (name === '') return `${X_MCP_HEADER} on ${where} is empty`;
   if (!TOKEN.test(name)) return `${X_MCP_HEADER} ${quote(name)} on ${where} is not an HTTP token (RFC 9110 tchar only)`;
-  if (path === undefined) return `${X_MCP_HEADER} ${quote(name)} is not reachable from the root through properties alone`;
+  if (path === undefined)
+    return `${X_MCP_HEADER} ${quote(name)} is not reachable from the root through properties alone`;
   if (path.length === 0) return `${X_MCP_HEADER} ${quote(name)} is on the schema root, not on a parameter`;
-  if (seen.has(name.toLowerCase())) return `${X_MCP_HEADER} ${quote(name)} on ${where} repeats another annotation (names are case-insensitive)`;
-  if (!isPrimitiveType(node.type)) return `${X_MCP_HEADER} ${quote(name)} is on ${where} of type ${excerpt(node.type ?? 'unspecified', 60)}, not integer, string or boolean`;
+  if (seen.has(name.toLowerCase()))
+    return `${X_MCP_HEADER} ${quote(name)} on ${where} repeats another annotation (names are case-insensitive)`;
+  if (!isPrimitiveType(node.type))
+    return `${X_MCP_HEADER} ${quote(name)} is on ${where} of type ${excerpt(node.type ?? 'unspecified', 60)}, not integer, string or boolean`;
   return undefined;
 }
 
@@ -290,8 +308,10 @@ function checkParam(param: ParamHeader, value: unknown, sent: string | undefined
 
 function compareText(header: string, sent: string, expected: string): HeaderVerdict {
   const decoded = decodeHeaderValue(sent);
-  if (decoded === undefined) return mismatch(`${header} header value ${quote(sent)} has invalid characters or a malformed =?base64?…?= form`);
-  if (decoded !== expected) return mismatch(`${header} header value ${quote(decoded)} does not match body value ${quote(expected)}`);
+  if (decoded === undefined)
+    return mismatch(`${header} header value ${quote(sent)} has invalid characters or a malformed =?base64?…?= form`);
+  if (decoded !== expected)
+    return mismatch(`${header} header value ${quote(decoded)} does not match body value ${quote(expected)}`);
   return HEADERS_AGREE;
 }
 
@@ -300,7 +320,8 @@ const NUMBER_TEXT = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
 function compareNumber(header: string, sent: string, expected: number): HeaderVerdict {
   const decoded = decodeHeaderValue(sent);
-  if (decoded === undefined) return mismatch(`${header} header value ${quote(sent)} has invalid characters or a malformed =?base64?…?= form`);
+  if (decoded === undefined)
+    return mismatch(`${header} header value ${quote(sent)} has invalid characters or a malformed =?base64?…?= form`);
   if (!NUMBER_TEXT.test(decoded) || Number(decoded) !== expected) {
     return mismatch(`${header} header value ${quote(decoded)} does not match body value ${expected}`);
   }
@@ -336,7 +357,8 @@ function headerTextOf(value: unknown): string | undefined {
 // ---- helpers --------------------------------------------------------------------------------------------
 
 function readHeader(headers: HeaderSource, lowerName: string): string | undefined {
-  if (typeof headers.get === 'function') return (headers as { get(name: string): string | null }).get(lowerName) ?? undefined;
+  if (typeof headers.get === 'function')
+    return (headers as { get(name: string): string | null }).get(lowerName) ?? undefined;
   const record = headers as Readonly<Record<string, string | readonly string[] | undefined>>;
   let value = Object.hasOwn(record, lowerName) ? record[lowerName] : undefined;
   if (value === undefined) {
