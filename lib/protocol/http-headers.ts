@@ -296,11 +296,12 @@ export function checkParamHeaders(tool: ToolLike, args: unknown, headers: Header
 }
 
 function checkParam(param: ParamHeader, value: unknown, sent: string | undefined): HeaderVerdict {
-  const argument = `arguments.${param.path.join('.')}`;
   if (value === undefined || value === null) {
-    return sent === undefined ? HEADERS_AGREE : mismatch(`${param.header} header sent but ${argument} has no value`);
+    return sent === undefined
+      ? HEADERS_AGREE
+      : mismatch(`${param.header} header sent but ${argumentName(param)} has no value`);
   }
-  if (sent === undefined) return mismatch(`missing ${param.header} header (${argument} has a value)`);
+  if (sent === undefined) return mismatch(`missing ${param.header} header (${argumentName(param)} has a value)`);
   if (typeof value === 'number') return compareNumber(param.header, sent, value);
   const expected = headerTextOf(value);
   return expected === undefined ? HEADERS_AGREE : compareText(param.header, sent, expected);
@@ -326,6 +327,10 @@ function compareNumber(header: string, sent: string, expected: number): HeaderVe
     return mismatch(`${header} header value ${quote(decoded)} does not match body value ${expected}`);
   }
   return HEADERS_AGREE;
+}
+
+function argumentName(param: ParamHeader): string {
+  return `arguments.${param.path.join('.')}`;
 }
 
 /** The value at `path` in the arguments, through own members of plain objects only. */
