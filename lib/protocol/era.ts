@@ -37,6 +37,7 @@ import type {
 } from '../jsonrpc/types';
 import { claimOf, isEnvelopeIssue, metaOf, readRequestEnvelope, type RequestEnvelope } from './envelope';
 import { decodeHeaderValue, readHeader, type HeaderSource } from './header-value';
+import { NAME_SOURCES } from './http-headers';
 import {
   FIRST_MODERN_PROTOCOL_VERSION,
   META,
@@ -153,13 +154,6 @@ interface MirrorRule {
   /** The body value the header must equal; undefined when this message has none (the header is then not checked). */
   readonly bodyValue: (message: Record<string, unknown>) => string | undefined;
 }
-
-/** Which param `Mcp-Name` mirrors, per method. */
-const NAME_SOURCES: ReadonlyMap<string, 'name' | 'uri'> = new Map([
-  ['tools/call', 'name'],
-  ['prompts/get', 'name'],
-  ['resources/read', 'uri'],
-]);
 
 function nameOf(message: Record<string, unknown>): string | undefined {
   const source = NAME_SOURCES.get(message.method as string);
