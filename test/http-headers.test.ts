@@ -7,9 +7,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { ErrorCode } from '../lib/jsonrpc/errors';
 import { decodeHeaderValue, encodeHeaderValue } from '../lib/protocol/header-value';
 import {
-  HEADER_MISMATCH,
   MAX_SCHEMA_NODES,
   checkParamHeaders,
   checkStandardHeaders,
@@ -260,7 +260,7 @@ describe('checkStandardHeaders', () => {
     ['a missing Mcp-Name on tools/call', call, { 'mcp-method': 'tools/call' }],
     ['a malformed Base64 Mcp-Name', call, { 'mcp-method': 'tools/call', 'mcp-name': '=?base64?Z2V0X3dlYXRoZXI?=' }],
   ])('refuses %s with -32020', (_case, message, headers) => {
-    expect(checkStandardHeaders(message, headers)).toMatchObject({ ok: false, code: HEADER_MISMATCH });
+    expect(checkStandardHeaders(message, headers)).toMatchObject({ ok: false, code: ErrorCode.HeaderMismatch });
   });
 
   it('names the header and both values in the message', () => {
@@ -554,7 +554,7 @@ describe('checkParamHeaders', () => {
     ['an empty header for zero', { priority: 0 }, { 'mcp-param-priority': '' }],
     ['a capitalised boolean', { verbose: true }, { 'mcp-param-verbose': 'True' }],
   ])('refuses %s with -32020', (_case, args, headers) => {
-    expect(checkParamHeaders(typed, args, headers)).toMatchObject({ ok: false, code: HEADER_MISMATCH });
+    expect(checkParamHeaders(typed, args, headers)).toMatchObject({ ok: false, code: ErrorCode.HeaderMismatch });
   });
 
   it('names the missing header in the message', () => {

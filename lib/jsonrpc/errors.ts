@@ -18,6 +18,12 @@ export const ErrorCode = {
   RequestTimeout: -32001,
   ResourceNotFound: -32002,
   UrlElicitationRequired: -32042,
+  /** 2026-07-28: an HTTP header disagrees with the body, or a required one is missing or malformed (HTTP 400). */
+  HeaderMismatch: -32020,
+  /** 2026-07-28: serving the request needs a client capability its envelope did not declare (HTTP 400). */
+  MissingRequiredClientCapability: -32021,
+  /** 2026-07-28: the envelope names a revision we do not serve; `data` is `{ supported, requested }` (HTTP 400). */
+  UnsupportedProtocolVersion: -32022,
 } as const;
 
 /** A JSON-RPC error, received from the peer or raised by a handler to be sent to it. */

@@ -23,7 +23,7 @@
  * support before the rest of the envelope (an unknown revision's envelope rules are unknown).
  *
  * Left to later stages: `Mcp-Param-*` headers (need the tool's `x-mcp-header` declarations) and -32021 (needs
- * to know what a call requires); both use `decodeHeaderValue` and `ModernErrorCode` from here.
+ * to know what a call requires); both use `decodeHeaderValue` and the 2026-07-28 codes of `ErrorCode`.
  */
 import { classifyMessage, describeInvalid, isRequestId } from '../jsonrpc/classify';
 import { ErrorCode } from '../jsonrpc/errors';
@@ -43,7 +43,6 @@ import {
   META,
   MODERN_CLIENT_REQUESTS,
   MODERN_PROTOCOL_VERSIONS,
-  ModernErrorCode,
   namesModernRevision,
   REMOVED_METHODS,
 } from './modern';
@@ -78,7 +77,8 @@ export const DEFAULT_ERA_POLICY: EraPolicy = Object.freeze({
  * Why a message went to the legacy path. On stdio only `initialize` and `no-claim` (a request) say which
  * era the peer speaks; notifications, responses, batches and invalid messages follow the connection's era.
  */
-export type LegacyReason = 'http-method' | 'initialize' | 'no-claim' | 'notification' | 'response' | 'batch' | 'invalid';
+export type LegacyReason =
+  'http-method' | 'initialize' | 'no-claim' | 'notification' | 'response' | 'batch' | 'invalid';
 
 export interface LegacyVerdict {
   readonly era: 'legacy';
@@ -270,7 +270,7 @@ function modernRungs(
 ): EraVerdict {
   if (!policy.supportedVersions.includes(version)) {
     const error = {
-      code: ModernErrorCode.UnsupportedProtocolVersion,
+      code: ErrorCode.UnsupportedProtocolVersion,
       message: `Unsupported protocol version ${excerpt(version)}: this server serves ${policy.supportedVersions.join(', ')}`,
       data: { supported: [...policy.supportedVersions], requested: version },
     };
@@ -362,6 +362,6 @@ function headerRejection(
       : problem === 'malformed'
         ? `the ${header} header's encoded value is malformed`
         : `the ${header} header ${excerpt(value)} does not match the body's ${excerpt(expected)}`;
-  const error = { code: ModernErrorCode.HeaderMismatch, message: `Header mismatch: ${text}`, data: { header, problem } };
+  const error = { code: ErrorCode.HeaderMismatch, message: `Header mismatch: ${text}`, data: { header, problem } };
   return reject(400, error, readableId(message), isRequestLike(message));
 }

@@ -9,6 +9,7 @@
  * `checkParamHeaders`) and answers a disagreement with HTTP 400 and `HeaderMismatch` (-32020).
  * Pure functions over plain values: no transport, no Node imports.
  */
+import { ErrorCode } from '../jsonrpc/errors';
 import { excerpt } from '../jsonrpc/excerpt';
 import {
   decodeHeaderValue,
@@ -21,7 +22,6 @@ import {
 export { decodeHeaderValue, encodeHeaderValue, type HeaderSource } from './header-value';
 
 /** `HeaderMismatch`: a header disagrees with the body, or a required one is missing or malformed. */
-export const HEADER_MISMATCH = -32020;
 
 export const MCP_METHOD_HEADER = 'Mcp-Method';
 export const MCP_NAME_HEADER = 'Mcp-Name';
@@ -46,12 +46,13 @@ interface ToolLike {
 }
 
 export type HeaderVerdict =
-  { readonly ok: true } | { readonly ok: false; readonly code: typeof HEADER_MISMATCH; readonly message: string };
+  | { readonly ok: true }
+  | { readonly ok: false; readonly code: typeof ErrorCode.HeaderMismatch; readonly message: string };
 
 const HEADERS_AGREE: HeaderVerdict = Object.freeze({ ok: true });
 
 function mismatch(message: string): HeaderVerdict {
-  return { ok: false, code: HEADER_MISMATCH, message: `Header mismatch: ${message}` };
+  return { ok: false, code: ErrorCode.HeaderMismatch, message: `Header mismatch: ${message}` };
 }
 
 // ---- standard headers ---------------------------------------------------------------------------------

@@ -25,16 +25,6 @@ export const META = {
   subscriptionId: 'io.modelcontextprotocol/subscriptionId',
 } as const;
 
-/** Error codes 2026-07-28 defines (-32020…-32099 are reserved for MCP). */
-export const ModernErrorCode = {
-  /** An HTTP header disagrees with the body, or a required header is missing or malformed (HTTP 400). */
-  HeaderMismatch: -32020,
-  /** Serving the request needs a client capability the request's envelope did not declare (HTTP 400). */
-  MissingRequiredClientCapability: -32021,
-  /** The envelope names a revision we do not serve; `data` is `{ supported, requested }` (HTTP 400). */
-  UnsupportedProtocolVersion: -32022,
-} as const;
-
 const DATE_NAMED = /^\d{4}-\d{2}-\d{2}$/;
 
 /**
