@@ -1,7 +1,8 @@
 /**
  * The stateless revision, MCP 2026-07-28: its version names, the reserved `_meta` keys of the per-request
- * envelope, its error codes, and which methods it keeps, adds and removes. Kept apart from `versions.ts` so
- * that `initialize` never negotiates a modern revision and `server/discover` never advertises a legacy one.
+ * envelope, and which methods it keeps, adds and removes (its error codes are in `ErrorCode`). Kept apart
+ * from `versions.ts` so that `initialize` never negotiates a modern revision and `server/discover` never
+ * advertises a legacy one.
  */
 
 /** Stateless revisions we serve, newest first. */
