@@ -98,14 +98,19 @@ export class Reader {
   }
 
   collision(value: unknown, where: string): CollisionPolicy | undefined {
+    return this.oneOf(value, where, COLLISIONS);
+  }
+
+  /** `value` when it is one of `choices` (undefined when absent); else a problem listing them. */
+  private oneOf<T extends string>(value: unknown, where: string, choices: readonly T[]): T | undefined {
     if (value === undefined) return undefined;
-    if (!COLLISIONS.includes(value as CollisionPolicy)) {
+    if (!choices.includes(value as T)) {
       return this.fail(
         where,
-        `must be one of ${COLLISIONS.map((policy) => `"${policy}"`).join(', ')}, got ${describe(value)}`,
+        `must be one of ${choices.map((choice) => `"${choice}"`).join(', ')}, got ${describe(value)}`,
       );
     }
-    return value as CollisionPolicy;
+    return value as T;
   }
 
   /** The naming policy's own checks (prefix and separator characters, the length range). */
@@ -157,14 +162,7 @@ export class Reader {
   }
 
   logLevel(value: unknown, where: string): LoggingLevel | undefined {
-    if (value === undefined) return undefined;
-    if (!LOGGING_LEVELS.includes(value as LoggingLevel)) {
-      return this.fail(
-        where,
-        `must be one of ${LOGGING_LEVELS.map((level) => `"${level}"`).join(', ')}, got ${describe(value)}`,
-      );
-    }
-    return value as LoggingLevel;
+    return this.oneOf(value, where, LOGGING_LEVELS);
   }
 
   instance(value: unknown, where: string): UpstreamInstance | undefined {
