@@ -38,11 +38,17 @@ export type ConnectionEvent =
   | ({ type: 'initialize.done' } & Negotiated)
   /** Server: `initialize` arrived and is answered (the server's whole handshake is this one step). */
   | ({ type: 'initialize.accepted' } & Negotiated)
+  /**
+   * The connection speaks the stateless revision (2026-07-28): no handshake. Client: `server/discover` was
+   * answered (what it said is the negotiated record). Server: the first request carried the modern envelope;
+   * each request brings its own version and capabilities, so nothing is negotiated.
+   */
+  | { type: 'era.modern'; negotiated?: Negotiated }
   | { type: 'close'; reason: QuitReason }
   /** The transport ended; also sent by the lifecycle itself `CLOSE_TIMEOUT_MS` after entering `closing`. */
   | { type: 'transport.closed'; reason: QuitReason };
 
-export type ConnectionState = 'uninitialized' | 'initializing' | 'ready' | 'closing' | 'closed';
+export type ConnectionState = 'uninitialized' | 'initializing' | 'ready' | 'modern' | 'closing' | 'closed';
 
 /**
  * The whole lifecycle of one MCP connection, both roles: state -> event -> next state. An event not
@@ -53,9 +59,10 @@ export type ConnectionState = 'uninitialized' | 'initializing' | 'ready' | 'clos
  * racing `notifications/initialized` is served). Per-message checks read the state (lib/protocol/gate.ts);
  * no message causes a transition, which keeps the lifecycle off the hot path.
  *
- * The modern (stateless) era adds its states here: an `unclassified` initial state that the first message
- * moves to `uninitialized` (a handshake) or to a `modern` state (no handshake), as
- * research/stateless-2026.md §7.3 sketches. Only `INITIAL_STATE` and this table change.
+ * The stateless era (2026-07-28) is one more state: `uninitialized` is also "not yet classified", and
+ * `era.modern` moves it to `modern`, where no handshake exists and requests carry their own envelope. The
+ * classifier (lib/protocol/era.ts) decides which event to send; a refused probe sends none, so a
+ * connection is never latched modern by a request it rejected.
  */
 export const CONNECTION_TRANSITIONS: {
   readonly [S in ConnectionState]: { readonly [E in ConnectionEvent['type']]?: ConnectionState };
@@ -63,11 +70,13 @@ export const CONNECTION_TRANSITIONS: {
   uninitialized: {
     'initialize.start': 'initializing',
     'initialize.accepted': 'ready',
+    'era.modern': 'modern',
     close: 'closing',
     'transport.closed': 'closed',
   },
   initializing: { 'initialize.done': 'ready', close: 'closing', 'transport.closed': 'closed' },
   ready: { close: 'closing', 'transport.closed': 'closed' },
+  modern: { close: 'closing', 'transport.closed': 'closed' },
   closing: { 'transport.closed': 'closed' },
   closed: {},
 };
@@ -115,6 +124,8 @@ function nextData(data: ConnectionData, event: ConnectionEvent): ConnectionData 
           : { protocolVersion, peerCapabilities, peerInfo, instructions };
       return { host: data.host, negotiated };
     }
+    case 'era.modern':
+      return event.negotiated ? { host: data.host, negotiated: event.negotiated } : data;
     case 'close':
     case 'transport.closed':
       return data.quitReason ? data : { ...data, quitReason: event.reason };

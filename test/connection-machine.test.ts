@@ -23,6 +23,7 @@ const EVENTS: Record<ConnectionEvent['type'], ConnectionEvent> = {
   'initialize.start': { type: 'initialize.start' },
   'initialize.done': { type: 'initialize.done', ...NEGOTIATED },
   'initialize.accepted': { type: 'initialize.accepted', ...NEGOTIATED },
+  'era.modern': { type: 'era.modern' },
   close: { type: 'close', reason: LOCAL },
   'transport.closed': { type: 'transport.closed', reason: ENDED },
 };
@@ -32,11 +33,13 @@ const TABLE: Record<ConnectionState, Partial<Record<ConnectionEvent['type'], Con
   uninitialized: {
     'initialize.start': 'initializing',
     'initialize.accepted': 'ready',
+    'era.modern': 'modern',
     close: 'closing',
     'transport.closed': 'closed',
   },
   initializing: { 'initialize.done': 'ready', close: 'closing', 'transport.closed': 'closed' },
   ready: { close: 'closing', 'transport.closed': 'closed' },
+  modern: { close: 'closing', 'transport.closed': 'closed' },
   closing: { 'transport.closed': 'closed' },
   closed: {},
 };
@@ -46,6 +49,7 @@ const PATHS: Record<ConnectionState, ConnectionEvent['type'][]> = {
   uninitialized: [],
   initializing: ['initialize.start'],
   ready: ['initialize.start', 'initialize.done'],
+  modern: ['era.modern'],
   closing: ['close'],
   closed: ['transport.closed'],
 };

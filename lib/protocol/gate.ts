@@ -77,14 +77,16 @@ export function inboundVerdict(view: GateView, message: JsonRpcRequest, inBatch:
     if (state !== 'uninitialized')
       return refuseIn(ErrorCode.InvalidRequest, 'initialize was already received: it may be sent once per connection');
     if (inBatch) return refuseIn(ErrorCode.InvalidRequest, 'initialize must not be part of a JSON-RPC batch');
-  } else if (method !== 'ping' && state !== 'ready') {
+  } else if (method !== 'ping' && state !== 'ready' && state !== 'modern') {
     return refuseIn(
       ErrorCode.InvalidRequest,
       `${method} received before initialization completed: send initialize first`,
     );
   }
-  if (spec && state === 'ready') {
-    const version = view.protocolVersion!;
+  // A modern server connection negotiated nothing: each request's own revision is checked by the
+  // classifier (lib/protocol/era.ts) before the request reaches its handler.
+  const version = view.protocolVersion;
+  if (spec && version !== undefined && (state === 'ready' || state === 'modern')) {
     if (!isAtLeast(version, spec.since)) {
       return refuseIn(
         ErrorCode.MethodNotFound,
@@ -119,13 +121,13 @@ export function outboundVerdict(view: GateView, method: string, kind: MessageKin
     if (spec.kind !== kind) return refuseOut('unsupported', `${method} is a ${spec.kind}, not a ${kind}`);
     if (!maySend(spec, role)) return refuseOut('unsupported', `A ${role} cannot send ${method}`);
   }
-  if (state !== 'ready') {
+  if (state !== 'ready' && state !== 'modern') {
     return mayPrecedeReady(method, role, state)
       ? ALLOWED
       : refuseOut('not-ready', `Cannot send ${method} before initialization completes (state: ${state})`);
   }
-  if (!spec) return ALLOWED;
-  const version = view.protocolVersion!;
+  const version = view.protocolVersion;
+  if (!spec || version === undefined) return ALLOWED;
   if (!isAtLeast(version, spec.since)) {
     return refuseOut(
       'unsupported',

@@ -1,0 +1,32 @@
+/**
+ * The seam between a transport and whatever serves stateless (2026-07-28) requests. A modern request has no
+ * connection lifecycle: the transport classifies it (lib/protocol/era.ts), hands it over with an
+ * `ExchangeReply` (its way back to the requester), and the server answers through that reply alone. On HTTP
+ * the reply is the POST's response; on stdio it is the connection's transport, tagged with the request id.
+ */
+import type { EraPolicy, ModernRequestVerdict } from '../protocol/era';
+import type { JsonRpcNotification, JsonRpcResponse } from '../jsonrpc/types';
+
+export interface ExchangeReply {
+  /**
+   * A notification for the requester on this request's stream (progress, log messages, listen events),
+   * before the answer. Resolves once handed to the transport; rejects when the stream is gone.
+   */
+  notify(message: JsonRpcNotification): Promise<void>;
+  /** The answer. Nothing is sent after it; a second answer is ignored. */
+  answer(message: JsonRpcResponse): Promise<void>;
+  /**
+   * Calls `hook` once when the requester goes away before the answer (HTTP: the response stream closed;
+   * stdio: `notifications/cancelled` or the end of the stream); at once when it already has. The request is
+   * cancelled then.
+   */
+  onAbort(hook: (reason: Error) => void): void;
+}
+
+/** What serves modern requests (`Server` does); transports reach it through this seam only. */
+export interface ModernServer {
+  /** Which revisions and methods the server serves: the classifier's policy. */
+  readonly eraPolicy: EraPolicy;
+  /** Serves one modern request; every outcome, errors included, goes through `reply`. */
+  serveModern(request: ModernRequestVerdict, reply: ExchangeReply): void;
+}
