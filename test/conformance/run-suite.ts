@@ -49,9 +49,14 @@ export interface SuiteTotals {
   readonly warnings: number;
 }
 
+/** The requirement sets of conformance 0.2.0-alpha.12: the scenarios a revision requires, frozen at its release. */
+export type Requirements = '2025-11-25' | '2026-07-28';
+
 export interface SuiteOptions {
-  /** `all` (default) runs the active and the pending scenarios. */
+  /** `all` (default) runs the active and the pending scenarios. Ignored with `requirements`. */
   readonly suite?: 'all' | 'active' | 'pending';
+  /** Run exactly the scenarios this revision requires (replaces `suite`). */
+  readonly requirements?: Requirements;
   readonly scenario?: string;
   /** The run is killed after this long (default 60 s). */
   readonly timeoutMs?: number;
@@ -63,6 +68,7 @@ export async function runServerSuite(url: string, options: SuiteOptions = {}): P
   try {
     const args = [CONFORMANCE_CLI, 'server', '--url', url, '-o', outputDir];
     if (options.scenario) args.push('--scenario', options.scenario);
+    else if (options.requirements) args.push('--requirements', options.requirements);
     else args.push('--suite', options.suite ?? 'all');
     const { exitCode, output } = await run(NODE22, args, options.timeoutMs ?? 60_000);
     return { exitCode, output, scenarios: await readResults(outputDir) };
@@ -128,6 +134,8 @@ export interface ClientScenarioOptions {
   readonly expectedFailures?: string;
   /** The run is killed after this long (default 45 s; the suite gives the client 30 s). */
   readonly timeoutMs?: number;
+  /** Run the scenario as this revision's requirement set has it (the client sees `MCP_CONFORMANCE_PROTOCOL_VERSION`). */
+  readonly requirements?: Requirements;
 }
 
 /**
@@ -144,6 +152,7 @@ export async function runClientScenario(
   try {
     const args = [CONFORMANCE_CLI, 'client', '--command', command, '--scenario', scenario, '-o', outputDir];
     if (options.expectedFailures) args.push('--expected-failures', options.expectedFailures);
+    if (options.requirements) args.push('--requirements', options.requirements);
     const { exitCode, output } = await run(NODE22, args, options.timeoutMs ?? 45_000);
     // `<scenario>-<ISO time>/`, nested for `auth/x`.
     const files = (await readdir(outputDir, { recursive: true })).filter(
@@ -164,8 +173,10 @@ export async function runClientScenario(
 }
 
 /** The client scenarios the suite knows (`conformance list --client`), in its order. */
-export async function listClientScenarios(): Promise<string[]> {
-  const { exitCode, output } = await run(NODE22, [CONFORMANCE_CLI, 'list', '--client'], 30_000);
+export async function listClientScenarios(requirements?: Requirements): Promise<string[]> {
+  const args = [CONFORMANCE_CLI, 'list', '--client'];
+  if (requirements) args.push('--requirements', requirements);
+  const { exitCode, output } = await run(NODE22, args, 30_000);
   if (exitCode !== 0) throw new Error(`conformance list --client exited with ${exitCode}:\n${output}`);
   // `  - <name> [<spec versions>]`
   return [...output.matchAll(/^\s+- (\S+) \[/gm)].map((match) => match[1]!);
