@@ -5,6 +5,7 @@
  * the reply is the POST's response; on stdio it is the connection's transport, tagged with the request id.
  */
 import type { EraPolicy, ModernRequestVerdict } from '../protocol/era';
+import type { HeaderSource } from '../protocol/header-value';
 import type { JsonRpcNotification, JsonRpcResponse } from '../jsonrpc/types';
 
 export interface ExchangeReply {
@@ -27,6 +28,9 @@ export interface ExchangeReply {
 export interface ModernServer {
   /** Which revisions and methods the server serves: the classifier's policy. */
   readonly eraPolicy: EraPolicy;
-  /** Serves one modern request; every outcome, errors included, goes through `reply`. */
-  serveModern(request: ModernRequestVerdict, reply: ExchangeReply): void;
+  /**
+   * Serves one modern request; every outcome, errors included, goes through `reply`. `headers` (HTTP) are
+   * checked against what the request names (a tool's `Mcp-Param-*` headers).
+   */
+  serveModern(request: ModernRequestVerdict, reply: ExchangeReply, headers?: HeaderSource): void;
 }

@@ -18,8 +18,24 @@ import type { Logger } from './logger';
 import type { RequestSpan } from '../trace/instrumentation';
 import type { TransportSendOptions } from './transport';
 
+/**
+ * Options of a request for input from the client (`elicit`, `createMessage`, `listRoots`). On a modern
+ * (2026-07-28) request an input becomes an entry of an `input_required` result, named by `key`: the retried
+ * request's `inputResponses` answer it under the same key. The default key is the kind and its rank in the
+ * handler's run (`elicitation-1`, `sampling-1`, `roots-1`), stable as long as the handler asks in the same
+ * order each time it runs. A legacy session ignores the key: the input is a request to the client.
+ */
+export interface InputRequestOptions extends RequestOptions {
+  readonly key?: string;
+}
+
+/** Which protocol era a request came in: a handshake session (`legacy`) or the stateless revision (`modern`). */
+export type Era = 'legacy' | 'modern';
+
 /** What a `RequestContext` uses of the connection it serves a request on (a connection implements it). */
 export interface RequestHost {
+  /** `modern` for the stateless revision's requests; absent on connections of the handshake era. */
+  readonly era?: Era;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly protocolVersion: string | undefined;
@@ -116,6 +132,14 @@ export class RequestContext<H extends RequestHost = RequestHost> {
     return this.connection.protocolVersion;
   }
 
+  /**
+   * The era this request came in. A handler written with `elicit`, `createMessage` and `listRoots` works
+   * in both (see `InputRequestOptions`); it need read this only to behave differently on purpose.
+   */
+  get era(): Era {
+    return this.connection.era ?? 'legacy';
+  }
+
   /** What the peer declared at initialization. */
   get peerCapabilities(): Readonly<Record<string, unknown>> | undefined {
     return this.connection.peerCapabilities;
@@ -190,7 +214,7 @@ export class RequestContext<H extends RequestHost = RequestHost> {
    * Asks the client's model for a completion (`sampling/createMessage`), as part of this request. Fails
    * fast when the client did not declare sampling, or `sampling.tools` for a request that offers tools.
    */
-  createMessage(params: CreateMessageParams, options?: RequestOptions): Promise<CreateMessageResult> {
+  createMessage(params: CreateMessageParams, options?: InputRequestOptions): Promise<CreateMessageResult> {
     const offersTools = params.tools !== undefined || params.toolChoice !== undefined;
     if (offersTools && !this.negotiatedAtLeast('2025-11-25')) {
       return refuse(
@@ -215,7 +239,7 @@ export class RequestContext<H extends RequestHost = RequestHost> {
    * Asks the user through the client (`elicitation/create`), as part of this request. Fails fast when the
    * client did not declare elicitation, or the mode asked for (`elicitation: {}` means form only).
    */
-  elicit(params: ElicitParams, options?: RequestOptions): Promise<ElicitResult> {
+  elicit(params: ElicitParams, options?: InputRequestOptions): Promise<ElicitResult> {
     const elicitation = this.peerCapabilities?.elicitation as { form?: object; url?: object } | undefined;
     const url = params.mode === 'url';
     if (url && !this.negotiatedAtLeast('2025-11-25')) {
@@ -236,7 +260,7 @@ export class RequestContext<H extends RequestHost = RequestHost> {
   }
 
   /** The client's roots (`roots/list`), as part of this request. */
-  listRoots(options?: RequestOptions): Promise<readonly Root[]> {
+  listRoots(options?: InputRequestOptions): Promise<readonly Root[]> {
     return this.request('roots/list', undefined, options).then(
       (result) => (result as { roots: readonly Root[] }).roots,
     );

@@ -6,6 +6,19 @@ import { PromptCatalog, type PromptDefinition } from './prompts';
 import { ResourceCatalog, type ResourceDefinition, type ResourceTemplateDefinition } from './resources';
 import type { ServerContext } from './context';
 import { defineTool, ToolCatalog, type ToolDefinition } from './tools';
+import { MODERN_PROTOCOL_VERSIONS } from '../protocol/modern';
+import { checkCacheHint, type CacheHints, type CacheableName } from './modern/results';
+
+function isModernVersion(version: string): boolean {
+  return (MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(version);
+}
+
+function checkCacheHints(hints: CacheHints): CacheHints {
+  for (const [name, hint] of Object.entries(hints)) {
+    if (hint !== undefined) checkCacheHint(name as CacheableName, hint);
+  }
+  return Object.freeze({ ...hints });
+}
 
 /**
  * `resources/search` is not part of MCP: we offer it as an extension, advertised under
@@ -38,6 +51,16 @@ export interface ServerSpec extends Implementation {
   readonly validator?: SchemaValidator;
   /** Extra entries under `capabilities.experimental`. */
   readonly experimental?: Readonly<Record<string, object>>;
+  /**
+   * Stateless revisions served to requests that carry the 2026-07-28 envelope, newest first (default
+   * `MODERN_PROTOCOL_VERSIONS`; `[]` serves the handshake era only, as before).
+   */
+  readonly modernProtocolVersions?: readonly string[];
+  /**
+   * Cache hints of modern results (`ttlMs`, `cacheScope`) for discover, each list and resource reads; a
+   * handler's own hint wins. Default `DEFAULT_CACHE_HINT` (stale at once, private).
+   */
+  readonly cacheHints?: CacheHints;
 }
 
 export const DEFAULT_PAGE_SIZE = 100;
@@ -55,6 +78,8 @@ export class ServerDefinition {
   readonly searchResources: ResourceSearch | undefined;
   readonly pageSize: number;
   readonly protocolVersions: readonly ProtocolVersion[];
+  readonly modernProtocolVersions: readonly string[];
+  readonly cacheHints: CacheHints | undefined;
   readonly capabilities: ServerCapabilities;
 
   private constructor(
@@ -98,6 +123,10 @@ export class ServerDefinition {
     if (!(this.pageSize >= 1)) throw new RangeError('pageSize must be at least 1');
     this.protocolVersions = spec.protocolVersions ?? SUPPORTED_PROTOCOL_VERSIONS;
     if (this.protocolVersions.length === 0) throw new RangeError('protocolVersions must not be empty');
+    this.modernProtocolVersions = spec.modernProtocolVersions ?? MODERN_PROTOCOL_VERSIONS;
+    const unknown = this.modernProtocolVersions.find((version) => !isModernVersion(version));
+    if (unknown !== undefined) throw new RangeError(`modernProtocolVersions: ${unknown} is not a stateless revision we serve`);
+    this.cacheHints = spec.cacheHints && checkCacheHints(spec.cacheHints);
     this.capabilities =
       spec.experimental || spec.searchResources
         ? deepFreeze({

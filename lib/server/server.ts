@@ -21,6 +21,16 @@ import type { ServerDefinition } from './definition';
 import type { ListName } from './context';
 import { SERVER_HANDLERS, type ServerHandlersHost } from './handlers';
 import { SubscriptionHub } from './subscriptions';
+import { ErrorCode, McpError } from '../jsonrpc/errors';
+import { clipText } from '../jsonrpc/excerpt';
+import type { ExchangeReply, ModernServer } from '../core/exchange';
+import { systemClock, type Clock } from '../core/clock';
+import type { Logger } from '../core/logger';
+import type { EraPolicy, ModernRequestVerdict } from '../protocol/era';
+import type { HeaderSource } from '../protocol/header-value';
+import { processKeyRing } from './request-state';
+import { ModernExchange, type InputRoundSettings, type ModernServing } from './modern/exchange';
+import { eraPolicyOf, MODERN_HANDLERS } from './modern/handlers';
 
 /** What a server connection tells its listeners (besides `ConnectionEvents`); free while nobody listens. */
 export interface ServerConnectionEvents extends ConnectionEvents {
@@ -155,6 +165,16 @@ export class ServerConnection extends Connection {
   }
 }
 
+/** What a `Server` is given besides its definition: the options of its connections, and how it serves modern requests. */
+export interface ServerOptions extends ConnectionOptions {
+  /**
+   * How `input_required` rounds of modern (2026-07-28) requests seal their `requestState`: the key ring
+   * (default `processKeyRing()`, one random key for this process: replicas behind one address need a shared
+   * ring), the state's lifetime and the round cap.
+   */
+  readonly inputRounds?: Partial<InputRoundSettings>;
+}
+
 /** The lists a client can be told have changed, with the capability that announces it. */
 const LISTS = {
   tools: 'notifications/tools/list_changed',
@@ -169,7 +189,10 @@ type ChangedList = keyof typeof LISTS;
  * connection. `update` swaps the definition for all of them and tells ready clients which lists changed
  * (`list_changed`, coalesced: several updates in one tick send one notification per list).
  */
-export class Server {
+export class Server implements ModernServer, ModernServing {
+  /** Which requests the stateless revision serves (read by the transports' classifier). */
+  readonly eraPolicy: EraPolicy;
+  readonly inputRounds: InputRoundSettings;
   private current: ServerDefinition;
   private resourceSubscriptions: SubscriptionHub | undefined;
   private readonly live = new Set<ServerConnection>();
@@ -178,9 +201,37 @@ export class Server {
 
   constructor(
     definition: ServerDefinition,
-    private readonly options: ConnectionOptions = {},
+    private readonly options: ServerOptions = {},
   ) {
     this.current = definition;
+    this.eraPolicy = eraPolicyOf(() => this.current);
+    this.inputRounds = { ...options.inputRounds, keyRing: options.inputRounds?.keyRing ?? processKeyRing() };
+  }
+
+  get clock(): Clock {
+    return this.options.clock ?? systemClock;
+  }
+
+  get logger(): Logger {
+    return this.options.logger ?? defaultLogger;
+  }
+
+  /** @internal The revisions `server/discover` names. */
+  get modernVersions(): readonly string[] {
+    return this.current.modernProtocolVersions;
+  }
+
+  /**
+   * Serves one request of the stateless revision (the transports call it for requests the classifier found
+   * modern); its answer and notifications go through `reply`. `headers` are the HTTP request's, checked
+   * against the called tool's `x-mcp-header` parameters.
+   */
+  serveModern(request: ModernRequestVerdict, reply: ExchangeReply, headers?: HeaderSource): void {
+    const method = request.request.method;
+    const handler = this.eraPolicy.isKnownMethod(method) ? MODERN_HANDLERS[method] : undefined;
+    const exchange = new ModernExchange(this, request, reply);
+    if (handler) exchange.serve(handler, headers);
+    else exchange.refuse(new McpError(ErrorCode.MethodNotFound, `Method not found: ${clipText(method)}`));
   }
 
   /** Resource subscriptions of every connection of this server (created with the first one). */

@@ -97,6 +97,11 @@ export class ToolCatalog {
     return this.entries.has(name);
   }
 
+  /** The definition of the tool named `name`, if any. */
+  definitionOf(name: string): ToolDefinition<any> | undefined {
+    return this.entries.get(name)?.definition;
+  }
+
   /** A `tools/list` result. Throws -32602 for a cursor we did not issue. */
   list(cursor: unknown, version: string, pageSize: number): { tools: readonly Tool[]; nextCursor?: string } {
     return listResult('tools', this.listing.page(cursor, version, pageSize));

@@ -1,7 +1,7 @@
 /**
- * The fixture server of the official MCP conformance suite (@modelcontextprotocol/conformance 0.1.16),
- * built with our runtime: the tools, resources and prompts its server scenarios call by name, with the
- * payloads their descriptions ask for.
+ * The fixture server of the official MCP conformance suite (@modelcontextprotocol/conformance
+ * 0.2.0-alpha.12), built with our runtime: the tools, resources and prompts its server scenarios call by
+ * name, with the payloads their descriptions ask for (the 2026-07-28 ones are in fixture-modern.ts).
  *
  *   tsx test/conformance/fixture-server.ts --port 3000   # Streamable HTTP (and legacy SSE) on 127.0.0.1:3000/mcp
  *   tsx test/conformance/fixture-server.ts --stdio       # over stdin/stdout
@@ -18,6 +18,7 @@ import type { CallToolResult } from '../../lib/protocol/types';
 import type { ElicitParams } from '../../lib/protocol/client-features';
 import { createMcpHttpHandler, type McpHttpHandler } from '../../transports/http/endpoint';
 import { StdioServerTransport } from '../../transports/stdio';
+import { modernPrompts, modernTools, triggerTargets } from './fixture-modern';
 
 /** A 1x1 red PNG. */
 const PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
@@ -265,9 +266,17 @@ const tools: ToolDefinition<any>[] = [
       $schema: 'https://json-schema.org/draft/2020-12/schema',
       type: 'object',
       $defs: {
-        address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } },
+        address: {
+          $anchor: 'address',
+          type: 'object',
+          properties: { street: { type: 'string' }, city: { type: 'string' } },
+        },
       },
-      properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
+      properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' }, kind: { type: 'string' } },
+      allOf: [{ anyOf: [{ required: ['name'] }, { required: ['address'] }] }],
+      if: { properties: { kind: { const: 'business' } } },
+      then: { required: ['address'] },
+      else: {},
       additionalProperties: false,
     },
     handler: (args) => text(`Received ${JSON.stringify(args)}`),
@@ -323,7 +332,7 @@ const prompts: PromptDefinition[] = [
 export const fixtureDefinition: ServerDefinition = defineServer({
   name: 'switchboard-conformance-fixture',
   version: '1.0.0',
-  tools,
+  tools: [...tools, ...modernTools],
   resources: [
     {
       uri: 'test://static-text',
@@ -359,7 +368,7 @@ export const fixtureDefinition: ServerDefinition = defineServer({
       }),
     },
   ],
-  prompts,
+  prompts: [...prompts, ...modernPrompts],
 });
 
 export interface ServedFixture {
@@ -373,6 +382,7 @@ export interface ServedFixture {
  * Streamable HTTP at /mcp, the legacy HTTP+SSE endpoints beside it.
  */
 export async function serveFixture(port = 0, server = new Server(fixtureDefinition)): Promise<ServedFixture> {
+  triggerTargets.add(server);
   const handler = createMcpHttpHandler(server, { path: '/mcp' });
   const httpServer = http.createServer(handler);
   await new Promise<void>((resolve, reject) => {
@@ -384,6 +394,7 @@ export async function serveFixture(port = 0, server = new Server(fixtureDefiniti
     url: `http://127.0.0.1:${address.port}/mcp`,
     handler,
     close: async () => {
+      triggerTargets.delete(server);
       await handler.close();
       httpServer.closeAllConnections();
       await new Promise<void>((resolve) => httpServer.close(() => resolve()));
@@ -393,7 +404,9 @@ export async function serveFixture(port = 0, server = new Server(fixtureDefiniti
 
 async function main(argv: readonly string[]): Promise<void> {
   if (argv.includes('--stdio')) {
-    const connection = new Server(fixtureDefinition).connect(new StdioServerTransport({ redirectConsole: true }));
+    const server = new Server(fixtureDefinition);
+    triggerTargets.add(server);
+    const connection = server.connect(new StdioServerTransport({ redirectConsole: true }));
     await connection.closed;
     return;
   }

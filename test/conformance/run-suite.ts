@@ -172,6 +172,27 @@ export async function runClientScenario(
   }
 }
 
+/**
+ * The scenarios of one side a requirement set runs (`conformance list --requirements`): the required ones
+ * and those it runs without scoring (extension, pending, added after release).
+ */
+export async function listScenarios(side: 'server' | 'client', requirements: Requirements): Promise<string[]> {
+  const { exitCode, output } = await run(NODE22, [CONFORMANCE_CLI, 'list', `--${side}`, '--requirements', requirements], 30_000);
+  if (exitCode !== 0) throw new Error(`conformance list exited with ${exitCode}:\n${output}`);
+  // Required: `  - <name>` under "<Side> scenarios"; the others: `    - <name> [<side>]`.
+  const heading = side === 'server' ? 'Server scenarios' : 'Client scenarios';
+  const names = new Set<string>();
+  let inSection = false;
+  for (const line of output.split('\n')) {
+    if (/^\S.*scenarios \(test against/i.test(line.trim()) || line.trim().endsWith(':')) inSection = line.includes(heading);
+    const required = /^\s{2}- (\S+)\s*$/.exec(line);
+    if (required && inSection) names.add(required[1]!);
+    const other = /^\s+- (\S+) \[(server|client)\]/.exec(line);
+    if (other && other[2] === side) names.add(other[1]!);
+  }
+  return [...names];
+}
+
 /** The client scenarios the suite knows (`conformance list --client`), in its order. */
 export async function listClientScenarios(requirements?: Requirements): Promise<string[]> {
   const args = [CONFORMANCE_CLI, 'list', '--client'];

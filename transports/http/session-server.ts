@@ -3,6 +3,7 @@
  * transport, and a way to close it. `Server` (and the compose `Hub`) satisfy it as they are, so the
  * transports never import the server layer above them.
  */
+import type { ModernServer } from '../../lib/core/exchange';
 import type { Transport } from '../transport';
 import type { HttpServerOptions } from './http-listener';
 
@@ -11,7 +12,11 @@ export interface SessionConnection {
   close(): Promise<unknown>;
 }
 
-/** Serves the sessions of an HTTP endpoint: each one's transport gets a connection of its own. */
-export interface SessionServer {
+/**
+ * Serves the sessions of an HTTP endpoint: each one's transport gets a connection of its own. A server that
+ * also serves the stateless revision (2026-07-28) has the `ModernServer` members: then requests carrying the
+ * modern envelope are served one by one, without a session; otherwise they are refused as before.
+ */
+export interface SessionServer extends Partial<ModernServer> {
   connect(transport: Transport, options?: HttpServerOptions['connectionOptions']): SessionConnection;
 }

@@ -17,6 +17,9 @@ import { httpLimits } from './limits';
 import { readJsonBody } from './read-body';
 import { mediaTypes, refuseAndClose, refuseOrigin, refuseRequest, singleHeader } from './request-guard';
 import type { SessionServer } from './session-server';
+import type { ModernServer } from '../../lib/core/exchange';
+import { classifyInbound, errorResponseOf } from '../../lib/protocol/era';
+import { answerRefusal, HttpExchangeReply } from './modern-reply';
 import { SessionTable } from './session-table';
 import { withTraceHeaders } from './trace-headers';
 
@@ -59,6 +62,9 @@ export function createStreamableHttpHandler(
     sessionIdleTimeoutMs: options.sessionIdleTimeoutMs ?? options.idleTimeoutMs,
   });
   const clientKey = options.clientKey ?? remoteAddressKey;
+  /** The server's stateless side, when it has one (and serves at least one modern revision). */
+  const modern =
+    server.serveModern && server.eraPolicy ? (server as SessionServer & ModernServer) : undefined;
   const sessions = new SessionTable<HttpSession>(limits);
   const sessionConfig = {
     store,
@@ -108,13 +114,42 @@ export function createStreamableHttpHandler(
     if (mediaTypes(singleHeader(request, 'content-type'))[0] !== 'application/json') {
       return refuseAndClose(response, 415, 'Unsupported Media Type: Content-Type must be application/json');
     }
-    if (refuseVersionHeader(request, response, refuseAndClose)) return;
     const named = singleHeader(request, SESSION_HEADER) !== undefined;
-    let session = named ? sessionOf(request, response, refuseAndClose) : undefined;
-    if (named && !session) return;
-
+    if (!modern || named || isSupportedVersion(singleHeader(request, VERSION_HEADER))) {
+      return postToSession(request, response, named);
+    }
+    // No session named and no handshake-era version: the body says which era the request is of.
     const body = await readJsonBody(request, response, limits);
     if (body === undefined) return;
+    const verdict = classifyInbound({ httpMethod: 'POST', headers: request.headers, body }, modern.eraPolicy);
+    switch (verdict.era) {
+      case 'reject':
+        return answerRefusal(response, verdict.status, errorResponseOf(verdict));
+      case 'modern':
+        if (verdict.kind === 'notification') return void response.writeHead(202).end();
+        return modern.serveModern(verdict, new HttpExchangeReply(response, sessionConfig.keepAliveMs), request.headers);
+      default:
+        if (refuseVersionHeader(request, response)) return;
+        return acceptBody(request, response, body, undefined);
+    }
+  }
+
+  /** A POST of the handshake era: to the session it names, or an `initialize` that opens one. */
+  async function postToSession(request: IncomingMessage, response: ServerResponse, named: boolean): Promise<void> {
+    if (refuseVersionHeader(request, response, refuseAndClose)) return;
+    const session = named ? sessionOf(request, response, refuseAndClose) : undefined;
+    if (named && !session) return;
+    const body = await readJsonBody(request, response, limits);
+    if (body === undefined) return;
+    return acceptBody(request, response, body, session);
+  }
+
+  function acceptBody(
+    request: IncomingMessage,
+    response: ServerResponse,
+    body: unknown,
+    session: HttpSession | undefined,
+  ): void {
     const invalid = invalidity(body, session?.protocolVersion);
     if (invalid) return refuseRequest(response, 400, invalid);
 

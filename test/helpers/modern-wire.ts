@@ -1,0 +1,102 @@
+/**
+ * Checks what a server emits on the stateless revision (2026-07-28) against that revision's official schema:
+ * each answer against the result type of its method (or `InputRequiredResult`), each error against
+ * `JSONRPCErrorResponse` (and the revision's own error shapes where the code has one), each notification
+ * against `ServerNotification`.
+ */
+import type { ValidateFunction } from 'ajv';
+import { readFileSync } from 'node:fs';
+import type { ExchangeReply } from '../../lib/core/exchange';
+import type { JsonRpcNotification, JsonRpcResponse } from '../../lib/jsonrpc/types';
+import type { Server } from '../../lib/server/server';
+import { createAjv } from './ajv';
+
+const RESULT_TYPES: Readonly<Record<string, string>> = {
+  'server/discover': 'DiscoverResult',
+  'tools/list': 'ListToolsResult',
+  'tools/call': 'CallToolResult',
+  'resources/list': 'ListResourcesResult',
+  'resources/templates/list': 'ListResourceTemplatesResult',
+  'resources/read': 'ReadResourceResult',
+  'prompts/list': 'ListPromptsResult',
+  'prompts/get': 'GetPromptResult',
+  'completion/complete': 'CompleteResult',
+  'subscriptions/listen': 'SubscriptionsListenResult',
+};
+
+const ERROR_TYPES: Readonly<Record<number, string>> = {
+  [-32020]: 'HeaderMismatchError',
+  [-32021]: 'MissingRequiredClientCapabilityError',
+  [-32022]: 'UnsupportedProtocolVersionError',
+};
+
+const SCHEMA_ID = 'mcp-2026-07-28';
+
+export interface ModernWireValidator {
+  /** The problems of `message`, sent in answer to (or during) a request of `method`; empty when it is valid. */
+  check(method: string, message: JsonRpcResponse | JsonRpcNotification): string[];
+}
+
+export function modernWireValidator(): ModernWireValidator {
+  const ajv = createAjv('2025-11-25');
+  ajv.addSchema(JSON.parse(readFileSync(new URL('../schemas/schema-2026-07-28.json', import.meta.url), 'utf8')), SCHEMA_ID);
+  const compiled = new Map<string, ValidateFunction>();
+  const validatorOf = (type: string) => {
+    let validate = compiled.get(type);
+    if (!validate) {
+      validate = ajv.getSchema(`${SCHEMA_ID}#/$defs/${type}`);
+      if (!validate) throw new Error(`The 2026-07-28 schema has no ${type}`);
+      compiled.set(type, validate);
+    }
+    return validate;
+  };
+  const problems = (type: string, value: unknown, what: string): string[] => {
+    const validate = validatorOf(type);
+    if (validate(value)) return [];
+    return [`${what} is not a valid ${type}: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(value).slice(0, 300)}`];
+  };
+  return {
+    check(method, message) {
+      if ('method' in message) return problems('ServerNotification', message, `a notification during ${method}`);
+      if ('error' in message) {
+        const specific = ERROR_TYPES[message.error.code];
+        return [
+          ...problems('JSONRPCErrorResponse', message, `the error answering ${method}`),
+          ...(specific ? problems(specific, message, `the error answering ${method}`) : []),
+        ];
+      }
+      const result = message.result as { resultType?: unknown };
+      const type = result.resultType === 'input_required' ? 'InputRequiredResult' : (RESULT_TYPES[method] ?? 'Result');
+      return [
+        ...problems('JSONRPCResultResponse', message, `the answer to ${method}`),
+        ...problems(type, result, `the result of ${method}`),
+      ];
+    },
+  };
+}
+
+/**
+ * Wraps `server.serveModern` so every message of every modern exchange is checked; the returned list
+ * collects the problems (assert it is empty).
+ */
+export function validateEveryModernExchange(server: Server): string[] {
+  const found: string[] = [];
+  const validator = modernWireValidator();
+  const serve = server.serveModern.bind(server);
+  server.serveModern = (request, reply, headers) => {
+    const method = request.request.method;
+    const checked: ExchangeReply = {
+      notify: (message) => {
+        found.push(...validator.check(method, message));
+        return reply.notify(message);
+      },
+      answer: (message) => {
+        found.push(...validator.check(method, message));
+        return reply.answer(message);
+      },
+      onAbort: (hook) => reply.onAbort(hook),
+    };
+    serve(request, checked, headers);
+  };
+  return found;
+}
