@@ -17,7 +17,13 @@ import { InMemoryServerEventBus, LIST_CHANGED_EVENTS } from '../lib/server/event
 import { listen, ListenStreams, type ListenHost, type SubscriptionsListenResult } from '../lib/server/listen';
 import { ResourceCatalog, type ResourceDefinition } from '../lib/server/resources';
 import { SubscriptionHub, type ResourceSubscriber } from '../lib/server/subscriptions';
+import { handlerTable } from '../lib/core/inbound-requests';
+import { SERVER_HANDLERS } from '../lib/server/handlers';
+import { Server, ServerConnection } from '../lib/server/server';
+import { createMemoryPair } from '../transports/memory';
 import { createAjv } from './helpers/ajv';
+import { serverWith, tool } from './helpers/fixtures';
+import { RawPeer } from './helpers/raw-peer';
 
 const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 
@@ -340,7 +346,7 @@ describe('subscriptions/listen: the end of a stream', () => {
   it('answers the complete result, tagged with the subscription id, when the server closes the streams', async () => {
     const { host, streams } = setUp();
     const stream = open(host, { toolsListChanged: true }, 'listen-b');
-    streams.close();
+    void streams.close();
     const result = await stream.result;
     expect(result).toEqual({ resultType: 'complete', _meta: { [SUBSCRIPTION_ID]: 'listen-b' } });
     problems.push(...schemaProblems('SubscriptionsListenResultResponse', { jsonrpc: '2.0', id: 'listen-b', result }));
@@ -351,7 +357,7 @@ describe('subscriptions/listen: the end of a stream', () => {
     const { host, bus, hub, streams } = setUp({ resources: [live.definition] });
     open(host, { toolsListChanged: true, resourceSubscriptions: [live.definition.uri] }, 1);
     open(host, { promptsListChanged: true }, 2);
-    streams.close();
+    void streams.close();
     expect([bus.subscriberCount, hub.size, live.subscribers.size, streams.size]).toEqual([0, 0, 0, 0]);
   });
 
@@ -439,3 +445,77 @@ function legacySubscriber(): ResourceSubscriber & { sent: Sent[] } {
     },
   };
 }
+
+/** A legacy session that also serves `subscriptions/listen` (as an extension method): the real request path. */
+class ListeningConnection extends ServerConnection {
+  protected override readonly handlers = handlerTable<any>({ ...SERVER_HANDLERS, 'subscriptions/listen': listen });
+
+  constructor(
+    server: Server,
+    readonly listenStreams: ListenStreams,
+  ) {
+    super(server);
+  }
+}
+
+describe('subscriptions/listen over a connection', () => {
+  async function connected() {
+    const bus = new InMemoryServerEventBus();
+    const server = new Server(serverWith([tool('echo')]));
+    const streams = new ListenStreams(bus, () => server.subscriptions);
+    const [peerSide, serverSide] = createMemoryPair();
+    const connection = new ListeningConnection(server, streams).start(serverSide);
+    const peer = new RawPeer(peerSide);
+    await peer.initialize();
+    await peer.send({
+      jsonrpc: '2.0',
+      id: 'L1',
+      method: 'subscriptions/listen',
+      params: { notifications: { toolsListChanged: true } },
+    });
+    const ack = await peer.next();
+    return { bus, streams, connection, peer, ack };
+  }
+
+  it('acknowledges, then forwards, on the request stream', async () => {
+    const { bus, connection, peer, ack } = await connected();
+    bus.publish(LIST_CHANGED_EVENTS.tools);
+    const change = await peer.next();
+    for (const message of [ack, change])
+      problems.push(...schemaProblems(DEFINITION_OF_METHOD[message.method], message));
+    expect([ack.method, change.method, change.params._meta[SUBSCRIPTION_ID]]).toEqual([
+      'notifications/subscriptions/acknowledged',
+      'notifications/tools/list_changed',
+      'L1',
+    ]);
+    await connection.close();
+  });
+
+  it('ends the stream on notifications/cancelled, answering nothing', async () => {
+    const { bus, streams, connection, peer } = await connected();
+    await peer.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'L1' } });
+    const after = await peer.drain();
+    expect([bus.subscriberCount, streams.size, after]).toEqual([0, 0, []]);
+    await connection.close();
+  });
+
+  it('answers the complete result when the server closes the streams', async () => {
+    const { streams, connection, peer } = await connected();
+    await streams.close();
+    await connection.close();
+    const response = await peer.next();
+    problems.push(...schemaProblems('SubscriptionsListenResultResponse', response));
+    expect(response).toEqual({
+      jsonrpc: '2.0',
+      id: 'L1',
+      result: { resultType: 'complete', _meta: { [SUBSCRIPTION_ID]: 'L1' } },
+    });
+    await connection.close();
+  });
+
+  it('ends the stream when the connection closes', async () => {
+    const { bus, streams, connection } = await connected();
+    await connection.close();
+    expect([bus.subscriberCount, streams.size]).toEqual([0, 0]);
+  });
+});

@@ -88,9 +88,12 @@ export class ListenStreams {
     return stream.start(filter, context.connection.capabilities);
   }
 
-  /** Ends every open stream gracefully: each gets its `complete` result (the server is shutting down). */
-  close(): void {
-    for (const stream of [...this.open]) stream.complete();
+  /**
+   * Ends every open stream gracefully: each gets its `complete` result (the server is shutting down).
+   * Resolves once every handler has resolved, so each answer is on its way: close the connections after it.
+   */
+  async close(): Promise<void> {
+    await Promise.all([...this.open].map((stream) => stream.complete()));
   }
 
   /** @internal A stream ended. */
@@ -120,6 +123,7 @@ class ListenStream implements Partial<Observer<ServerEvent>> {
   private events: Unsubscribable | undefined;
   private ended = false;
   private settle: ((result: SubscriptionsListenResult) => void) | undefined;
+  private result: Promise<SubscriptionsListenResult> | undefined;
 
   constructor(
     private readonly context: RequestContext<ListenHost>,
@@ -146,7 +150,7 @@ class ListenStream implements Partial<Observer<ServerEvent>> {
         honoured.resourceSubscriptions = [...watched];
       }
     }
-    const result = new Promise<SubscriptionsListenResult>((resolve) => (this.settle = resolve));
+    const result = (this.result = new Promise<SubscriptionsListenResult>((resolve) => (this.settle = resolve)));
     this.send('notifications/subscriptions/acknowledged', {
       notifications: honoured as JsonObject,
       _meta: this.meta,
@@ -168,14 +172,14 @@ class ListenStream implements Partial<Observer<ServerEvent>> {
     }
   }
 
-  /** The server closes the stream: it ends with its `complete` result. */
-  complete(): void {
-    if (!this.end()) return;
-    this.settle?.({ resultType: 'complete', _meta: this.meta });
+  /** The server closes the stream: it ends with its `complete` result (what this returns). */
+  complete(): Promise<SubscriptionsListenResult> | undefined {
+    if (this.end()) this.settle?.({ resultType: 'complete', _meta: this.meta });
+    return this.result;
   }
 
   /** The requester went away: the stream ends as on a close (its context was cancelled, so nothing is sent). */
-  private readonly cancelled = (): void => this.complete();
+  private readonly cancelled = (): void => void this.complete();
 
   /** Stops following the bus and the resources; false when already ended. */
   private end(): boolean {
