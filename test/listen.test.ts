@@ -15,7 +15,7 @@ import type { JsonObject, RequestId } from '../lib/jsonrpc/types';
 import type { ServerCapabilities } from '../lib/protocol/types';
 import { InMemoryServerEventBus, LIST_CHANGED_EVENTS } from '../lib/server/event-bus';
 import { listen, ListenStreams, type ListenHost, type SubscriptionsListenResult } from '../lib/server/listen';
-import { ResourceCatalog, type ResourceDefinition } from '../lib/server/resources';
+import { ResourceCatalog, type ResourceDefinition, type ResourceTemplateDefinition } from '../lib/server/resources';
 import { SubscriptionHub, type ResourceSubscriber } from '../lib/server/subscriptions';
 import { handlerTable } from '../lib/core/inbound-requests';
 import { SERVER_HANDLERS } from '../lib/server/handlers';
@@ -367,6 +367,36 @@ describe('subscriptions/listen: the end of a stream', () => {
     const outcome = await Promise.race([stream.result, new Promise((resolve) => setImmediate(resolve, 'pending'))]);
     expect(outcome).toBe('pending');
     cancel(stream);
+  });
+});
+
+describe('subscriptions/listen: a change stream that cannot be followed', () => {
+  function failingTemplateServer() {
+    const bus = new InMemoryServerEventBus();
+    const failing: ResourceTemplateDefinition = {
+      uriTemplate: 'notes://{id}',
+      name: 'notes',
+      read: () => 'note',
+      updates: () => {
+        throw new Error('no change feed today');
+      },
+    };
+    const catalog = new ResourceCatalog([readme], [failing]);
+    const hub = new SubscriptionHub(() => catalog, silentLogger, bus);
+    const streams = new ListenStreams(bus, () => hub);
+    return { bus, hub, streams, host: new RecordingHost(ALL_DECLARED, streams) };
+  }
+
+  it('fails the listen request with the error', () => {
+    const { host } = failingTemplateServer();
+    const error = thrownBy(() => open(host, { resourceSubscriptions: [readme.uri, 'notes://1'] }));
+    expect((error as Error).message).toBe('no change feed today');
+  });
+
+  it('leaves nothing open behind', () => {
+    const { host, bus, hub, streams } = failingTemplateServer();
+    thrownBy(() => open(host, { toolsListChanged: true, resourceSubscriptions: [readme.uri, 'notes://1'] }));
+    expect([host.sent.length, bus.subscriberCount, hub.size, streams.size]).toEqual([0, 0, 0, 0]);
   });
 });
 

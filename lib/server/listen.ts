@@ -85,7 +85,13 @@ export class ListenStreams {
     }
     const stream = new ListenStream(context, this);
     this.open.add(stream);
-    return stream.start(filter, context.connection.capabilities);
+    try {
+      return stream.start(filter, context.connection.capabilities);
+    } catch (error) {
+      // A resource's change stream could not be followed: the request fails, and nothing stays open.
+      stream.complete();
+      throw error;
+    }
   }
 
   /**

@@ -114,10 +114,16 @@ export class SubscriptionHub {
     if (!topic) {
       topic = { subscribers: new Set(), watchers: 0, source: undefined };
       this.topics.set(uri, topic);
-      topic.source = catalog.updatesOf(uri)?.subscribe({
-        next: (value) => this.publish(uri, typeof value === 'string' ? value : uri),
-        error: (error) => this.logger.warn(`The change stream of ${peerText(uri)} failed`, error),
-      });
+      try {
+        topic.source = catalog.updatesOf(uri)?.subscribe({
+          next: (value) => this.publish(uri, typeof value === 'string' ? value : uri),
+          error: (error) => this.logger.warn(`The change stream of ${peerText(uri)} failed`, error),
+        });
+      } catch (error) {
+        // A template's `updates` threw: no topic is left behind for a subscription that failed.
+        this.topics.delete(uri);
+        throw error;
+      }
     }
     return topic;
   }
