@@ -9,7 +9,7 @@ import {
 } from '../../machines/connection';
 import { CapabilityNotSupportedError, ConnectionClosedError, NotReadyError } from '../jsonrpc/errors';
 import { clipText, excerpt } from '../jsonrpc/excerpt';
-import type { JsonObject, JsonRpcNotification, RequestId } from '../jsonrpc/types';
+import type { JsonObject, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, RequestId } from '../jsonrpc/types';
 import { outboundVerdict } from '../protocol/gate';
 import type { MessageKind } from '../protocol/gate';
 import type { Role } from '../protocol/methods';
@@ -229,6 +229,21 @@ export abstract class Connection {
     this.router = new Router(this, this.outbound, this.tracing);
     this.subscription = transport.messages.subscribe(this.router);
     transport.start?.().then(undefined, (error: unknown) => this.transportEnded(error));
+  }
+
+  /** Sends a message as it is, past the gate (a role that answers requests itself, like a modern exchange). */
+  protected sendMessage(message: JsonRpcMessage, options?: TransportSendOptions): Promise<void> {
+    const outbound = this.outbound;
+    if (!outbound || this.state === 'closed') return Promise.reject(new ConnectionClosedError('The connection is closed'));
+    return outbound.send(message, options);
+  }
+
+  /**
+   * @internal Role hook, asked by the router for each request before the gate: true when the role served
+   * (or refused) it itself. A server takes the requests of the stateless revision here.
+   */
+  takeRequest(_message: JsonRpcRequest, _inBatch: boolean): boolean {
+    return false;
   }
 
   /** Tells the transport the negotiated revision (HTTP puts it in a header); both roles call it. */

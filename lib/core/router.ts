@@ -31,6 +31,8 @@ export interface RouterHost extends InboundHost, GateView {
   handlerFor(method: string): RequestHandler<any> | undefined;
   /** The bookkeeping of the peer's requests, made when the first one arrives (a client may never get one). */
   inboundRequests(): InboundRequests;
+  /** True when the role served or refused the request itself, before the gate (a modern request). */
+  takeRequest(message: JsonRpcRequest, inBatch: boolean): boolean;
 }
 
 export class Router implements Observer<InboundFrame> {
@@ -93,6 +95,7 @@ export class Router implements Observer<InboundFrame> {
   private onRequest(message: JsonRpcRequest, batch: BatchReply | undefined): void {
     const method = message.method;
     this.tracing.message('request', 'in', message, method, message.id);
+    if (this.host.takeRequest(message, batch !== undefined)) return;
     const handler = this.host.handlerFor(method);
     const verdict = handler ? inboundVerdict(this.host, message, batch !== undefined) : methodNotFound(method);
     if (verdict === ALLOWED) this.requests.serve(message, handler!, batch);

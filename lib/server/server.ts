@@ -1,9 +1,14 @@
 import { Connection, type ConnectionEvents, type ConnectionOptions, type HandlerTable } from '../core/connection';
 import type { EventFacade } from '../core/events';
 import type { Transport } from '../core/transport';
-import type { JsonRpcNotification } from '../jsonrpc/types';
+import type {
+  JsonRpcErrorObject,
+  JsonRpcMessage,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  RequestId,
+} from '../jsonrpc/types';
 import type { QuitReason } from '../../machines/connection';
-import type { RequestId } from '../jsonrpc/types';
 import { resultChecks, type ResultCheck } from '../protocol/results';
 import { hasCapability } from '../protocol/capabilities';
 import {
@@ -21,8 +26,15 @@ import type { ServerDefinition } from './definition';
 import type { ListName } from './context';
 import { SERVER_HANDLERS, type ServerHandlersHost } from './handlers';
 import { SubscriptionHub } from './subscriptions';
-import { ErrorCode, McpError } from '../jsonrpc/errors';
-import { clipText } from '../jsonrpc/excerpt';
+import { InMemoryServerEventBus, LIST_CHANGED_EVENTS, type ServerEventBus } from './event-bus';
+import { ListenStreams } from './listen';
+import { ConnectionClosedError, ErrorCode, McpError, RequestCancelledError } from '../jsonrpc/errors';
+import { clipText, excerpt } from '../jsonrpc/excerpt';
+import { isRequestId } from '../jsonrpc/classify';
+import { classifyInbound, errorResponseOf } from '../protocol/era';
+import { META } from '../protocol/modern';
+import type { CancelledParams } from '../protocol/types';
+import { ConnectionExchangeReply, type ReplyChannel } from './modern/connection-reply';
 import type { ExchangeReply, ModernServer } from '../core/exchange';
 import { systemClock, type Clock } from '../core/clock';
 import type { Logger } from '../core/logger';
@@ -49,6 +61,12 @@ export class ServerConnection extends Connection {
   protected readonly handlers: HandlerTable<ServerHandlersHost> = SERVER_HANDLERS;
   private level: LoggingLevel | undefined;
   private declared: ServerCapabilities | undefined;
+  /** Modern requests in flight on this connection, by id (made with the first). */
+  private modernInFlight: Map<RequestId, ConnectionExchangeReply> | undefined;
+  private readonly modernChannel: ReplyChannel = {
+    send: (message, options) => this.sendMessage(message, options),
+    settled: (id) => this.modernInFlight?.delete(id),
+  };
 
   constructor(
     readonly server: Server,
@@ -153,6 +171,78 @@ export class ServerConnection extends Connection {
     );
   }
 
+  /**
+   * @internal The connection's era is its first request's (stdio has no headers): one carrying the 2026-07-28
+   * envelope makes it modern, where every request is served on its own (`Server.serveModern`) and the
+   * handshake-era methods do not exist; `initialize` (or any request without an envelope) keeps it in the
+   * handshake era, as before. A request the classifier refuses moves nothing.
+   */
+  override takeRequest(message: JsonRpcRequest, inBatch: boolean): boolean {
+    const state = this.state;
+    if ((state !== 'uninitialized' && state !== 'modern') || inBatch) return false;
+    const verdict = classifyInbound({ body: message }, this.server.eraPolicy);
+    switch (verdict.era) {
+      case 'modern':
+        if (verdict.kind !== 'request') return false;
+        if (state === 'uninitialized') this.transition({ type: 'era.modern' });
+        this.serveModernRequest(verdict);
+        return true;
+      case 'reject':
+        if (verdict.reply) this.sendOrLog(errorResponseOf(verdict));
+        return true;
+      default:
+        if (state === 'uninitialized') return false;
+        this.sendOrLog({ jsonrpc: '2.0', id: message.id, error: this.eraMismatch(message) });
+        return true;
+    }
+  }
+
+  /** Why a modern connection refuses a request without the envelope (`initialize` included). */
+  private eraMismatch(message: JsonRpcRequest): JsonRpcErrorObject {
+    const supported = this.server.eraPolicy.supportedVersions;
+    if (message.method === 'initialize') {
+      const requested = message.params?.protocolVersion;
+      return {
+        code: ErrorCode.UnsupportedProtocolVersion,
+        message: `Unsupported protocol version: this connection speaks ${supported.join(', ')} (stateless, no initialize)`,
+        data: { supported, requested: typeof requested === 'string' ? requested : '' },
+      };
+    }
+    return {
+      code: ErrorCode.InvalidParams,
+      message: `Invalid params: this connection speaks ${supported.join(', ')}: every request needs params._meta["${META.protocolVersion}"] and the rest of the envelope`,
+    };
+  }
+
+  private serveModernRequest(verdict: ModernRequestVerdict): void {
+    const id = verdict.request.id;
+    const inFlight = (this.modernInFlight ??= new Map());
+    if (inFlight.has(id)) {
+      const why = `Request id ${excerpt(id)} is already in use by a request in flight`;
+      return this.sendOrLog({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidRequest, message: why } });
+    }
+    const reply = new ConnectionExchangeReply(this.modernChannel, id);
+    inFlight.set(id, reply);
+    this.server.serveModern(verdict, reply);
+  }
+
+  private sendOrLog(message: JsonRpcMessage): void {
+    this.sendMessage(message).catch((error) => this.logger.debug('Could not send a response', error));
+  }
+
+  /** @internal `notifications/cancelled` also reaches the modern requests in flight. */
+  override notified(message: JsonRpcNotification, builtIn: boolean): void {
+    const inFlight = this.modernInFlight;
+    if (inFlight?.size && message.method === 'notifications/cancelled') {
+      const params = message.params as CancelledParams | undefined;
+      const requestId = params?.requestId;
+      const reply = isRequestId(requestId) ? inFlight.get(requestId) : undefined;
+      const reason = typeof params?.reason === 'string' ? params.reason : undefined;
+      reply?.abort(new RequestCancelledError('a 2026-07-28 request', reason));
+    }
+    super.notified(message, builtIn);
+  }
+
   protected override onNotification(message: JsonRpcNotification): void {
     const method = message.method;
     if (method === 'notifications/roots/list_changed' || method === 'notifications/initialized') {
@@ -161,6 +251,11 @@ export class ServerConnection extends Connection {
   }
 
   protected override onClosed(): void {
+    const inFlight = this.modernInFlight;
+    if (inFlight?.size) {
+      const reason = new ConnectionClosedError('Connection closed');
+      for (const reply of [...inFlight.values()]) reply.abort(reason);
+    }
     this.server.forget(this);
   }
 }
@@ -173,6 +268,10 @@ export interface ServerOptions extends ConnectionOptions {
    * ring), the state's lifetime and the round cap.
    */
   readonly inputRounds?: Partial<InputRoundSettings>;
+  /** The bus `subscriptions/listen` streams hear the server's changes on (default: in memory). */
+  readonly events?: ServerEventBus;
+  /** Open `subscriptions/listen` streams beyond which a new one is refused (`DEFAULT_MAX_LISTEN_STREAMS`). */
+  readonly maxListenStreams?: number;
 }
 
 /** The lists a client can be told have changed, with the capability that announces it. */
@@ -193,6 +292,10 @@ export class Server implements ModernServer, ModernServing {
   /** Which requests the stateless revision serves (read by the transports' classifier). */
   readonly eraPolicy: EraPolicy;
   readonly inputRounds: InputRoundSettings;
+  /** Where the server's changes go: legacy sessions and listen streams hear the same events. */
+  readonly events: ServerEventBus;
+  /** The open `subscriptions/listen` streams. */
+  readonly listenStreams: ListenStreams;
   private current: ServerDefinition;
   private resourceSubscriptions: SubscriptionHub | undefined;
   private readonly live = new Set<ServerConnection>();
@@ -206,6 +309,8 @@ export class Server implements ModernServer, ModernServing {
     this.current = definition;
     this.eraPolicy = eraPolicyOf(() => this.current);
     this.inputRounds = { ...options.inputRounds, keyRing: options.inputRounds?.keyRing ?? processKeyRing() };
+    this.events = options.events ?? new InMemoryServerEventBus();
+    this.listenStreams = new ListenStreams(this.events, () => this.subscriptions, options.maxListenStreams);
   }
 
   get clock(): Clock {
@@ -239,6 +344,7 @@ export class Server implements ModernServer, ModernServing {
     return (this.resourceSubscriptions ??= new SubscriptionHub(
       () => this.current.resources,
       this.options.logger ?? defaultLogger,
+      this.events,
     ));
   }
 
@@ -281,11 +387,12 @@ export class Server implements ModernServer, ModernServing {
    * `changedUri` names a sub-resource when it is not `uri` itself.
    */
   resourceUpdated(uri: string, changedUri = uri): void {
-    this.resourceSubscriptions?.publish(uri, changedUri);
+    this.subscriptions.publish(uri, changedUri);
   }
 
   /** Closes every connection. */
   async close(): Promise<QuitReason[]> {
+    await this.listenStreams.close();
     return Promise.all([...this.live].map((connection) => connection.close()));
   }
 
@@ -298,6 +405,7 @@ export class Server implements ModernServer, ModernServing {
   private announceChanges(): void {
     const lists = [...(this.changed ?? [])];
     this.changed?.clear();
+    for (const list of lists) this.events.publish(LIST_CHANGED_EVENTS[list]);
     for (const connection of this.live) {
       if (connection.state !== 'ready') continue;
       for (const list of lists) {

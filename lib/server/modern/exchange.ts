@@ -27,6 +27,7 @@ import type { ServerDefinition } from '../definition';
 import type { ServerHandlersHost } from '../handlers';
 import { open, seal, type KeyRing, type RequestStateBinding } from '../request-state';
 import type { SubscriptionHub } from '../subscriptions';
+import type { ListenHost, ListenStreams } from '../listen';
 import { answersOf, carriedOf, InputRound } from './input-round';
 import { completeResult, modernError } from './results';
 
@@ -50,6 +51,7 @@ export interface ModernServing {
   readonly inputRounds: InputRoundSettings;
   /** The revisions `server/discover` names. */
   readonly modernVersions: readonly string[];
+  readonly listenStreams: ListenStreams;
 }
 
 const RUNNING = 0;
@@ -63,7 +65,10 @@ class InputRequiredSignal extends Error {
   }
 }
 
-export class ModernExchange implements ServerHandlersHost {
+/** What a modern request's handler finds as its `context.connection`: the shared handlers' host and the listen host. */
+export type ModernHost = ServerHandlersHost & ListenHost;
+
+export class ModernExchange implements ModernHost {
   readonly role = 'server';
   readonly state = 'modern';
   readonly era = 'modern';
@@ -72,7 +77,7 @@ export class ModernExchange implements ServerHandlersHost {
   readonly activeHandlerCount = 1;
   readonly definition: ServerDefinition;
   private phase: typeof RUNNING | typeof ANSWERED = RUNNING;
-  private context: RequestContext<ServerHandlersHost> | undefined;
+  private context: RequestContext<ModernHost> | undefined;
   private round: InputRound | undefined;
 
   constructor(
@@ -96,6 +101,10 @@ export class ModernExchange implements ServerHandlersHost {
 
   get subscriptions(): SubscriptionHub {
     return this.serving.subscriptions;
+  }
+
+  get listenStreams(): ListenStreams {
+    return this.serving.listenStreams;
   }
 
   get protocolVersion(): string {
@@ -130,7 +139,7 @@ export class ModernExchange implements ServerHandlersHost {
   // ---- serving -----------------------------------------------------------------------------------
 
   /** Runs `handler` for the request; `headers` (HTTP) are checked against the tool's `x-mcp-header` params. */
-  serve(handler: RequestHandler<ServerHandlersHost>, headers: HeaderSource | undefined): void {
+  serve(handler: RequestHandler<ModernHost>, headers: HeaderSource | undefined): void {
     const request = this.verdict.request;
     const params = request.params;
     if (headers !== undefined && request.method === 'tools/call') {
@@ -163,7 +172,7 @@ export class ModernExchange implements ServerHandlersHost {
   }
 
   private run(
-    handler: RequestHandler<ServerHandlersHost>,
+    handler: RequestHandler<ModernHost>,
     answers: Readonly<Record<string, unknown>> | undefined,
     round: number,
   ): void {
@@ -172,7 +181,7 @@ export class ModernExchange implements ServerHandlersHost {
     if (round > maxRounds) {
       return this.answerError(invalid(`the request went through ${round} input rounds; the limit is ${maxRounds}`));
     }
-    const context = new RequestContext<ServerHandlersHost>(
+    const context = new RequestContext<ModernHost>(
       this,
       request.id,
       request.method,

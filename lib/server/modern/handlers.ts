@@ -5,6 +5,7 @@
  * declare is 404 / -32601 at the classifier).
  */
 import { handlerTable, type HandlerTable } from '../../core/inbound-requests';
+import { listen } from '../listen';
 import type { RequestContext } from '../../core/request-context';
 import type { EraPolicy } from '../../protocol/era';
 import { META } from '../../protocol/modern';
@@ -12,7 +13,7 @@ import { shape } from '../../protocol/shape';
 import type { ServerCapabilities } from '../../protocol/types';
 import { RESOURCE_SEARCH_EXTENSION, type ServerDefinition } from '../definition';
 import { SERVER_HANDLERS, type ServerHandlersHost } from '../handlers';
-import type { ModernExchange } from './exchange';
+import type { ModernExchange, ModernHost } from './exchange';
 
 /** The request methods a 2026-07-28 server may serve, with the capability that declares each. */
 const DECLARED_BY: Readonly<Record<string, (capabilities: ServerCapabilities) => boolean>> = {
@@ -26,6 +27,14 @@ const DECLARED_BY: Readonly<Record<string, (capabilities: ServerCapabilities) =>
   'prompts/get': (capabilities) => capabilities.prompts !== undefined,
   'completion/complete': (capabilities) => capabilities.completions !== undefined,
   'resources/search': (capabilities) => capabilities.experimental?.[RESOURCE_SEARCH_EXTENSION] !== undefined,
+  // Something to listen to: a list that can change, or resources to follow.
+  'subscriptions/listen': (capabilities) =>
+    !!(
+      capabilities.tools?.listChanged ||
+      capabilities.prompts?.listChanged ||
+      capabilities.resources?.listChanged ||
+      capabilities.resources?.subscribe
+    ),
 };
 
 function discover(context: RequestContext<ServerHandlersHost>): object {
@@ -39,8 +48,9 @@ function discover(context: RequestContext<ServerHandlersHost>): object {
   };
 }
 
-export const MODERN_HANDLERS: HandlerTable<ServerHandlersHost> = handlerTable<ServerHandlersHost>({
+export const MODERN_HANDLERS: HandlerTable<ModernHost> = handlerTable<ModernHost>({
   'server/discover': discover,
+  'subscriptions/listen': listen,
   ...Object.fromEntries(
     Object.keys(DECLARED_BY)
       .filter((method) => SERVER_HANDLERS[method] !== undefined)

@@ -1,0 +1,59 @@
+/**
+ * The way back of a modern (2026-07-28) request on a duplex connection (stdio, WebSocket, in memory): the
+ * connection's own transport, the answer and the notifications tagged with the request's id. The connection
+ * keeps the replies of its requests in flight, so `notifications/cancelled` and its close reach them.
+ */
+import type { ExchangeReply } from '../../core/exchange';
+import type { TransportSendOptions } from '../../core/transport';
+import type { JsonRpcMessage, JsonRpcNotification, JsonRpcResponse, RequestId } from '../../jsonrpc/types';
+
+/** What the reply uses of its connection. */
+export interface ReplyChannel {
+  send(message: JsonRpcMessage, options?: TransportSendOptions): Promise<void>;
+  /** The request is over (answered or aborted): the connection forgets it. */
+  settled(id: RequestId): void;
+}
+
+export class ConnectionExchangeReply implements ExchangeReply {
+  private done = false;
+  private abortHooks: ((reason: Error) => void)[] | undefined;
+  private abortReason: Error | undefined;
+  private readonly related: TransportSendOptions;
+
+  constructor(
+    private readonly channel: ReplyChannel,
+    private readonly id: RequestId,
+  ) {
+    this.related = { relatedRequestId: id };
+  }
+
+  notify(message: JsonRpcNotification): Promise<void> {
+    if (this.done) return Promise.resolve();
+    return this.channel.send(message, this.related);
+  }
+
+  answer(message: JsonRpcResponse): Promise<void> {
+    if (this.done) return Promise.resolve();
+    this.done = true;
+    this.abortHooks = undefined;
+    this.channel.settled(this.id);
+    return this.channel.send(message, this.related);
+  }
+
+  onAbort(hook: (reason: Error) => void): void {
+    if (this.abortReason) return hook(this.abortReason);
+    if (this.done) return;
+    (this.abortHooks ??= []).push(hook);
+  }
+
+  /** The requester cancelled, or the connection closed: no answer will be sent. */
+  abort(reason: Error): void {
+    if (this.done) return;
+    this.done = true;
+    this.abortReason = reason;
+    this.channel.settled(this.id);
+    const hooks = this.abortHooks;
+    this.abortHooks = undefined;
+    if (hooks) for (const hook of hooks) hook(reason);
+  }
+}
