@@ -1,9 +1,57 @@
 import { concat, defer, from, Subject, type Observable } from 'rxjs';
+import { systemClock, type Clock } from '../core/clock';
+import type { JsonObject } from '../jsonrpc/types';
+import { isRetriedResult } from './input-required';
+
+/** Who may share a cached result (2026-07-28 `cacheScope`): anyone, or one authorization context only. */
+export type CacheScope = 'public' | 'private';
+
+/** The cache hints of a 2026-07-28 result (`CacheableResult`): how long it may be reused, and by whom. */
+export interface CacheHints {
+  readonly ttlMs?: number;
+  readonly cacheScope?: CacheScope;
+}
+
+/** A listing with the hints its pages carried: what a modern list fetch gives a `ListCache`. */
+export interface HintedList<T> extends CacheHints {
+  readonly items: readonly T[];
+}
+
+/**
+ * The hints of one result. A result completed by a retry that carried `inputResponses` or `requestState`
+ * answered that call alone: it is never reused (ttl 0), whatever it says.
+ */
+export function cacheHintsOf(result: JsonObject): CacheHints {
+  if (isRetriedResult(result)) return { ttlMs: 0 };
+  const { ttlMs, cacheScope } = result;
+  return {
+    ...(typeof ttlMs === 'number' && ttlMs >= 0 && { ttlMs }),
+    ...((cacheScope === 'public' || cacheScope === 'private') && { cacheScope }),
+  };
+}
+
+/** The hints of a listing made of several pages: the shortest ttl, and private if any page is. */
+export function mergeCacheHints(pages: readonly CacheHints[]): CacheHints {
+  let ttlMs: number | undefined;
+  let cacheScope: CacheScope | undefined;
+  for (const page of pages) {
+    if (page.ttlMs !== undefined) ttlMs = ttlMs === undefined ? page.ttlMs : Math.min(ttlMs, page.ttlMs);
+    if (page.cacheScope !== undefined && cacheScope !== 'private') cacheScope = page.cacheScope;
+  }
+  return { ...(ttlMs !== undefined && { ttlMs }), ...(cacheScope !== undefined && { cacheScope }) };
+}
 
 /**
  * A server list (tools, resources, prompts) kept by the client: `get()` lists once and answers from the
  * cache until the server says the list changed; `changes$` emits the current list on subscription and a
  * fresh one after every change.
+ *
+ * A 2026-07-28 listing comes with cache hints (`fetch` gives a `HintedList`): a list older than its `ttlMs`
+ * (timed on `clock` from when it arrived) is listed again by the next `get()`, and `ttlMs: 0` keeps it for
+ * the callers of the listing in flight only. A list without a ttl (any handshake-era listing) is kept until
+ * the list changes. `cacheScope` is kept for whoever shares lists (`scope`): one client is one
+ * authorization context, so it reuses both. The list changed, by a `list_changed` notification on the
+ * session or on a `subscriptions/listen` stream alike: `invalidate()`.
  *
  * Re-listing is bounded whatever the server sends: `list_changed` notifications in one tick cause one
  * re-list, and those that arrive while a re-list is in flight cause one more after it (its list may be
@@ -11,6 +59,9 @@ import { concat, defer, from, Subject, type Observable } from 'rxjs';
  */
 export class ListCache<T> {
   private cached: Promise<readonly T[]> | undefined;
+  /** When the cached list stops being reusable (on `clock`); Infinity until it arrives, or without a ttl. */
+  private expiresAt = Infinity;
+  private cachedScope: CacheScope | undefined;
   private refreshes: Subject<readonly T[]> | undefined;
   private refreshScheduled = false;
   private refreshing = false;
@@ -18,20 +69,27 @@ export class ListCache<T> {
   private stale = false;
 
   constructor(
-    private readonly fetch: () => Promise<readonly T[]>,
+    private readonly fetch: () => Promise<readonly T[] | HintedList<T>>,
     private readonly onRefreshError: (error: unknown) => void,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   get(): Promise<readonly T[]> {
-    if (!this.cached) {
-      const pending = this.fetch();
-      this.cached = pending;
-      // A failed listing is not cached: the next get() tries again.
-      pending.catch(() => {
-        if (this.cached === pending) this.cached = undefined;
-      });
-    }
-    return this.cached;
+    const cached = this.cached;
+    if (cached && (this.expiresAt === Infinity || this.clock.now() < this.expiresAt)) return cached;
+    this.expiresAt = Infinity;
+    const pending: Promise<readonly T[]> = this.fetch().then((listing) => this.arrived(pending, listing));
+    this.cached = pending;
+    // A failed listing is not cached: the next get() tries again.
+    pending.catch(() => {
+      if (this.cached === pending) this.cached = undefined;
+    });
+    return pending;
+  }
+
+  /** The `cacheScope` of the cached list, when the server gave one. */
+  get scope(): CacheScope | undefined {
+    return this.cachedScope;
   }
 
   /** The current list, then every refreshed one. */
@@ -58,6 +116,16 @@ export class ListCache<T> {
     this.refreshes?.complete();
   }
 
+  /** A listing arrived: its items, with its hints recorded while it is still the cached one. */
+  private arrived(pending: Promise<readonly T[]>, listing: readonly T[] | HintedList<T>): readonly T[] {
+    if (isArray(listing)) return listing;
+    if (this.cached === pending) {
+      this.cachedScope = listing.cacheScope;
+      if (listing.ttlMs !== undefined) this.expiresAt = this.clock.now() + listing.ttlMs;
+    }
+    return listing.items;
+  }
+
   private refresh(): void {
     this.refreshScheduled = false;
     this.refreshing = true;
@@ -75,4 +143,8 @@ export class ListCache<T> {
       },
     );
   }
+}
+
+function isArray<T>(listing: readonly T[] | HintedList<T>): listing is readonly T[] {
+  return Array.isArray(listing);
 }

@@ -43,6 +43,11 @@ export interface SendOptions extends RequestOptions, TransportSendOptions {
    * request made through `ctx.request` needs none: its `relatedRequestId` names the parent.
    */
   readonly parentRequest?: RequestContext<any>;
+  /**
+   * Called with the request's JSON-RPC id before it is sent: a `subscriptions/listen` stream's notifications
+   * name it as their subscription id, and may arrive before its response.
+   */
+  readonly onId?: (id: RequestId) => void;
 }
 
 /** What the outbound requests read of their connection. */
@@ -108,6 +113,7 @@ export class OutboundRequests implements CorrelationHost {
     }
     const record = table.begin(method, options);
     record.check = check;
+    options?.onId?.(record.id);
     let sent = record.wantsProgress ? withMetaEntries(params, { progressToken: record.id }) : params;
     if (instrumentation) sent = this.trace.startOutboundSpan(instrumentation, record, sent, parentSpan);
     const message: JsonRpcRequest =

@@ -1,0 +1,111 @@
+/**
+ * `subscriptions/listen` (MCP 2026-07-28) as an Observable: the modern era's one way to hear about list
+ * changes and resource updates, where the handshake era had `list_changed` notifications on the session and
+ * `resources/subscribe`.
+ *
+ * Each subscription opens its own listen request. The stream's notifications are those whose
+ * `params._meta["io.modelcontextprotocol/subscriptionId"]` is that request's JSON-RPC id, the server's
+ * `notifications/subscriptions/acknowledged` first (it says which of the asked-for kinds the server honours:
+ * read it with `acknowledgedFilter`). Like `Client.subscribeResource`, the Observable completes when the
+ * server ends the stream with a result or the client is closed with `close()`, and errors with the server's
+ * error response, or with a `ConnectionClosedError` (its `quitReason` says why) when the connection ends
+ * otherwise. Unsubscribing cancels the listen request (`notifications/cancelled`).
+ */
+import { Observable } from 'rxjs';
+import { ConnectionClosedError, type ClosedConnectionReason } from '../jsonrpc/errors';
+import type { JsonObject, JsonRpcNotification, RequestId } from '../jsonrpc/types';
+import { META } from '../protocol/modern';
+
+/** Which notifications a listen stream asks for (schema `SubscriptionFilter`); each kind is opt-in. */
+export interface ListenFilter {
+  readonly toolsListChanged?: boolean;
+  readonly promptsListChanged?: boolean;
+  readonly resourcesListChanged?: boolean;
+  /** `notifications/resources/updated` for these URIs (what `resources/subscribe` did). */
+  readonly resourceSubscriptions?: readonly string[];
+}
+
+export interface ListenRequestOptions {
+  /** Aborting it cancels the listen request. */
+  readonly signal: AbortSignal;
+  /** 0: the stream lives as long as it is wanted. */
+  readonly timeout: number;
+  /** Gets the listen request's JSON-RPC id before the request is sent. */
+  readonly onId: (id: RequestId) => void;
+}
+
+/** What a listen stream needs of its connection (a `Client` is one). */
+export interface ListenHost {
+  /** Every notification from the server; it ends with the connection. */
+  readonly notifications$: Observable<JsonRpcNotification>;
+  /** Resolves with why the connection ended, once it has. */
+  readonly closed: Promise<ClosedConnectionReason>;
+  request(method: string, params: JsonObject, options: ListenRequestOptions): Promise<JsonObject>;
+}
+
+export const LISTEN_ACKNOWLEDGED = 'notifications/subscriptions/acknowledged';
+
+/** The notifications of one `subscriptions/listen` stream, opened on subscription (see the module comment). */
+export function listen(host: ListenHost, filter: ListenFilter): Observable<JsonRpcNotification> {
+  const params = { notifications: filterParams(filter) };
+  return new Observable<JsonRpcNotification>((subscriber) => {
+    let id: RequestId | undefined;
+    let open = true;
+    const cancel = new AbortController();
+    // Subscribed before the request goes out: the acknowledgement may come before anything else.
+    const inner = host.notifications$.subscribe((notification) => {
+      if (id !== undefined && subscriptionIdOf(notification) === id) subscriber.next(notification);
+    });
+    host
+      .request('subscriptions/listen', params, { signal: cancel.signal, timeout: 0, onId: (sent) => (id = sent) })
+      .then(
+        () => {
+          open = false;
+          subscriber.complete();
+        },
+        (error: unknown) => {
+          open = false;
+          if (!(error instanceof ConnectionClosedError)) return subscriber.error(error);
+          void host.closed.then((reason) => {
+            if (reason.kind === 'local-close') subscriber.complete();
+            else subscriber.error(closedError(reason, error));
+          });
+        },
+      );
+    return () => {
+      inner.unsubscribe();
+      if (open) cancel.abort();
+    };
+  });
+}
+
+/** The kinds the server agreed to honour, from a stream's `notifications/subscriptions/acknowledged`. */
+export function acknowledgedFilter(notification: JsonRpcNotification): ListenFilter | undefined {
+  if (notification.method !== LISTEN_ACKNOWLEDGED) return undefined;
+  const honoured = notification.params?.notifications;
+  return typeof honoured === 'object' && honoured !== null ? (honoured as ListenFilter) : undefined;
+}
+
+/** The subscription a notification belongs to, when it names one. */
+export function subscriptionIdOf(notification: JsonRpcNotification): unknown {
+  const meta = notification.params?._meta;
+  return typeof meta === 'object' && meta !== null ? (meta as JsonObject)[META.subscriptionId] : undefined;
+}
+
+/** The wire form of a filter: only the kinds asked for. */
+function filterParams(filter: ListenFilter): JsonObject {
+  const { toolsListChanged, promptsListChanged, resourcesListChanged, resourceSubscriptions } = filter;
+  return {
+    ...(toolsListChanged !== undefined && { toolsListChanged }),
+    ...(promptsListChanged !== undefined && { promptsListChanged }),
+    ...(resourcesListChanged !== undefined && { resourcesListChanged }),
+    ...(resourceSubscriptions !== undefined && { resourceSubscriptions: [...resourceSubscriptions] }),
+  };
+}
+
+function closedError(reason: ClosedConnectionReason, cause: ConnectionClosedError): ConnectionClosedError {
+  return new ConnectionClosedError(`The subscriptions/listen stream ended: the connection closed (${reason.message})`, {
+    cause,
+    quitReason: reason,
+  });
+}
