@@ -103,6 +103,7 @@ const CAPABILITY_OF: Readonly<Record<string, string>> = {
 class HubServer extends Server {
   constructor(
     private readonly connected: (connection: ServerConnection) => void,
+    private readonly modernListed: () => void,
     definition: ServerDefinition,
     options: ConnectionOptions,
   ) {
@@ -111,6 +112,10 @@ class HubServer extends Server {
 
   protected override onConnection(connection: ServerConnection): void {
     this.connected(connection);
+  }
+
+  protected override onModernListed(): void {
+    this.modernListed();
   }
 }
 
@@ -232,6 +237,7 @@ export class Hub {
         this.includeInTrace(connection);
         this.downstream.attach(connection);
       },
+      () => this.startLazyUpstreams(),
       defineServer(this.baseSpec),
       serverOptions,
     );

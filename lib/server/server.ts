@@ -371,6 +371,17 @@ export class Server implements ModernServer, ModernServing {
    */
   protected onConnection(_connection: ServerConnection): void {}
 
+  /**
+   * Subclass hook: a modern (2026-07-28) request read one of the lists (it has no connection whose `listed`
+   * event would say so).
+   */
+  protected onModernListed(_list: ListName): void {}
+
+  /** @internal A modern request's list handler, before it answers. */
+  listed(list: ListName): void {
+    this.onModernListed(list);
+  }
+
   update(next: ServerDefinition | ((current: ServerDefinition) => ServerDefinition)): void {
     const previous = this.current;
     this.current = typeof next === 'function' ? next(previous) : next;

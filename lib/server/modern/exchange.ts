@@ -52,6 +52,8 @@ export interface ModernServing {
   /** The revisions `server/discover` names. */
   readonly modernVersions: readonly string[];
   readonly listenStreams: ListenStreams;
+  /** A list handler is about to answer. */
+  listed(list: ListName): void;
 }
 
 const RUNNING = 0;
@@ -318,7 +320,9 @@ export class ModernExchange implements ModernHost {
     throw new McpError(ErrorCode.MethodNotFound, 'Method not found: logging/setLevel (set the level in _meta)');
   }
 
-  listed(_list: ListName): void {}
+  listed(list: ListName): void {
+    this.serving.listed(list);
+  }
 }
 
 /** What a sealed state is bound to: the method, its target, and its arguments. */
