@@ -22,13 +22,15 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import type { Stream } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RequestId } from '../lib/jsonrpc/types';
+import type { ExchangeReply } from '../lib/core/exchange';
+import type { JsonRpcResponse, RequestId } from '../lib/jsonrpc/types';
 import { Server } from '../lib/server/server';
 import { createMcpHttpHandler } from '../transports/http/endpoint';
 import { validateEveryConnection } from './conformance/validate-connections';
-import { interopDefinition } from './fixtures/modern-stdio-server';
+import { interopDefinition, SCHEMA_PROBLEM_MARK } from './fixtures/modern-stdio-server';
 import { cleanups } from './helpers/cleanups';
 import { validateEveryModernExchange } from './helpers/modern-wire';
 import { within } from './helpers/wait';
@@ -45,6 +47,8 @@ interface ServedRequest {
   /** `params.name` (tools/call, prompts/get) or `params.uri` (resources/read). */
   readonly target: unknown;
   readonly hasRequestState: boolean;
+  /** What our server answered, once it did. */
+  answer: JsonRpcResponse | undefined;
 }
 
 /** Our server over Streamable HTTP on 127.0.0.1, with what it served on each path; one per describe block. */
@@ -58,8 +62,20 @@ interface ServedOverHttp {
   close(): Promise<void>;
 }
 
-/** The schema problems of every server this file started; asserted empty by the last test. */
+/** The schema problems of every server this file started (in process or over stdio); asserted empty by the last test. */
 const modernProblems: string[][] = [];
+
+/** The problems a stdio server process reports on its stderr (see `--check-modern-wire`). */
+function collectSchemaProblems(stderr: Stream | null): void {
+  const problems: string[] = [];
+  modernProblems.push(problems);
+  let pending = '';
+  stderr?.on('data', (chunk: Buffer) => {
+    const lines = (pending + chunk.toString('utf8')).split('\n');
+    pending = lines.pop()!;
+    problems.push(...lines.filter((line) => line.startsWith(SCHEMA_PROBLEM_MARK)));
+  });
+}
 
 async function serveOverHttp(): Promise<ServedOverHttp> {
   const server = validateEveryConnection(new Server(interopDefinition));
@@ -68,13 +84,23 @@ async function serveOverHttp(): Promise<ServedOverHttp> {
   const serve = server.serveModern.bind(server);
   server.serveModern = (verdict, reply, headers) => {
     const { method, id, params } = verdict.request;
-    modern.push({
+    const served: ServedRequest = {
       method,
       id,
       target: params?.name ?? params?.uri,
       hasRequestState: params?.requestState !== undefined,
-    });
-    serve(verdict, reply, headers);
+      answer: undefined,
+    };
+    modern.push(served);
+    const recording: ExchangeReply = {
+      notify: (message) => reply.notify(message),
+      answer: (message) => {
+        served.answer = message;
+        return reply.answer(message);
+      },
+      onAbort: (hook) => reply.onAbort(hook),
+    };
+    serve(verdict, recording, headers);
   };
   let sessions = 0;
   const connect = server.connect.bind(server);
@@ -289,11 +315,19 @@ describe('the SDK v2 client, negotiating, against our Streamable HTTP endpoint',
       expect(contents).toEqual([{ uri: 'notes://7', mimeType: 'text/plain', text: 'Note 7' }]);
     });
 
-    it('surfaces an unknown resource as an error with code -32602 (the stateless revision drops -32002)', async () => {
+    it('surfaces an unknown resource as an error with code -32602', async () => {
       const { client } = await connectOverHttp(served.url);
       const failure = await client.readResource({ uri: 'docs://missing' }).catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(SdkProtocolError);
       expect((failure as SdkProtocolError).code).toBe(-32602);
+    });
+
+    // The SDK reads -32002 as -32602 too: what our server put on the wire is checked here.
+    it('answers an unknown resource with -32602 and the URI in data (the stateless revision drops -32002)', async () => {
+      const { client } = await connectOverHttp(served.url);
+      await client.readResource({ uri: 'docs://gone' }).catch(() => undefined);
+      const read = served.modern.find((request) => request.method === 'resources/read' && request.target === 'docs://gone');
+      expect(read?.answer).toMatchObject({ error: { code: -32602, data: { uri: 'docs://gone' } } });
     });
 
     it('completes a prompt argument', async () => {
@@ -378,6 +412,23 @@ describe('the SDK v2 client, negotiating, against our Streamable HTTP endpoint',
     });
   });
 
+  it('served every request above on the stateless path, without opening a session', () => {
+    expect({ methods: new Set(served.modern.map((request) => request.method)), sessions: served.sessions() }).toEqual({
+      methods: new Set([
+        'server/discover',
+        'tools/list',
+        'tools/call',
+        'prompts/list',
+        'prompts/get',
+        'resources/list',
+        'resources/templates/list',
+        'resources/read',
+        'completion/complete',
+      ]),
+      sessions: 0,
+    });
+  });
+
   describe('subscriptions/listen', () => {
     it('delivers a tool list change to the SDK once the server is updated', async () => {
       const { client } = await connectOverHttp(served.url);
@@ -458,10 +509,11 @@ describe('the SDK v2 client, negotiating, against our server over stdio', () => 
     const connected = sdkClient(mode);
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: ['--import', 'tsx', path.join(ROOT_DIR, 'test/fixtures/modern-stdio-server.ts')],
+      args: ['--import', 'tsx', path.join(ROOT_DIR, 'test/fixtures/modern-stdio-server.ts'), '--check-modern-wire'],
       cwd: ROOT_DIR,
-      stderr: 'ignore',
+      stderr: 'pipe',
     });
+    collectSchemaProblems(transport.stderr);
     await within(connected.client.connect(transport), 'the SDK client to connect over stdio', 15_000);
     return connected;
   }
