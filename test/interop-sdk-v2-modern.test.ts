@@ -16,6 +16,7 @@ import {
   StreamableHTTPClientTransport,
   type CallToolResult as SdkCallToolResult,
   type Progress as SdkProgress,
+  type SubscriptionFilter,
   type VersionNegotiationMode,
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -326,7 +327,9 @@ describe('the SDK v2 client, negotiating, against our Streamable HTTP endpoint',
     it('answers an unknown resource with -32602 and the URI in data (the stateless revision drops -32002)', async () => {
       const { client } = await connectOverHttp(served.url);
       await client.readResource({ uri: 'docs://gone' }).catch(() => undefined);
-      const read = served.modern.find((request) => request.method === 'resources/read' && request.target === 'docs://gone');
+      const read = served.modern.find(
+        (request) => request.method === 'resources/read' && request.target === 'docs://gone',
+      );
       expect(read?.answer).toMatchObject({ error: { code: -32602, data: { uri: 'docs://gone' } } });
     });
 
@@ -430,14 +433,35 @@ describe('the SDK v2 client, negotiating, against our Streamable HTTP endpoint',
   });
 
   describe('subscriptions/listen', () => {
-    it('delivers a tool list change to the SDK once the server is updated', async () => {
-      const { client } = await connectOverHttp(served.url);
-      let changed!: () => void;
-      const toolsChanged = new Promise<void>((resolve) => (changed = resolve));
-      client.setNotificationHandler('notifications/tools/list_changed', () => changed());
-      const subscription = await within(client.listen({ toolsListChanged: true }), 'the listen acknowledgement');
+    /** Resolves with the first notification of `method` the SDK dispatches. */
+    function nextNotification(
+      client: SdkClient,
+      method: 'notifications/tools/list_changed' | 'notifications/resources/updated',
+    ) {
+      return new Promise<unknown>((resolve) =>
+        client.setNotificationHandler(method, (notification) => resolve(notification)),
+      );
+    }
+
+    async function listening(client: SdkClient, filter: SubscriptionFilter) {
+      const subscription = await within(client.listen(filter), 'the listen acknowledgement');
       cleanups.push(() => subscription.close());
-      expect(subscription.honoredFilter).toEqual({ toolsListChanged: true });
+      return subscription;
+    }
+
+    it('acknowledges the listen with the filter it honours', async () => {
+      const { client } = await connectOverHttp(served.url);
+      const subscription = await listening(client, {
+        toolsListChanged: true,
+        resourceSubscriptions: ['docs://readme'],
+      });
+      expect(subscription.honoredFilter).toEqual({ toolsListChanged: true, resourceSubscriptions: ['docs://readme'] });
+    });
+
+    it('delivers a tool list change once the server is updated, and the new list has the tool', async () => {
+      const { client } = await connectOverHttp(served.url);
+      const changed = nextNotification(client, 'notifications/tools/list_changed');
+      await listening(client, { toolsListChanged: true });
       served.server.update((definition) =>
         definition.withTools({
           name: 'late',
@@ -447,9 +471,19 @@ describe('the SDK v2 client, negotiating, against our Streamable HTTP endpoint',
         }),
       );
       cleanups.push(() => served.server.update((definition) => definition.withoutTools('late')));
-      await within(toolsChanged, 'notifications/tools/list_changed on the listen stream');
+      await within(changed, 'notifications/tools/list_changed on the listen stream');
       const { tools } = await client.listTools({}, { cacheMode: 'refresh' });
       expect(tools.map((tool) => tool.name)).toContain('late');
+    });
+
+    it('delivers an update of a subscribed resource', async () => {
+      const { client } = await connectOverHttp(served.url);
+      const updated = nextNotification(client, 'notifications/resources/updated');
+      await listening(client, { resourceSubscriptions: ['docs://readme'] });
+      served.server.resourceUpdated('docs://readme');
+      expect(await within(updated, 'notifications/resources/updated on the listen stream')).toMatchObject({
+        params: { uri: 'docs://readme' },
+      });
     });
   });
 });
@@ -557,11 +591,7 @@ describe('the SDK v2 client, negotiating, against our server over stdio', () => 
   it('the same process script serves the handshake era to a client that does not negotiate', async () => {
     const { client, asked } = await connectOverStdio('legacy');
     const result = await client.callTool({ name: 'ask_name', arguments: {} });
-    expect([client.getProtocolEra(), textOf(result), asked.elicitations.length]).toEqual([
-      'legacy',
-      'Hello, Ada!',
-      1,
-    ]);
+    expect([client.getProtocolEra(), textOf(result), asked.elicitations.length]).toEqual(['legacy', 'Hello, Ada!', 1]);
   });
 });
 
