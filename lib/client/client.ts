@@ -287,7 +287,12 @@ export class Client extends Connection {
     this.attach(transport);
     this.attached = transport;
     this.eraKey = transport.eraKey;
-    this.modern = new ModernSession(verdict.version, this.modernVersions(), this.capabilities as JsonObject, this.infoFor());
+    this.modern = new ModernSession(
+      verdict.version,
+      this.modernVersions(),
+      this.capabilities as JsonObject,
+      this.infoFor(),
+    );
     const { discover } = verdict;
     this.transition({
       type: 'era.modern',

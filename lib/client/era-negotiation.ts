@@ -8,14 +8,7 @@ import type { Transport } from '../core/transport';
 import type { JsonObject } from '../jsonrpc/types';
 import { namesModernRevision } from '../protocol/modern';
 import type { EraCache, EraVerdict } from './era-cache';
-import {
-  channelOf,
-  classifyProbe,
-  discoverRequest,
-  notModernError,
-  probeOnce,
-  type EraChoice,
-} from './era-probe';
+import { channelOf, classifyProbe, discoverRequest, notModernError, probeOnce, type EraChoice } from './era-probe';
 
 /** The default time a stdio server has to answer the probe before it counts as legacy. */
 export const DEFAULT_ERA_PROBE_TIMEOUT_MS = 3_000;

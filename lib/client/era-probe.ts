@@ -150,7 +150,12 @@ let probeCount = 0;
 
 /** The `server/discover` request of a probe, under an id of the probe's own (never the connection's). */
 export function discoverRequest(meta: JsonObject): JsonRpcRequest {
-  return { jsonrpc: '2.0', id: `switchboard-era-probe-${++probeCount}`, method: 'server/discover', params: { _meta: meta } };
+  return {
+    jsonrpc: '2.0',
+    id: `switchboard-era-probe-${++probeCount}`,
+    method: 'server/discover',
+    params: { _meta: meta },
+  };
 }
 
 /**
@@ -186,9 +191,7 @@ export function probeOnce(
     });
     if (settled) subscription.unsubscribe();
     const started = transport.start ? transport.start() : Promise.resolve();
-    started
-      .then(() => transport.send(request))
-      .then(undefined, (error: unknown) => finish(failureOutcome(error)));
+    started.then(() => transport.send(request)).then(undefined, (error: unknown) => finish(failureOutcome(error)));
   });
 }
 
@@ -210,7 +213,9 @@ function answerIn(frame: InboundFrame, id: JsonRpcRequest['id']): ProbeOutcome |
 function failureOutcome(error: unknown): ProbeOutcome {
   const failure = asError(error);
   const status = (failure as { httpStatus?: unknown }).httpStatus;
-  return typeof status === 'number' ? { kind: 'http-error', status, error: failure } : { kind: 'failed', error: failure };
+  return typeof status === 'number'
+    ? { kind: 'http-error', status, error: failure }
+    : { kind: 'failed', error: failure };
 }
 
 function asError(error: unknown): Error {

@@ -7,7 +7,7 @@
 import { ErrorCode, McpError, TransportError } from '../jsonrpc/errors';
 import type { JsonObject } from '../jsonrpc/types';
 import { isPlainObject } from '../protocol/envelope';
-import { mcpHeaderParams, paramHeaders } from '../protocol/http-headers';
+import { mcpHeaderParams, paramHeaders, type ParamHeader } from '../protocol/http-headers';
 import { META } from '../protocol/modern';
 import type { LoggingLevel, Tool } from '../protocol/types';
 import { mutualVersion } from './era-probe';
@@ -72,11 +72,13 @@ export class ModernSession {
     const usable: Tool[] = [];
     for (const tool of tools) {
       const plan = mcpHeaderParams(tool);
-      if (!plan.ok) {
+      const problem = plan.ok ? numberAnnotation(tool, plan.params) : plan.problem;
+      if (problem !== undefined) {
         this.headerTools.delete(tool.name);
-        report(tool, plan.problem);
+        report(tool, problem);
         continue;
       }
+      if (!plan.ok) continue; // (for the type checker: a plan with no problem is ok)
       if (plan.params.length > 0) this.headerTools.set(tool.name, tool);
       else this.headerTools.delete(tool.name);
       usable.push(tool);
@@ -112,6 +114,24 @@ export function requestEnvelope(
   };
   if (logLevel !== undefined) meta[META.logLevel] = logLevel;
   return Object.freeze(meta) as JsonObject;
+}
+
+/**
+ * Why a designated parameter of type `number` makes the tool invalid: the spec allows integer, string and
+ * boolean only, and conformance 0.2.0-alpha.12 (`http-invalid-tool-headers`, `invalid_number_header`)
+ * expects such a tool dropped. `mcpHeaderParams` still accepts `number` (an older reading of the
+ * scenarios); once it refuses it, this check can go.
+ */
+function numberAnnotation(tool: Tool, params: readonly ParamHeader[]): string | undefined {
+  for (const param of params) {
+    let node: unknown = tool.inputSchema;
+    for (const key of param.path)
+      node = isPlainObject(node) && isPlainObject(node.properties) ? node.properties[key] : undefined;
+    const type = isPlainObject(node) ? node.type : undefined;
+    if (type === 'number' || (Array.isArray(type) && type.includes('number')))
+      return `${param.header} is on a parameter of type number, not integer, string or boolean`;
+  }
+  return undefined;
 }
 
 /**

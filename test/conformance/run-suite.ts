@@ -152,7 +152,8 @@ export async function runClientScenario(
   try {
     const args = [CONFORMANCE_CLI, 'client', '--command', command, '--scenario', scenario, '-o', outputDir];
     if (options.expectedFailures) args.push('--expected-failures', options.expectedFailures);
-    if (options.requirements) args.push('--requirements', options.requirements);
+    // One scenario at a revision's wire: --requirements cannot be combined with --scenario.
+    if (options.requirements) args.push('--spec-version', options.requirements);
     const { exitCode, output } = await run(NODE22, args, options.timeoutMs ?? 45_000);
     // `<scenario>-<ISO time>/`, nested for `auth/x`.
     const files = (await readdir(outputDir, { recursive: true })).filter(
