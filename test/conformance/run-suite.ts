@@ -179,6 +179,12 @@ export async function listClientScenarios(requirements?: Requirements): Promise<
   if (requirements) args.push('--requirements', requirements);
   const { exitCode, output } = await run(NODE22, args, 30_000);
   if (exitCode !== 0) throw new Error(`conformance list --client exited with ${exitCode}:\n${output}`);
+  if (requirements) {
+    // The set's own client scenarios: `  - <name>` lines under "Client scenarios", up to the blank line.
+    const section = output.slice(output.indexOf('Client scenarios'));
+    const end = section.search(/\n\s*\n/);
+    return [...(end === -1 ? section : section.slice(0, end)).matchAll(/^\s+- (\S+)\s*$/gm)].map((match) => match[1]!);
+  }
   // `  - <name> [<spec versions>]`
   return [...output.matchAll(/^\s+- (\S+) \[/gm)].map((match) => match[1]!);
 }
