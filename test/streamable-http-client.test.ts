@@ -81,12 +81,15 @@ async function serve(
   return { ...site, server, handler, url: `${site.origin}/mcp` };
 }
 
-/** Our client over a new transport, everything it emits schema-checked; closed after the test. */
+/**
+ * Our client over a new transport, everything it emits schema-checked; closed after the test. These tests
+ * are about handshake-era sessions: the client connects with `era: 'legacy'` (no `server/discover` probe).
+ */
 async function connect(url: string, options: ClientOptions = {}, transportOptions: StreamableHttpClientOptions = {}) {
   const transport = new StreamableHttpClientTransport(url, { reconnect: { initialDelayMs: 20 }, ...transportOptions });
   const events: HttpClientEvent[] = [];
   transport.events.subscribe((event) => events.push(event));
-  const client = new Client({ name: 'http-client-test', version: '1.0.0' }, options);
+  const client = new Client({ name: 'http-client-test', version: '1.0.0' }, { era: 'legacy', ...options });
   validateEmitted(client);
   cleanups.push(() => client.close());
   await client.connect(transport, { timeout: 5000 });

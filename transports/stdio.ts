@@ -186,6 +186,12 @@ export class StdioClientTransport implements Transport {
     });
   }
 
+  /** The command line (and working directory) this transport runs: the client's era verdicts are kept by it. */
+  get eraKey(): string {
+    const { command, args = [], cwd } = this.options;
+    return `stdio:${JSON.stringify(cwd === undefined ? [command, ...args] : [command, ...args, { cwd }])}`;
+  }
+
   /** The child's pid, once it runs. */
   get pid(): number | undefined {
     return this.child?.pid;

@@ -7,7 +7,7 @@ import {
   type HandlerTable,
   type SendOptions,
 } from '../core/connection';
-import type { RequestOptions } from '../core/correlation';
+import { DEFAULT_REQUEST_TIMEOUT_MS, type RequestOptions } from '../core/correlation';
 import type { QuitReason } from '../../machines/connection';
 import type { Transport } from '../../transports/transport';
 import { CapabilityNotSupportedError, UnsupportedProtocolVersionError } from '../jsonrpc/errors';
@@ -42,8 +42,13 @@ import {
   type ProtocolVersion,
 } from '../protocol/versions';
 import { RESOURCE_SEARCH_EXTENSION } from '../server/definition';
+import { MODERN_PROTOCOL_VERSIONS, namesModernRevision, type ModernProtocolVersion } from '../protocol/modern';
 import { defaultValidator, type SchemaValidator } from '../validation/json-schema';
+import { defaultEraCache, type EraCache, type EraVerdict } from './era-cache';
+import { DEFAULT_ERA_PROBE_TIMEOUT_MS, forcedEra, negotiateEra } from './era-negotiation';
+import type { EraChoice } from './era-probe';
 import { ClientFeatures, type ClientFeatureOptions, type ClientHost } from './features';
+import { isLegacyLookingFailure, ModernSession, requestEnvelope } from './modern-session';
 import { ListCache } from './list-cache';
 import { collectPages, DEFAULT_MAX_LIST_PAGES } from './pages';
 import { checkRoots } from './roots';
@@ -56,8 +61,25 @@ export interface ClientOptions extends ConnectionOptions, ClientFeatureOptions {
    * their handlers (`sampling`, `elicitation`, `roots` options), never by this field.
    */
   readonly capabilities?: ClientCapabilities;
-  /** The revision to ask for (default: the newest we support). */
-  readonly protocolVersion?: ProtocolVersion;
+  /**
+   * The revision to ask for (default: the newest we support). A handshake-era revision implies
+   * `era: 'legacy'`; a stateless one (`'2026-07-28'`) implies `era: 'modern'`.
+   */
+  readonly protocolVersion?: ProtocolVersion | ModernProtocolVersion;
+  /**
+   * Which era to speak. `auto` (default): probe with `server/discover` over transports that name an
+   * `eraKey` (stdio, Streamable HTTP), falling back to `initialize` on any legacy-looking answer; other
+   * transports connect with `initialize` as before. `legacy`: `initialize` at once, no probe. `modern`:
+   * the stateless revision, or fail.
+   */
+  readonly era?: EraChoice;
+  /**
+   * Where era verdicts are kept, by the transport's `eraKey` (default: one cache per process); `false`:
+   * none, every connection probes.
+   */
+  readonly eraCache?: EraCache | false;
+  /** How long a stdio server has to answer the probe before it counts as legacy, in ms (3000). */
+  readonly eraProbeTimeout?: number;
   /** Revisions we accept in the server's answer (default: all four). */
   readonly protocolVersions?: readonly ProtocolVersion[];
   readonly validator?: SchemaValidator;
@@ -126,6 +148,17 @@ export class Client extends Connection {
   /** The result checks of the negotiated revision, kept once ready (the revision no longer changes). */
   private readyChecks: ReadonlyMap<string, ResultCheck> | undefined;
   private requestHandlers: HandlerTable<ClientHost> | undefined;
+  private readonly era: EraChoice;
+  private readonly eraCache: EraCache | undefined;
+  private readonly eraProbeTimeout: number;
+  /** The connection's default request timeout: how long an HTTP server has to answer the probe. */
+  private readonly requestTimeout: number;
+  /** The stateless revision `protocolVersion` names, when it names one. */
+  private readonly forcedModernVersion: string | undefined;
+  /** Set once connected in the stateless revision: what every request then carries. */
+  private modern: ModernSession | undefined;
+  /** The verdict-cache key of the attached transport, when it has one. */
+  private eraKey: string | undefined;
 
   constructor(
     readonly info: Implementation,
@@ -135,7 +168,16 @@ export class Client extends Connection {
     this.features = new ClientFeatures(options);
 
     this.acceptedVersions = options.protocolVersions ?? SUPPORTED_PROTOCOL_VERSIONS;
-    this.requestedVersion = options.protocolVersion ?? this.acceptedVersions[0] ?? LATEST_PROTOCOL_VERSION;
+    const asked = options.protocolVersion;
+    this.requestedVersion =
+      asked !== undefined && !namesModernRevision(asked)
+        ? (asked as ProtocolVersion)
+        : (this.acceptedVersions[0] ?? LATEST_PROTOCOL_VERSION);
+    this.era = forcedEra(options.era, asked);
+    this.eraCache = options.eraCache === false ? undefined : (options.eraCache ?? defaultEraCache());
+    this.eraProbeTimeout = options.eraProbeTimeout ?? DEFAULT_ERA_PROBE_TIMEOUT_MS;
+    this.requestTimeout = options.defaultTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.forcedModernVersion = asked !== undefined && namesModernRevision(asked) ? asked : undefined;
     this.capabilities = this.features.capabilities(options.capabilities, this.requestedVersion);
     this.outputValidator = options.validateToolOutput === false ? undefined : (options.validator ?? defaultValidator());
     this.maxListPages = options.maxListPages ?? DEFAULT_MAX_LIST_PAGES;
@@ -177,10 +219,36 @@ export class Client extends Connection {
   }
 
   /**
-   * Attaches the transport and performs the handshake: `initialize`, version check, `notifications/initialized`.
-   * On failure the connection is closed (quit reason `handshake-failed`) and the error is thrown.
+   * Connects over `transport` in the era the `era` option picks (see `ClientOptions.era`): in the stateless
+   * revision once `server/discover` (or the cached verdict) said so; otherwise with the handshake:
+   * `initialize`, version check, `notifications/initialized`. On failure the connection is closed (quit
+   * reason `handshake-failed`) and the error is thrown.
    */
   async connect(transport: Transport, options: ConnectOptions = {}): Promise<this> {
+    if (this.era !== 'legacy') {
+      let verdict: EraVerdict;
+      try {
+        verdict = await negotiateEra(transport, {
+          choice: this.era,
+          cache: this.eraCache,
+          ours: this.modernVersions(),
+          envelope: (version) => requestEnvelope(version, this.capabilities as JsonObject, this.infoFor()),
+          stdioTimeoutMs: this.eraProbeTimeout,
+          timeoutMs: options.timeout ?? this.requestTimeout,
+          clock: this.clock,
+          logger: this.logger,
+        });
+      } catch (error) {
+        await this.failBeforeAttach(transport, error as Error);
+        throw error;
+      }
+      if (verdict.era === 'modern') return this.connectModern(transport, verdict);
+    }
+    return this.handshake(transport, options);
+  }
+
+  /** The handshake era's connect: `initialize`, version check, `notifications/initialized`. */
+  private async handshake(transport: Transport, options: ConnectOptions): Promise<this> {
     this.attach(transport);
     this.attached = transport;
     this.transition({ type: 'initialize.start' });
@@ -212,6 +280,53 @@ export class Client extends Connection {
       await this.transportClosed();
       throw error;
     }
+  }
+
+  /** Attaches a transport the probe found modern: no handshake, the discovery result is what we know. */
+  private connectModern(transport: Transport, verdict: Extract<EraVerdict, { era: 'modern' }>): this {
+    this.attach(transport);
+    this.attached = transport;
+    this.eraKey = transport.eraKey;
+    this.modern = new ModernSession(
+      verdict.version,
+      this.modernVersions(),
+      this.capabilities as JsonObject,
+      this.infoFor(),
+    );
+    const { discover } = verdict;
+    this.transition({
+      type: 'era.modern',
+      negotiated: {
+        protocolVersion: verdict.version,
+        peerCapabilities: discover.capabilities,
+        peerInfo: discover.serverInfo,
+        ...(discover.instructions !== undefined && { instructions: discover.instructions }),
+      },
+    });
+    return this;
+  }
+
+  /** The probe failed: the transport is closed and the connection ends as a failed handshake. */
+  private async failBeforeAttach(transport: Transport, failure: Error): Promise<void> {
+    this.transition({ type: 'close', reason: { kind: 'handshake-failed', message: failure.message, error: failure } });
+    await this.closed;
+    await transport.close().catch(() => undefined);
+  }
+
+  /** The stateless revisions this client speaks: the one `protocolVersion` names, or all of ours. */
+  private modernVersions(): readonly string[] {
+    return this.forcedModernVersion ? [this.forcedModernVersion] : MODERN_PROTOCOL_VERSIONS;
+  }
+
+  /** Our `clientInfo`, shaped for the newest handshake revision (2026-07-28 kept its shape). */
+  private infoFor(): JsonObject {
+    return shape('Implementation', this.info, LATEST_PROTOCOL_VERSION) as unknown as JsonObject;
+  }
+
+  /** The era this client connected in, once connected. */
+  get connectedEra(): 'legacy' | 'modern' | undefined {
+    const state = this.state;
+    return state === 'modern' ? 'modern' : state === 'ready' ? 'legacy' : undefined;
   }
 
   /**
@@ -248,13 +363,60 @@ export class Client extends Connection {
     return (this.readyChecks ?? this.currentChecks()).get(method);
   }
 
-  /** `Connection.request`, with the client's `validateResult` option in its type. */
+  /**
+   * `Connection.request`, with the client's `validateResult` option in its type. In the stateless revision
+   * every request carries the `_meta` envelope (and a `tools/call` its `Mcp-Param-*` headers).
+   */
   override request(method: string, params?: JsonObject, options?: ClientRequestOptions): Promise<JsonObject> {
-    return super.request(method, params, options);
+    const modern = this.modern;
+    if (modern === undefined) return super.request(method, params, options);
+    return this.modernRequest(modern, method, params, options);
   }
 
+  /** A request of the stateless revision: stamped, retried once on a -32022 naming another revision we speak. */
+  private async modernRequest(
+    modern: ModernSession,
+    method: string,
+    params: JsonObject | undefined,
+    options: ClientRequestOptions | undefined,
+  ): Promise<JsonObject> {
+    const headers = modern.headersFor(method, params);
+    const sendOptions = headers === undefined ? options : { ...options, headers: { ...options?.headers, ...headers } };
+    let sent = modern.stamp(params);
+    let result: JsonObject;
+    try {
+      result = await super.request(method, sent, sendOptions);
+    } catch (error) {
+      const retry = modern.retryVersion(error);
+      if (retry === undefined) {
+        if (this.eraKey !== undefined && isLegacyLookingFailure(error)) this.eraCache?.delete(this.eraKey);
+        throw error;
+      }
+      this.logger.debug(`${method} was refused with -32022: switching to revision ${retry} and retrying once`);
+      modern.switchVersion(retry);
+      sent = modern.stamp(params);
+      result = await super.request(method, sent, sendOptions);
+    }
+    return this.completeModernResult(method, sent, result, options);
+  }
+
+  /**
+   * Where a modern result is handed on. The multi round-trip driver (lib/client/input-required.ts) hooks in
+   * here: a result with `resultType: "input_required"` is answered and the request retried. Today the result
+   * is returned as it came.
+   */
+  private completeModernResult(
+    _method: string,
+    _params: JsonObject,
+    result: JsonObject,
+    _options: ClientRequestOptions | undefined,
+  ): Promise<JsonObject> | JsonObject {
+    return result;
+  }
+
+  /** The stateless revision has no ping: `server/discover` is the round trip that shows the server is there. */
   ping(options?: RequestOptions): Promise<void> {
-    return this.request('ping', undefined, options).then(ignoreResult);
+    return this.request(this.modern ? 'server/discover' : 'ping', undefined, options).then(ignoreResult);
   }
 
   // ---- tools -------------------------------------------------------------------------------------
@@ -266,12 +428,17 @@ export class Client extends Connection {
 
   /** Every tool, following cursors. Remembers output schemas to check `callTool` results. */
   async listTools(options?: ClientRequestOptions): Promise<Tool[]> {
-    const tools = await collectPages<Tool, 'tools'>(
+    let tools = await collectPages<Tool, 'tools'>(
       'tools/list',
       'tools',
       (cursor) => this.listToolsPage(cursor, options),
       this.maxListPages,
     );
+    if (this.modern) {
+      tools = this.modern.usableTools(tools, (tool, problem) =>
+        this.logger.debug(`Tool ${JSON.stringify(tool.name)} is left out: its ${problem}`),
+      );
+    }
     if (this.outputValidator) (this.toolOutput ??= new ToolOutputChecks(this.outputValidator)).remember(tools);
     return tools;
   }
@@ -387,7 +554,15 @@ export class Client extends Connection {
 
   // ---- logging -----------------------------------------------------------------------------------
 
+  /**
+   * The level of the server's log messages. In the stateless revision there is no `logging/setLevel`: the
+   * level is kept and sent in every later request's `_meta` (`io.modelcontextprotocol/logLevel`).
+   */
   setLoggingLevel(level: LoggingLevel, options?: ClientRequestOptions): Promise<void> {
+    if (this.modern) {
+      this.modern.setLogLevel(level);
+      return Promise.resolve();
+    }
     return this.request('logging/setLevel', { level }, options).then(() => undefined);
   }
 
@@ -454,7 +629,8 @@ export class Client extends Connection {
   /** The result checks of the revision in force: the requested one until the server has answered. */
   private currentChecks(): ReadonlyMap<string, ResultCheck> {
     const checks = resultChecks(this.protocolVersion ?? this.requestedVersion);
-    if (this.state === 'ready') this.readyChecks = checks;
+    const state = this.state;
+    if (state === 'ready' || state === 'modern') this.readyChecks = checks;
     return checks;
   }
 

@@ -120,7 +120,9 @@ export class OutboundRequests implements CorrelationHost {
       sent === undefined
         ? { jsonrpc: '2.0', id: record.id, method }
         : { jsonrpc: '2.0', id: record.id, method, params: sent };
-    this.send(message, options?.relatedRequestId === undefined ? undefined : options).then(undefined, (error) =>
+    const forTransport =
+      options?.relatedRequestId === undefined && options?.headers === undefined ? undefined : options;
+    this.send(message, forTransport).then(undefined, (error) =>
       table.fail(record, asTransportError(error, `Could not send ${method}`)),
     );
     return record.promise;

@@ -4,6 +4,11 @@ import type { InboundFrame, JsonRpcBatch, JsonRpcMessage, RequestId } from '../j
 export interface TransportSendOptions {
   /** The inbound request this message belongs to: HTTP transports send it on that request's stream. */
   readonly relatedRequestId?: RequestId;
+  /**
+   * Extra HTTP headers for this message's POST (a modern `tools/call` carries the `Mcp-Param-*` headers of
+   * its tool); transports without headers ignore them.
+   */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -34,4 +39,10 @@ export interface Transport {
   closeStream?(relatedRequestId: RequestId): Promise<boolean>;
   /** The transport-level session, when there is one (Streamable HTTP). */
   readonly sessionId?: string;
+  /**
+   * Names the server this transport reaches, for the client's era verdict cache (lib/client/era-cache.ts):
+   * the origin and path of an HTTP endpoint, the command line of a stdio child. Transports that leave it
+   * out (in-process links, sockets, adapters) are not probed by default.
+   */
+  readonly eraKey?: string;
 }

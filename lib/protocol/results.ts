@@ -5,7 +5,9 @@
  */
 import { ResultValidationError } from '../jsonrpc/errors';
 import type { JsonObject } from '../jsonrpc/types';
+import { namesModernRevision } from './modern';
 import { resultRules } from './result-rules';
+import { isPlainObject, problem, type Rule } from './rules';
 import { isSupportedVersion, LATEST_PROTOCOL_VERSION, type ProtocolVersion } from './versions';
 
 /** The problem with a result, or undefined when it is fine (the correlation core's `ResultCheck`). */
@@ -43,6 +45,80 @@ function checksOf(version: ProtocolVersion): Map<string, ResultCheck> {
 
 /** The result checks of `version`, by method; extension methods have none. A connection may keep them once ready. */
 export function resultChecks(version: string | undefined): ReadonlyMap<string, ResultCheck> {
+  if (version !== undefined && namesModernRevision(version)) return (modernTable ??= modernChecks());
   const revision = revisionOf(version);
   return checks.get(revision) ?? checksOf(revision);
+}
+
+// ---- the stateless revision (2026-07-28) ---------------------------------------------------------------
+
+/**
+ * 2026-07-28 kept the result shapes of 2025-11-25 and added members every result may carry: `resultType`
+ * (absent means `complete`; an unknown value is invalid), and the cache hints `ttlMs` and `cacheScope` on
+ * discover, lists and reads. An `input_required` result (allowed on tools/call, prompts/get and
+ * resources/read) is checked for its own shape: the method's rule does not apply to it.
+ */
+const MODERN_BASE: ProtocolVersion = '2025-11-25';
+const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);
+const CACHE_SCOPES: ReadonlySet<unknown> = new Set(['public', 'private']);
+
+let modernTable: Map<string, ResultCheck> | undefined;
+
+function modernRule(method: string, base: Rule | undefined): Rule {
+  return (result) => {
+    if (!isPlainObject(result)) return problem('must be an object');
+    const type = result.resultType;
+    if (type === 'input_required') {
+      if (!INPUT_REQUIRED_METHODS.has(method))
+        return { path: 'resultType', message: `"input_required" is not allowed for ${method}` };
+      return inputRequiredProblem(result);
+    }
+    if (type !== undefined && type !== 'complete')
+      return { path: 'resultType', message: 'must be "complete" or "input_required"' };
+    return cacheHintProblem(result) ?? base?.(result);
+  };
+}
+
+function cacheHintProblem(result: Record<string, unknown>): ReturnType<Rule> {
+  const ttl = result.ttlMs;
+  if (ttl !== undefined && !(typeof ttl === 'number' && Number.isInteger(ttl) && ttl >= 0))
+    return { path: 'ttlMs', message: 'must be a non-negative integer' };
+  if (result.cacheScope !== undefined && !CACHE_SCOPES.has(result.cacheScope))
+    return { path: 'cacheScope', message: 'must be "public" or "private"' };
+  return undefined;
+}
+
+function inputRequiredProblem(result: Record<string, unknown>): ReturnType<Rule> {
+  const { inputRequests, requestState } = result;
+  if (inputRequests === undefined && requestState === undefined)
+    return problem('an input_required result must carry inputRequests or requestState');
+  if (inputRequests !== undefined && !isPlainObject(inputRequests))
+    return { path: 'inputRequests', message: 'must be an object' };
+  if (requestState !== undefined && typeof requestState !== 'string')
+    return { path: 'requestState', message: 'must be a string' };
+  return undefined;
+}
+
+const discoverRule: Rule = (result) => {
+  if (!isPlainObject(result)) return problem('must be an object');
+  const versions = result.supportedVersions;
+  if (!Array.isArray(versions) || !versions.every((version) => typeof version === 'string'))
+    return { path: 'supportedVersions', message: 'must be an array of strings' };
+  if (!isPlainObject(result.capabilities)) return { path: 'capabilities', message: 'must be an object' };
+  return undefined;
+};
+
+function modernChecks(): Map<string, ResultCheck> {
+  const rules: Record<string, Rule> = { ...resultRules(MODERN_BASE), 'server/discover': discoverRule };
+  const table = new Map<string, ResultCheck>();
+  for (const method of Object.keys(rules)) {
+    const rule = modernRule(method, rules[method]);
+    table.set(method, (result) => {
+      const found = rule(result);
+      if (!found) return undefined;
+      const where = found.path === '' ? 'the result' : found.path;
+      return new ResultValidationError(`${method} result: ${where} ${found.message}`, method, found.path);
+    });
+  }
+  return table;
 }

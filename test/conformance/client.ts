@@ -3,30 +3,61 @@
  * over our `StreamableHttpClientTransport`. The suite appends its mock server's URL as the last argument
  * and names the scenario in `MCP_CONFORMANCE_SCENARIO`; what each scenario does is in `SCENARIOS` below
  * (the suite itself checks what reached its server). Every message the client sends is also checked against
- * the official schema of the negotiated revision. Exit 0 on success; otherwise a message on stderr and exit 1
+ * the official schema of its era (2026-07-28 once the probe found the server modern, else the negotiated
+ * handshake revision). Exit 0 on success; otherwise a message on stderr and exit 1
  * (2 for a usage error).
  *
  * By hand: `npm run conformance-client -- <url>`; without a scenario it connects, lists the tools and
  * prints their names.
  */
 import { Client } from '../../lib/client/client';
+import type { JsonObject } from '../../lib/jsonrpc/types';
+import { isPlainObject } from '../../lib/protocol/envelope';
 import { VERSION } from '../../lib/cli/version';
 import { StreamableHttpClientTransport } from '../../transports/http/streamable-client';
-import { recordEmitted } from '../helpers/schema';
+import { recordEmittedEitherEra } from '../helpers/schema-modern';
 
 /** Below the suite's own 30 s limit, so a stuck request is reported by us rather than killed by it. */
 const REQUEST_TIMEOUT_MS = 20_000;
 
 type Scenario = (client: Client) => Promise<void>;
 
+/** What the suite tells a scenario in `MCP_CONFORMANCE_CONTEXT` (the calls to make, for some scenarios). */
+interface ScenarioContext {
+  readonly toolCalls?: readonly { readonly name: string; readonly arguments?: JsonObject }[];
+}
+
+function scenarioContext(): ScenarioContext {
+  const text = process.env.MCP_CONFORMANCE_CONTEXT;
+  return text ? (JSON.parse(text) as ScenarioContext) : {};
+}
+
 /** A tool's own failure is a result, not a rejection: for the scenario it is a failure all the same. */
-async function callTool(client: Client, name: string, args: Record<string, number> = {}): Promise<void> {
+async function callTool(client: Client, name: string, args: JsonObject = {}): Promise<void> {
   const result = await client.callTool(name, args);
   if (result.isError) throw new Error(`Tool ${name} failed: ${JSON.stringify(result.content)}`);
 }
 
 async function listToolNames(client: Client): Promise<string[]> {
   return (await client.listTools()).map((tool) => tool.name);
+}
+
+/** Calls every tool the client keeps in its list (a tool with invalid `x-mcp-header` annotations is dropped). */
+async function callEveryTool(client: Client): Promise<void> {
+  for (const name of await listToolNames(client)) await callTool(client, name);
+}
+
+/**
+ * One request of every method that carries standard headers (`Mcp-Method`, and `Mcp-Name` for the named
+ * ones): the suite skips the methods it never saw. The results are not the point: a tool's error is fine.
+ */
+async function everyStandardMethod(client: Client): Promise<void> {
+  const [tool] = await client.listTools();
+  if (tool) await client.callTool(tool.name, {});
+  const [resource] = await client.listResources();
+  if (resource) await client.readResource(resource.uri);
+  const [prompt] = await client.listPrompts();
+  if (prompt) await client.getPrompt(prompt.name, {});
 }
 
 const SCENARIOS: Readonly<Record<string, Scenario>> = {
@@ -46,6 +77,46 @@ const SCENARIOS: Readonly<Record<string, Scenario>> = {
   // it with GET and Last-Event-ID after that delay, and the result arrives on the new stream.
   'sse-retry': async (client) => {
     await callTool(client, 'test_reconnection');
+  },
+  // 2026-07-28: the first request (the era probe) is refused with -32022 naming 2026-07-28 and probed again;
+  // every request carries the envelope and the version header. The mock declares no capability, so the
+  // request after the probe is a ping (server/discover in this revision).
+  'request-metadata': async (client) => {
+    await client.ping();
+  },
+  'http-standard-headers': everyStandardMethod,
+  // The context names the calls (and their arguments, chosen to exercise the header encodings).
+  'http-custom-headers': async (client) => {
+    await client.listTools();
+    for (const call of scenarioContext().toolCalls ?? []) await client.callTool(call.name, call.arguments ?? {});
+  },
+  // The tools with invalid annotations are left out of the list, so only valid_tool is called.
+  'http-invalid-tool-headers': callEveryTool,
+  // The tool list carries a schema with a network $ref: listing it must never fetch it.
+  'json-schema-ref-no-deref': async (client) => {
+    await client.listTools();
+  },
+  // The echo tool takes back the input schema we saw for json_schema_2020_12_tool: it must be verbatim.
+  'json-schema-2020-12-preservation': async (client) => {
+    const tools = await client.listTools();
+    const target = tools.find((tool) => tool.name === 'json_schema_2020_12_tool');
+    const echo = tools.find(
+      (tool) =>
+        tool !== target && isPlainObject((tool.inputSchema.properties as Record<string, unknown> | undefined)?.schema),
+    );
+    if (!target || !echo)
+      throw new Error(`The server offers no schema and echo tools (${tools.map((t) => t.name).join(', ')})`);
+    await callTool(client, echo.name, { schema: target.inputSchema as unknown as JsonObject });
+  },
+  // Needs the multi round-trip driver (lib/client/input-required.ts, another part of issue 14).
+  'sep-2322-client-request-state': async (client) => {
+    for (const name of [
+      'test_mrtr_echo_state',
+      'test_mrtr_no_state',
+      'test_mrtr_unrelated',
+      'test_mrtr_no_result_type',
+    ])
+      await client.callTool(name, {});
   },
 };
 
@@ -77,7 +148,7 @@ function newClient(): Client {
 
 async function run(url: string, scenarioName: string | undefined, scenario: Scenario): Promise<void> {
   const client = newClient();
-  const emitted = recordEmitted(client);
+  const emitted = recordEmittedEitherEra(client);
   try {
     await client.connect(new StreamableHttpClientTransport(url), { timeout: REQUEST_TIMEOUT_MS });
     await scenario(client);

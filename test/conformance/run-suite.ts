@@ -152,7 +152,8 @@ export async function runClientScenario(
   try {
     const args = [CONFORMANCE_CLI, 'client', '--command', command, '--scenario', scenario, '-o', outputDir];
     if (options.expectedFailures) args.push('--expected-failures', options.expectedFailures);
-    if (options.requirements) args.push('--requirements', options.requirements);
+    // One scenario at a revision's wire: --requirements cannot be combined with --scenario.
+    if (options.requirements) args.push('--spec-version', options.requirements);
     const { exitCode, output } = await run(NODE22, args, options.timeoutMs ?? 45_000);
     // `<scenario>-<ISO time>/`, nested for `auth/x`.
     const files = (await readdir(outputDir, { recursive: true })).filter(
@@ -199,6 +200,12 @@ export async function listClientScenarios(requirements?: Requirements): Promise<
   if (requirements) args.push('--requirements', requirements);
   const { exitCode, output } = await run(NODE22, args, 30_000);
   if (exitCode !== 0) throw new Error(`conformance list --client exited with ${exitCode}:\n${output}`);
+  if (requirements) {
+    // The set's own client scenarios: `  - <name>` lines under "Client scenarios", up to the blank line.
+    const section = output.slice(output.indexOf('Client scenarios'));
+    const end = section.search(/\n\s*\n/);
+    return [...(end === -1 ? section : section.slice(0, end)).matchAll(/^\s+- (\S+)\s*$/gm)].map((match) => match[1]!);
+  }
   // `  - <name> [<spec versions>]`
   return [...output.matchAll(/^\s+- (\S+) \[/gm)].map((match) => match[1]!);
 }

@@ -25,6 +25,8 @@ import {
   contentTypeOf,
   describeHttpFailure,
   discardResponse,
+  HttpStatusError,
+  type HeaderList,
   readResponseText,
   type HttpExchange,
   type HttpPeer,
@@ -52,8 +54,11 @@ export interface ExchangeHost {
   readonly policy: ReconnectPolicy;
   /** Aborted when the transport closes or ends. */
   readonly signal: AbortSignal;
-  /** POSTs `body` on the current session (an `initialize` without the revision header). */
-  post(body: string, initialize: boolean): SentPost;
+  /**
+   * POSTs `body` on the current session (an `initialize` without the revision header); a modern request
+   * (`modernHeaders` given) on none, with those headers.
+   */
+  post(body: string, initialize: boolean, modernHeaders?: HeaderList): SentPost;
   /** GETs the stream to resume after `lastEventId`. */
   openStream(lastEventId: string | undefined): Promise<StreamOpening>;
   report(event: HttpClientEvent): void;
@@ -107,6 +112,8 @@ export class RequestExchange implements FollowedStream {
     private readonly body: string,
     /** Given for the opening `initialize`: later messages wait until its answer named the session. */
     private readonly opening?: OpeningHost,
+    /** The headers of a modern request (2026-07-28): it travels on no session. */
+    readonly modernHeaders?: HeaderList,
   ) {
     this.pending = new Set(ids);
   }
@@ -125,7 +132,7 @@ export class RequestExchange implements FollowedStream {
 
   /** POSTs the message and reads its answer (see the module comment). */
   async run(): Promise<void> {
-    let sent = this.host.post(this.body, this.opening !== undefined);
+    let sent = this.host.post(this.body, this.opening !== undefined, this.modernHeaders);
     if (!this.opening) void this.handOverOnceWritten(sent.exchange);
     try {
       for (let retried = false; ; retried = true) {
@@ -179,8 +186,9 @@ export class RequestExchange implements FollowedStream {
    * Fails the exchange with `why` (a `TransportError` thrown, which rejects `run()`) for the requests still
    * pending; does nothing when none is (they were answered or finished).
    */
-  failPending(why: string): void {
-    if (this.pending.size > 0) throw new TransportError(why);
+  failPending(why: string, httpStatus?: number): void {
+    if (this.pending.size === 0) return;
+    throw httpStatus === undefined ? new TransportError(why) : new HttpStatusError(why, httpStatus);
   }
 
   private async handOverOnceWritten(exchange: HttpExchange): Promise<void> {
@@ -202,7 +210,7 @@ export class RequestExchange implements FollowedStream {
   /** An HTTP error status: the server's JSON-RPC error answers the requests; anything else fails the exchange. */
   private async refusedWith(response: IncomingMessage): Promise<void> {
     const failure = await describeHttpFailure(response, this.describe());
-    if (!failure.error) return this.failPending(failure.message);
+    if (!failure.error) return this.failPending(failure.message, response.statusCode ?? 0);
     for (const id of this.pending) this.host.deliver({ jsonrpc: '2.0', id, error: failure.error });
     this.pending.clear();
   }

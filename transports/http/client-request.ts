@@ -284,6 +284,19 @@ export function contentTypeOf(response: IncomingMessage): string {
 }
 
 /**
+ * An HTTP error status without a JSON-RPC answer in its body: `httpStatus` says which (the client's era
+ * probe reads it: 401/403 and 5xx are errors, other 4xx mean a legacy server).
+ */
+export class HttpStatusError extends TransportError {
+  constructor(
+    message: string,
+    readonly httpStatus: number,
+  ) {
+    super(message);
+  }
+}
+
+/**
  * Why an HTTP error status came back, read from its body: when the body is a JSON-RPC error (a numeric
  * code and a message), that error as the server sent it, and its message; otherwise the first 200
  * characters of the text.

@@ -11,6 +11,7 @@ import { defaultRuntime, type Runtime } from '../../lib/core/runtime';
 import { encodeFrame } from '../../lib/jsonrpc/codec';
 import { TransportError } from '../../lib/jsonrpc/errors';
 import type { InboundFrame, JsonRpcBatch, JsonRpcMessage, JsonRpcRequest, RequestId } from '../../lib/jsonrpc/types';
+import type { TransportSendOptions } from '../../lib/core/transport';
 import {
   httpClientSessionMachine,
   type HttpClientSessionEnding,
@@ -34,6 +35,7 @@ import {
 import { classifyStreamOpening, openingFailure, type ReconnectPolicy, type StreamOpening } from './client-sse-stream';
 import { connectLegacyFallback } from './legacy-fallback';
 import type { LegacySseClientTransport } from './legacy-sse-client';
+import { modernRequestHeaders } from './client-modern';
 import { SendOrder } from './send-order';
 import { replayHandshake, type RenewalHost } from './session-renewal';
 import { StandaloneStream, type StandaloneHost } from './standalone-stream';
@@ -133,7 +135,7 @@ export class StreamableClientSession
     this.legacy?.setProtocolVersion(version);
   }
 
-  send(message: JsonRpcMessage | JsonRpcBatch): Promise<void> {
+  send(message: JsonRpcMessage | JsonRpcBatch, options?: TransportSendOptions): Promise<void> {
     const refusal = this.refusalIn(this.state);
     if (refusal) return Promise.reject(refusal);
     let body: string;
@@ -142,8 +144,9 @@ export class StreamableClientSession
     } catch (error) {
       return Promise.reject(new TransportError('Cannot encode the message as JSON', { cause: error }));
     }
-    if (this.order.tryEnter()) return this.deliverMessage(message, body);
-    return this.order.turn().then(() => this.deliverMessage(message, body));
+    const modern = modernRequestHeaders(this.peer.target, this.options.headers, message, options?.headers);
+    if (this.order.tryEnter()) return this.deliverMessage(message, body, modern);
+    return this.order.turn().then(() => this.deliverMessage(message, body, modern));
   }
 
   close(): Promise<void> {
@@ -161,7 +164,11 @@ export class StreamableClientSession
   }
 
   /** Delivers a message once it holds the turn; the turn passes on once the message is handed over. */
-  private async deliverMessage(message: JsonRpcMessage | JsonRpcBatch, body: string): Promise<void> {
+  private async deliverMessage(
+    message: JsonRpcMessage | JsonRpcBatch,
+    body: string,
+    modernHeaders: HeaderList | undefined,
+  ): Promise<void> {
     let state = this.state;
     if (state === 'renewing') {
       await this.renewal!.promise.catch(() => undefined);
@@ -183,14 +190,19 @@ export class StreamableClientSession
       this.tell({ type: 'initialize.sent', request: message });
       opening = state === 'opening' && this.sessionId === undefined;
     }
-    const exchange = new RequestExchange(this, message, ids, body, opening ? this : undefined);
+    const exchange = new RequestExchange(this, message, ids, body, opening ? this : undefined, modernHeaders);
     for (const id of ids) this.exchanges.set(id, exchange);
     return exchange.run();
   }
 
   private async deliverNotice(message: JsonRpcMessage | JsonRpcBatch, body: string): Promise<void> {
     const cancelled = cancelledRequestOf(message);
-    if (cancelled !== undefined) this.exchanges.get(cancelled)?.finish(cancelled);
+    if (cancelled !== undefined) {
+      const exchange = this.exchanges.get(cancelled);
+      exchange?.finish(cancelled);
+      // A modern request is on no session: there is nobody to tell; it is finished on our side.
+      if (exchange?.modernHeaders !== undefined) return this.order.leave();
+    }
     try {
       await this.postNotice(body, true);
     } finally {
@@ -219,7 +231,17 @@ export class StreamableClientSession
     }
   }
 
-  post(body: string, initialize: boolean): SentPost {
+  post(body: string, initialize: boolean, modernHeaders?: HeaderList): SentPost {
+    if (modernHeaders !== undefined) {
+      const exchange = sendHttpRequest({
+        method: 'POST',
+        target: this.peer.target,
+        headers: modernHeaders,
+        body,
+        signal: this.abort.signal,
+      });
+      return { exchange, session: undefined };
+    }
     // An initialize starts a session: it names none, and announces its revision in its body only.
     const session = initialize ? undefined : this.sessionId;
     const exchange = sendHttpRequest({

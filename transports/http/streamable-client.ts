@@ -28,6 +28,11 @@
  *   `messages` completes, as when the peer of a socket closes it.
  * - The first `initialize` answered 400, 404 or 405 (and `fallback` not false): the transport GETs the same
  *   URL expecting an HTTP+SSE `endpoint` event and continues over `LegacySseClientTransport`.
+ * - A request whose `params._meta` claims a protocol version is a stateless-revision (2026-07-28) request
+ *   (`client-modern.ts`): its POST names no session and carries `MCP-Protocol-Version` (the claimed one),
+ *   `Mcp-Method`, `Mcp-Name` and the headers `send()` was given; an error status never starts the fallback,
+ *   and its JSON-RPC error body answers the request. Cancelling one posts nothing. A transport that carries
+ *   only modern requests never opens a session, a GET stream or sends a DELETE.
  * - `close()` is idempotent: it aborts open streams and POSTs, sends DELETE for the session (405 and any
  *   failure ignored; given up after 5 s on the runtime's clock), completes `messages` and `events`, and
  *   destroys the agent if it created it.
@@ -39,7 +44,7 @@
 import type { Observable } from 'rxjs';
 import type { InboundFrame, JsonRpcBatch, JsonRpcMessage } from '../../lib/jsonrpc/types';
 import type { HttpClientSessionState } from '../../machines/http-client-session';
-import type { Transport } from '../transport';
+import type { Transport, TransportSendOptions } from '../transport';
 import type { HttpClientEvent } from './client-events';
 import { StreamableClientSession, type StreamableHttpClientOptions } from './client-session';
 
@@ -59,6 +64,12 @@ export class StreamableHttpClientTransport implements Transport {
     this.events = this.session.eventSubject.asObservable();
   }
 
+  /** The endpoint (origin and path) this transport reaches: the client's era verdicts are kept by it. */
+  get eraKey(): string {
+    const url = this.session.peer.url;
+    return `${url.protocol}${url.host}${url.pathname}`;
+  }
+
   /** The session the server issued (the current one after a renewal); undefined before or without one. */
   get sessionId(): string | undefined {
     return this.session.sessionId;
@@ -73,8 +84,9 @@ export class StreamableHttpClientTransport implements Transport {
     this.session.setProtocolVersion(version);
   }
 
-  send(message: JsonRpcMessage | JsonRpcBatch): Promise<void> {
-    return this.session.send(message);
+  /** `options.headers`: extra headers for this message's POST (a modern `tools/call`'s `Mcp-Param-*`). */
+  send(message: JsonRpcMessage | JsonRpcBatch, options?: TransportSendOptions): Promise<void> {
+    return this.session.send(message, options);
   }
 
   close(): Promise<void> {

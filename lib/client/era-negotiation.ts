@@ -1,0 +1,88 @@
+/**
+ * How `Client.connect` picks the era of a connection: from the `era` option, the `protocolVersion` option,
+ * the verdict cache, or a probe (lib/client/era-probe.ts), with at most one corrective probe.
+ */
+import type { Clock } from '../core/clock';
+import type { Logger } from '../core/logger';
+import type { Transport } from '../core/transport';
+import type { JsonObject } from '../jsonrpc/types';
+import { namesModernRevision } from '../protocol/modern';
+import type { EraCache, EraVerdict } from './era-cache';
+import { channelOf, classifyProbe, discoverRequest, notModernError, probeOnce, type EraChoice } from './era-probe';
+
+/** The default time a stdio server has to answer the probe before it counts as legacy. */
+export const DEFAULT_ERA_PROBE_TIMEOUT_MS = 3_000;
+
+export interface EraNegotiation {
+  readonly choice: EraChoice;
+  readonly cache: EraCache | undefined;
+  /** The modern revisions we speak, newest first (the first is probed first). */
+  readonly ours: readonly string[];
+  /** The envelope of a probe at `version`. */
+  readonly envelope: (version: string) => JsonObject;
+  /** How long a stdio server has to answer. */
+  readonly stdioTimeoutMs: number;
+  /** How long an HTTP (or other) server has to answer. */
+  readonly timeoutMs: number;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+/**
+ * The era a client connects in, before anything attaches the transport: `legacy` means "do what the
+ * handshake era always did". Only `auto` consults and fills the cache; `modern` probes (the discovery
+ * result is what the connection knows of the server) and throws when the server is not modern.
+ * Transports with no `eraKey` are not probed under `auto`: they are taken as legacy.
+ */
+export async function negotiateEra(transport: Transport, how: EraNegotiation): Promise<EraVerdict> {
+  if (how.choice === 'legacy') return LEGACY;
+  const key = transport.eraKey;
+  if (how.choice === 'auto') {
+    if (key === undefined) return LEGACY;
+    const cached = how.cache?.get(key);
+    if (cached) return cached;
+  } else if (key !== undefined) {
+    const cached = how.cache?.get(key);
+    if (cached?.era === 'modern') return cached;
+  }
+  const verdict = await probe(transport, how);
+  if (verdict.era === 'legacy' && how.choice === 'modern') throw notModernError(verdict.reason);
+  const settled: EraVerdict = verdict.era === 'legacy' ? LEGACY : verdict;
+  if (key !== undefined) how.cache?.set(key, settled);
+  return settled;
+}
+
+const LEGACY: EraVerdict = Object.freeze({ era: 'legacy' });
+
+type ProbeResult = Exclude<EraVerdict, { era: 'legacy' }> | { readonly era: 'legacy'; readonly reason: string };
+
+async function probe(transport: Transport, how: EraNegotiation): Promise<ProbeResult> {
+  const channel = channelOf(transport.eraKey);
+  const timeoutMs = channel === 'stdio' ? how.stdioTimeoutMs : how.timeoutMs;
+  let version = how.ours[0]!;
+  for (let corrected = false; ; corrected = true) {
+    const outcome = await probeOnce(transport, discoverRequest(how.envelope(version)), timeoutMs, how.clock);
+    const verdict = classifyProbe(outcome, how.ours, channel);
+    switch (verdict.kind) {
+      case 'modern':
+        return { era: 'modern', version: verdict.version, discover: verdict.discover };
+      case 'corrective':
+        if (corrected) return { era: 'legacy', reason: `the server refused revision ${verdict.version} twice` };
+        how.logger.debug(`server/discover at ${version} was refused with -32022: probing again at ${verdict.version}`);
+        version = verdict.version;
+        continue;
+      case 'legacy':
+        how.logger.debug(`The era probe says legacy: ${verdict.reason}`);
+        return { era: 'legacy', reason: verdict.reason };
+      case 'error':
+        throw verdict.error;
+    }
+  }
+}
+
+/** The era the options force, if they do: a `protocolVersion` names one (a modern revision or a legacy one). */
+export function forcedEra(era: EraChoice | undefined, protocolVersion: string | undefined): EraChoice {
+  if (era !== undefined && era !== 'auto') return era;
+  if (protocolVersion === undefined) return era ?? 'auto';
+  return namesModernRevision(protocolVersion) ? 'modern' : 'legacy';
+}

@@ -1,0 +1,223 @@
+/**
+ * The client's era probe (MCP 2026-07-28, `basic/versioning` and the stdio/HTTP back-compat rules): before
+ * any handshake the client sends `server/discover` with the modern envelope, and what comes back decides
+ * whether the connection speaks the stateless revision or falls back to `initialize`.
+ *
+ * Two parts: `classifyProbe`, a pure function from a normalized outcome to a verdict, and `probeOnce`, the
+ * one exchange over a bare transport (before the connection attaches it, so the probe leaves no trace in
+ * the connection's lifecycle, correlation table or trace). The verdict rules (as the TS SDK v2's
+ * `probeClassifier`):
+ * - a `DiscoverResult` naming a revision we speak: modern; naming none of ours: legacy;
+ * - `-32022` (UnsupportedProtocolVersion) whose `data.supported` names a revision we speak: one corrective
+ *   probe with it; naming none: legacy;
+ * - any other JSON-RPC error, whatever its code (legacy servers answer -32601, -32602, -32600...): legacy;
+ * - HTTP 401/403: an error (authorization is needed, not another era); 5xx: an error; other 4xx without a
+ *   JSON-RPC body: legacy (a 2024-11-05 server answers the POST 404 or 405);
+ * - no answer in time: legacy over stdio (legacy servers may ignore requests before `initialize`), an error
+ *   over HTTP; the transport ending: an error over stdio that names `era: 'legacy'`, an error elsewhere.
+ */
+import type { Subscription } from 'rxjs';
+import type { Transport } from '../core/transport';
+import type { Clock } from '../core/clock';
+import { ErrorCode, ProtocolViolationError, TransportError } from '../jsonrpc/errors';
+import type { InboundFrame, JsonObject, JsonRpcRequest } from '../jsonrpc/types';
+import { isPlainObject } from '../protocol/envelope';
+
+/** Which era a client speaks: `auto` probes (the default), the others force one. */
+export type EraChoice = 'auto' | 'legacy' | 'modern';
+
+/** How a transport reaches its server, read from the start of its `eraKey` (`stdio:`, `http:`). */
+export type ProbeChannel = 'stdio' | 'http' | 'other';
+
+export function channelOf(eraKey: string | undefined): ProbeChannel {
+  if (eraKey?.startsWith('stdio:')) return 'stdio';
+  if (eraKey?.startsWith('http:') || eraKey?.startsWith('https:')) return 'http';
+  return 'other';
+}
+
+/** What one probe exchange came to, normalized over transports. */
+export type ProbeOutcome =
+  | { readonly kind: 'result'; readonly result: unknown }
+  | { readonly kind: 'rpc-error'; readonly code: number; readonly message: string; readonly data?: unknown }
+  /** The HTTP transport failed the request with this status and no JSON-RPC body. */
+  | { readonly kind: 'http-error'; readonly status: number; readonly error: Error }
+  /** The request could not be sent or its exchange failed (network, refused connection). */
+  | { readonly kind: 'failed'; readonly error: Error }
+  | { readonly kind: 'timeout'; readonly afterMs: number }
+  /** The transport ended (a stdio child exited) before the answer. */
+  | { readonly kind: 'closed'; readonly error?: Error };
+
+export type ProbeVerdict =
+  | { readonly kind: 'modern'; readonly version: string; readonly discover: DiscoverInfo }
+  | { readonly kind: 'corrective'; readonly version: string }
+  | { readonly kind: 'legacy'; readonly reason: string }
+  | { readonly kind: 'error'; readonly error: Error };
+
+/** What a `DiscoverResult` tells the client, checked. */
+export interface DiscoverInfo {
+  readonly supportedVersions: readonly string[];
+  readonly capabilities: Readonly<Record<string, unknown>>;
+  readonly serverInfo: Readonly<Record<string, unknown>>;
+  readonly instructions?: string;
+}
+
+/** The first of our revisions (newest first) that `theirs` lists too. */
+export function mutualVersion(ours: readonly string[], theirs: unknown): string | undefined {
+  if (!Array.isArray(theirs)) return undefined;
+  return ours.find((version) => theirs.includes(version));
+}
+
+/** The verdict of one probe outcome; `ours` are the modern revisions we speak, newest first. */
+export function classifyProbe(outcome: ProbeOutcome, ours: readonly string[], channel: ProbeChannel): ProbeVerdict {
+  switch (outcome.kind) {
+    case 'result':
+      return classifyResult(outcome.result, ours);
+    case 'rpc-error': {
+      if (outcome.code !== ErrorCode.UnsupportedProtocolVersion)
+        return legacy(`server/discover was answered with error ${outcome.code} (${outcome.message})`);
+      const supported = isPlainObject(outcome.data) ? outcome.data.supported : undefined;
+      const version = mutualVersion(ours, supported);
+      return version === undefined
+        ? legacy(`the server supports none of our stateless revisions (${JSON.stringify(supported)})`)
+        : { kind: 'corrective', version };
+    }
+    case 'http-error':
+      if (outcome.status === 401 || outcome.status === 403 || outcome.status >= 500)
+        return { kind: 'error', error: outcome.error };
+      return legacy(`server/discover got HTTP ${outcome.status} without a JSON-RPC answer`);
+    case 'failed':
+      return { kind: 'error', error: channel === 'stdio' ? closedDuringProbe(channel, outcome.error) : outcome.error };
+    case 'timeout':
+      return channel === 'stdio'
+        ? legacy(`server/discover got no answer within ${outcome.afterMs} ms`)
+        : {
+            kind: 'error',
+            error: new TransportError(
+              `The server did not answer server/discover within ${outcome.afterMs} ms (the era probe); connect with era: 'legacy' to skip it`,
+            ),
+          };
+    case 'closed':
+      return { kind: 'error', error: closedDuringProbe(channel, outcome.error) };
+  }
+}
+
+function classifyResult(result: unknown, ours: readonly string[]): ProbeVerdict {
+  const discover = discoverInfoOf(result);
+  if (!discover) return legacy('the answer to server/discover is not a DiscoverResult');
+  const version = mutualVersion(ours, discover.supportedVersions);
+  return version === undefined
+    ? legacy(`the server's revisions (${discover.supportedVersions.join(', ')}) include none of ours`)
+    : { kind: 'modern', version, discover };
+}
+
+/** The checked content of a `DiscoverResult`, or undefined when `result` is not one. */
+export function discoverInfoOf(result: unknown): DiscoverInfo | undefined {
+  if (!isPlainObject(result)) return undefined;
+  const { supportedVersions, capabilities, instructions, _meta } = result;
+  if (!Array.isArray(supportedVersions) || !supportedVersions.every((item) => typeof item === 'string'))
+    return undefined;
+  if (!isPlainObject(capabilities)) return undefined;
+  const serverInfo = isPlainObject(_meta) ? _meta['io.modelcontextprotocol/serverInfo'] : undefined;
+  return {
+    supportedVersions,
+    capabilities,
+    serverInfo: isPlainObject(serverInfo) ? serverInfo : {},
+    ...(typeof instructions === 'string' && { instructions }),
+  };
+}
+
+function legacy(reason: string): ProbeVerdict {
+  return { kind: 'legacy', reason };
+}
+
+function closedDuringProbe(channel: ProbeChannel, cause: Error | undefined): Error {
+  const why = cause ? `: ${cause.message}` : '';
+  const advice =
+    channel === 'stdio'
+      ? "; a legacy server that exits on requests it does not know needs era: 'legacy' (no probe)"
+      : '';
+  return new TransportError(`The transport ended during the era probe (server/discover)${why}${advice}`, { cause });
+}
+
+/** The error a forced modern connection fails with when the server turned out not to speak it. */
+export function notModernError(reason: string): Error {
+  return new ProtocolViolationError(
+    `The server does not speak the stateless revision (era: 'modern' was asked for): ${reason}`,
+  );
+}
+
+let probeCount = 0;
+
+/** The `server/discover` request of a probe, under an id of the probe's own (never the connection's). */
+export function discoverRequest(meta: JsonObject): JsonRpcRequest {
+  return {
+    jsonrpc: '2.0',
+    id: `switchboard-era-probe-${++probeCount}`,
+    method: 'server/discover',
+    params: { _meta: meta },
+  };
+}
+
+/**
+ * Sends `request` over a transport nobody consumes yet and waits for its answer, at most `timeoutMs`. The
+ * transport is started (idempotently: `Connection.attach` starts it again) and its `messages` are released
+ * at the end, so the connection can subscribe next. Other frames that arrive meanwhile are dropped: a
+ * server sends nothing before it is addressed.
+ */
+export function probeOnce(
+  transport: Transport,
+  request: JsonRpcRequest,
+  timeoutMs: number,
+  clock: Clock,
+): Promise<ProbeOutcome> {
+  return new Promise<ProbeOutcome>((resolve) => {
+    let settled = false;
+    let subscription: Subscription | undefined;
+    const finish = (outcome: ProbeOutcome) => {
+      if (settled) return;
+      settled = true;
+      clock.clearTimeout(timer);
+      subscription?.unsubscribe(); // at once: later frames wait in the transport for the connection
+      resolve(outcome);
+    };
+    const timer = clock.setTimeout(() => finish({ kind: 'timeout', afterMs: timeoutMs }), timeoutMs);
+    subscription = transport.messages.subscribe({
+      next: (frame) => {
+        const outcome = answerIn(frame, request.id);
+        if (outcome) finish(outcome);
+      },
+      error: (error: unknown) => finish({ kind: 'closed', error: asError(error) }),
+      complete: () => finish({ kind: 'closed' }),
+    });
+    if (settled) subscription.unsubscribe();
+    const started = transport.start ? transport.start() : Promise.resolve();
+    started.then(() => transport.send(request)).then(undefined, (error: unknown) => finish(failureOutcome(error)));
+  });
+}
+
+/** The probe's answer in `frame`, if it is there. */
+function answerIn(frame: InboundFrame, id: JsonRpcRequest['id']): ProbeOutcome | undefined {
+  if (Array.isArray(frame) || !isPlainObject(frame) || frame.id !== id) return undefined;
+  if ('result' in frame) return { kind: 'result', result: frame.result };
+  const error = frame.error;
+  if (!isPlainObject(error)) return undefined;
+  return {
+    kind: 'rpc-error',
+    code: typeof error.code === 'number' ? error.code : Number.NaN,
+    message: typeof error.message === 'string' ? error.message : '',
+    data: error.data,
+  };
+}
+
+/** A failed send: an HTTP status when the transport says which (`httpStatus`), else a plain failure. */
+function failureOutcome(error: unknown): ProbeOutcome {
+  const failure = asError(error);
+  const status = (failure as { httpStatus?: unknown }).httpStatus;
+  return typeof status === 'number'
+    ? { kind: 'http-error', status, error: failure }
+    : { kind: 'failed', error: failure };
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}
