@@ -50,6 +50,8 @@ import type { EraChoice } from './era-probe';
 import { ClientFeatures, type ClientFeatureOptions, type ClientHost } from './features';
 import { isLegacyLookingFailure, ModernSession, requestEnvelope } from './modern-session';
 import { ListCache } from './list-cache';
+import { completeInputRequired, inputAnswerer, needsInput, retryParams, type InputAnswerer } from './input-required';
+import { listen as openListenStream, type ListenFilter } from './listen';
 import { collectPages, DEFAULT_MAX_LIST_PAGES } from './pages';
 import { checkRoots } from './roots';
 import { ResourceSubscriptions } from './resource-subscriptions';
@@ -91,6 +93,8 @@ export interface ClientOptions extends ConnectionOptions, ClientFeatureOptions {
    * rejects at once.
    */
   readonly maxListPages?: number;
+  /** `input_required` rounds one modern call may take before it fails (default 10). */
+  readonly maxInputRounds?: number;
 }
 
 export interface ClientRequestOptions extends SendOptions {
@@ -145,10 +149,13 @@ export class Client extends Connection {
   /** The transport `connect` attached: `close` waits for it to have closed. */
   private attached: Transport | undefined;
   private readonly maxListPages: number;
+  private readonly maxInputRounds: number | undefined;
+  /** Answers `input_required` rounds with the registered features; made on the first round. */
+  private answerer: InputAnswerer | undefined;
   /** The result checks of the negotiated revision, kept once ready (the revision no longer changes). */
   private readyChecks: ReadonlyMap<string, ResultCheck> | undefined;
   private requestHandlers: HandlerTable<ClientHost> | undefined;
-  private readonly era: EraChoice;
+  private readonly eraChoice: EraChoice;
   private readonly eraCache: EraCache | undefined;
   private readonly eraProbeTimeout: number;
   /** The connection's default request timeout: how long an HTTP server has to answer the probe. */
@@ -173,7 +180,7 @@ export class Client extends Connection {
       asked !== undefined && !namesModernRevision(asked)
         ? (asked as ProtocolVersion)
         : (this.acceptedVersions[0] ?? LATEST_PROTOCOL_VERSION);
-    this.era = forcedEra(options.era, asked);
+    this.eraChoice = forcedEra(options.era, asked);
     this.eraCache = options.eraCache === false ? undefined : (options.eraCache ?? defaultEraCache());
     this.eraProbeTimeout = options.eraProbeTimeout ?? DEFAULT_ERA_PROBE_TIMEOUT_MS;
     this.requestTimeout = options.defaultTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS;
@@ -181,6 +188,7 @@ export class Client extends Connection {
     this.capabilities = this.features.capabilities(options.capabilities, this.requestedVersion);
     this.outputValidator = options.validateToolOutput === false ? undefined : (options.validator ?? defaultValidator());
     this.maxListPages = options.maxListPages ?? DEFAULT_MAX_LIST_PAGES;
+    this.maxInputRounds = options.maxInputRounds;
   }
 
   /** @internal The handlers of requests from the server, made on the first one: a handshake pays for no table. */
@@ -225,11 +233,11 @@ export class Client extends Connection {
    * reason `handshake-failed`) and the error is thrown.
    */
   async connect(transport: Transport, options: ConnectOptions = {}): Promise<this> {
-    if (this.era !== 'legacy') {
+    if (this.eraChoice !== 'legacy') {
       let verdict: EraVerdict;
       try {
         verdict = await negotiateEra(transport, {
-          choice: this.era,
+          choice: this.eraChoice,
           cache: this.eraCache,
           ours: this.modernVersions(),
           envelope: (version) => requestEnvelope(version, this.capabilities as JsonObject, this.infoFor()),
@@ -370,7 +378,9 @@ export class Client extends Connection {
   override request(method: string, params?: JsonObject, options?: ClientRequestOptions): Promise<JsonObject> {
     const modern = this.modern;
     if (modern === undefined) return super.request(method, params, options);
-    return this.modernRequest(modern, method, params, options);
+    return this.modernRequest(modern, method, params, options).then((sent) =>
+      this.completeModernResult(method, sent.params, sent.result, options),
+    );
   }
 
   /** A request of the stateless revision: stamped, retried once on a -32022 naming another revision we speak. */
@@ -379,7 +389,7 @@ export class Client extends Connection {
     method: string,
     params: JsonObject | undefined,
     options: ClientRequestOptions | undefined,
-  ): Promise<JsonObject> {
+  ): Promise<{ params: JsonObject; result: JsonObject }> {
     const headers = modern.headersFor(method, params);
     const sendOptions = headers === undefined ? options : { ...options, headers: { ...options?.headers, ...headers } };
     let sent = modern.stamp(params);
@@ -397,21 +407,42 @@ export class Client extends Connection {
       sent = modern.stamp(params);
       result = await super.request(method, sent, sendOptions);
     }
-    return this.completeModernResult(method, sent, result, options);
+    return { params: sent, result };
   }
 
   /**
-   * Where a modern result is handed on. The multi round-trip driver (lib/client/input-required.ts) hooks in
-   * here: a result with `resultType: "input_required"` is answered and the request retried. Today the result
-   * is returned as it came.
+   * A modern result as the caller gets it: an `input_required` one is answered by the registered sampling,
+   * elicitation and roots handlers and the request retried (a new id each round, the server's
+   * `requestState` echoed), until it completes (lib/client/input-required.ts). Other results pass as they are.
    */
   private completeModernResult(
-    _method: string,
-    _params: JsonObject,
+    method: string,
+    params: JsonObject,
     result: JsonObject,
-    _options: ClientRequestOptions | undefined,
+    options: ClientRequestOptions | undefined,
   ): Promise<JsonObject> | JsonObject {
-    return result;
+    if (!needsInput(result, method)) return result;
+    const modern = this.modern!;
+    return completeInputRequired(result, {
+      method,
+      answer: (this.answerer ??= inputAnswerer(this.features, this)),
+      retry: (sent, signal) =>
+        this.modernRequest(modern, method, retryParams(params, sent), { ...options, signal }).then(
+          (retried) => retried.result,
+        ),
+      signal: options?.signal,
+      clock: this.clock,
+      ...(this.maxInputRounds !== undefined && { maxRounds: this.maxInputRounds }),
+    });
+  }
+
+  /**
+   * `subscriptions/listen` (2026-07-28): the stream's notifications, the acknowledgement first
+   * (`acknowledgedFilter` reads what the server agreed to); one listen request per subscriber, cancelled on
+   * unsubscribe.
+   */
+  listen(filter: ListenFilter): Observable<JsonRpcNotification> {
+    return openListenStream(this, filter);
   }
 
   /** The stateless revision has no ping: `server/discover` is the round trip that shows the server is there. */

@@ -61,10 +61,9 @@ const PASSES_2026: Readonly<Record<string, number>> = {
   'http-invalid-tool-headers': 12,
   'json-schema-ref-no-deref': 1,
   'json-schema-2020-12-preservation': 9,
+  // State echoed byte for byte, a new id per retry, no state when none came, calls kept apart, no resultType = complete.
+  'sep-2322-client-request-state': 5,
 };
-
-/** Needs the multi round-trip driver (lib/client/input-required.ts): listed in the baseline until it is merged. */
-const NEEDS_MRTR = 'sep-2322-client-request-state';
 
 const results: ScenarioResult[] = [];
 
@@ -118,28 +117,19 @@ describe('the 2026-07-28 client scenarios against our client', () => {
     const added = Object.keys(PASSES_2026).filter((scenario) => !required.includes(scenario));
     expect(added).toEqual(['json-schema-2020-12-preservation']); // added after the release, never scored
     expect([...required].sort()).toEqual(
-      [...Object.keys(PASSES_2026), NEEDS_MRTR].filter((s) => !added.includes(s)).sort(),
+      Object.keys(PASSES_2026)
+        .filter((s) => !added.includes(s))
+        .sort(),
     );
   });
 
   passesEveryCheck('2026-07-28', PASSES_2026);
 
-  it(`${NEEDS_MRTR} fails as the baseline expects (no multi round-trip driver yet)`, async () => {
-    const run = await runClientScenario(CLIENT_COMMAND, NEEDS_MRTR, {
-      requirements: '2026-07-28',
-      expectedFailures: BASELINE,
-    });
-    expect(run.result.failed).toBeGreaterThan(0);
-    expect(run.exitCode, run.output.slice(-3000)).toBe(0); // a listed failure
-  }, 50_000);
-});
-
-describe('the auth scenarios (the client has no OAuth yet)', () => {
   it('the baseline lists every auth scenario of the 2026-07-28 set, and the multi round-trip one', async () => {
     const [scenarios, baseline] = await Promise.all([listClientScenarios('2026-07-28'), expectedFailures()]);
     const auth = scenarios.filter((scenario) => scenario.startsWith('auth/'));
     expect(new Set(baseline).size).toBe(baseline.length);
-    expect([...baseline].sort()).toEqual([...auth, NEEDS_MRTR].sort());
+    expect([...baseline].sort()).toEqual([...auth].sort());
   });
 
   it('an auth scenario fails clearly, as the baseline expects', async () => {
