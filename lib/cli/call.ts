@@ -48,6 +48,9 @@ async function callOnce(command: CallCommand, io: CliIo): Promise<number> {
       .catch(async (error: unknown) => {
         throw await connectFailure(command.target, transport, error);
       });
+    // A handshake-era server sends every log message until asked for less; a 2026-07-28 one sends a request's
+    // log messages only at the level that request names: ask for all of them, as before.
+    if (client.connectedEra === 'modern') await client.setLoggingLevel('debug');
     const result = await send(client, command, interrupt.signal, io).catch((error: unknown) => {
       throw requestFailure(command.method, error);
     });

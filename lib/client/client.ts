@@ -421,7 +421,7 @@ export class Client extends Connection {
     result: JsonObject,
     options: ClientRequestOptions | undefined,
   ): Promise<JsonObject> | JsonObject {
-    if (!needsInput(result, method)) return result;
+    if (!needsInput(result, method)) return withoutResultType(result);
     const modern = this.modern!;
     return completeInputRequired(result, {
       method,
@@ -433,7 +433,7 @@ export class Client extends Connection {
       signal: options?.signal,
       clock: this.clock,
       ...(this.maxInputRounds !== undefined && { maxRounds: this.maxInputRounds }),
-    });
+    }).then(withoutResultType);
   }
 
   /**
@@ -691,4 +691,14 @@ function ignoreResult(): void {}
 
 function pageParams(cursor: string | undefined): JsonObject | undefined {
   return cursor === undefined ? undefined : { cursor };
+}
+
+/**
+ * A complete result as the caller sees it in either era: `resultType: "complete"` is how the stateless
+ * revision frames an answer on the wire, not part of what was answered.
+ */
+function withoutResultType(result: JsonObject): JsonObject {
+  if (result.resultType !== 'complete') return result;
+  const { resultType: _complete, ...answer } = result;
+  return answer;
 }

@@ -1,5 +1,6 @@
 /** What a hub upstream is configured with, and what it reports: the types of `Upstream` that callers see. */
 import type { StopReason, SupervisionPolicy, UpstreamState } from '../../machines/upstream';
+import type { EraChoice } from '../client/era-probe';
 import type { SendOptions } from '../core/connection';
 import type { JsonObject } from '../jsonrpc/types';
 import type { Implementation } from '../protocol/types';
@@ -43,6 +44,12 @@ export interface UpstreamOptions {
   readonly instance?: UpstreamInstance;
   /** Over the hub's `forward`: which client features it is offered. */
   readonly forward?: Partial<ForwardedFeatures>;
+  /**
+   * Which protocol era the hub speaks to it (the client's `era` option). Default `legacy` for now: the
+   * handshake era carries everything the hub forwards (list changes, subscriptions, log levels, roots);
+   * `auto` probes with `server/discover` and speaks 2026-07-28 to a server that answers it.
+   */
+  readonly era?: EraChoice;
 }
 
 export type UpstreamInstance = 'shared' | 'per-client';

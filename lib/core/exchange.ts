@@ -10,6 +10,11 @@ import type { JsonRpcNotification, JsonRpcResponse } from '../jsonrpc/types';
 
 export interface ExchangeReply {
   /**
+   * True when what goes through this reply is traced on its way (a duplex connection traces its own
+   * messages); otherwise the exchange traces the request and everything it sends (HTTP).
+   */
+  readonly traced?: boolean;
+  /**
    * A notification for the requester on this request's stream (progress, log messages, listen events),
    * before the answer. Resolves once handed to the transport; rejects when the stream is gone.
    */

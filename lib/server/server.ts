@@ -38,6 +38,7 @@ import { ConnectionExchangeReply, type ReplyChannel } from './modern/connection-
 import type { ExchangeReply, ModernServer } from '../core/exchange';
 import { systemClock, type Clock } from '../core/clock';
 import type { Logger } from '../core/logger';
+import { defaultRuntime, type Runtime } from '../core/runtime';
 import type { EraPolicy, ModernRequestVerdict } from '../protocol/era';
 import type { HeaderSource } from '../protocol/header-value';
 import { processKeyRing } from './request-state';
@@ -319,6 +320,11 @@ export class Server implements ModernServer, ModernServing {
 
   get logger(): Logger {
     return this.options.logger ?? defaultLogger;
+  }
+
+  /** The actor system and trace stream of this server's connections and modern exchanges. */
+  get runtime(): Runtime {
+    return this.options.runtime ?? defaultRuntime();
   }
 
   /** @internal The revisions `server/discover` names. */

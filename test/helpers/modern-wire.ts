@@ -86,6 +86,7 @@ export function validateEveryModernExchange(server: Server): string[] {
   server.serveModern = (request, reply, headers) => {
     const method = request.request.method;
     const checked: ExchangeReply = {
+      traced: reply.traced,
       notify: (message) => {
         found.push(...validator.check(method, message));
         return reply.notify(message);

@@ -15,6 +15,7 @@ export interface ReplyChannel {
 }
 
 export class ConnectionExchangeReply implements ExchangeReply {
+  readonly traced = true;
   private done = false;
   private abortHooks: ((reason: Error) => void)[] | undefined;
   private abortReason: Error | undefined;

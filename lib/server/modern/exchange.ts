@@ -11,7 +11,9 @@ import { RequestContext, type InputRequestOptions } from '../../core/request-con
 import type { RequestHandler } from '../../core/inbound-requests';
 import type { Logger } from '../../core/logger';
 import { ErrorCode, McpError } from '../../jsonrpc/errors';
-import type { JsonObject, JsonRpcRequest, RequestId } from '../../jsonrpc/types';
+import type { JsonObject, JsonRpcNotification, JsonRpcRequest, RequestId } from '../../jsonrpc/types';
+import { ConnectionTrace } from '../../core/connection-trace';
+import type { Runtime } from '../../core/runtime';
 import type { ModernRequestVerdict } from '../../protocol/era';
 import { checkParamHeaders, type HeaderSource } from '../../protocol/http-headers';
 import {
@@ -44,6 +46,8 @@ export const DEFAULT_MAX_INPUT_ROUNDS = 8;
 
 /** What the exchange needs of the server that serves it. */
 export interface ModernServing {
+  /** Where the exchanges' trace events go (the runtime's stream). */
+  readonly runtime: Runtime;
   readonly definition: ServerDefinition;
   readonly subscriptions: SubscriptionHub;
   readonly clock: Clock;
@@ -58,6 +62,8 @@ export interface ModernServing {
 
 const RUNNING = 0;
 const ANSWERED = 1;
+
+let exchangeCount = 0;
 
 /** Thrown into the asks of a handler run that ended with an `input_required` answer. */
 class InputRequiredSignal extends Error {
@@ -81,6 +87,12 @@ export class ModernExchange implements ModernHost {
   private phase: typeof RUNNING | typeof ANSWERED = RUNNING;
   private context: RequestContext<ModernHost> | undefined;
   private round: InputRound | undefined;
+  /** Made when someone listens to the runtime's trace as the request arrives (HTTP; a duplex connection traces itself). */
+  private readonly tracing: ConnectionTrace | undefined;
+  private readonly startedAt: number;
+  /** Names the exchange in trace events (`x1`, `x2`, …): a modern request has no connection. */
+  readonly id: string;
+  readonly upstream = undefined;
 
   constructor(
     private readonly serving: ModernServing,
@@ -89,6 +101,12 @@ export class ModernExchange implements ModernHost {
   ) {
     // One definition for the whole request, even if the server's changes meanwhile.
     this.definition = serving.definition;
+    this.id = `x${++exchangeCount}`;
+    const traced = !reply.traced && serving.runtime.traceChannel.observed;
+    this.tracing = traced ? new ConnectionTrace(this, serving.runtime) : undefined;
+    this.startedAt = traced ? serving.clock.now() : 0;
+    const request = verdict.request;
+    this.tracing?.message('request', 'in', request, request.method, request.id);
   }
 
   // ---- what handlers read ------------------------------------------------------------------------
@@ -276,6 +294,12 @@ export class ModernExchange implements ModernHost {
   }
 
   private send(message: Parameters<ExchangeReply['answer']>[0]): void {
+    const tracing = this.tracing;
+    if (tracing) {
+      const latency = this.clock.now() - this.startedAt;
+      const kind = 'error' in message ? 'error' : 'result';
+      tracing.message(kind, 'out', message, this.verdict.request.method, message.id, undefined, latency);
+    }
     this.reply.answer(message).catch((error) => this.logger.debug('Could not send a response', error));
   }
 
@@ -296,7 +320,9 @@ export class ModernExchange implements ModernHost {
 
   notify(method: string, params?: JsonObject): Promise<void> {
     if (this.phase !== RUNNING) return Promise.resolve();
-    return this.reply.notify(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params });
+    const message: JsonRpcNotification = params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
+    this.tracing?.message('notification', 'out', message, method);
+    return this.reply.notify(message);
   }
 
   /** `notifications/message` on this request's stream, only when the request's `_meta` set a level it passes. */
