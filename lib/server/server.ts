@@ -42,7 +42,7 @@ import { defaultRuntime, type Runtime } from '../core/runtime';
 import type { EraPolicy, ModernRequestVerdict } from '../protocol/era';
 import type { HeaderSource } from '../protocol/header-value';
 import { processKeyRing } from './request-state';
-import { ModernExchange, type InputRoundSettings, type ModernServing } from './modern/exchange';
+import { ModernExchange, type InputRoundSettings } from './modern/exchange';
 import { eraPolicyOf, MODERN_HANDLERS } from './modern/handlers';
 
 /** What a server connection tells its listeners (besides `ConnectionEvents`); free while nobody listens. */
@@ -289,7 +289,7 @@ type ChangedList = keyof typeof LISTS;
  * connection. `update` swaps the definition for all of them and tells ready clients which lists changed
  * (`list_changed`, coalesced: several updates in one tick send one notification per list).
  */
-export class Server implements ModernServer, ModernServing {
+export class Server implements ModernServer {
   /** Which requests the stateless revision serves (read by the transports' classifier). */
   readonly eraPolicy: EraPolicy;
   readonly inputRounds: InputRoundSettings;

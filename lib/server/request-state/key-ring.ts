@@ -32,6 +32,7 @@ export class KeyRing {
   /** The id of the key that seals. */
   readonly currentKeyId: string;
 
+  /** @internal Made by `createKeyRing` and `processKeyRing`. */
   constructor(keys: ReadonlyMap<string, Promise<CryptoKey>>, currentKeyId: string) {
     this.#keys = keys;
     this.currentKeyId = currentKeyId;
@@ -42,7 +43,7 @@ export class KeyRing {
     return [...this.#keys.keys()];
   }
 
-  /** The WebCrypto key of `id`, or undefined when the ring has no such key (any string is safe to ask). */
+  /** @internal The WebCrypto key of `id`, or undefined when the ring has no such key (any string is safe to ask). */
   cryptoKey(id: string): Promise<CryptoKey> | undefined {
     return this.#keys.get(id);
   }
