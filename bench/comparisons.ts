@@ -202,6 +202,37 @@ export const HTTP_VS_BARE: ComparisonTable = {
   comparisons: httpRows('bare'),
 };
 
+const inProcess =
+  (subjectEntrant: string, baselineEntrant: string, target?: Target, note?: string) =>
+  (figure: string, label: string, unit: string, better: 'higher' | 'lower', withTarget = false): Comparison =>
+    compare('modernInProcess', figure, label, unit, better, {
+      subjectEntrant,
+      baselineEntrant,
+      ...(withTarget && target && { target }),
+      ...(withTarget && note !== undefined && { note }),
+    });
+
+const MODERN_IN_PROCESS_NOTE =
+  'One raw JSON-RPC peer (prebuilt request objects, answers matched by id, no client library) on an unfrozen memory pair to a connection of one shared Server with echo and ask_name (bench/modern-in-process.ts). modern = tools/call of echo with the 2026-07-28 _meta envelope, each request served on its own; legacy = initialize once, then tools/call of echo on the session; round = one logical call of ask_name (input_required, then the retry with inputResponses and requestState). The server side only: our client is not in these rows. 1 in flight: calls / summed latency; 256 in flight: completed calls / wall time.';
+
+const modernVsLegacy = inProcess('modern', 'legacy', atLeast(0.9), MODERN_IN_PROCESS_NOTE);
+const roundVsModern = inProcess('modern-round', 'modern');
+
+export const MODERN_IN_PROCESS_ERAS: ComparisonTable = {
+  title:
+    'In process, the server side (one raw peer): a 2026-07-28 request vs the same call on a handshake-era session (target: modern >= 0.9x legacy), and a call with one elicitation round vs a plain modern call',
+  subjectName: 'subject',
+  baselineName: 'baseline',
+  comparisons: [
+    modernVsLegacy('sequentialPerSecond', 'modern vs legacy, tools/call, 1 in flight', 'calls/s', 'higher', true),
+    modernVsLegacy('sequentialP50Us', 'modern vs legacy, tools/call, 1 in flight, p50', 'us', 'lower'),
+    modernVsLegacy('concurrentPerSecond', 'modern vs legacy, tools/call, 256 in flight', 'calls/s', 'higher', true),
+    roundVsModern('sequentialPerSecond', 'round vs plain modern, logical calls, 1 in flight', 'calls/s', 'higher'),
+    roundVsModern('sequentialP50Us', 'round vs plain modern, logical call, 1 in flight, p50', 'us', 'lower'),
+    roundVsModern('concurrentPerSecond', 'round vs plain modern, logical calls, 256 in flight', 'calls/s', 'higher'),
+  ],
+};
+
 const MODERN_HTTP_NOTE =
   'Server in a child process on 127.0.0.1 (node --import tsx bench/http.ts --serve-http <server>), every entrant driven by the same raw client in the bench process (bench/modern.ts: one node:http keep-alive Agent, prebuilt JSON bodies and headers, each answer parsed and checked): a 2026-07-28 tools/call of echo (params._meta envelope, MCP-Protocol-Version, Mcp-Method, Mcp-Name; no session). ours = our Server + createMcpHttpHandler; SDK v2 = @modelcontextprotocol/server 2.4.0 createMcpHandler (an McpServer per request, zod input schema) on node:http through a fetch adapter (a web Request per request, as toNodeHandler of @modelcontextprotocol/node); bare = node:http, JSON.parse of the body, a fixed {jsonrpc, id, result}. Each pair first makes 2 s of untimed calls. 1 in flight: calls / summed latency; server CPU: user + system time of the server child over the 1-in-flight phase (its warm-up included) / calls; 16 in flight: completed calls / wall time (client and server share the 2 vCPUs).';
 

@@ -11,7 +11,7 @@
  */
 import type http from 'node:http';
 import type { ServerContext } from '../lib/server/context';
-import { defineServer } from '../lib/server/definition';
+import { defineServer, type ServerDefinition } from '../lib/server/definition';
 import { Server } from '../lib/server/server';
 import type { ToolDefinition } from '../lib/server/tools';
 import { createMcpHttpHandler } from '../transports/http/endpoint';
@@ -32,9 +32,13 @@ function askNameTool(): ToolDefinition {
   return { name: ASK_NAME_TOOL, inputSchema: { type: 'object' }, handler: askNameHandler };
 }
 
+/** `echo` and `ask_name`: served over HTTP here, and in process by bench/modern-in-process.ts. */
+export function dualEraDefinition(): ServerDefinition {
+  return defineServer({ name: 'bench-switchboard', version: '1.0.0', tools: [echoTool(), askNameTool()] });
+}
+
 export function createOursDualServer(): http.RequestListener {
-  const definition = defineServer({ name: 'bench-switchboard', version: '1.0.0', tools: [echoTool(), askNameTool()] });
-  return createMcpHttpHandler(new Server(definition), { responseMode: 'json' });
+  return createMcpHttpHandler(new Server(dualEraDefinition()), { responseMode: 'json' });
 }
 
 /** A fetch-shaped handler served on node:http: the body read whole, one web `Request`, the `Response` streamed back. */

@@ -21,16 +21,16 @@ import { ASK_NAME_TOOL } from './modern-servers';
 import type { Figures, Scenario } from './scenarios';
 
 const MODERN_VERSION = '2026-07-28';
-const LEGACY_VERSION = '2025-11-25';
-const CLIENT_INFO = { name: 'bench-raw-client', version: '1.0.0' };
-const ENVELOPE = {
+export const LEGACY_VERSION = '2025-11-25';
+export const CLIENT_INFO = { name: 'bench-raw-client', version: '1.0.0' };
+export const ENVELOPE = {
   'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
   'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
   'io.modelcontextprotocol/clientInfo': CLIENT_INFO,
 };
 const ECHO_TEXT = 'hi';
 const ECHO_ARGUMENTS = { text: ECHO_TEXT };
-const ASKED_NAME = 'Ada';
+export const ASKED_NAME = 'Ada';
 
 /** What the server answered: its status, the session header (legacy) and the parsed JSON body. */
 interface RawAnswer {
@@ -95,7 +95,7 @@ function resultOf(answer: RawAnswer): Record<string, unknown> {
   return result;
 }
 
-function expectText(result: Record<string, unknown>, text: string): void {
+export function expectText(result: Record<string, unknown>, text: string): void {
   const content = result.content as { text?: string }[] | undefined;
   if (content?.[0]?.text !== text) throw new Error(`expected the text ${text}, got ${JSON.stringify(result)}`);
 }
