@@ -80,6 +80,10 @@ export class ModernExchange implements ModernHost {
   readonly definition: ServerDefinition;
   private phase: typeof RUNNING | typeof ANSWERED = RUNNING;
   private context: RequestContext<ModernHost> | undefined;
+  /** What the handler's asks are answered from, and the rounds already gone by: the round opens on the first ask. */
+  private answers: Readonly<Record<string, unknown>> | undefined;
+  private roundsDone = 0;
+  /** Opened by the handler's first ask: most calls ask for nothing. */
   private round: InputRound | undefined;
 
   constructor(
@@ -193,11 +197,8 @@ export class ModernExchange implements ModernHost {
       undefined,
     );
     this.context = context;
-    this.round = new InputRound(answers, round, this.peerCapabilities, () => this.scheduleRound());
-    this.reply.onAbort((reason) => {
-      this.phase = ANSWERED;
-      context.cancel(reason);
-    });
+    this.answers = answers;
+    this.roundsDone = round;
     let result: unknown;
     try {
       result = handler(context, request.params);
@@ -205,6 +206,11 @@ export class ModernExchange implements ModernHost {
       return this.answerError(error);
     }
     if (isThenable(result)) {
+      // Only a handler still running can be aborted; a requester already gone calls the hook at once.
+      this.reply.onAbort((reason) => {
+        this.phase = ANSWERED;
+        context.cancel(reason);
+      });
       result.then(
         (value) => this.answerResult(value),
         (error) => this.answerError(error),
@@ -294,7 +300,8 @@ export class ModernExchange implements ModernHost {
 
   /** A handler's ask for input: answered from this request's inputs, or part of an `input_required` round. */
   request(method: string, params?: JsonObject, options?: InputRequestOptions): Promise<JsonObject> {
-    return this.round!.ask(method, params, options?.key);
+    this.round ??= new InputRound(this.answers, this.roundsDone, this.peerCapabilities, () => this.scheduleRound());
+    return this.round.ask(method, params, options?.key);
   }
 
   notify(method: string, params?: JsonObject): Promise<void> {
