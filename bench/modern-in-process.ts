@@ -108,12 +108,15 @@ const ENTRANTS: Readonly<Record<string, () => Promise<CallPair>>> = {
   'modern-round': modernRound,
 };
 
-/** 1 in flight (timed call by call), then `concurrency` in flight (wall time), on one connection. */
+/**
+ * 1 in flight (timed call by call), then `concurrency` in flight (wall time), on one connection; in the
+ * shorter `ioWindow`, which keeps these rows to a few seconds per run.
+ */
 async function inProcessCalls(connect: () => Promise<CallPair>, settings: BenchSettings): Promise<Figures> {
   const pair = await connect();
   try {
-    const sequential = await measureLatency(pair.callEcho, settings.window);
-    const concurrentPerSecond = await measureThroughput(pair.callEcho, settings.concurrency, settings.window);
+    const sequential = await measureLatency(pair.callEcho, settings.ioWindow);
+    const concurrentPerSecond = await measureThroughput(pair.callEcho, settings.concurrency, settings.ioWindow);
     return { sequentialPerSecond: sequential.perSecond, sequentialP50Us: sequential.p50Us, concurrentPerSecond };
   } finally {
     await pair.close();
