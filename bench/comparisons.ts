@@ -202,6 +202,133 @@ export const HTTP_VS_BARE: ComparisonTable = {
   comparisons: httpRows('bare'),
 };
 
+const MODERN_IN_PROCESS_NOTE =
+  'One raw JSON-RPC peer (prebuilt request objects, answers matched by id, no client library) on an unfrozen memory pair to a connection of one shared Server with echo and ask_name (bench/modern-in-process.ts). modern = tools/call of echo with the 2026-07-28 _meta envelope, each request served on its own; legacy = initialize once, then tools/call of echo on the session; round = one logical call of ask_name (input_required, then the retry with inputResponses and requestState). The server side only: our client is not in these rows. 1 in flight: calls / summed latency; 256 in flight: completed calls / wall time.';
+
+/** A row of the `modernInProcess` scenario: `subjectEntrant` ÷ `baselineEntrant` on one figure. */
+function inProcessRow(
+  subjectEntrant: string,
+  baselineEntrant: string,
+  figure: string,
+  label: string,
+  unit: string,
+  better: 'higher' | 'lower',
+  extra: { target?: Target; note?: string } = {},
+): Comparison {
+  return compare('modernInProcess', figure, label, unit, better, { subjectEntrant, baselineEntrant, ...extra });
+}
+
+export const MODERN_IN_PROCESS_ERAS: ComparisonTable = {
+  title:
+    'In process, the server side (one raw peer): a 2026-07-28 request vs the same call on a handshake-era session (target: modern >= 0.9x legacy), and a call with one elicitation round vs a plain modern call',
+  subjectName: 'subject',
+  baselineName: 'baseline',
+  comparisons: [
+    inProcessRow('modern', 'legacy', 'sequentialPerSecond', 'modern vs legacy, 1 in flight', 'calls/s', 'higher', {
+      target: atLeast(0.9),
+      note: MODERN_IN_PROCESS_NOTE,
+    }),
+    inProcessRow('modern', 'legacy', 'sequentialP50Us', 'modern vs legacy, 1 in flight, p50', 'us', 'lower'),
+    inProcessRow('modern', 'legacy', 'concurrentPerSecond', 'modern vs legacy, 256 in flight', 'calls/s', 'higher', {
+      target: atLeast(0.9),
+    }),
+    inProcessRow('modern-round', 'modern', 'sequentialPerSecond', 'round vs plain, 1 in flight', 'calls/s', 'higher'),
+    inProcessRow('modern-round', 'modern', 'sequentialP50Us', 'round vs plain, 1 in flight, p50', 'us', 'lower'),
+    inProcessRow('modern-round', 'modern', 'concurrentPerSecond', 'round vs plain, 256 in flight', 'calls/s', 'higher'),
+  ],
+};
+
+const MODERN_HTTP_NOTE =
+  'Server in a child process on 127.0.0.1 (node --import tsx bench/http.ts --serve-http <server>), every entrant driven by the same raw client in the bench process (bench/modern.ts: one node:http keep-alive Agent, prebuilt JSON bodies and headers, each answer parsed and checked): a 2026-07-28 tools/call of echo (params._meta envelope, MCP-Protocol-Version, Mcp-Method, Mcp-Name; no session). ours = our Server + createMcpHttpHandler; SDK v2 = @modelcontextprotocol/server 2.4.0 createMcpHandler (an McpServer per request, zod input schema) on node:http through a fetch adapter (a web Request per request, as toNodeHandler of @modelcontextprotocol/node); bare = node:http, JSON.parse of the body, a fixed {jsonrpc, id, result}. Each pair first makes 2 s of untimed calls. 1 in flight: calls / summed latency; server CPU: user + system time of the server child over the 1-in-flight phase (its warm-up included) / calls; 16 in flight: completed calls / wall time (client and server share the 2 vCPUs).';
+
+/** The rows of the `modernHttp` scenario: `subject` against `baseline`, with the targets given. */
+function modernRows(
+  subjectEntrant: string,
+  baselineEntrant: string,
+  targets: { sequential?: Target; serverCpu?: Target; concurrent?: Target } = {},
+  note?: string,
+): Comparison[] {
+  const extra = (target?: Target) => ({ subjectEntrant, baselineEntrant, ...(target && { target }) });
+  return [
+    compare('modernHttp', 'sequentialPerSecond', 'tools/call, 1 in flight', 'calls/s', 'higher', {
+      ...extra(targets.sequential),
+      ...(note !== undefined && { note }),
+    }),
+    compare('modernHttp', 'sequentialP50Us', 'tools/call, 1 in flight, p50', 'us', 'lower', extra()),
+    compare(
+      'modernHttp',
+      'serverCpuUsPerCall',
+      'server CPU per call, 1 in flight',
+      'us',
+      'lower',
+      extra(targets.serverCpu),
+    ),
+    compare(
+      'modernHttp',
+      'concurrentPerSecond',
+      'tools/call, 16 in flight',
+      'calls/s',
+      'higher',
+      extra(targets.concurrent),
+    ),
+  ];
+}
+
+export const MODERN_HTTP_VS_SDK_V2: ComparisonTable = {
+  title:
+    'Streamable HTTP, revision 2026-07-28 (stateless), one raw client for all: mcp-switchboard vs @modelcontextprotocol/server 2.4.0 (target: ours >= 5x)',
+  subjectName: 'ours',
+  baselineName: 'SDK v2',
+  comparisons: modernRows('ours', 'sdk-v2', { sequential: atLeast(5), concurrent: atLeast(5) }, MODERN_HTTP_NOTE),
+};
+
+export const MODERN_HTTP_VS_BARE: ComparisonTable = {
+  title:
+    'Streamable HTTP, revision 2026-07-28: mcp-switchboard vs a bare keep-alive JSON POST over node:http (the floor; same runs; target: ours >= 0.9x)',
+  subjectName: 'ours',
+  baselineName: 'bare',
+  comparisons: modernRows('ours', 'bare', { sequential: atLeast(0.9), concurrent: atLeast(0.9) }),
+};
+
+/** A logical call with one input round costs at most this many plain calls. */
+const ROUND_COST = 2.2;
+
+export const MODERN_HTTP_ROUND: ComparisonTable = {
+  title: `Streamable HTTP, revision 2026-07-28: a call with one elicitation round (input_required, then the retry with inputResponses and requestState: two POSTs) vs a plain call (target: at most ${ROUND_COST}x the cost)`,
+  subjectName: 'round',
+  baselineName: 'plain',
+  comparisons: [
+    compare('modernHttp', 'sequentialMeanUs', 'logical call, 1 in flight, mean latency', 'us', 'lower', {
+      subjectEntrant: 'ours-round',
+      baselineEntrant: 'ours',
+      target: { bound: 'atMost', ratio: ROUND_COST, text: `<= ${ROUND_COST}x` },
+      note: 'ours-round = tools/call of ask_name, whose handler awaits ctx.elicit once: the first POST is answered {resultType: input_required, inputRequests, requestState}, the retry (a new id) carries inputResponses and the requestState byte for byte and gets the complete result; one logical call = both POSTs. plain = the ours row of the tables above (same server, same runs).',
+    }),
+    compare('modernHttp', 'sequentialP50Us', 'logical call, 1 in flight, p50', 'us', 'lower', {
+      subjectEntrant: 'ours-round',
+      baselineEntrant: 'ours',
+    }),
+    compare('modernHttp', 'serverCpuUsPerCall', 'server CPU per logical call, 1 in flight', 'us', 'lower', {
+      subjectEntrant: 'ours-round',
+      baselineEntrant: 'ours',
+      target: { bound: 'atMost', ratio: ROUND_COST, text: `<= ${ROUND_COST}x` },
+    }),
+    compare('modernHttp', 'concurrentPerSecond', 'logical calls, 16 in flight', 'calls/s', 'higher', {
+      subjectEntrant: 'ours-round',
+      baselineEntrant: 'ours',
+      target: { bound: 'atLeast', ratio: 1 / ROUND_COST, text: `>= 1/${ROUND_COST}x` },
+    }),
+  ],
+};
+
+export const MODERN_HTTP_ERAS: ComparisonTable = {
+  title:
+    'Streamable HTTP, ours on one endpoint: a 2026-07-28 request (no session) vs a handshake-era session (initialize once, then tools/call with MCP-Session-Id; JSON answers), same raw client',
+  subjectName: 'modern',
+  baselineName: 'legacy',
+  comparisons: modernRows('ours', 'ours-legacy'),
+};
+
 const httpConnections = (entrant: string, figure: string): SeriesRef => ({ scenario: 'http', entrant, figure });
 
 export const HTTP_CONNECTIONS: SeriesListing = {

@@ -16,6 +16,8 @@ export interface BenchSettings {
   readonly concurrency: number;
   /** Calls in flight for the concurrent HTTP figure (each may hold its own TCP connection). */
   readonly httpConcurrency: number;
+  /** Calls in flight for the concurrent figure of the stateless-revision HTTP rows (bench/modern.ts). */
+  readonly modernHttpConcurrency: number;
   /** Notifications sent before awaiting their sends. */
   readonly notificationBatch: number;
   /** Pairs alive at once for the heap figure. */
@@ -32,6 +34,7 @@ const FULL: BenchSettings = {
   ioWindow: { durationMs: 800, warmupMs: 200 },
   concurrency: 256,
   httpConcurrency: 64,
+  modernHttpConcurrency: 16,
   notificationBatch: 256,
   heapPairs: 1000,
 };
@@ -44,6 +47,7 @@ const QUICK: BenchSettings = {
   ioWindow: { durationMs: 200, warmupMs: 50 },
   concurrency: 256,
   httpConcurrency: 64,
+  modernHttpConcurrency: 16,
   notificationBatch: 256,
   heapPairs: 200,
 };

@@ -37,6 +37,9 @@ const WARM_UP_MS = 2000;
 
 export type HttpEntrantName = 'ours' | 'sdk' | 'bare';
 
+/** Every server the child can serve: the entrants of the `http` rows and the servers of the modern rows. */
+export type HttpServerName = HttpEntrantName | 'ours-dual' | 'sdk-v2';
+
 export interface HttpCallPair extends CallPair {
   /** TCP connections the server has accepted since it started. */
   connectionsAccepted(): Promise<number>;
@@ -98,17 +101,19 @@ function createBareServer(): http.Server {
   });
 }
 
-const SERVERS: Record<HttpEntrantName, () => Promise<http.Server> | http.Server> = {
+const SERVERS: Record<HttpServerName, () => Promise<http.Server> | http.Server> = {
   ours: createOursServer,
   sdk: createSdkServer,
   bare: createBareServer,
+  'ours-dual': async () => http.createServer((await import('./modern-servers')).createOursDualServer()),
+  'sdk-v2': async () => http.createServer(await (await import('./modern-servers')).createSdkV2Server()),
 };
 
 type ParentMessage = 'connections' | 'cpu';
 type ChildMessage = { readonly port: number } | { readonly connections: number } | { readonly cpuMicros: number };
 
 /** The child: serves one entrant on 127.0.0.1 and reports its port, then its connection count when asked. */
-async function serve(entrant: HttpEntrantName): Promise<void> {
+async function serve(entrant: HttpServerName): Promise<void> {
   const server = await SERVERS[entrant]();
   let connections = 0;
   server.on('connection', () => void connections++);
@@ -151,7 +156,7 @@ async function ask<Reply extends ChildMessage>(child: ChildProcess, question: Pa
 }
 
 /** `serverFlags`: extra node flags for the server child (e.g. `--cpu-prof` to profile it). */
-async function startServer(entrant: HttpEntrantName, serverFlags: readonly string[] = []): Promise<ServerChild> {
+async function startServer(entrant: HttpServerName, serverFlags: readonly string[] = []): Promise<ServerChild> {
   const child = fork(THIS_FILE, [SERVE_FLAG, entrant], {
     cwd: REPO_ROOT,
     execArgv: ['--import', 'tsx', ...serverFlags],
@@ -179,8 +184,8 @@ async function startServer(entrant: HttpEntrantName, serverFlags: readonly strin
 }
 
 /** Starts the server, connects with `connect`, and stops the server when that fails or the pair closes. */
-async function withServer(
-  entrant: HttpEntrantName,
+export async function withServer(
+  entrant: HttpServerName,
   connect: (url: string) => Promise<CallPair>,
   serverFlags?: readonly string[],
 ): Promise<HttpCallPair> {
@@ -281,7 +286,7 @@ export const HTTP_ENTRANTS: Readonly<Record<HttpEntrantName, () => Promise<HttpC
 
 const serveIndex = process.argv.indexOf(SERVE_FLAG);
 if (serveIndex !== -1 && process.argv[1] !== undefined && pathToFileURL(process.argv[1]).href === import.meta.url) {
-  serve(process.argv[serveIndex + 1] as HttpEntrantName).catch((error: unknown) => {
+  serve(process.argv[serveIndex + 1] as HttpServerName).catch((error: unknown) => {
     console.error(error);
     process.exit(1);
   });

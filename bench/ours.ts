@@ -26,7 +26,8 @@ export interface OursPair extends BenchPair {
  */
 const echoHandler: ToolDefinition['handler'] = ({ text }) => ({ content: [{ type: 'text', text: String(text) }] });
 
-function echoTool(): ToolDefinition {
+/** Also served by the modern rows' server (bench/modern-servers.ts). */
+export function echoTool(): ToolDefinition {
   return {
     name: 'echo',
     inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },

@@ -11,6 +11,11 @@ import {
   HTTP_VS_BARE,
   HTTP_VS_SDK,
   LEAK_CHECK,
+  MODERN_HTTP_ERAS,
+  MODERN_HTTP_ROUND,
+  MODERN_HTTP_VS_BARE,
+  MODERN_HTTP_VS_SDK_V2,
+  MODERN_IN_PROCESS_ERAS,
   OURS_VS_SDK,
   STDIO_VS_BARE,
   STDIO_VS_SDK,
@@ -22,6 +27,8 @@ import { describeEnvironment } from './environment';
 import { formatListing, formatTable, summarizeListing, summarizeTable } from './report';
 import { ResultStore } from './results';
 import { HUB_OVERHEAD, HUB_SCENARIOS } from './hub';
+import { MODERN_SCENARIOS } from './modern';
+import { MODERN_IN_PROCESS_SCENARIOS } from './modern-in-process';
 import { SCENARIOS, type Figures, type Scenario } from './scenarios';
 
 type Recorder = (scenario: string, entrant: string, figures: Figures) => void;
@@ -57,7 +64,7 @@ function resultFileName(settings: BenchSettings): string {
 
 function chosenScenarios(settings: BenchSettings): readonly Scenario[] {
   const only = settings.only;
-  const all = [...SCENARIOS, ...HUB_SCENARIOS];
+  const all = [...SCENARIOS, ...MODERN_IN_PROCESS_SCENARIOS, ...MODERN_SCENARIOS, ...HUB_SCENARIOS];
   return only === undefined ? all : all.filter((scenario) => scenario.id.startsWith(only));
 }
 
@@ -88,6 +95,11 @@ async function main(): Promise<void> {
     FRAMED_VS_LINES,
     HTTP_VS_SDK,
     HTTP_VS_BARE,
+    MODERN_HTTP_VS_SDK_V2,
+    MODERN_IN_PROCESS_ERAS,
+    MODERN_HTTP_VS_BARE,
+    MODERN_HTTP_ROUND,
+    MODERN_HTTP_ERAS,
     TRACE_TAP,
     HUB_OVERHEAD,
   ]

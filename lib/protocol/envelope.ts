@@ -43,6 +43,13 @@ export function metaOf(message: Record<string, unknown>): Record<string, unknown
   return isPlainObject(params._meta) ? params._meta : undefined;
 }
 
+/**
+ * The capabilities object last found well formed. A peer in the same process may send one object with every
+ * request (a client's envelope built once): it is checked once. Parsed requests (HTTP, stdio) bring a new
+ * object each time, for which this costs one comparison; one slot, not a set, so that a miss adds nothing.
+ */
+let lastWellFormedCapabilities: ClientCapabilities | undefined;
+
 /** The client capability families whose declarations must be objects when present. */
 const CAPABILITY_FAMILIES = ['experimental', 'extensions', 'roots', 'sampling', 'elicitation', 'tasks'] as const;
 
@@ -72,8 +79,11 @@ const isProgressToken = (value: unknown): value is string | number =>
 export function readRequestEnvelope(meta: Record<string, unknown>): RequestEnvelope | EnvelopeIssue {
   const clientCapabilities = meta[META.clientCapabilities];
   if (clientCapabilities === undefined) return { key: META.clientCapabilities, problem: 'missing' };
-  if (!isPlainObject(clientCapabilities) || !capabilitiesAreWellFormed(clientCapabilities))
-    return { key: META.clientCapabilities, problem: 'invalid' };
+  if (clientCapabilities !== lastWellFormedCapabilities) {
+    if (!isPlainObject(clientCapabilities) || !capabilitiesAreWellFormed(clientCapabilities))
+      return { key: META.clientCapabilities, problem: 'invalid' };
+    lastWellFormedCapabilities = clientCapabilities as ClientCapabilities;
+  }
   const clientInfo = meta[META.clientInfo];
   if (clientInfo !== undefined && !isImplementation(clientInfo)) return { key: META.clientInfo, problem: 'invalid' };
   const logLevel = meta[META.logLevel];
@@ -82,7 +92,7 @@ export function readRequestEnvelope(meta: Record<string, unknown>): RequestEnvel
   if (progressToken !== undefined && !isProgressToken(progressToken))
     return { key: META.progressToken, problem: 'invalid' };
   // Absent optional keys stay as undefined members: one object of one shape, no spreads.
-  return { clientCapabilities, clientInfo, logLevel, progressToken };
+  return { clientCapabilities: clientCapabilities as ClientCapabilities, clientInfo, logLevel, progressToken };
 }
 
 export const isEnvelopeIssue = (value: RequestEnvelope | EnvelopeIssue): value is EnvelopeIssue => 'problem' in value;
