@@ -3,6 +3,7 @@
  * cannot forge, replay against another request, or keep past its expiry, opened by any replica that shares
  * the key ring. `open` answers hostile input with a reason, never an exception.
  */
+import { nodeHmacKey, webCryptoHmacKey } from '../lib/server/request-state/hmac';
 import { inspect } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
@@ -339,5 +340,31 @@ describe('seal refuses', () => {
 
   it('a TTL that is not a positive number', async () => {
     await expect(seal(ring, { state: 1, binding, ttlMs: 0 })).rejects.toThrow(RangeError);
+  });
+});
+
+describe('the HMAC keys', () => {
+  const secret = new Uint8Array(32).fill(7);
+
+  it('node:crypto and WebCrypto agree on every tag (a ring on either runtime opens the other’s states)', async () => {
+    const node = nodeHmacKey(secret)!;
+    const web = webCryptoHmacKey(secret);
+    for (const text of ['', 'rs1.k.1.a.b', 'ünïcode ✓', 'x'.repeat(10_000)]) {
+      const tag = await node.sign(text);
+      expect(Buffer.from(await web.sign(text)).equals(Buffer.from(tag))).toBe(true);
+      expect(await web.verify(tag, text)).toBe(true);
+      expect(await node.verify(await web.sign(text), text)).toBe(true);
+    }
+  });
+
+  it.each([
+    ['node:crypto', () => nodeHmacKey(secret)!],
+    ['WebCrypto', () => webCryptoHmacKey(secret)],
+  ])('%s refuses a tag with one bit flipped, and a tag of the wrong length', async (_name, make) => {
+    const key = make();
+    const tag = new Uint8Array(await key.sign('text'));
+    tag[31] = tag[31]! ^ 1;
+    expect(await key.verify(tag, 'text')).toBe(false);
+    expect(await key.verify(tag.subarray(0, 16), 'text')).toBe(false);
   });
 });

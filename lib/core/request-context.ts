@@ -202,7 +202,9 @@ export class RequestContext<H extends RequestHost = RequestHost> {
    * Sends a request to the peer as part of this request (a server's sampling, elicitation or roots call):
    * it travels with this request (`relatedRequestId`) and is cancelled when this request is.
    */
-  request(method: string, params?: JsonObject, options?: RequestOptions): Promise<JsonObject> {
+  request(method: string, params?: JsonObject, options?: InputRequestOptions): Promise<JsonObject> {
+    // A modern request's asks become an input_required round: nothing is sent that a signal could cancel.
+    if (this.connection.era === 'modern') return this.connection.request(method, params, options);
     return this.connection.request(method, params, {
       ...options,
       signal: options?.signal ?? this.signal,

@@ -105,17 +105,17 @@ export async function seal(ring: KeyRing, input: SealInput, limits: RequestState
     throw new RangeError(`The sealed requestState would be ${length} characters; the limit is ${maxLength}`);
   }
 
-  const key = await ring.cryptoKey(keyId)!;
-  const bindingTag = await sign(key, BINDING_CONTEXT + boundText);
+  const key = ring.cryptoKey(keyId)!;
+  const bindingTag = encodeBase64Url(await key.sign(BINDING_CONTEXT + boundText));
   const signed = `${VERSION}.${keyId}.${expiresAt}.${bindingTag}.${statePart}`;
-  return `${signed}.${await sign(key, signed)}`;
+  return `${signed}.${encodeBase64Url(await key.sign(signed))}`;
 }
 
 /**
  * The state sealed in `token`, if the token is well formed, sealed by a key of `ring`, untouched, not expired
  * at `now`, and bound to the same request as `binding`; otherwise the first reason it fails, in that order.
  * Tokens over `maxTokenLength` are refused before any parsing. Never throws; the signature checks are
- * WebCrypto `verify` calls, which compare in constant time.
+ * constant-time compares (lib/server/request-state/hmac.ts).
  */
 export async function open(
   ring: KeyRing,
@@ -129,17 +129,16 @@ export async function open(
   }
   const fields = parseToken(token);
   if (fields === undefined) return refused('malformed');
-  const keyPromise = ring.cryptoKey(fields.keyId);
-  if (keyPromise === undefined) return refused('unknown-key');
+  const key = ring.cryptoKey(fields.keyId);
+  if (key === undefined) return refused('unknown-key');
 
   const boundText = bindingText(binding, limits.maxDepth ?? DEFAULT_MAX_DEPTH);
   let untouched: boolean;
   let bound: boolean;
   try {
-    const key = await keyPromise;
     [untouched, bound] = await Promise.all([
-      verify(key, fields.mac, fields.signed),
-      boundText === undefined ? false : verify(key, fields.bindingTag, BINDING_CONTEXT + boundText),
+      key.verify(fields.mac, fields.signed),
+      boundText === undefined ? false : key.verify(fields.bindingTag, BINDING_CONTEXT + boundText),
     ]);
   } catch {
     return refused('bad-signature');
@@ -205,14 +204,6 @@ function decodeState(statePart: string): { value: unknown } | undefined {
   } catch {
     return undefined;
   }
-}
-
-async function sign(key: CryptoKey, text: string): Promise<string> {
-  return encodeBase64Url(new Uint8Array(await globalThis.crypto.subtle.sign('HMAC', key, encoder.encode(text))));
-}
-
-function verify(key: CryptoKey, tag: Uint8Array<ArrayBuffer>, text: string): Promise<boolean> {
-  return globalThis.crypto.subtle.verify('HMAC', key, tag, encoder.encode(text));
 }
 
 function refused(reason: OpenFailure): OpenResult {

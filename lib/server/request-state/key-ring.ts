@@ -4,9 +4,10 @@
  * the longest state TTL has passed, then drop it. Every replica that may receive a retried request must hold
  * the same ring (a state sealed by one instance is opened by whichever instance the retry reaches).
  *
- * Secrets are imported once into non-extractable WebCrypto keys (HMAC-SHA256) and not kept: nothing on a
- * ring (serialized, inspected or thrown) shows them.
+ * Secrets are imported once into HMAC keys (hmac.ts: a `node:crypto` `KeyObject`, or a non-extractable
+ * WebCrypto key) and not kept: nothing on a ring (serialized, inspected or thrown) shows them.
  */
+import { hmacKey, type HmacKey } from './hmac';
 
 /** One key: `id` travels in clear in every state it seals; `secret` never does. */
 export interface RequestStateKey {
@@ -28,12 +29,12 @@ export const MIN_SECRET_BYTES = 32;
 export const KEY_ID = /^[A-Za-z0-9_-]{1,32}$/;
 
 export class KeyRing {
-  readonly #keys: ReadonlyMap<string, Promise<CryptoKey>>;
+  readonly #keys: ReadonlyMap<string, HmacKey>;
   /** The id of the key that seals. */
   readonly currentKeyId: string;
 
   /** @internal Made by `createKeyRing` and `processKeyRing`. */
-  constructor(keys: ReadonlyMap<string, Promise<CryptoKey>>, currentKeyId: string) {
+  constructor(keys: ReadonlyMap<string, HmacKey>, currentKeyId: string) {
     this.#keys = keys;
     this.currentKeyId = currentKeyId;
   }
@@ -43,8 +44,8 @@ export class KeyRing {
     return [...this.#keys.keys()];
   }
 
-  /** @internal The WebCrypto key of `id`, or undefined when the ring has no such key (any string is safe to ask). */
-  cryptoKey(id: string): Promise<CryptoKey> | undefined {
+  /** @internal The HMAC key of `id`, or undefined when the ring has no such key (any string is safe to ask). */
+  cryptoKey(id: string): HmacKey | undefined {
     return this.#keys.get(id);
   }
 
@@ -56,7 +57,7 @@ export class KeyRing {
 /** A ring from configured keys. Throws (naming ids, never secrets) on an invalid configuration. */
 export function createKeyRing(options: KeyRingOptions): KeyRing {
   if (options.keys.length === 0) throw new TypeError('A request-state key ring needs at least one key');
-  const keys = new Map<string, Promise<CryptoKey>>();
+  const keys = new Map<string, HmacKey>();
   for (const { id, secret } of options.keys) {
     if (typeof id !== 'string' || !KEY_ID.test(id)) {
       throw new TypeError('A request-state key id must be 1 to 32 characters of A-Z a-z 0-9 _ -');
@@ -66,7 +67,7 @@ export function createKeyRing(options: KeyRingOptions): KeyRing {
     if (!(bytes instanceof Uint8Array) || bytes.length < MIN_SECRET_BYTES) {
       throw new TypeError(`The request-state key "${id}" needs a secret of at least ${MIN_SECRET_BYTES} bytes`);
     }
-    keys.set(id, importHmacKey(new Uint8Array(bytes)));
+    keys.set(id, hmacKey(new Uint8Array(bytes)));
   }
   const current = options.current ?? options.keys[0]!.id;
   if (!keys.has(current)) throw new TypeError(`The current request-state key "${current}" is not in the ring`);
@@ -90,15 +91,4 @@ export function processKeyRing(): KeyRing {
     processRing = createKeyRing({ keys: [{ id, secret }] });
   }
   return processRing;
-}
-
-/** `secret` is a copy the ring owns (also unshared: WebCrypto refuses a SharedArrayBuffer view). */
-function importHmacKey(secret: Uint8Array<ArrayBuffer>): Promise<CryptoKey> {
-  const key = globalThis.crypto.subtle.importKey('raw', secret, { name: 'HMAC', hash: 'SHA-256' }, false, [
-    'sign',
-    'verify',
-  ]);
-  // Awaited when the key is used; this keeps a failed import of an unused key from being an unhandled rejection.
-  key.catch(() => undefined);
-  return key;
 }
