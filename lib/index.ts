@@ -6,7 +6,10 @@ export * from './protocol';
 export { Connection, handlerTable } from './core/connection';
 export type { ConnectionOptions, ConnectionEvents, HandlerTable, RequestHandler, SendOptions } from './core/connection';
 export type { RequestOptions } from './core/correlation';
-export { RequestContext } from './core/request-context';
+export { RequestContext, type Era, type InputRequestOptions } from './core/request-context';
+export type { ExchangeReply, ModernServer } from './core/exchange';
+export { MODERN_PROTOCOL_VERSIONS, META, type ModernProtocolVersion } from './protocol/modern';
+export { classifyInbound, type EraPolicy, type EraVerdict } from './protocol/era';
 export { systemClock, type Clock } from './core/clock';
 export { createStderrLogger, silentLogger, type Logger } from './core/logger';
 export { EventFacade } from './core/events';
@@ -34,7 +37,21 @@ export type { Completer, CompletionContext, ServerContext, ServerHost } from './
 export { SubscriptionHub } from './server/subscriptions';
 export { UriTemplate, type UriTemplateValue } from './server/uri-template';
 export { defineTool, ToolCatalog, type ToolDefinition, type ToolHandler } from './server/tools';
-export { Server, ServerConnection } from './server/server';
+export { Server, ServerConnection, type ServerOptions } from './server/server';
+export { DEFAULT_MAX_INPUT_ROUNDS, type InputRoundSettings } from './server/modern/exchange';
+export { DEFAULT_CACHE_HINT, type CacheHint, type CacheHints, type CacheScope } from './server/modern/results';
+export {
+  createKeyRing,
+  processKeyRing,
+  KeyRing,
+  seal as sealRequestState,
+  open as openRequestState,
+  type RequestStateKey,
+  type KeyRingOptions,
+  type RequestStateBinding,
+} from './server/request-state';
+export { InMemoryServerEventBus, type ServerEventBus, type ServerEvent } from './server/event-bus';
+export { ListenStreams, DEFAULT_MAX_LISTEN_STREAMS, type SubscriptionFilter } from './server/listen';
 export { Client, type ClientOptions, type ClientRequestOptions, type ConnectOptions } from './client/client';
 export type {
   SamplingHandler,
@@ -47,6 +64,9 @@ export type {
   ClientHost,
 } from './client/features';
 export { ListCache } from './client/list-cache';
+export { EraCache } from './client/era-cache';
+export type { EraChoice } from './client/era-probe';
+export { acknowledgedFilter, type ListenFilter } from './client/listen';
 export { readUrlElicitations, urlElicitationRequiredData } from './client/elicitation';
 export { createAjvValidator, defaultValidator, type SchemaCheck, type SchemaValidator } from './validation/json-schema';
 export type { Transport, TransportSendOptions } from '../transports/transport';

@@ -115,11 +115,23 @@ const REJECTIONS: Rejection[] = [
     -32600,
     undefined,
   ],
-  ['a legacy batch under a modern header', post([request(1, 'ping', {}, null)], headersFor('ping')), 400, -32600, undefined],
+  [
+    'a legacy batch under a modern header',
+    post([request(1, 'ping', {}, null)], headersFor('ping')),
+    400,
+    -32600,
+    undefined,
+  ],
   // rung 3: not a request or notification
   ['a non-object body under a modern header', post('hello', headersFor('tools/list')), 400, -32600, undefined],
   ['a claimed message with the wrong jsonrpc', post({ ...request(7, 'tools/list'), jsonrpc: '1.0' }), 400, -32600, 7],
-  ['a response posted under a modern header', post({ jsonrpc: '2.0', id: 3, result: {} }, headersFor('x')), 400, -32600, undefined],
+  [
+    'a response posted under a modern header',
+    post({ jsonrpc: '2.0', id: 3, result: {} }, headersFor('x')),
+    400,
+    -32600,
+    undefined,
+  ],
   // rung 4: no claim, modern header
   [
     'server/discover without _meta',
@@ -158,7 +170,10 @@ const REJECTIONS: Rejection[] = [
   // rung 6: the version header against the claim
   [
     'a header of 2026-07-28 and a claim of v999.0.0',
-    post(request(302, 'server/discover', {}, envelope({ [META.protocolVersion]: 'v999.0.0' })), headersFor('server/discover')),
+    post(
+      request(302, 'server/discover', {}, envelope({ [META.protocolVersion]: 'v999.0.0' })),
+      headersFor('server/discover'),
+    ),
     400,
     -32020,
     302,
@@ -284,7 +299,10 @@ const REJECTIONS: Rejection[] = [
   ],
   [
     'an Mcp-Name naming another resource',
-    post(request(114, 'resources/read', { uri: 'file:///a' }), headersFor('resources/read', { 'mcp-name': 'file:///b' })),
+    post(
+      request(114, 'resources/read', { uri: 'file:///a' }),
+      headersFor('resources/read', { 'mcp-name': 'file:///b' }),
+    ),
     400,
     -32020,
     114,
@@ -309,15 +327,15 @@ const REJECTIONS: Rejection[] = [
   // rung 10: removed and unknown methods
   ...(
     ['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe', 'tasks/result'] as const
-  ).map((method): Rejection => [`${method} with a modern envelope`, post(request(500, method), headersFor(method)), 404, -32601, 500]),
-  ['unknown/method', post(request(601, 'unknown/method'), headersFor('unknown/method')), 404, -32601, 601],
-  [
-    'a server-to-client method sent to the server',
-    stdio(request(602, 'sampling/createMessage')),
+  ).map((method): Rejection => [
+    `${method} with a modern envelope`,
+    post(request(500, method), headersFor(method)),
     404,
     -32601,
-    602,
-  ],
+    500,
+  ]),
+  ['unknown/method', post(request(601, 'unknown/method'), headersFor('unknown/method')), 404, -32601, 601],
+  ['a server-to-client method sent to the server', stdio(request(602, 'sampling/createMessage')), 404, -32601, 602],
   [
     'a removed notification carrying the claim',
     post(notification('notifications/initialized', { _meta: envelope() }), headersFor('notifications/initialized')),
@@ -327,7 +345,10 @@ const REJECTIONS: Rejection[] = [
   ],
   [
     'a notification under a header naming a revision we do not serve',
-    post(notification('notifications/cancelled'), headersFor('notifications/cancelled', { 'mcp-protocol-version': '2027-01-01' })),
+    post(
+      notification('notifications/cancelled'),
+      headersFor('notifications/cancelled', { 'mcp-protocol-version': '2027-01-01' }),
+    ),
     400,
     -32022,
     undefined,
@@ -388,7 +409,11 @@ describe('classifyInbound: the rejection ladder', () => {
 // ---------------------------------------------------------------------------------------------------------
 
 const LEGACY: [name: string, input: InboundMessage, reason: LegacyReason][] = [
-  ['a GET, even under a modern header', { httpMethod: 'GET', headers: headersFor('x'), body: undefined }, 'http-method'],
+  [
+    'a GET, even under a modern header',
+    { httpMethod: 'GET', headers: headersFor('x'), body: undefined },
+    'http-method',
+  ],
   ['a DELETE', { httpMethod: 'DELETE', headers: {}, body: undefined }, 'http-method'],
   ['initialize over HTTP', post(request(1, 'initialize', { protocolVersion: '2025-11-25' }, null)), 'initialize'],
   ['initialize on stdio', stdio(request(1, 'initialize', {}, null)), 'initialize'],
@@ -421,7 +446,11 @@ const LEGACY: [name: string, input: InboundMessage, reason: LegacyReason][] = [
   ['a notification without the claim', post(notification('notifications/initialized')), 'notification'],
   ['a posted result', post({ jsonrpc: '2.0', id: 1, result: {} }), 'response'],
   ['a posted error', post({ jsonrpc: '2.0', id: 1, error: { code: -1, message: 'no' } }), 'response'],
-  ['a batch of legacy messages', post([request(1, 'ping', {}, null), notification('notifications/initialized')]), 'batch'],
+  [
+    'a batch of legacy messages',
+    post([request(1, 'ping', {}, null), notification('notifications/initialized')]),
+    'batch',
+  ],
   ['a body that is not an object', stdio(42), 'invalid'],
   ['an object without a method, result or error', stdio({ jsonrpc: '2.0', id: 1 }), 'invalid'],
 ];
@@ -484,7 +513,10 @@ const ACCEPTED: Accepted[] = [
   ['a request on stdio (no header rules)', stdio(request(9, 'tools/list')), { kind: 'request', version: VERSION }],
   [
     'a claimed notification',
-    post(notification('notifications/cancelled', { requestId: 1, _meta: envelope() }), headersFor('notifications/cancelled')),
+    post(
+      notification('notifications/cancelled', { requestId: 1, _meta: envelope() }),
+      headersFor('notifications/cancelled'),
+    ),
     { kind: 'notification', version: VERSION },
   ],
   [
@@ -517,7 +549,13 @@ const requestId = fc.oneof(fc.string({ maxLength: 12 }), fc.integer());
 const metaKey = fc
   .oneof(
     fc.string({ maxLength: 12 }),
-    fc.constantFrom('progressToken', META.clientInfo, META.clientCapabilities, META.logLevel, 'io.modelcontextprotocol/related-task'),
+    fc.constantFrom(
+      'progressToken',
+      META.clientInfo,
+      META.clientCapabilities,
+      META.logLevel,
+      'io.modelcontextprotocol/related-task',
+    ),
   )
   .filter((key) => key !== CLAIM_KEY);
 const legacyParams = fc.record(
@@ -537,13 +575,23 @@ const legacyMessage = fc.oneof(
     { jsonrpc: fc.constant('2.0'), id: requestId, method: legacyMethod, params: legacyParams },
     { requiredKeys: ['jsonrpc', 'id', 'method'] },
   ),
-  fc.record({ jsonrpc: fc.constant('2.0'), method: legacyMethod, params: legacyParams }, { requiredKeys: ['jsonrpc', 'method'] }),
-  fc.record({ jsonrpc: fc.constant('2.0'), id: requestId, result: fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 2 })) }),
+  fc.record(
+    { jsonrpc: fc.constant('2.0'), method: legacyMethod, params: legacyParams },
+    { requiredKeys: ['jsonrpc', 'method'] },
+  ),
+  fc.record({
+    jsonrpc: fc.constant('2.0'),
+    id: requestId,
+    result: fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 2 })),
+  }),
   fc.record(
     {
       jsonrpc: fc.constant('2.0'),
       id: requestId,
-      error: fc.record({ code: fc.integer(), message: fc.string(), data: fc.jsonValue({ maxDepth: 2 }) }, { requiredKeys: ['code', 'message'] }),
+      error: fc.record(
+        { code: fc.integer(), message: fc.string(), data: fc.jsonValue({ maxDepth: 2 }) },
+        { requiredKeys: ['code', 'message'] },
+      ),
     },
     { requiredKeys: ['jsonrpc', 'error'] },
   ),
@@ -566,11 +614,13 @@ const legacyInput = fc.oneof(
     headers,
     body: asParsed(body),
   })),
-  fc.tuple(fc.array(legacyMessage, { minLength: 1, maxLength: 3 }), legacyHeaders).map(([body, headers]): InboundMessage => ({
-    httpMethod: 'POST',
-    headers,
-    body: asParsed(body),
-  })),
+  fc
+    .tuple(fc.array(legacyMessage, { minLength: 1, maxLength: 3 }), legacyHeaders)
+    .map(([body, headers]): InboundMessage => ({
+      httpMethod: 'POST',
+      headers,
+      body: asParsed(body),
+    })),
 );
 
 /** A message carrying the claim, with the rest of it (envelope, headers, method, params) anything at all. */
@@ -579,10 +629,16 @@ const claimedInput = fc
     id: fc.oneof(requestId, fc.constant(undefined), fc.constant(null)),
     method: fc.oneof(fc.constantFrom(...Object.keys(METHODS), 'server/discover', 'subscriptions/listen'), fc.string()),
     claim: fc.oneof(fc.constantFrom(VERSION, 'v999.0.0', '2025-11-25', ''), fc.jsonValue({ maxDepth: 1 })),
-    meta: fc.dictionary(fc.constantFrom(META.clientCapabilities, META.clientInfo, META.logLevel, 'progressToken'), fc.jsonValue({ maxDepth: 2 })),
+    meta: fc.dictionary(
+      fc.constantFrom(META.clientCapabilities, META.clientInfo, META.logLevel, 'progressToken'),
+      fc.jsonValue({ maxDepth: 2 }),
+    ),
     params: fc.dictionary(fc.constantFrom('name', 'uri', 'arguments'), fc.jsonValue({ maxDepth: 1 })),
     headers: fc.option(
-      fc.dictionary(fc.constantFrom('mcp-protocol-version', 'mcp-method', 'mcp-name'), fc.oneof(fc.constant(VERSION), fc.string({ maxLength: 12 }))),
+      fc.dictionary(
+        fc.constantFrom('mcp-protocol-version', 'mcp-method', 'mcp-name'),
+        fc.oneof(fc.constant(VERSION), fc.string({ maxLength: 12 })),
+      ),
       { nil: undefined },
     ),
   })

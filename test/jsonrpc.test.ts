@@ -175,7 +175,12 @@ describe('nesting depth', () => {
   it('decodeFrame refuses a message nested too deep with -32600, keeping its id and whether it is a response', () => {
     const request = decodeFrame(`{"jsonrpc":"2.0","id":7,"method":"ping","params":${nested(200)}}`);
     expect(request).toEqual(
-      new UnreadableFrame(ErrorCode.InvalidRequest, 'Invalid Request: the message nests deeper than 128 levels', 7, false),
+      new UnreadableFrame(
+        ErrorCode.InvalidRequest,
+        'Invalid Request: the message nests deeper than 128 levels',
+        7,
+        false,
+      ),
     );
     const response = decodeFrame(`{"jsonrpc":${nested(5000)},"id":"r","result":{}}`);
     expect(response).toMatchObject({ code: ErrorCode.InvalidRequest, id: 'r', response: true });

@@ -228,7 +228,9 @@ describe('failures are values', () => {
 
   /** A transport whose event stream breaks after the endpoint event, and how its messages ended. */
   async function brokenStream() {
-    const site = await listenHttp(announcing('/messages', (response) => setImmediate(() => response.socket?.destroy())));
+    const site = await listenHttp(
+      announcing('/messages', (response) => setImmediate(() => response.socket?.destroy())),
+    );
     const transport = new LegacySseClientTransport(`${site.origin}/sse`);
     cleanups.push(() => transport.close());
     const ended = await firstValueFrom(transport.messages.pipe(toArray())).catch((error: unknown) => error);

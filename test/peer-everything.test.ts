@@ -294,8 +294,7 @@ describe.each([stdioPeer, httpPeer])('server-everything over $name', { timeout: 
     it('calls get-tiny-image and gets a PNG', async () => {
       const image = await session().client.callTool('get-tiny-image', {});
       const block = image.content.find((item) => item.type === 'image') as
-        | { type: 'image'; data: string; mimeType: string }
-        | undefined;
+        { type: 'image'; data: string; mimeType: string } | undefined;
       expect(block?.mimeType).toBe('image/png');
       expect(Buffer.from(block!.data, 'base64').subarray(1, 4).toString('latin1')).toBe('PNG');
     });

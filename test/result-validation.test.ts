@@ -59,9 +59,7 @@ function officialCheck(version: ProtocolVersion, method: string): ValidateFuncti
   const ajv = createAjv(version);
   ajv.addSchema(schema, version);
   for (const [name, definition] of Object.entries(RESULT_DEFINITIONS)) {
-    const validate = definitions[definition]
-      ? ajv.getSchema(`${version}#/${section}/${definition}`)!
-      : null;
+    const validate = definitions[definition] ? ajv.getSchema(`${version}#/${section}/${definition}`)! : null;
     official.set(`${version} ${name}`, validate);
   }
   return official.get(key)!;

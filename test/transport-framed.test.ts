@@ -35,7 +35,6 @@ const header = (length: number): Buffer => {
   return bytes;
 };
 
-
 interface SocketPair {
   readonly client: net.Socket;
   readonly accepted: net.Socket;
@@ -205,7 +204,12 @@ describe('framed transport: bad frames', () => {
   it('refuses a message nested deeper than maxDepth as a -32600 UnreadableFrame with its id', async () => {
     const [tooDeep] = await deepFrames();
     expect(tooDeep).toEqual(
-      new UnreadableFrame(ErrorCode.InvalidRequest, 'Invalid Request: the message nests deeper than 8 levels', 1, false),
+      new UnreadableFrame(
+        ErrorCode.InvalidRequest,
+        'Invalid Request: the message nests deeper than 8 levels',
+        1,
+        false,
+      ),
     );
   });
 
@@ -323,7 +327,8 @@ describe('framed transport: chunking', () => {
         for (const chunk of chunks) reader.push(chunk, (payload) => payloads.push(payload));
       } finally {
         for (const result of copy.mock.results) if (result.type === 'return') copiedBytes += result.value as number;
-        for (const result of concat.mock.results) if (result.type === 'return') copiedBytes += (result.value as Buffer).length;
+        for (const result of concat.mock.results)
+          if (result.type === 'return') copiedBytes += (result.value as Buffer).length;
         for (const [source] of set.mock.calls) copiedBytes += (source as ArrayLike<number>).length;
         copy.mockRestore();
         concat.mockRestore();

@@ -34,7 +34,9 @@ describe('memory transport, json codec', () => {
     await left.send({ jsonrpc: '2.0', id: 2, method: 'ping', params: { a: { b: 1 } } });
     await left.close();
     const [deep, fine] = await frames;
-    expect(deep).toEqual(new UnreadableFrame(-32600, 'Invalid Request: the message nests deeper than 4 levels', 1, false));
+    expect(deep).toEqual(
+      new UnreadableFrame(-32600, 'Invalid Request: the message nests deeper than 4 levels', 1, false),
+    );
     expect(fine).toMatchObject({ id: 2 });
   });
 

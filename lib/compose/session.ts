@@ -259,18 +259,24 @@ type Lists = Partial<Pick<UpstreamCatalog, 'tools' | 'prompts' | 'resources' | '
 const LISTERS: Readonly<Record<ListKind, (client: Client, timeout: number) => Promise<Lists>>> = {
   tools: async (client, timeout) => ({
     tools: client.serverCapabilities?.tools
-      ? await collectPages<Tool, 'tools'>('tools/list', 'tools', (cursor) => client.listToolsPage(cursor, { timeout, validateResult: false }))
+      ? await collectPages<Tool, 'tools'>('tools/list', 'tools', (cursor) =>
+          client.listToolsPage(cursor, { timeout, validateResult: false }),
+        )
       : [],
   }),
   prompts: async (client, timeout) => ({
     prompts: client.serverCapabilities?.prompts
-      ? await collectPages('prompts/list', 'prompts', (cursor) => client.listPromptsPage(cursor, { timeout, validateResult: false }))
+      ? await collectPages('prompts/list', 'prompts', (cursor) =>
+          client.listPromptsPage(cursor, { timeout, validateResult: false }),
+        )
       : [],
   }),
   resources: async (client, timeout) => {
     if (!client.serverCapabilities?.resources) return { resources: [], resourceTemplates: [] };
     const [resources, resourceTemplates] = await Promise.all([
-      collectPages('resources/list', 'resources', (cursor) => client.listResourcesPage(cursor, { timeout, validateResult: false })),
+      collectPages('resources/list', 'resources', (cursor) =>
+        client.listResourcesPage(cursor, { timeout, validateResult: false }),
+      ),
       collectPages('resources/templates/list', 'resourceTemplates', (cursor) =>
         client.listResourceTemplatesPage(cursor, { timeout, validateResult: false }),
       ).catch((error) => {

@@ -234,7 +234,8 @@ export abstract class Connection {
   /** Sends a message as it is, past the gate (a role that answers requests itself, like a modern exchange). */
   protected sendMessage(message: JsonRpcMessage, options?: TransportSendOptions): Promise<void> {
     const outbound = this.outbound;
-    if (!outbound || this.state === 'closed') return Promise.reject(new ConnectionClosedError('The connection is closed'));
+    if (!outbound || this.state === 'closed')
+      return Promise.reject(new ConnectionClosedError('The connection is closed'));
     return outbound.send(message, options);
   }
 

@@ -132,7 +132,8 @@ export class OutboundRequests implements CorrelationHost {
   send(message: JsonRpcMessage | JsonRpcMessage[], options?: TransportSendOptions): Promise<void> {
     if (this.trace.on && !Array.isArray(message)) {
       const m = message as Partial<JsonRpcRequest> & { result?: unknown; error?: unknown };
-      const kind = m.id === undefined ? 'notification' : m.method !== undefined ? 'request' : m.error ? 'error' : 'result';
+      const kind =
+        m.id === undefined ? 'notification' : m.method !== undefined ? 'request' : m.error ? 'error' : 'result';
       this.trace.message(kind, 'out', message, m.method, m.id);
     }
     return this.transport.send(message, options);

@@ -125,7 +125,8 @@ export class ServerDefinition {
     if (this.protocolVersions.length === 0) throw new RangeError('protocolVersions must not be empty');
     this.modernProtocolVersions = spec.modernProtocolVersions ?? MODERN_PROTOCOL_VERSIONS;
     const unknown = this.modernProtocolVersions.find((version) => !isModernVersion(version));
-    if (unknown !== undefined) throw new RangeError(`modernProtocolVersions: ${unknown} is not a stateless revision we serve`);
+    if (unknown !== undefined)
+      throw new RangeError(`modernProtocolVersions: ${unknown} is not a stateless revision we serve`);
     this.cacheHints = spec.cacheHints && checkCacheHints(spec.cacheHints);
     this.capabilities =
       spec.experimental || spec.searchResources

@@ -29,7 +29,10 @@ const ASK_COLOR: ElicitParams = {
 };
 
 function askModel(context: ServerContext, question: string) {
-  return context.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: question } }], maxTokens: 50 });
+  return context.createMessage({
+    messages: [{ role: 'user', content: { type: 'text', text: question } }],
+    maxTokens: 50,
+  });
 }
 
 async function greet(context: ServerContext): Promise<CallToolResult> {
@@ -48,7 +51,12 @@ function toggle(kind: 'tool' | 'prompt'): CallToolResult {
     server.update((definition) => {
       if (kind === 'tool') {
         return adding
-          ? definition.withTools({ name, description: 'Comes and goes', inputSchema: NO_ARGUMENTS, handler: () => text('here') })
+          ? definition.withTools({
+              name,
+              description: 'Comes and goes',
+              inputSchema: NO_ARGUMENTS,
+              handler: () => text('here'),
+            })
           : definition.withoutTools(name);
       }
       return adding

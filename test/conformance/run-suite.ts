@@ -178,14 +178,19 @@ export async function runClientScenario(
  * and those it runs without scoring (extension, pending, added after release).
  */
 export async function listScenarios(side: 'server' | 'client', requirements: Requirements): Promise<string[]> {
-  const { exitCode, output } = await run(NODE22, [CONFORMANCE_CLI, 'list', `--${side}`, '--requirements', requirements], 30_000);
+  const { exitCode, output } = await run(
+    NODE22,
+    [CONFORMANCE_CLI, 'list', `--${side}`, '--requirements', requirements],
+    30_000,
+  );
   if (exitCode !== 0) throw new Error(`conformance list exited with ${exitCode}:\n${output}`);
   // Required: `  - <name>` under "<Side> scenarios"; the others: `    - <name> [<side>]`.
   const heading = side === 'server' ? 'Server scenarios' : 'Client scenarios';
   const names = new Set<string>();
   let inSection = false;
   for (const line of output.split('\n')) {
-    if (/^\S.*scenarios \(test against/i.test(line.trim()) || line.trim().endsWith(':')) inSection = line.includes(heading);
+    if (/^\S.*scenarios \(test against/i.test(line.trim()) || line.trim().endsWith(':'))
+      inSection = line.includes(heading);
     const required = /^\s{2}- (\S+)\s*$/.exec(line);
     if (required && inSection) names.add(required[1]!);
     const other = /^\s+- (\S+) \[(server|client)\]/.exec(line);

@@ -54,21 +54,24 @@ afterAll(async () => {
   }
 });
 
-describe.each(SETS)('the official conformance suite, --requirements %s, against our Streamable HTTP server', (requirements) => {
-  it('runs every server scenario the set lists (required, pending, extension)', () => {
-    const ran = runs.get(requirements)!.scenarios.map((result) => result.scenario);
-    expect(ran).toEqual([...listed.get(requirements)!].sort());
-  });
+describe.each(SETS)(
+  'the official conformance suite, --requirements %s, against our Streamable HTTP server',
+  (requirements) => {
+    it('runs every server scenario the set lists (required, pending, extension)', () => {
+      const ran = runs.get(requirements)!.scenarios.map((result) => result.scenario);
+      expect(ran).toEqual([...listed.get(requirements)!].sort());
+    });
 
-  it('passes every scenario but the tasks extension, each with at least one passed check and no failure or warning', () => {
-    const judged = runs.get(requirements)!.scenarios.filter((result) => !isTasksExtension(result.scenario));
-    expect(judged.length).toBeGreaterThan(30);
-    const problems = judged
-      .filter((result) => result.failed + result.warnings > 0 || result.passed === 0)
-      .map((result) => `${result.scenario} (${result.passed} passed)\n${describeProblems(result)}`);
-    expect(problems, problems.join('\n\n')).toEqual([]);
-  });
-});
+    it('passes every scenario but the tasks extension, each with at least one passed check and no failure or warning', () => {
+      const judged = runs.get(requirements)!.scenarios.filter((result) => !isTasksExtension(result.scenario));
+      expect(judged.length).toBeGreaterThan(30);
+      const problems = judged
+        .filter((result) => result.failed + result.warnings > 0 || result.passed === 0)
+        .map((result) => `${result.scenario} (${result.passed} passed)\n${describeProblems(result)}`);
+      expect(problems, problems.join('\n\n')).toEqual([]);
+    });
+  },
+);
 
 it('everything the server emitted on the stateless path is valid against the 2026-07-28 schema', () => {
   expect(runs.get('2026-07-28')!.scenarios.length).toBeGreaterThan(0);

@@ -39,7 +39,10 @@ export interface ModernWireValidator {
 
 export function modernWireValidator(): ModernWireValidator {
   const ajv = createAjv('2025-11-25');
-  ajv.addSchema(JSON.parse(readFileSync(new URL('../schemas/schema-2026-07-28.json', import.meta.url), 'utf8')), SCHEMA_ID);
+  ajv.addSchema(
+    JSON.parse(readFileSync(new URL('../schemas/schema-2026-07-28.json', import.meta.url), 'utf8')),
+    SCHEMA_ID,
+  );
   const compiled = new Map<string, ValidateFunction>();
   const validatorOf = (type: string) => {
     let validate = compiled.get(type);
@@ -53,7 +56,9 @@ export function modernWireValidator(): ModernWireValidator {
   const problems = (type: string, value: unknown, what: string): string[] => {
     const validate = validatorOf(type);
     if (validate(value)) return [];
-    return [`${what} is not a valid ${type}: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(value).slice(0, 300)}`];
+    return [
+      `${what} is not a valid ${type}: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(value).slice(0, 300)}`,
+    ];
   };
   return {
     check(method, message) {

@@ -72,8 +72,7 @@ export class HttpExchangeReply implements ExchangeReply {
     if (this.streaming) {
       this.keepAlive!.stop();
       response.end(encodeSseEvent({ event: 'message', data: body }));
-    }
-    else endWithJson(response, statusOf(message), body);
+    } else endWithJson(response, statusOf(message), body);
     return Promise.resolve();
   }
 

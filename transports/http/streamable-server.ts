@@ -63,8 +63,7 @@ export function createStreamableHttpHandler(
   });
   const clientKey = options.clientKey ?? remoteAddressKey;
   /** The server's stateless side, when it has one (and serves at least one modern revision). */
-  const modern =
-    server.serveModern && server.eraPolicy ? (server as SessionServer & ModernServer) : undefined;
+  const modern = server.serveModern && server.eraPolicy ? (server as SessionServer & ModernServer) : undefined;
   const sessions = new SessionTable<HttpSession>(limits);
   const sessionConfig = {
     store,

@@ -335,7 +335,8 @@ export class ModernExchange implements ModernHost {
 
   notify(method: string, params?: JsonObject): Promise<void> {
     if (this.phase !== RUNNING) return Promise.resolve();
-    const message: JsonRpcNotification = params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
+    const message: JsonRpcNotification =
+      params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
     this.tracing?.message('notification', 'out', message, method);
     return this.reply.notify(message);
   }
