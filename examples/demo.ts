@@ -12,10 +12,11 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DEFAULT_HOST } from '../lib/cli/args';
 import { describeError } from '../lib/cli/errors';
+import { processIo } from '../lib/cli/io';
 import { callLine, inspectorLine, mcpServersSnippet, nodeCommand, type StdioCommand } from '../lib/cli/hints';
 import { isLoopback, listenHttp } from '../lib/cli/http-listener';
 import { stopSignal } from '../lib/cli/signals';
-import { tracingServer } from '../lib/cli/trace';
+import { CommandTrace } from '../lib/cli/trace';
 import { Server } from '../lib/index';
 import { createMcpHttpHandler, type McpHttpHandler } from '../transports/http/endpoint';
 import notes from './notes-server';
@@ -33,11 +34,12 @@ if (!Number.isInteger(port) || port < 0 || port > 65_535) {
 }
 
 const servers = { notes, tools: new Server(tools) };
-const trace = (line: string) => void process.stderr.write(line + '\n');
+// Traced as `switchboard serve --trace` traces: both eras, each session and each stateless request.
+const trace = (await CommandTrace.open({ trace: true }, processIo))!;
 const handlers = new Map<string, McpHttpHandler>(
   Object.entries(servers).map(([name, server]) => [
     `/${name}`,
-    createMcpHttpHandler(tracingServer(server, trace), {
+    createMcpHttpHandler(trace.serving(server), {
       path: `/${name}/mcp`,
       legacy: { ssePath: `/${name}/sse`, messagePath: `/${name}/messages` },
       localhostOnly: isLoopback(host),
@@ -98,3 +100,4 @@ say('Ctrl-C stops the demo.');
 await stopSignal();
 await Promise.all([...handlers.values()].map((handler) => handler.close()));
 await listener.close();
+await trace.close();

@@ -16,8 +16,10 @@ import { Server } from '../lib/server/server';
 import { createMcpHttpHandler } from '../transports/http/endpoint';
 import { buildCli, cliCommand, LongRunning, ROOT, runToEnd, tsxCommand } from './helpers/cli-process';
 import { tool } from './helpers/fixtures';
+import { validateEveryModernExchange } from './helpers/modern-wire';
 import { validateEmitted } from './helpers/pair';
 import { problemsOf } from './helpers/schema';
+import { modernProblemsOf } from './helpers/schema-modern';
 
 const packageVersion = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version as string;
 const example = (name: string) => join(ROOT, 'examples', name);
@@ -86,10 +88,11 @@ function traceFile(path: string): any[] {
     .split('\n')
     .map((line) => json(line));
 }
+/** `in request tools/list`; a reply traced without its method (see below) by its id: `out result #0`. */
 const hops = (events: any[]) =>
   events
     .filter((event) => event.kind !== 'lifecycle')
-    .map((event) => `${event.direction} ${event.kind} ${event.method}`);
+    .map((event) => `${event.direction} ${event.kind} ${event.method ?? `#${event.id}`}`);
 const changes = (events: any[], connection: string) =>
   events
     .filter((event) => event.kind === 'lifecycle' && event.connection === connection)
@@ -154,6 +157,16 @@ describe('help, version and usage errors', () => {
     [['call', '--header', 'no colon', 'http://x/mcp', 'ping'], '--header needs "Name: value"'],
     [['call', '--protocol-version', '2099-01-01', 'http://x/mcp', 'ping'], 'Unsupported protocol version "2099-01-01"'],
     [['call', '--all', 'http://x/mcp', 'tools/call'], '--all follows the pages of a list method'],
+    [['call', '--era', 'new', 'http://x/mcp', 'ping'], '--era needs one of auto, legacy, modern, got "new"'],
+    [
+      ['call', '--era', 'legacy', '--protocol-version', '2026-07-28', 'http://x/mcp', 'ping'],
+      '--protocol-version 2026-07-28 is a modern-era revision: it cannot be spoken with --era legacy',
+    ],
+    [
+      ['call', '--era', 'modern', '--protocol-version', '2025-11-25', 'http://x/mcp', 'ping'],
+      '--protocol-version 2025-11-25 is a legacy-era revision: it cannot be spoken with --era modern',
+    ],
+    [['call', '--verbose=yes', 'http://x/mcp', 'ping'], 'Option "--verbose" takes no value'],
     [['call', 'ping', '--'], 'Missing the command to run after "--"'],
     [['call', '-H', 'A: b', 'ping', '--', 'node', 's.js'], '--header applies to HTTP targets only'],
     [['call', 'http://x/mcp', 'ping', '--', 'node', 's.js'], 'Give either a URL or a command after "--"'],
@@ -202,6 +215,57 @@ describe('serve over stdio, called with switchboard call', () => {
     expect(json(run.stdout)).toEqual({ content: [{ type: 'text', text: '5' }] });
   });
 
+  it('serves a default call and a handshake-era call alike, each saying its era with --verbose', async () => {
+    const server = switchboard('serve', '--trace', fixture('adder.mjs'));
+    const params = '{"name":"add","arguments":{"a":2,"b":3}}';
+    const modern = await runSwitchboard('call', '--verbose', 'tools/call', params, '--', ...server);
+    const legacy = await runSwitchboard(
+      'call',
+      '--verbose',
+      '--protocol-version',
+      '2025-11-25',
+      'tools/call',
+      params,
+      '--',
+      ...server,
+    );
+    for (const run of [modern, legacy]) {
+      expect(run.code, run.stderr).toBe(0);
+      expect(json(run.stdout)).toEqual({ content: [{ type: 'text', text: '5' }] });
+    }
+    expect(modern.stderr.split('\n')).toContain('connected: 2026-07-28 (stateless)');
+    expect(modern.stderr).toMatch(/ s\d+ +·· uninitialized → modern/);
+    expect(legacy.stderr.split('\n')).toContain('connected: 2025-11-25 (handshake)');
+    expect(legacy.stderr).toMatch(/ s\d+ +<- request initialize #0 .*"protocolVersion":"2025-11-25"/);
+    expect(legacy.stderr).not.toContain('server/discover');
+  });
+
+  it('speaks 2026-07-28 only with --protocol-version 2026-07-28 or --era modern', async () => {
+    const server = switchboard('serve', '--trace', fixture('paged.mjs'));
+    for (const flags of [
+      ['--protocol-version', '2026-07-28'],
+      ['--era', 'modern'],
+    ]) {
+      const run = await runSwitchboard('call', '--verbose', ...flags, 'tools/list', '--', ...server);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr.split('\n')).toContain('connected: 2026-07-28 (stateless)');
+    }
+  });
+
+  it('performs the handshake without probing with --era legacy', async () => {
+    const server = switchboard('serve', '--trace', fixture('paged.mjs'));
+    const run = await runSwitchboard('call', '--verbose', '--era', 'legacy', 'tools/list', '--', ...server);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr.split('\n')).toContain('connected: 2025-11-25 (handshake)');
+    expect(run.stderr).not.toContain('server/discover');
+  });
+
+  it('says nothing about the era without --verbose', async () => {
+    const run = await runSwitchboard('call', 'tools/list', '--', ...switchboard('serve', fixture('paged.mjs')));
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).not.toContain('connected:');
+  });
+
   it("shows the server's log messages and progress on stderr", async () => {
     const run = await runSwitchboard(
       'call',
@@ -224,7 +288,10 @@ describe('serve over stdio, called with switchboard call', () => {
     expect(await call.stop('SIGINT')).toEqual({ code: 130, signal: null });
     expect(call.stdout).toBe('');
     expect(call.stderr).toContain('switchboard: Interrupted: tools/call was cancelled');
-    expect(call.stderr).toMatch(/ s\d+ +<- notification notifications\/cancelled .*"requestId":1/);
+    // The cancellation names the request in flight, whichever id the era gave it.
+    const [, id] = / s\d+ +<- request tools\/call #(\d+)/.exec(call.stderr) ?? [];
+    expect(id).toBeDefined();
+    expect(call.stderr).toMatch(new RegExp(` s\\d+ +<- notification notifications/cancelled .*"requestId":${id}[,}]`));
     expect(call.stderr).toContain('the wait was cancelled');
   });
 
@@ -247,6 +314,34 @@ describe('serve over stdio, called with switchboard call', () => {
     const lines = run.stderr.split('\n');
     const client = lines.filter((line) => / c\d+ /.test(line));
     const served = lines.filter((line) => / s\d+ /.test(line));
+    // 2026-07-28: the probe (before the client's connection exists, so only the server traces it), then the call.
+    expect(client.some((line) => line.includes('-> request tools/list #0'))).toBe(true);
+    expect(client.some((line) => /<- result tools\/list #0 \d+ ms/.test(line))).toBe(true);
+    expect(client.some((line) => line.includes('modern → closing'))).toBe(true);
+    expect(served.some((line) => line.includes('<- request server/discover'))).toBe(true);
+    expect(served.some((line) => line.includes('uninitialized → modern'))).toBe(true);
+    expect(served.some((line) => line.includes('<- request tools/list #0'))).toBe(true);
+    expect(served.some((line) => /-> result #0 .*"tools":\[\{"name":"a"/.test(line))).toBe(true);
+    expect(served.some((line) => line.includes('<- request initialize'))).toBe(false);
+  });
+
+  it('traces the handshake era the same way when call --protocol-version asks for it', async () => {
+    const server = switchboard('serve', '--trace', fixture('paged.mjs'));
+    const run = await runSwitchboard(
+      'call',
+      '--trace',
+      '--protocol-version',
+      '2025-11-25',
+      'tools/list',
+      '--',
+      ...server,
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(json(run.stdout).tools).toHaveLength(1);
+    const lines = run.stderr.split('\n');
+    const client = lines.filter((line) => / c\d+ /.test(line));
+    const served = lines.filter((line) => / s\d+ /.test(line));
+    expect(served.some((line) => line.includes('server/discover'))).toBe(false);
     expect(client.some((line) => line.includes('-> request initialize #0'))).toBe(true);
     expect(client.some((line) => /<- result tools\/list #1 \d+ ms/.test(line))).toBe(true);
     expect(client.some((line) => line.includes('ready → closing'))).toBe(true);
@@ -268,34 +363,28 @@ describe('serve over stdio, called with switchboard call', () => {
     // The call has ended, so has the server it ran: both files are complete.
     const serverEvents = traceFile(served);
     expect(hops(serverEvents)).toEqual([
-      'in request initialize',
-      'out result initialize',
-      'in notification notifications/initialized',
+      'in request server/discover',
+      'out result #switchboard-era-probe-1',
       'in request tools/list',
-      'out result tools/list',
+      'out result #0',
     ]);
     const [connection] = new Set(serverEvents.map((event) => event.connection));
     expect(serverEvents.every((event) => event.connection === connection && event.role === 'server')).toBe(true);
-    expect(changes(serverEvents, connection)).toEqual(['uninitialized → ready', 'ready → closed']);
+    expect(changes(serverEvents, connection)).toEqual(['uninitialized → modern', 'modern → closed']);
     expect(serverEvents.at(-1)).toMatchObject({ kind: 'lifecycle', to: 'closed', quitKind: 'transport-closed' });
-    const listed = serverEvents.find((event) => event.kind === 'result' && event.method === 'tools/list');
-    expect(listed).toMatchObject({ id: 1, message: { jsonrpc: '2.0', id: 1, result: { tools: [{ name: 'a' }] } } });
-    expect(typeof listed.latencyMs).toBe('number');
+    const listed = serverEvents.find((event) => event.kind === 'result' && event.id === 0);
+    expect(listed).toMatchObject({ message: { jsonrpc: '2.0', id: 0, result: { tools: [{ name: 'a' }] } } });
 
     const clientEvents = traceFile(called);
-    expect(hops(clientEvents)).toEqual([
-      'out request initialize',
-      'in result initialize',
-      'out notification notifications/initialized',
-      'out request tools/list',
-      'in result tools/list',
-    ]);
+    expect(hops(clientEvents)).toEqual(['out request tools/list', 'in result tools/list']);
+    const received = clientEvents.find((event) => event.kind === 'result');
+    expect(received).toMatchObject({ id: 0, message: { result: { tools: [{ name: 'a' }] } } });
+    expect(typeof received.latencyMs).toBe('number');
     // The runtime's trace also shows the stdio child's lifecycle actor: pick the client connection's changes.
     const clientConnection = clientEvents.find((event) => event.role === 'client').connection;
     expect(changes(clientEvents, clientConnection)).toEqual([
-      'uninitialized → initializing',
-      'initializing → ready',
-      'ready → closing',
+      'uninitialized → modern',
+      'modern → closing',
       'closing → closed',
     ]);
   });
@@ -378,8 +467,12 @@ describe('TypeScript modules', () => {
     expect(contents).toMatchObject({ uri: 'notes://index', mimeType: 'text/markdown' });
     expect(contents.text).toContain('[Groceries](notes://groceries)');
     const events = traceFile(trace);
-    expect(hops(events)).toEqual(expect.arrayContaining(['in request resources/read', 'out result resources/read']));
-    expect(changes(events, events[0].connection)).toContain('ready → closed');
+    const read = events.find((event) => event.kind === 'request' && event.method === 'resources/read');
+    expect(read).toBeDefined();
+    const answer = events.find((event) => event.kind === 'result' && event.id === read.id);
+    expect(answer).toMatchObject({ connection: read.connection, direction: 'out' });
+    expect(answer.message.result.contents[0].uri).toBe('notes://index');
+    expect(changes(events, read.connection)).toContain('modern → closed');
   });
 
   it('make the built CLI under plain node ask for tsx (exit 1)', async () => {
@@ -418,8 +511,12 @@ describe('serve a hub config (the mcpServers shape)', () => {
 
     // The trace has the hub's downstream side, each upstream's connection and its supervision.
     const events = traceFile(trace);
+    // The downstream call is a 2026-07-28 request: its answer is traced by its id.
+    const downstream = events.find((event) => event.role === 'server' && event.method === 'tools/call');
+    const answersDownstream = (event: any) =>
+      event.connection === downstream.connection && event.kind === 'result' && event.id === downstream.id;
     const forwarded = events
-      .filter((event) => event.method === 'tools/call')
+      .filter((event) => event.method === 'tools/call' || answersDownstream(event))
       .map((event) => ({
         upstream: event.upstream,
         role: event.role,
@@ -605,6 +702,13 @@ describe('HTTP', () => {
     const server = new Server(defineServer({ name: 'here', version: '1', tools: [echo] }));
     const headers: IncomingHttpHeaders[] = [];
     const inboundProblems: string[] = [];
+    // 2026-07-28 requests have no connection: their answers are checked by the exchange, their requests here.
+    const outboundProblems = validateEveryModernExchange(server);
+    const serveModern = server.serveModern.bind(server);
+    server.serveModern = (request, reply, requestHeaders) => {
+      inboundProblems.push(...modernProblemsOf(request.request as unknown as Record<string, unknown>));
+      serveModern(request, reply, requestHeaders);
+    };
     const checked = new Proxy(server, {
       get: (target, key) => {
         if (key !== 'connect') return Reflect.get(target, key, target);
@@ -628,7 +732,7 @@ describe('HTTP', () => {
     listeners.push(listener);
     await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(listener.address() as AddressInfo).port}/mcp`;
-    return { url, headers, inboundProblems, listener, close: () => handler.close() };
+    return { url, headers, inboundProblems, outboundProblems, listener, close: () => handler.close() };
   }
 
   it('calls a Streamable HTTP server, with the given headers on every request', async () => {
@@ -645,11 +749,34 @@ describe('HTTP', () => {
     );
     expect(run.code, run.stderr).toBe(0);
     expect(json(run.stdout).content).toEqual([{ type: 'text', text: '{"n":1}' }]);
-    expect(here.headers.length).toBeGreaterThanOrEqual(3); // initialize, initialized, the call
+    // 2026-07-28: the probe, then the call, each a request of its own.
+    expect(here.headers.map((headers) => headers['mcp-method'])).toEqual(['server/discover', 'tools/call']);
     for (const headers of here.headers) {
       expect(headers.authorization).toBe('Bearer s3cret');
       expect(headers['x-trace-id']).toBe('42');
     }
+    expect(here.inboundProblems).toEqual([]);
+    expect(here.outboundProblems).toEqual([]);
+    await here.close();
+  });
+
+  it('sends the given headers on every request of the handshake era too', async () => {
+    const here = await serveHere();
+    const run = await runSwitchboard(
+      'call',
+      '--protocol-version',
+      '2025-11-25',
+      '-H',
+      'Authorization: Bearer s3cret',
+      here.url,
+      'tools/call',
+      '{"name":"echo","arguments":{"n":1}}',
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(json(run.stdout).content).toEqual([{ type: 'text', text: '{"n":1}' }]);
+    expect(here.headers.length).toBeGreaterThanOrEqual(3); // initialize, initialized, the call
+    expect(here.headers.some((headers) => headers['mcp-method'] === 'server/discover')).toBe(false);
+    for (const headers of here.headers) expect(headers.authorization).toBe('Bearer s3cret');
     expect(here.inboundProblems).toEqual([]);
     await here.close();
   });
@@ -673,8 +800,38 @@ describe('HTTP', () => {
     const run = await runSwitchboard('call', url, 'tools/call', '{"name":"add","arguments":{"a":1,"b":41}}');
     expect(run.code, run.stderr).toBe(0);
     expect(json(run.stdout).content).toEqual([{ type: 'text', text: '42' }]);
-    await server.waitFor('stderr', /-> result tools\/call #1 \d+ ms/);
-    expect(server.stderr).toMatch(/ s\d+ +<- request initialize #0/);
+    // A 2026-07-28 request has no session: each is traced as an exchange of its own, with its latency.
+    await server.waitFor('stderr', / x\d+ +-> result tools\/call #0 \d+ ms/);
+    expect(server.stderr).toMatch(/ x\d+ +<- request server\/discover /);
+    expect(server.stderr).not.toMatch(/ s\d+ /);
+    expect(await server.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+  });
+
+  it('serve --http: serves a default call and a handshake-era call alike, each saying its era with --verbose', async () => {
+    const { process: server, match } = await LongRunning.start(
+      switchboard('serve', fixture('adder.mjs'), '--http', '0', '--trace'),
+      /over Streamable HTTP at (http:\/\/127\.0\.0\.1:\d+\/mcp)/,
+    );
+    const params = '{"name":"add","arguments":{"a":1,"b":41}}';
+    const modern = await runSwitchboard('call', '--verbose', match[1]!, 'tools/call', params);
+    const legacy = await runSwitchboard(
+      'call',
+      '--verbose',
+      '--protocol-version',
+      '2025-11-25',
+      match[1]!,
+      'tools/call',
+      params,
+    );
+    for (const run of [modern, legacy]) {
+      expect(run.code, run.stderr).toBe(0);
+      expect(json(run.stdout).content).toEqual([{ type: 'text', text: '42' }]);
+    }
+    expect(modern.stderr.split('\n')).toContain('connected: 2026-07-28 (stateless)');
+    expect(legacy.stderr.split('\n')).toContain('connected: 2025-11-25 (handshake)');
+    // The handshake-era call has its session, traced as a connection, with the latency of its answer.
+    await server.waitFor('stderr', / s\d+ +-> result tools\/call #1 \d+ ms/);
+    expect(server.stderr).toMatch(/ s\d+ +<- request initialize #0 .*"protocolVersion":"2025-11-25"/);
     expect(await server.stop('SIGTERM')).toEqual({ code: 0, signal: null });
   });
 });

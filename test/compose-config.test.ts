@@ -217,6 +217,30 @@ describe('parseConfig', () => {
     });
   });
 
+  it('reads the era of each server, legacy unless it says otherwise', () => {
+    const { options } = parseConfig({
+      mcpServers: {
+        probed: { command: 'x', era: 'auto' },
+        modern: { url: 'http://h/mcp', era: 'modern' },
+        old: { command: 'x' },
+      },
+    });
+    expect(options.upstreams.map((upstream) => [upstream.name, upstream.era])).toEqual([
+      ['probed', 'auto'],
+      ['modern', 'modern'],
+      ['old', undefined],
+    ]);
+  });
+
+  it('refuses an era it does not know, and names the era key on a slip', () => {
+    expect(problemsOf({ mcpServers: { a: { command: 'x', era: '2026-07-28' } } })).toEqual([
+      'mcpServers.a.era must be one of "auto", "legacy", "modern", got "2026-07-28"',
+    ]);
+    expect(problemsOf({ mcpServers: { a: { command: 'x', eras: 'auto' } } })).toEqual([
+      'Unknown key "eras" in mcpServers.a: did you mean "era"?',
+    ]);
+  });
+
   it('reports every mistake at once, each with where it is', () => {
     expect(
       problemsOf(
@@ -346,6 +370,30 @@ describe('hubFromConfig', () => {
     expect((await client.listTools()).map((tool) => tool.name)).toEqual(['child.echo', 'child.pid']);
     expect(await client.callTool('child.pid')).toEqual({
       content: [{ type: 'text', text: String(hub.status()[0]!.pid) }],
+    });
+    await client.close();
+  });
+
+  it("speaks 2026-07-28 to a server whose entry says era 'auto', the handshake to the others, and calls through both", async () => {
+    const script = fileURLToPath(new URL('./fixtures/compose/stdio-upstream.ts', import.meta.url));
+    const child = { command: process.execPath, args: ['--import', 'tsx', script], tools: ['echo'] };
+    const hub = hubFromConfig(
+      { mcpServers: { probed: { ...child, era: 'auto' }, old: child }, switchboard: { prefix: true } },
+      { hub: { logger: silentLogger } },
+    );
+    cleanups.push(() => hub.close());
+    await hub.start();
+    const versions = Object.fromEntries(hub.status().map((status) => [status.name, status.protocolVersion]));
+    expect(versions).toEqual({ probed: '2026-07-28', old: '2025-11-25' });
+    const [clientSide, hubSide] = createMemoryPair();
+    validateEmitted(hub.connect(hubSide));
+    const client = new Client({ name: 'c', version: '1' });
+    await client.connect(clientSide);
+    expect(await client.callTool('probed__echo', { n: 1 })).toEqual({
+      content: [{ type: 'text', text: 'child:{"n":1}' }],
+    });
+    expect(await client.callTool('old__echo', { n: 2 })).toEqual({
+      content: [{ type: 'text', text: 'child:{"n":2}' }],
     });
     await client.close();
   });

@@ -82,8 +82,10 @@ describe('npm start', () => {
     // The note added above is there for the next client, and the demo traced every session.
     const index = json(await runPrinted(`call ${origin}/notes/mcp resources/read '{"uri":"notes://index"}'`));
     expect(index.contents[0].text).toContain('[Hello](notes://hello)');
-    await demo.waitFor('stderr', /-> result resources\/read #1 \d+ ms/);
-    expect(demo.stderr).toMatch(/<- request tools\/call #1 .*"name":"add_note"/);
+    // Each call is a 2026-07-28 request, traced as an exchange of its own (x1, x2, ...), probe first.
+    await demo.waitFor('stderr', / x\d+ +-> result resources\/read #0 \d+ ms/);
+    expect(demo.stderr).toMatch(/ x\d+ +<- request server\/discover /);
+    expect(demo.stderr).toMatch(/ x\d+ +<- request tools\/call #0 .*"name":"add_note"/);
   });
 
   it("shows the countdown's progress and log messages on the caller's stderr", async () => {
@@ -92,7 +94,7 @@ describe('npm start', () => {
     expect(run.stderr.split('\n')).toEqual(
       expect.arrayContaining(['[info] countdown: 1 to go', 'progress 1/2: 1 to go', 'progress 2/2: 0 to go']),
     );
-    await demo.waitFor('stderr', /-> notification notifications\/message .*"0 to go"/);
+    await demo.waitFor('stderr', / x\d+ +-> notification notifications\/message .*"0 to go"/);
   });
 
   it('serves the MCP inspector with the printed command', async () => {

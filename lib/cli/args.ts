@@ -4,6 +4,8 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { JsonObject } from '../jsonrpc/types';
+import type { EraChoice } from '../client/era-probe';
+import { MODERN_PROTOCOL_VERSIONS, namesModernRevision, type ModernProtocolVersion } from '../protocol/modern';
 import { isSupportedVersion, SUPPORTED_PROTOCOL_VERSIONS, type ProtocolVersion } from '../protocol/versions';
 import type { HttpLimits } from '../../transports/http/limits';
 import { UsageError } from './errors';
@@ -60,7 +62,12 @@ export interface CallCommand {
   readonly headers: Readonly<Record<string, string>>;
   /** Budget for the handshake and for the request, each; 0 waits forever. */
   readonly timeoutMs: number;
-  readonly protocolVersion?: ProtocolVersion;
+  /** The one revision to speak: a handshake one forces the legacy era, a stateless one the modern era. */
+  readonly protocolVersion?: ProtocolVersion | ModernProtocolVersion;
+  /** `--era`: which era to speak (absent: probe, or what `protocolVersion` implies). */
+  readonly era?: EraChoice;
+  /** Say on stderr which era and revision the connection speaks. */
+  readonly verbose: boolean;
   readonly trace: boolean;
   /** NDJSON trace to this file. */
   readonly traceFile?: string;
@@ -94,6 +101,8 @@ const CALL_OPTIONS: Options = {
   header: { type: 'string', short: 'H', multiple: true },
   timeout: { type: 'string' },
   'protocol-version': { type: 'string' },
+  era: { type: 'string' },
+  verbose: { type: 'boolean' },
   trace: { type: 'boolean' },
   'trace-file': { type: 'string' },
   all: { type: 'boolean' },
@@ -262,6 +271,7 @@ function parseCall(args: readonly string[]): Command {
   }
   const params = paramsText === undefined ? undefined : parseParams(paramsText);
   const protocolVersion = parseProtocolVersion(values['protocol-version'] as string | undefined);
+  const era = parseEra(values.era as string | undefined, protocolVersion);
   const traceFile = parseTraceFile(values['trace-file'] as string | undefined);
   return {
     kind: 'call',
@@ -271,6 +281,8 @@ function parseCall(args: readonly string[]): Command {
     headers,
     timeoutMs: parseTimeout(values.timeout as string | undefined),
     ...(protocolVersion && { protocolVersion }),
+    ...(era && { era }),
+    verbose: values.verbose === true,
     trace: values.trace === true,
     ...(traceFile !== undefined && { traceFile }),
     all,
@@ -339,7 +351,27 @@ function parseTraceFile(text: string | undefined): string | undefined {
   return text;
 }
 
-function parseProtocolVersion(text: string | undefined): ProtocolVersion | undefined {
+const KNOWN_VERSIONS: readonly string[] = [...MODERN_PROTOCOL_VERSIONS, ...SUPPORTED_PROTOCOL_VERSIONS];
+const ERAS: readonly EraChoice[] = ['auto', 'legacy', 'modern'];
+
+function parseProtocolVersion(text: string | undefined): ProtocolVersion | ModernProtocolVersion | undefined {
   if (text === undefined || isSupportedVersion(text)) return text;
-  throw new UsageError(`Unsupported protocol version "${text}": use one of ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`);
+  if ((MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(text)) return text as ModernProtocolVersion;
+  throw new UsageError(`Unsupported protocol version "${text}": use one of ${KNOWN_VERSIONS.join(', ')}`);
+}
+
+/** `--era`, which must not contradict the era `--protocol-version` names. */
+function parseEra(text: string | undefined, version: string | undefined): EraChoice | undefined {
+  if (text === undefined) return undefined;
+  if (!ERAS.includes(text as EraChoice)) {
+    throw new UsageError(`--era needs one of ${ERAS.join(', ')}, got "${text}"`);
+  }
+  const era = text as EraChoice;
+  const implied = version === undefined ? undefined : namesModernRevision(version) ? 'modern' : 'legacy';
+  if (implied !== undefined && era !== 'auto' && era !== implied) {
+    throw new UsageError(
+      `--protocol-version ${version} is a ${implied}-era revision: it cannot be spoken with --era ${era}`,
+    );
+  }
+  return era;
 }

@@ -6,10 +6,12 @@
  */
 import { StdioClientTransport } from '../../transports/stdio';
 import type { Transport } from '../../transports/transport';
-import { Client } from '../client/client';
+import { Client, type ClientOptions } from '../client/client';
 import type { SendOptions } from '../core/connection';
 import { collectPages } from '../client/pages';
 import { McpError, RequestCancelledError, RequestTimeoutError } from '../jsonrpc/errors';
+import { namesModernRevision } from '../protocol/modern';
+import type { ProtocolVersion } from '../protocol/versions';
 import { LIST_KEYS, type CallCommand, type CallTarget } from './args';
 import { CliFailure, EXIT_INTERRUPTED, EXIT_OK } from './errors';
 import { commandLine } from './hints';
@@ -26,13 +28,7 @@ async function callOnce(command: CallCommand, io: CliIo): Promise<number> {
   const { transport, stderrEnded } = await openTransport(command, io);
   const client = new Client(
     { name: 'switchboard', version: VERSION },
-    {
-      defaultTimeout: command.timeoutMs,
-      ...(command.protocolVersion && {
-        protocolVersion: command.protocolVersion,
-        protocolVersions: [command.protocolVersion],
-      }),
-    },
+    { defaultTimeout: command.timeoutMs, ...eraOptions(command) },
   );
   client.logs$.subscribe(({ level, logger, data }) =>
     io.err(
@@ -48,6 +44,7 @@ async function callOnce(command: CallCommand, io: CliIo): Promise<number> {
       .catch(async (error: unknown) => {
         throw await connectFailure(command.target, transport, error);
       });
+    if (command.verbose) io.err(connectedLine(client));
     // A handshake-era server sends every log message until asked for less; a 2026-07-28 one sends a request's
     // log messages only at the level that request names: ask for all of them, as before.
     if (client.connectedEra === 'modern') await client.setLoggingLevel('debug');
@@ -63,6 +60,27 @@ async function callOnce(command: CallCommand, io: CliIo): Promise<number> {
     // The child has exited; what it wrote to stderr last (its goodbye, its trace) is still in the pipe.
     await Promise.race([stderrEnded, delay(STDERR_DRAIN_MS)]);
   }
+}
+
+/**
+ * The client's era options for `--era` and `--protocol-version`. A handshake revision is also the only one
+ * accepted in `initialize`'s answer (`protocolVersions` lists handshake revisions only); a stateless one is
+ * the only one the client speaks, which forces the modern era.
+ */
+function eraOptions({ protocolVersion, era }: CallCommand): ClientOptions {
+  const version: ClientOptions =
+    protocolVersion === undefined
+      ? {}
+      : namesModernRevision(protocolVersion)
+        ? { protocolVersion }
+        : { protocolVersion, protocolVersions: [protocolVersion as ProtocolVersion] };
+  return era === undefined ? version : { ...version, era };
+}
+
+/** `--verbose`: the revision and the era the connection speaks, `connected: 2026-07-28 (stateless)`. */
+function connectedLine(client: Client): string {
+  const era = client.connectedEra === 'modern' ? 'stateless' : 'handshake';
+  return `connected: ${client.protocolVersion ?? 'unknown'} (${era})`;
 }
 
 /** How long to wait for a stdio server's stderr to end once it has exited (a grandchild may hold it open). */

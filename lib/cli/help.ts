@@ -23,10 +23,15 @@ const SERVE = `Usage: switchboard serve <module | config.json> [--http <port> [-
 Loads <module> (.js or .mjs; .ts when run through tsx) and serves its default export, a server
 definition (defineServer(...)) or a Server, over stdio: newline-delimited JSON on stdin and stdout.
 Stray console.log output goes to stderr. The process ends when stdin closes.
+Both protocol eras are served: 2026-07-28 (stateless, server/discover; over HTTP each request stands
+alone, no session) and the initialize handshake (2025-11-25 and earlier), chosen by the client's first
+request over stdio and per request over HTTP.
 
 A .json file is a hub config: {"mcpServers": {"<name>": {"command", "args", "env", "cwd"} or
 {"url", "headers"}, ...}} as Claude Desktop and VS Code write it, plus naming options per server
-("prefix", "separator", "maxNameLength", "collision") and "tools"/"prompts"/"resources" filters. Every server it lists is
+("prefix", "separator", "maxNameLength", "collision"), "tools"/"prompts"/"resources" filters and "era"
+("legacy" by default; "auto" probes with server/discover and speaks 2026-07-28 to a server that answers
+it; "modern" speaks 2026-07-28 or fails). Every server it lists is
 started, supervised (restarted with backoff for as long as it fails), and served behind one. Its
 "switchboard" section sets hub-wide options; "switchboard.http" sets the HTTP options below by their
 API names ("maxSessionsPerClient", "allowedHosts", ...), and flags win over it. SIGTERM, SIGINT or the
@@ -72,8 +77,10 @@ Examples:
 const CALL = `Usage: switchboard call [options] <url> <method> [params-json]
        switchboard call [options] <method> [params-json] -- <command> [args...]
 
-Connects to one MCP server (Streamable HTTP at <url>, or <command> spawned over stdio), performs the
-handshake, sends one request and prints its JSON result on stdout. A JSON-RPC error from the server is
+Connects to one MCP server (Streamable HTTP at <url>, or <command> spawned over stdio) in the era it
+speaks: it asks server/discover first (2026-07-28, stateless: every request carries its own version and
+capabilities) and falls back to the initialize handshake (2025-11-25 and earlier) when the server does
+not know it. Then it sends one request and prints its JSON result on stdout. A JSON-RPC error from the server is
 printed on stderr and exits 1. A tool's own failure is a result ("isError": true) and exits 0.
 List methods return one page, as the server sent it (pass {"cursor": "..."} for the next one), unless
 --all is given. A method starting with notifications/ is sent as a notification and prints nothing.
@@ -82,9 +89,14 @@ restarts the timeout. Ctrl-C cancels the request (the server gets notifications/
 
 Options:
   -H, --header 'Name: value'   an HTTP header for every request (repeatable; HTTP only)
-  --timeout <ms>               how long to wait for the handshake and for the response, each
+  --timeout <ms>               how long to wait to connect and for the response, each
                                (default ${DEFAULT_CALL_TIMEOUT_MS}; 0 waits forever)
-  --protocol-version <v>       ask for this revision and accept no other
+  --protocol-version <v>       speak this revision and no other: 2026-07-28 skips the handshake,
+                               a handshake revision (2025-11-25 ... 2024-11-05) skips server/discover
+  --era auto|legacy|modern     auto (default) probes; legacy always performs the handshake; modern
+                               speaks 2026-07-28 or fails
+  --verbose                    say on stderr which revision and era the connection speaks
+                               (connected: 2026-07-28 (stateless), or connected: 2025-11-25 (handshake))
   --all                        follow nextCursor through every page of tools/list, resources/list,
                                resources/templates/list or prompts/list and print all items
   --trace                      print every message and lifecycle change to stderr
@@ -94,6 +106,7 @@ Examples:
   switchboard call http://127.0.0.1:3000/mcp tools/list
   switchboard call http://127.0.0.1:3000/mcp tools/call '{"name":"add","arguments":{"a":2,"b":3}}'
   switchboard call -H 'Authorization: Bearer TOKEN' https://example.com/mcp ping
+  switchboard call --verbose --protocol-version 2025-11-25 http://127.0.0.1:3000/mcp tools/list
   switchboard call resources/read '{"uri":"notes://index"}' -- node ./server.js`;
 
 export function helpText(topic?: HelpTopic): string {

@@ -2,23 +2,20 @@
  * `--trace` and `--trace-file`: every trace event of the command's runtime — each connection's messages and
  * lifecycle, a hub's upstream connections (stamped with their upstream) and state changes, HTTP sessions —
  * as pretty lines on stderr, as NDJSON in a file, or both. The file is flushed and closed when the command
- * ends. A served `Server` whose connections join another runtime (one of its own, or that of another copy
- * of this package) has each of them traced on its own.
+ * ends. A served `Server` of another runtime (one of its own, or that of another copy of this package) has
+ * that runtime followed too: its connections and its 2026-07-28 exchanges, which have no connection.
  */
 import { open } from 'node:fs/promises';
 import { Subscription, type Observable, type Observer } from 'rxjs';
 import type { Connection } from '../core/connection';
 import { defaultRuntime, type Runtime } from '../core/runtime';
 import type { Server } from '../server/server';
-import { formatTraceEvent } from '../trace/format';
 import { createNdjsonFileSink } from '../trace/sinks/file';
 import { createPrettyTraceSink } from '../trace/sinks/pretty';
 import type { TraceSink } from '../trace/sinks/sink';
 import type { TraceEvent } from '../trace/types';
 import { CliFailure } from './errors';
 import type { CliIo } from './io';
-
-export type LineSink = (line: string) => void;
 
 export interface TraceOptions {
   /** Pretty lines on stderr. */
@@ -37,10 +34,14 @@ export class CommandTrace {
     },
   };
 
+  /** The actor systems of the runtimes whose whole trace is followed. */
+  private readonly followedSystems = new Set<unknown>();
+
   private constructor(
     private readonly sinks: readonly TraceSink[],
-    private readonly runtime: Runtime,
+    runtime: Runtime,
   ) {
+    this.followedSystems.add(runtime.root.system);
     this.follow(runtime.trace$);
   }
 
@@ -52,10 +53,18 @@ export class CommandTrace {
     return sinks.length === 0 ? undefined : new CommandTrace(sinks, runtime);
   }
 
-  /** `server`, with each connection that does not join the traced runtime traced on its own. */
+  /**
+   * `server`, traced: its runtime is followed when it is not the traced one (a modern exchange traces to
+   * its server's runtime only), and a connection that joins neither runtime is followed on its own.
+   */
   serving(server: Server): Server {
+    const own = server.runtime;
+    if (!this.followedSystems.has(own.root.system)) {
+      this.followedSystems.add(own.root.system);
+      this.follow(own.trace$);
+    }
     return onConnect(server, (connection) => {
-      if (connection.actor?.system !== this.runtime.root.system) this.follow(connection.trace$);
+      if (!this.followedSystems.has(connection.actor?.system)) this.follow(connection.trace$);
     });
   }
 
@@ -99,16 +108,6 @@ async function openFileSink(path: string): Promise<TraceSink> {
     throw new CliFailure(`Cannot write the trace file ${path}: ${(error as Error).message}`, [], { cause: error });
   }
   return createNdjsonFileSink(path);
-}
-
-/** Writes the connection's trace until it closes, one `formatTraceEvent` line per event. */
-export function traceConnection(connection: Connection, write: LineSink): Subscription {
-  return connection.trace$.subscribe((event) => write(formatTraceEvent(event)));
-}
-
-/** A stand-in for `server` that traces every connection it makes, whichever runtime it joins. */
-export function tracingServer(server: Server, write: LineSink): Server {
-  return onConnect(server, (connection) => traceConnection(connection, write));
 }
 
 /**

@@ -3,6 +3,7 @@
  * the file) instead of stopping at the first, unknown keys named with the closest known one, and `${VAR}`
  * expansion from the environment.
  */
+import type { EraChoice } from '../client/era-probe';
 import { LOGGING_LEVELS, type LoggingLevel } from '../protocol/types';
 import type { NameFilter } from './name-filter';
 import { namingPolicy, type CollisionPolicy, type NamingOptions } from './naming';
@@ -12,6 +13,7 @@ import type { ForwardedFeatures, UpstreamInstance } from './upstream';
 const FORWARD_KEYS = ['sampling', 'elicitation', 'roots'] as const;
 const INSTANCES: readonly UpstreamInstance[] = ['shared', 'per-client'];
 const COLLISIONS: readonly CollisionPolicy[] = ['error', 'first-wins', 'rename'];
+const ERAS: readonly EraChoice[] = ['auto', 'legacy', 'modern'];
 
 export type Json = Record<string, unknown>;
 
@@ -159,6 +161,11 @@ export class Reader {
       if (flag !== undefined) forward[key] = flag;
     }
     return forward;
+  }
+
+  /** Which protocol era the hub speaks to a server. */
+  era(value: unknown, where: string): EraChoice | undefined {
+    return this.oneOf(value, where, ERAS);
   }
 
   logLevel(value: unknown, where: string): LoggingLevel | undefined {

@@ -20,7 +20,9 @@
  * `{ "allow": [...], "deny": [...] }`, `*` as a wildcard); `lazy`, `idleTimeoutMs`, `connectTimeoutMs`,
  * `requestTimeoutMs`, `pingIntervalMs`, `unavailableWaitMs`, `restart` (`maxRestarts`, `initialDelayMs`,
  * `maxDelayMs`, `stableAfterMs`), `instance` (`"shared"` or `"per-client"`), `forward` (`sampling`,
- * `elicitation`, `roots`: over the hub's). Hub-wide, under `switchboard`: `name`, `version`, `title`,
+ * `elicitation`, `roots`: over the hub's), `era` (`"legacy"`, the default: the handshake; `"auto"`: probe
+ * with `server/discover` and speak 2026-07-28 to a server that answers it; `"modern"`: 2026-07-28 or fail).
+ * Hub-wide, under `switchboard`: `name`, `version`, `title`,
  * `instructions`, `upstreamInstructions`, naming, `listChangedDebounceMs`, `pageSize`, `forward`,
  * `defaultLogLevel`, and `http` (every `HttpLimits` key, `allowedHosts`, `allowedOrigins`: what
  * `switchboard serve --http` serves the hub with; command-line flags win).
@@ -105,6 +107,7 @@ const COMMON_KEYS = new Set([
   'restart',
   'instance',
   'forward',
+  'era',
 ]);
 const KIND_KEYS: Readonly<Record<string, readonly string[]>> = {
   stdio: ['command', 'args', 'env', 'cwd', 'envFile'],
@@ -326,6 +329,7 @@ function readServer(
     ...optional('unavailableWaitMs', reader.integer(entry.unavailableWaitMs, `${where}.unavailableWaitMs`)),
     ...optional('instance', reader.instance(entry.instance, `${where}.instance`)),
     ...optional('forward', reader.forward(entry.forward, `${where}.forward`)),
+    ...optional('era', reader.era(entry.era, `${where}.era`)),
     ...(supervision && { supervision }),
   };
 }
