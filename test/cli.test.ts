@@ -321,7 +321,7 @@ describe('serve over stdio, called with switchboard call', () => {
     expect(served.some((line) => line.includes('<- request server/discover'))).toBe(true);
     expect(served.some((line) => line.includes('uninitialized → modern'))).toBe(true);
     expect(served.some((line) => line.includes('<- request tools/list #0'))).toBe(true);
-    expect(served.some((line) => /-> result #0 .*"tools":\[\{"name":"a"/.test(line))).toBe(true);
+    expect(served.some((line) => /-> result tools\/list #0 \d+ ms .*"tools":\[\{"name":"a"/.test(line))).toBe(true);
     expect(served.some((line) => line.includes('<- request initialize'))).toBe(false);
   });
 
@@ -364,9 +364,9 @@ describe('serve over stdio, called with switchboard call', () => {
     const serverEvents = traceFile(served);
     expect(hops(serverEvents)).toEqual([
       'in request server/discover',
-      'out result #switchboard-era-probe-1',
+      'out result server/discover',
       'in request tools/list',
-      'out result #0',
+      'out result tools/list',
     ]);
     const [connection] = new Set(serverEvents.map((event) => event.connection));
     expect(serverEvents.every((event) => event.connection === connection && event.role === 'server')).toBe(true);
@@ -374,6 +374,7 @@ describe('serve over stdio, called with switchboard call', () => {
     expect(serverEvents.at(-1)).toMatchObject({ kind: 'lifecycle', to: 'closed', quitKind: 'transport-closed' });
     const listed = serverEvents.find((event) => event.kind === 'result' && event.id === 0);
     expect(listed).toMatchObject({ message: { jsonrpc: '2.0', id: 0, result: { tools: [{ name: 'a' }] } } });
+    expect(typeof listed.latencyMs).toBe('number');
 
     const clientEvents = traceFile(called);
     expect(hops(clientEvents)).toEqual(['out request tools/list', 'in result tools/list']);

@@ -514,7 +514,7 @@ describe('a duplex connection (stdio, in memory): the first request decides the 
 
   it('then refuses initialize with -32022 naming the stateless revisions', async () => {
     const { peer, request } = connect();
-    await request(1, 'server/discover');
+    await request(1, 'tools/list');
     const answer = await peer.request(
       'initialize',
       { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
@@ -525,8 +525,21 @@ describe('a duplex connection (stdio, in memory): the first request decides the 
 
   it('then refuses a request without the envelope (-32602)', async () => {
     const { peer, request } = connect();
-    await request(1, 'server/discover');
+    await request(1, 'tools/list');
     expect((await peer.request('tools/list', {}, 2)).error.code).toBe(-32602);
+  });
+
+  it('is not latched modern by the probe: a server/discover answered, then initialize opens a legacy session', async () => {
+    const { connection, peer, request } = connect();
+    expect((await request(1, 'server/discover')).result.supportedVersions).toEqual([VERSION]);
+    expect(connection.state).toBe('uninitialized');
+    const init = await peer.request(
+      'initialize',
+      { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      2,
+    );
+    expect(init.result.protocolVersion).toBe('2025-11-25');
+    expect(connection.state).toBe('ready');
   });
 
   it('is not latched modern by a refused first request: initialize still opens a legacy session', async () => {

@@ -51,6 +51,14 @@ export interface ConnectionOptions {
   readonly progressReplyDelayMs?: number;
 }
 
+/** The request a response answers, for its trace event (method and latency). */
+export interface AnsweredRequest {
+  readonly id: RequestId;
+  readonly method: string;
+  /** The clock's time when the request arrived. */
+  readonly startedAt: number;
+}
+
 export interface ConnectionEvents {
   notification: (message: JsonRpcNotification) => void;
   close: (reason: QuitReason) => void;
@@ -232,10 +240,20 @@ export abstract class Connection {
   }
 
   /** Sends a message as it is, past the gate (a role that answers requests itself, like a modern exchange). */
-  protected sendMessage(message: JsonRpcMessage, options?: TransportSendOptions): Promise<void> {
+  protected sendMessage(
+    message: JsonRpcMessage,
+    options?: TransportSendOptions,
+    answering?: AnsweredRequest,
+  ): Promise<void> {
     const outbound = this.outbound;
     if (!outbound || this.state === 'closed')
       return Promise.reject(new ConnectionClosedError('The connection is closed'));
+    if (answering && this.tracing.on) {
+      const kind = 'error' in message ? 'error' : 'result';
+      const latency = this.clock.now() - answering.startedAt;
+      this.tracing.message(kind, 'out', message, answering.method, answering.id, undefined, latency);
+      return this.transport!.send(message, options);
+    }
     return outbound.send(message, options);
   }
 
@@ -244,6 +262,11 @@ export abstract class Connection {
    * (or refused) it itself. A server takes the requests of the stateless revision here.
    */
   takeRequest(_message: JsonRpcRequest, _inBatch: boolean): boolean {
+    return false;
+  }
+
+  /** @internal Role hook: `notifications/cancelled` for a request the role serves itself (see `takeRequest`). */
+  cancelOwnRequest(_requestId: RequestId, _reason: string | undefined): boolean {
     return false;
   }
 

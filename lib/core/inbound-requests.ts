@@ -41,6 +41,8 @@ export interface InboundHost extends RequestHost {
   readonly state: ConnectionState;
   /** Something threw while answering: the connection closes with an `internal-error` quit reason. */
   failInternally(error: unknown): void;
+  /** A cancel for a request these records do not hold: true when the role cancelled one of its own. */
+  cancelOwnRequest(requestId: RequestId, reason: string | undefined): boolean;
 }
 
 /** The connection's options read here (`ConnectionOptions` is one); defaults apply at use, so none is copied. */
@@ -121,6 +123,8 @@ export class InboundRequests {
   cancel(params: CancelledParams | undefined): void {
     const requestId = params?.requestId;
     const context = isRequestId(requestId) ? this.handling.get(requestId) : undefined;
+    const reason = typeof params?.reason === 'string' ? params.reason : undefined;
+    if (!context && isRequestId(requestId) && this.host.cancelOwnRequest(requestId, reason)) return;
     if (!context || context.method === 'initialize') {
       this.trace.message(
         'ignored',
@@ -133,7 +137,6 @@ export class InboundRequests {
       return;
     }
     this.handling.delete(context.id);
-    const reason = typeof params?.reason === 'string' ? params.reason : undefined;
     context.cancel(new RequestCancelledError(context.method, reason));
   }
 

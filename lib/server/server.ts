@@ -30,10 +30,8 @@ import { InMemoryServerEventBus, LIST_CHANGED_EVENTS, type ServerEventBus } from
 import { ListenStreams } from './listen';
 import { ConnectionClosedError, ErrorCode, McpError, RequestCancelledError } from '../jsonrpc/errors';
 import { clipText, excerpt } from '../jsonrpc/excerpt';
-import { isRequestId } from '../jsonrpc/classify';
 import { classifyInbound, errorResponseOf } from '../protocol/era';
 import { META } from '../protocol/modern';
-import type { CancelledParams } from '../protocol/types';
 import { ConnectionExchangeReply, type ReplyChannel } from './modern/connection-reply';
 import type { ExchangeReply, ModernServer } from '../core/exchange';
 import { systemClock, type Clock } from '../core/clock';
@@ -65,7 +63,7 @@ export class ServerConnection extends Connection {
   /** Modern requests in flight on this connection, by id (made with the first). */
   private modernInFlight: Map<RequestId, ConnectionExchangeReply> | undefined;
   private readonly modernChannel: ReplyChannel = {
-    send: (message, options) => this.sendMessage(message, options),
+    send: (message, options, answering) => this.sendMessage(message, options, answering),
     settled: (id) => this.modernInFlight?.delete(id),
   };
 
@@ -185,7 +183,11 @@ export class ServerConnection extends Connection {
     switch (verdict.era) {
       case 'modern':
         if (verdict.kind !== 'request') return false;
-        if (state === 'uninitialized') this.transition({ type: 'era.modern' });
+        // The probe itself does not decide: a client whose probe timed out (a slow start) goes on with
+        // initialize, and the late discover must not have latched the connection modern meanwhile.
+        if (state === 'uninitialized' && verdict.request.method !== 'server/discover') {
+          this.transition({ type: 'era.modern' });
+        }
         this.serveModernRequest(verdict);
         return true;
       case 'reject':
@@ -222,7 +224,8 @@ export class ServerConnection extends Connection {
       const why = `Request id ${excerpt(id)} is already in use by a request in flight`;
       return this.sendOrLog({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidRequest, message: why } });
     }
-    const reply = new ConnectionExchangeReply(this.modernChannel, id);
+    const method = verdict.request.method;
+    const reply = new ConnectionExchangeReply(this.modernChannel, { id, method, startedAt: this.clock.now() });
     inFlight.set(id, reply);
     this.server.serveModern(verdict, reply);
   }
@@ -231,17 +234,12 @@ export class ServerConnection extends Connection {
     this.sendMessage(message).catch((error) => this.logger.debug('Could not send a response', error));
   }
 
-  /** @internal `notifications/cancelled` also reaches the modern requests in flight. */
-  override notified(message: JsonRpcNotification, builtIn: boolean): void {
-    const inFlight = this.modernInFlight;
-    if (inFlight?.size && message.method === 'notifications/cancelled') {
-      const params = message.params as CancelledParams | undefined;
-      const requestId = params?.requestId;
-      const reply = isRequestId(requestId) ? inFlight.get(requestId) : undefined;
-      const reason = typeof params?.reason === 'string' ? params.reason : undefined;
-      reply?.abort(new RequestCancelledError('a 2026-07-28 request', reason));
-    }
-    super.notified(message, builtIn);
+  /** @internal `notifications/cancelled` for a modern request in flight on this connection. */
+  override cancelOwnRequest(requestId: RequestId, reason: string | undefined): boolean {
+    const reply = this.modernInFlight?.get(requestId);
+    if (!reply) return false;
+    reply.abort(new RequestCancelledError('a 2026-07-28 request', reason));
+    return true;
   }
 
   protected override onNotification(message: JsonRpcNotification): void {

@@ -4,12 +4,14 @@
  * keeps the replies of its requests in flight, so `notifications/cancelled` and its close reach them.
  */
 import type { ExchangeReply } from '../../core/exchange';
+import type { AnsweredRequest } from '../../core/connection';
 import type { TransportSendOptions } from '../../core/transport';
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcResponse, RequestId } from '../../jsonrpc/types';
 
 /** What the reply uses of its connection. */
 export interface ReplyChannel {
-  send(message: JsonRpcMessage, options?: TransportSendOptions): Promise<void>;
+  /** Sends `message`; `answering` names the request a response answers (for its trace event). */
+  send(message: JsonRpcMessage, options?: TransportSendOptions, answering?: AnsweredRequest): Promise<void>;
   /** The request is over (answered or aborted): the connection forgets it. */
   settled(id: RequestId): void;
 }
@@ -20,12 +22,14 @@ export class ConnectionExchangeReply implements ExchangeReply {
   private abortHooks: ((reason: Error) => void)[] | undefined;
   private abortReason: Error | undefined;
   private readonly related: TransportSendOptions;
+  private readonly id: RequestId;
 
   constructor(
     private readonly channel: ReplyChannel,
-    private readonly id: RequestId,
+    private readonly request: AnsweredRequest,
   ) {
-    this.related = { relatedRequestId: id };
+    this.id = request.id;
+    this.related = { relatedRequestId: request.id };
   }
 
   notify(message: JsonRpcNotification): Promise<void> {
@@ -38,7 +42,7 @@ export class ConnectionExchangeReply implements ExchangeReply {
     this.done = true;
     this.abortHooks = undefined;
     this.channel.settled(this.id);
-    return this.channel.send(message, this.related);
+    return this.channel.send(message, this.related, this.request);
   }
 
   onAbort(hook: (reason: Error) => void): void {
