@@ -78,6 +78,11 @@ export function isRetriedResult(result: object): boolean {
   return retriedResults.has(result);
 }
 
+/** Marks a copy of a retried result (the caller's view of it) as retried too. */
+export function markRetried(result: object): void {
+  retriedResults.add(result);
+}
+
 /**
  * Whether `result` asks for input (`resultType: "input_required"`); false for a complete one (`resultType`
  * absent, as from an older server, or `"complete"`). Any other `resultType` throws `ProtocolViolationError`.

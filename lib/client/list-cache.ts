@@ -42,6 +42,16 @@ export function mergeCacheHints(pages: readonly CacheHints[]): CacheHints {
 }
 
 /**
+ * A listing with the merged hints of its pages: `list` adds the hints of each page it fetches to the array
+ * it is given (as `collectPages` does).
+ */
+export async function hintedListing<T>(list: (hints: CacheHints[]) => Promise<readonly T[]>): Promise<HintedList<T>> {
+  const hints: CacheHints[] = [];
+  const items = await list(hints);
+  return { items, ...mergeCacheHints(hints) };
+}
+
+/**
  * A server list (tools, resources, prompts) kept by the client: `get()` lists once and answers from the
  * cache until the server says the list changed; `changes$` emits the current list on subscription and a
  * fresh one after every change.

@@ -1,9 +1,12 @@
-import { filter, finalize, map, Observable, share, type Observable as ObservableType } from 'rxjs';
+import { defer, filter, finalize, map, Observable, share, type Observable as ObservableType } from 'rxjs';
 import type { QuitReason } from '../../machines/connection';
-import { ConnectionClosedError } from '../jsonrpc/errors';
+import { CapabilityNotSupportedError, ConnectionClosedError, ErrorCode, McpError } from '../jsonrpc/errors';
 import type { JsonRpcNotification } from '../jsonrpc/types';
-import type { ResourceUpdatedParams } from '../protocol/types';
+import { hasCapability } from '../protocol/capabilities';
+import type { ResourceUpdatedParams, ServerCapabilities } from '../protocol/types';
+import { acknowledgedFilter, listen, type ListenHost } from './listen';
 
+/** What the handshake era's subscriptions need of the connection. */
 export interface SubscriptionPort {
   readonly notifications$: ObservableType<JsonRpcNotification>;
   /** Resolves with the quit reason once the connection has closed. */
@@ -12,9 +15,13 @@ export interface SubscriptionPort {
   unsubscribe(uri: string): Promise<unknown>;
 }
 
+/** The updates of one URI, for as long as they are subscribed to (see `ResourceSubscriptions`). */
+export type UpdatesOpener = (uri: string) => Observable<ResourceUpdatedParams>;
+
 /**
- * Resource subscriptions as Observables, one per URI however many subscribers it has: the first
- * subscriber sends `resources/subscribe`, the last one's teardown sends `resources/unsubscribe`.
+ * Resource subscriptions as Observables, one per URI however many subscribers it has: the first subscriber
+ * opens the subscription (`open`: `resources/subscribe` in the handshake era, a `subscriptions/listen`
+ * stream in the stateless one), the last one's teardown ends it.
  *
  * The Observable's lifetime is the subscription's lifetime. When the connection ends it completes if the
  * client was closed on purpose (`close()`: the owner ended it, as it ends every stream of the client),
@@ -24,39 +31,14 @@ export interface SubscriptionPort {
 export class ResourceSubscriptions {
   private readonly byUri = new Map<string, Observable<ResourceUpdatedParams>>();
 
-  constructor(private readonly port: SubscriptionPort) {}
+  /** `open` is asked when a URI gets its first subscriber (the era is known by then). */
+  constructor(private readonly open: UpdatesOpener) {}
 
-  /** Updates of `uri` and of its sub-resources (URIs that start with it). */
+  /** Updates of `uri` and of its sub-resources. */
   updates(uri: string): Observable<ResourceUpdatedParams> {
     let shared = this.byUri.get(uri);
     if (!shared) {
-      shared = new Observable<ResourceUpdatedParams>((subscriber) => {
-        let active = true;
-        const end = () => {
-          active = false;
-          void this.port.closed.then((reason) => {
-            if (reason.kind === 'local-close') subscriber.complete();
-            else subscriber.error(closedError(uri, reason));
-          });
-        };
-        const inner = this.port.notifications$
-          .pipe(
-            filter((notification) => notification.method === 'notifications/resources/updated'),
-            map((notification) => notification.params as unknown as ResourceUpdatedParams),
-            filter((params) => typeof params?.uri === 'string' && params.uri.startsWith(uri)),
-          )
-          // notifications$ ends only with the connection: how the subscription ends depends on why it closed.
-          .subscribe({ next: (update) => subscriber.next(update), error: end, complete: end });
-        this.port.subscribe(uri).catch((error) => {
-          if (error instanceof ConnectionClosedError) return end();
-          active = false;
-          subscriber.error(error);
-        });
-        return () => {
-          inner.unsubscribe();
-          if (active) this.port.unsubscribe(uri).catch(() => undefined);
-        };
-      }).pipe(
+      shared = defer(() => this.open(uri)).pipe(
         finalize(() => this.byUri.delete(uri)),
         share(),
       );
@@ -69,6 +51,80 @@ export class ResourceSubscriptions {
   get size(): number {
     return this.byUri.size;
   }
+}
+
+/**
+ * The handshake era's subscription to `uri`: `resources/subscribe` on subscription, `resources/unsubscribe`
+ * on teardown, and the session's `notifications/resources/updated` for `uri` and the URIs that start with it.
+ */
+export function subscribedUpdates(port: SubscriptionPort, uri: string): Observable<ResourceUpdatedParams> {
+  return new Observable<ResourceUpdatedParams>((subscriber) => {
+    let active = true;
+    const end = () => {
+      active = false;
+      void port.closed.then((reason) => {
+        if (reason.kind === 'local-close') subscriber.complete();
+        else subscriber.error(closedError(uri, reason));
+      });
+    };
+    const inner = port.notifications$
+      .pipe(
+        filter((notification) => notification.method === 'notifications/resources/updated'),
+        map((notification) => notification.params as unknown as ResourceUpdatedParams),
+        filter((params) => typeof params?.uri === 'string' && params.uri.startsWith(uri)),
+      )
+      // notifications$ ends only with the connection: how the subscription ends depends on why it closed.
+      .subscribe({ next: (update) => subscriber.next(update), error: end, complete: end });
+    port.subscribe(uri).catch((error) => {
+      if (error instanceof ConnectionClosedError) return end();
+      active = false;
+      subscriber.error(error);
+    });
+    return () => {
+      inner.unsubscribe();
+      if (active) port.unsubscribe(uri).catch(() => undefined);
+    };
+  });
+}
+
+/**
+ * The stateless era's subscription to `uri`: a `subscriptions/listen` stream asking for its updates
+ * (`resourceSubscriptions: [uri]`), cancelled on teardown. It fails as `resources/subscribe` would: with a
+ * `CapabilityNotSupportedError` when the server declares no `resources.subscribe`, and with `McpError`
+ * -32602 (`data.uri`, as a modern server reports an unknown resource) when the server's acknowledgement
+ * leaves the URI out. It ends as the listen stream does (lib/client/listen.ts): it completes on `close()`
+ * or when the server ends the stream, and errors when the connection ends otherwise.
+ */
+export function listenedUpdates(
+  host: ListenHost,
+  capabilities: ServerCapabilities | undefined,
+  uri: string,
+): Observable<ResourceUpdatedParams> {
+  if (!hasCapability(capabilities, ['resources', 'subscribe'])) {
+    const refusal = new CapabilityNotSupportedError(
+      'resources/subscribe',
+      'The server does not declare resources.subscribe: it offers no resource subscriptions',
+    );
+    return new Observable((subscriber) => subscriber.error(refusal));
+  }
+  return new Observable<ResourceUpdatedParams>((subscriber) =>
+    listen(host, { resourceSubscriptions: [uri] }).subscribe({
+      next: (notification) => {
+        const honoured = acknowledgedFilter(notification);
+        if (honoured !== undefined) {
+          if (!honoured.resourceSubscriptions?.includes(uri)) subscriber.error(notFollowed(uri));
+        } else if (notification.method === 'notifications/resources/updated') {
+          subscriber.next(notification.params as unknown as ResourceUpdatedParams);
+        }
+      },
+      error: (error: unknown) => subscriber.error(error),
+      complete: () => subscriber.complete(),
+    }),
+  );
+}
+
+function notFollowed(uri: string): McpError {
+  return new McpError(ErrorCode.InvalidParams, `The server does not follow the resource ${uri}`, { uri });
 }
 
 function closedError(uri: string, reason: QuitReason): ConnectionClosedError {

@@ -1,0 +1,347 @@
+/**
+ * The connection half of `Client` (lib/client/client.ts adds the typed calls of each server feature): its
+ * options, `connect` in either era (the era probe, the handshake, or the stateless revision's discovery),
+ * the request path of both eras with result checks, and `close`.
+ */
+import {
+  CLOSE_TIMEOUT_MS,
+  Connection,
+  handlerTable,
+  type ConnectionOptions,
+  type HandlerTable,
+  type SendOptions,
+} from '../core/connection';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from '../core/correlation';
+import type { QuitReason } from '../../machines/connection';
+import type { Transport } from '../../transports/transport';
+import { UnsupportedProtocolVersionError } from '../jsonrpc/errors';
+import { ProtocolViolationError } from '../jsonrpc/errors';
+import type { JsonObject } from '../jsonrpc/types';
+import { resultChecks, type ResultCheck } from '../protocol/results';
+import { shape } from '../protocol/shape';
+import type { ClientCapabilities, Implementation, InitializeResult, ServerCapabilities } from '../protocol/types';
+import {
+  isSupportedVersion,
+  LATEST_PROTOCOL_VERSION,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type ProtocolVersion,
+} from '../protocol/versions';
+import { MODERN_PROTOCOL_VERSIONS, namesModernRevision, type ModernProtocolVersion } from '../protocol/modern';
+import { defaultEraCache, type EraCache, type EraVerdict } from './era-cache';
+import { DEFAULT_ERA_PROBE_TIMEOUT_MS, forcedEra, negotiateEra } from './era-negotiation';
+import type { EraChoice } from './era-probe';
+import { ClientFeatures, type ClientFeatureOptions, type ClientHost } from './features';
+import { ModernClient, type ListChangesChoice } from './modern-client';
+import { ModernSession, requestEnvelope } from './modern-session';
+
+export interface ClientOptions extends ConnectionOptions, ClientFeatureOptions {
+  /**
+   * Extra capabilities (`experimental`, ...). `sampling`, `elicitation` and `roots` are declared by giving
+   * their handlers (`sampling`, `elicitation`, `roots` options), never by this field.
+   */
+  readonly capabilities?: ClientCapabilities;
+  /**
+   * The revision to ask for (default: the newest we support). A handshake-era revision implies
+   * `era: 'legacy'`; a stateless one (`'2026-07-28'`) implies `era: 'modern'`.
+   */
+  readonly protocolVersion?: ProtocolVersion | ModernProtocolVersion;
+  /**
+   * Which era to speak. `auto` (default): probe with `server/discover` over transports that name an
+   * `eraKey` (stdio, Streamable HTTP), falling back to `initialize` on any legacy-looking answer; other
+   * transports connect with `initialize` as before. `legacy`: `initialize` at once, no probe. `modern`:
+   * the stateless revision, or fail.
+   */
+  readonly era?: EraChoice;
+  /**
+   * Where era verdicts are kept, by the transport's `eraKey` (default: one cache per process); `false`:
+   * none, every connection probes.
+   */
+  readonly eraCache?: EraCache | false;
+  /** How long a stdio server has to answer the probe before it counts as legacy, in ms (3000). */
+  readonly eraProbeTimeout?: number;
+  /** Revisions we accept in the server's answer (default: all four). */
+  readonly protocolVersions?: readonly ProtocolVersion[];
+  /**
+   * How the stateless revision's `list_changed` notifications reach `notifications$` and the list caches
+   * (a server of that revision sends none unasked). `listen` (default): one `subscriptions/listen` stream,
+   * open from `connect` to `close`, for the lists whose `listChanged` the server's discovery result
+   * declares (none declared: no stream). `off`: no stream (lists are then reused for their `ttlMs` only).
+   * The handshake era ignores it: its server sends them on the session.
+   */
+  readonly listChanges?: ListChangesChoice;
+  /** `input_required` rounds one modern call may take before it fails (default 10). */
+  readonly maxInputRounds?: number;
+}
+
+export interface ClientRequestOptions extends SendOptions {
+  /**
+   * Check the result against the method's result schema for the negotiated revision (default true). Turn
+   * it off only to inspect a peer's raw answer yourself (a hub keeps an upstream's valid list entries and
+   * reports the broken ones).
+   */
+  readonly validateResult?: boolean;
+}
+
+export interface ConnectOptions {
+  /** How long to wait for the initialize response (default: the connection's default timeout). */
+  readonly timeout?: number;
+  readonly signal?: AbortSignal;
+}
+
+const answerPing = () => ({});
+
+/** A client's connection to one server, in either era; `Client` is the class to use. */
+export class ClientConnection extends Connection {
+  readonly role = 'client';
+  readonly capabilities: ClientCapabilities;
+  /** @internal The application's sampling, elicitation and roots handlers. */
+  readonly features: ClientFeatures;
+  /** Set once connected in the stateless revision: what every request then goes through. */
+  protected modern: ModernClient | undefined;
+  private readonly requestedVersion: ProtocolVersion;
+  private readonly acceptedVersions: readonly ProtocolVersion[];
+  /** The transport `connect` attached: `close` waits for it to have closed. */
+  private attached: Transport | undefined;
+  private readonly maxInputRounds: number | undefined;
+  private readonly listChanges: ListChangesChoice;
+  /** The result checks of the negotiated revision, kept once ready (the revision no longer changes). */
+  private readyChecks: ReadonlyMap<string, ResultCheck> | undefined;
+  private requestHandlers: HandlerTable<ClientHost> | undefined;
+  private readonly eraChoice: EraChoice;
+  private readonly eraCache: EraCache | undefined;
+  private readonly eraProbeTimeout: number;
+  /** The connection's default request timeout: how long an HTTP server has to answer the probe. */
+  private readonly requestTimeout: number;
+  /** The stateless revision `protocolVersion` names, when it names one. */
+  private readonly forcedModernVersion: string | undefined;
+
+  constructor(
+    readonly info: Implementation,
+    options: ClientOptions = {},
+  ) {
+    super('c', options);
+    this.features = new ClientFeatures(options);
+
+    this.acceptedVersions = options.protocolVersions ?? SUPPORTED_PROTOCOL_VERSIONS;
+    const asked = options.protocolVersion;
+    this.requestedVersion =
+      asked !== undefined && !namesModernRevision(asked)
+        ? (asked as ProtocolVersion)
+        : (this.acceptedVersions[0] ?? LATEST_PROTOCOL_VERSION);
+    this.eraChoice = forcedEra(options.era, asked);
+    this.eraCache = options.eraCache === false ? undefined : (options.eraCache ?? defaultEraCache());
+    this.eraProbeTimeout = options.eraProbeTimeout ?? DEFAULT_ERA_PROBE_TIMEOUT_MS;
+    this.requestTimeout = options.defaultTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.forcedModernVersion = asked !== undefined && namesModernRevision(asked) ? asked : undefined;
+    this.capabilities = this.features.capabilities(options.capabilities, this.requestedVersion);
+    this.maxInputRounds = options.maxInputRounds;
+    this.listChanges = options.listChanges ?? 'listen';
+  }
+
+  /** @internal The handlers of requests from the server, made on the first one: a handshake pays for no table. */
+  protected get handlers(): HandlerTable<ClientHost> {
+    return (this.requestHandlers ??= handlerTable<ClientHost>({
+      ping: answerPing,
+      ...this.features.requestHandlers(),
+    }));
+  }
+
+  get serverInfo(): Implementation | undefined {
+    return this.negotiated?.peerInfo as Implementation | undefined;
+  }
+
+  get serverCapabilities(): ServerCapabilities | undefined {
+    return this.peerCapabilities as ServerCapabilities | undefined;
+  }
+
+  get instructions(): string | undefined {
+    return this.negotiated?.instructions;
+  }
+
+  /** The era this client connected in, once connected. */
+  get connectedEra(): 'legacy' | 'modern' | undefined {
+    const state = this.state;
+    return state === 'modern' ? 'modern' : state === 'ready' ? 'legacy' : undefined;
+  }
+
+  /**
+   * Connects over `transport` in the era the `era` option picks (see `ClientOptions.era`): in the stateless
+   * revision once `server/discover` (or the cached verdict) said so; otherwise with the handshake:
+   * `initialize`, version check, `notifications/initialized`. On failure the connection is closed (quit
+   * reason `handshake-failed`) and the error is thrown.
+   */
+  async connect(transport: Transport, options: ConnectOptions = {}): Promise<this> {
+    if (this.eraChoice !== 'legacy') {
+      let verdict: EraVerdict;
+      try {
+        verdict = await negotiateEra(transport, {
+          choice: this.eraChoice,
+          cache: this.eraCache,
+          ours: this.modernVersions(),
+          envelope: (version) => requestEnvelope(version, this.capabilities as JsonObject, this.infoFor()),
+          stdioTimeoutMs: this.eraProbeTimeout,
+          timeoutMs: options.timeout ?? this.requestTimeout,
+          clock: this.clock,
+          logger: this.logger,
+        });
+      } catch (error) {
+        await this.failBeforeAttach(transport, error as Error);
+        throw error;
+      }
+      if (verdict.era === 'modern') return this.connectModern(transport, verdict);
+    }
+    return this.handshake(transport, options);
+  }
+
+  /**
+   * Closes the connection and resolves once its transport has closed too: for a stdio server, once the
+   * child process and its process group are gone. A transport that never finishes closing is given up on
+   * after `CLOSE_TIMEOUT_MS` (5 s), as the connection does; the stdio shutdown ladder's defaults fit in it.
+   */
+  override async close(): Promise<QuitReason> {
+    this.modern?.stop();
+    const closing = super.close();
+    await this.transportClosed();
+    return closing;
+  }
+
+  /**
+   * `Connection.request`, with the client's `validateResult` option in its type. In the stateless revision
+   * every request carries the `_meta` envelope (and a `tools/call` its `Mcp-Param-*` headers), and an
+   * `input_required` result is answered and retried until the request completes (lib/client/modern-client.ts).
+   */
+  override request(method: string, params?: JsonObject, options?: ClientRequestOptions): Promise<JsonObject> {
+    const modern = this.modern;
+    if (modern === undefined) return super.request(method, params, options);
+    return modern.request(method, params, options);
+  }
+
+  /**
+   * Results are checked against the method's result schema for the negotiated revision before a request
+   * resolves (a broken one rejects with `ResultValidationError`); `validateResult: false` skips that.
+   */
+  protected override resultCheck(method: string, options: ClientRequestOptions | undefined): ResultCheck | undefined {
+    if (options?.validateResult === false) return undefined;
+    return (this.readyChecks ?? this.currentChecks()).get(method);
+  }
+
+  /** The handshake era's connect: `initialize`, version check, `notifications/initialized`. */
+  private async handshake(transport: Transport, options: ConnectOptions): Promise<this> {
+    this.attach(transport);
+    this.attached = transport;
+    this.transition({ type: 'initialize.start' });
+    try {
+      const params = {
+        protocolVersion: this.requestedVersion,
+        capabilities: this.capabilities as JsonObject,
+        clientInfo: shape('Implementation', this.info, this.requestedVersion) as unknown as JsonObject,
+      };
+      const result = (await this.request('initialize', params, options)) as unknown as InitializeResult;
+      const version = this.checkInitializeResult(result);
+      this.announceVersion(version);
+      this.transition({
+        type: 'initialize.done',
+        protocolVersion: version,
+        peerCapabilities: result.capabilities,
+        peerInfo: result.serverInfo as unknown as Readonly<Record<string, unknown>>,
+        ...(typeof result.instructions === 'string' && { instructions: result.instructions }),
+      });
+      await this.notify('notifications/initialized');
+      return this;
+    } catch (error) {
+      const failure = error as Error;
+      this.transition({
+        type: 'close',
+        reason: { kind: 'handshake-failed', message: failure.message, error: failure },
+      });
+      await this.closed;
+      await this.transportClosed();
+      throw error;
+    }
+  }
+
+  /**
+   * Attaches a transport the probe found modern: no handshake, the discovery result is what we know. The
+   * list-change stream opens here (see `ClientOptions.listChanges`).
+   */
+  private connectModern(transport: Transport, verdict: Extract<EraVerdict, { era: 'modern' }>): this {
+    this.attach(transport);
+    this.attached = transport;
+    const session = new ModernSession(
+      verdict.version,
+      this.modernVersions(),
+      this.capabilities as JsonObject,
+      this.infoFor(),
+    );
+    this.modern = new ModernClient(session, this, {
+      send: (method, params, options) => super.request(method, params, options),
+      eraCache: this.eraCache,
+      eraKey: transport.eraKey,
+      maxInputRounds: this.maxInputRounds,
+    });
+    const { discover } = verdict;
+    this.transition({
+      type: 'era.modern',
+      negotiated: {
+        protocolVersion: verdict.version,
+        peerCapabilities: discover.capabilities,
+        peerInfo: discover.serverInfo,
+        ...(discover.instructions !== undefined && { instructions: discover.instructions }),
+      },
+    });
+    this.modern.followListChanges(this.serverCapabilities, this.listChanges);
+    return this;
+  }
+
+  /** The probe failed: the transport is closed and the connection ends as a failed handshake. */
+  private async failBeforeAttach(transport: Transport, failure: Error): Promise<void> {
+    this.transition({ type: 'close', reason: { kind: 'handshake-failed', message: failure.message, error: failure } });
+    await this.closed;
+    await transport.close().catch(() => undefined);
+  }
+
+  /** The stateless revisions this client speaks: the one `protocolVersion` names, or all of ours. */
+  private modernVersions(): readonly string[] {
+    return this.forcedModernVersion ? [this.forcedModernVersion] : MODERN_PROTOCOL_VERSIONS;
+  }
+
+  /** Our `clientInfo`, shaped for the newest handshake revision (2026-07-28 kept its shape). */
+  private infoFor(): JsonObject {
+    return shape('Implementation', this.info, LATEST_PROTOCOL_VERSION) as unknown as JsonObject;
+  }
+
+  /** Waits for the attached transport's (idempotent) `close()`, at most `CLOSE_TIMEOUT_MS`. */
+  private transportClosed(): Promise<void> {
+    const transport = this.attached;
+    if (!transport) return Promise.resolve();
+    return new Promise((resolve) => {
+      const giveUp = this.clock.setTimeout(resolve, CLOSE_TIMEOUT_MS);
+      const done = () => {
+        this.clock.clearTimeout(giveUp);
+        resolve();
+      };
+      transport.close().then(done, done);
+    });
+  }
+
+  /** The result checks of the revision in force: the requested one until the server has answered. */
+  private currentChecks(): ReadonlyMap<string, ResultCheck> {
+    const checks = resultChecks(this.protocolVersion ?? this.requestedVersion);
+    const state = this.state;
+    if (state === 'ready' || state === 'modern') this.readyChecks = checks;
+    return checks;
+  }
+
+  private checkInitializeResult(result: InitializeResult): ProtocolVersion {
+    if (!isSupportedVersion(result?.protocolVersion, this.acceptedVersions)) {
+      throw new UnsupportedProtocolVersionError(result?.protocolVersion, this.acceptedVersions);
+    }
+    if (typeof result.capabilities !== 'object' || result.capabilities === null) {
+      throw new ProtocolViolationError('The initialize result has no "capabilities" object');
+    }
+    if (typeof result.serverInfo?.name !== 'string') {
+      throw new ProtocolViolationError('The initialize result has no "serverInfo" with a "name"');
+    }
+    return result.protocolVersion as ProtocolVersion;
+  }
+}

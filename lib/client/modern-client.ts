@@ -1,0 +1,182 @@
+/**
+ * What a client connected in the stateless revision (2026-07-28) does beyond sending messages: each request
+ * is stamped (`ModernSession`), retried once on a -32022 naming another revision we speak, and completed
+ * through its `input_required` rounds; and, since such a server sends no notification outside a request's
+ * stream, the list changes the server declares are heard on one background `subscriptions/listen` stream
+ * kept open from connect to close.
+ *
+ * One per modern connection, made by `connect` once the era is known: a handshake-era client has none, and
+ * its requests pay nothing for this module.
+ */
+import type { Subscription } from 'rxjs';
+import type { Clock } from '../core/clock';
+import type { Logger } from '../core/logger';
+import { ConnectionClosedError } from '../jsonrpc/errors';
+import type { JsonObject } from '../jsonrpc/types';
+import { hasCapability } from '../protocol/capabilities';
+import type { ServerCapabilities } from '../protocol/types';
+import type { EraCache } from './era-cache';
+import type { ClientFeatures, ClientHost } from './features';
+import {
+  completeInputRequired,
+  inputAnswerer,
+  isRetriedResult,
+  markRetried,
+  needsInput,
+  retryParams,
+  type InputAnswerer,
+} from './input-required';
+import { listen, type ListenFilter, type ListenHost } from './listen';
+import { isLegacyLookingFailure, type ModernSession } from './modern-session';
+import type { SendOptions } from '../core/connection';
+
+/**
+ * How a modern client hears that the server's lists changed: `listen` keeps one `subscriptions/listen`
+ * stream open for the lists whose `listChanged` the server declares; `off` opens none.
+ */
+export type ListChangesChoice = 'listen' | 'off';
+
+/** What a modern client needs of its `Client`: a listen stream's host, and the features' host. */
+export interface ModernClientHost extends ClientHost {
+  readonly features: ClientFeatures;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly notifications$: ListenHost['notifications$'];
+  readonly closed: ListenHost['closed'];
+}
+
+export interface ModernClientOptions {
+  /** Sends one request as it is (the connection's own `request`, without the client's modern handling). */
+  readonly send: (method: string, params: JsonObject, options: SendOptions | undefined) => Promise<JsonObject>;
+  /** Where the era verdict of this server was cached, to drop it when the server stops being modern. */
+  readonly eraCache: EraCache | undefined;
+  readonly eraKey: string | undefined;
+  readonly maxInputRounds: number | undefined;
+}
+
+/** The lists a `list_changed` stream asks for: those the server declares can change (see `ListenFilter`). */
+const LIST_CHANGE_KINDS = [
+  ['tools', 'toolsListChanged'],
+  ['prompts', 'promptsListChanged'],
+  ['resources', 'resourcesListChanged'],
+] as const;
+
+export class ModernClient {
+  /** Answers `input_required` rounds with the registered features; made on the first round. */
+  private answerer: InputAnswerer | undefined;
+  private listChanges: Subscription | undefined;
+
+  constructor(
+    readonly session: ModernSession,
+    private readonly host: ModernClientHost,
+    private readonly options: ModernClientOptions,
+  ) {}
+
+  /**
+   * A request as the caller of `Client.request` sees it: stamped, retried once on -32022, and completed
+   * through its `input_required` rounds (lib/client/input-required.ts).
+   */
+  request(method: string, params: JsonObject | undefined, options: SendOptions | undefined): Promise<JsonObject> {
+    return this.send(method, params, options).then((sent) => this.complete(method, sent.params, sent.result, options));
+  }
+
+  /**
+   * Opens the background stream of list changes, unless `choice` is `off` or the server declares no list
+   * that can change. Its notifications reach the client like any other (`notifications$`), which is how
+   * the list caches hear of them.
+   */
+  followListChanges(capabilities: ServerCapabilities | undefined, choice: ListChangesChoice): void {
+    if (choice === 'off' || this.listChanges) return;
+    const filter = listChangeFilter(capabilities);
+    if (filter === undefined) return;
+    const logger = this.host.logger;
+    this.listChanges = listen(this.host, filter).subscribe({
+      error: (error: unknown) => {
+        // The connection ended on its own (the server went away): the close says so, not this stream.
+        if (error instanceof ConnectionClosedError) logger.debug('The list-change stream ended with the connection');
+        else
+          logger.warn('The list-change stream (subscriptions/listen) failed: list changes are no longer heard', error);
+      },
+      complete: () => logger.debug('The server ended the list-change stream (subscriptions/listen)'),
+    });
+  }
+
+  /** Cancels the background stream (`close` does, before the transport goes). */
+  stop(): void {
+    this.listChanges?.unsubscribe();
+    this.listChanges = undefined;
+  }
+
+  /** A request of the stateless revision: stamped, retried once on a -32022 naming another revision we speak. */
+  private async send(
+    method: string,
+    params: JsonObject | undefined,
+    options: SendOptions | undefined,
+  ): Promise<{ params: JsonObject; result: JsonObject }> {
+    const session = this.session;
+    const headers = session.headersFor(method, params);
+    const sendOptions = headers === undefined ? options : { ...options, headers: { ...options?.headers, ...headers } };
+    let sent = session.stamp(params);
+    let result: JsonObject;
+    try {
+      result = await this.options.send(method, sent, sendOptions);
+    } catch (error) {
+      const retry = session.retryVersion(error);
+      if (retry === undefined) {
+        const { eraKey, eraCache } = this.options;
+        if (eraKey !== undefined && isLegacyLookingFailure(error)) eraCache?.delete(eraKey);
+        throw error;
+      }
+      this.host.logger.debug(`${method} was refused with -32022: switching to revision ${retry} and retrying once`);
+      session.switchVersion(retry);
+      sent = session.stamp(params);
+      result = await this.options.send(method, sent, sendOptions);
+    }
+    return { params: sent, result };
+  }
+
+  /**
+   * A modern result as the caller gets it: an `input_required` one is answered by the registered sampling,
+   * elicitation and roots handlers and the request retried (a new id each round, the server's
+   * `requestState` echoed), until it completes. Other results pass as they are.
+   */
+  private complete(
+    method: string,
+    params: JsonObject,
+    result: JsonObject,
+    options: SendOptions | undefined,
+  ): Promise<JsonObject> | JsonObject {
+    if (!needsInput(result, method)) return withoutResultType(result);
+    const host = this.host;
+    return completeInputRequired(result, {
+      method,
+      answer: (this.answerer ??= inputAnswerer(host.features, host)),
+      retry: (sent, signal) =>
+        this.send(method, retryParams(params, sent), { ...options, signal }).then((retried) => retried.result),
+      signal: options?.signal,
+      clock: host.clock,
+      ...(this.options.maxInputRounds !== undefined && { maxRounds: this.options.maxInputRounds }),
+    }).then(withoutResultType);
+  }
+}
+
+/** The filter of the list-change stream for a server declaring `capabilities`; undefined when it declares none. */
+export function listChangeFilter(capabilities: ServerCapabilities | undefined): ListenFilter | undefined {
+  let filter: { -readonly [K in keyof ListenFilter]: ListenFilter[K] } | undefined;
+  for (const [list, kind] of LIST_CHANGE_KINDS) {
+    if (hasCapability(capabilities, [list, 'listChanged'])) (filter ??= {})[kind] = true;
+  }
+  return filter;
+}
+
+/**
+ * A complete result as the caller sees it in either era: `resultType: "complete"` is how the stateless
+ * revision frames an answer on the wire, not part of what was answered. A result completed by retries stays
+ * marked as such (it is never cached).
+ */
+function withoutResultType(result: JsonObject): JsonObject {
+  if (result.resultType !== 'complete') return result;
+  const { resultType: _complete, ...answer } = result;
+  if (isRetriedResult(result)) markRetried(answer);
+  return answer;
+}
