@@ -121,8 +121,10 @@ describe('our client against the SDK v2 McpServer over Streamable HTTP (createMc
   it('sends no initialize, on no session: POSTs only', async () => {
     const { site, client } = await modernSession();
     await client.listTools();
-    expect(site.seen.map((seen) => `${seen.method} ${bodyOf(seen).method}`)).toEqual([
+    // The list-change stream (the SDK server declares tools.listChanged) is opened beside the listing.
+    expect(site.seen.map((seen) => `${seen.method} ${bodyOf(seen).method}`).sort()).toEqual([
       'POST server/discover',
+      'POST subscriptions/listen',
       'POST tools/list',
     ]);
     expect(site.seen.every((seen) => seen.headers['mcp-session-id'] === undefined)).toBe(true);

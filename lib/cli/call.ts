@@ -28,7 +28,8 @@ async function callOnce(command: CallCommand, io: CliIo): Promise<number> {
   const { transport, stderrEnded } = await openTransport(command, io);
   const client = new Client(
     { name: 'switchboard', version: VERSION },
-    { defaultTimeout: command.timeoutMs, ...eraOptions(command) },
+    // One call and out: no stream for list changes nobody would read.
+    { defaultTimeout: command.timeoutMs, listChanges: 'off', ...eraOptions(command) },
   );
   client.logs$.subscribe(({ level, logger, data }) =>
     io.err(
