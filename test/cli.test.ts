@@ -530,8 +530,10 @@ describe('serve a hub config (the mcpServers shape)', () => {
       { upstream: undefined, role: 'server', hop: 'out result' },
     ]);
     for (const name of ['paged', 'adder']) {
-      const upstreamClient = events.find((event) => event.upstream === name && event.method === 'initialize');
-      expect(changes(events, upstreamClient.connection)).toContain('initializing → ready');
+      // The hub probes its upstreams: `switchboard serve` speaks 2026-07-28, so no handshake.
+      const upstreamClient = events.find((event) => event.upstream === name && event.role === 'client');
+      expect(changes(events, upstreamClient.connection)).toContain('uninitialized → modern');
+      expect(events.some((event) => event.upstream === name && event.method === 'initialize')).toBe(false);
       expect(changes(events, `upstream:${name}`)).toEqual(
         expect.arrayContaining(['idle → connecting', 'connecting → ready', 'ready → disposed']),
       );

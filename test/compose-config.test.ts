@@ -217,7 +217,7 @@ describe('parseConfig', () => {
     });
   });
 
-  it('reads the era of each server, legacy unless it says otherwise', () => {
+  it('reads the era of each server (unset: the hub probes, as a client does)', () => {
     const { options } = parseConfig({
       mcpServers: {
         probed: { command: 'x', era: 'auto' },
@@ -374,11 +374,11 @@ describe('hubFromConfig', () => {
     await client.close();
   });
 
-  it("speaks 2026-07-28 to a server whose entry says era 'auto', the handshake to the others, and calls through both", async () => {
+  it("speaks 2026-07-28 to a server it probes (the default), the handshake to one whose entry says era 'legacy', and calls through both", async () => {
     const script = fileURLToPath(new URL('./fixtures/compose/stdio-upstream.ts', import.meta.url));
     const child = { command: process.execPath, args: ['--import', 'tsx', script], tools: ['echo'] };
     const hub = hubFromConfig(
-      { mcpServers: { probed: { ...child, era: 'auto' }, old: child }, switchboard: { prefix: true } },
+      { mcpServers: { probed: child, old: { ...child, era: 'legacy' } }, switchboard: { prefix: true } },
       { hub: { logger: silentLogger } },
     );
     cleanups.push(() => hub.close());

@@ -83,6 +83,9 @@ beforeAll(async () => {
         supervision: { initialDelayMs: 20, maxDelayMs: 100 },
         // A shared upstream is offered no client's roots unless its config says so.
         forward: { roots: true },
+        // This file follows the handshake era's forwarding (logging/setLevel, roots/list_changed) through
+        // the child; test/hub-modern.test.ts follows the same features to 2026-07-28 upstreams.
+        era: 'legacy',
       },
       {
         name: 'remote',

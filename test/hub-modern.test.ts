@@ -1,10 +1,17 @@
 /**
- * The hub with downstream clients of the stateless revision (2026-07-28), its upstreams in the handshake
- * era: a modern request is served from the hub's catalog like a legacy one; what an upstream asks the
+ * The hub and the stateless revision (2026-07-28), both ways. Modern downstream clients with a handshake-era
+ * upstream: a modern request is served from the hub's catalog like a legacy one; what the upstream asks the
  * caller for (sampling, elicitation) becomes an input_required round for the modern caller, and the retry
- * runs the call again with the answer; the hub's list changes reach a downstream listen stream.
+ * runs the call again with the answer; the hub's list changes reach a downstream listen stream. A modern
+ * upstream (probed over HTTP) with a handshake-era downstream client: its input_required rounds become
+ * requests to the caller, its list changes arrive on a listen stream, its log messages come at the level
+ * the downstream client asked for.
  */
 import { describe, expect, it } from 'vitest';
+import { firstValueFrom, filter } from 'rxjs';
+import { Client } from '../lib/client/client';
+import type { LoggingMessageParams } from '../lib/protocol/types';
+import { createMemoryPair } from '../transports/memory';
 import { Hub } from '../lib/compose/hub';
 import type { JsonObject } from '../lib/jsonrpc/types';
 import { META } from '../lib/protocol/modern';
@@ -124,5 +131,88 @@ describe('a modern downstream client of the hub', () => {
       params: { _meta: { [META.subscriptionId]: 7 } },
     });
     expect(problems).toEqual([]);
+  });
+});
+
+/** Our server over HTTP (probed by the hub: it speaks 2026-07-28), and a hub with it as its only upstream. */
+async function hubOverModernUpstream() {
+  const upstream = new Server(
+    defineServer({
+      name: 'modern-up',
+      version: '1.0.0',
+      tools: [
+        {
+          name: 'greet',
+          inputSchema: { type: 'object' },
+          handler: async (_args, ctx: ServerContext) => {
+            const answer = await ctx.elicit(
+              { message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } },
+              { key: 'name' },
+            );
+            return text(`Hello, ${(answer.content as { name?: string } | undefined)?.name}`);
+          },
+        },
+        {
+          name: 'chatter',
+          inputSchema: { type: 'object' },
+          handler: async (_args, ctx: ServerContext) => {
+            await ctx.log('info', 'an info line');
+            await ctx.log('error', 'an error line');
+            return text('logged');
+          },
+        },
+      ],
+    }),
+  );
+  const problems = validateEveryModernExchange(upstream);
+  const handler = createMcpHttpHandler(upstream);
+  cleanups.push(() => handler.close());
+  const { origin } = await listenHttp(handler);
+  const hub = new Hub({ upstreams: [{ name: 'up', source: { kind: 'http', url: `${origin}/mcp` } }] });
+  cleanups.push(() => hub.close());
+  await hub.start();
+  const [clientSide, hubSide] = createMemoryPair();
+  hub.connect(hubSide);
+  const client = new Client(
+    { name: 'legacy-downstream', version: '1' },
+    { elicitation: { form: async () => ({ action: 'accept', content: { name: 'Grace' } }) } },
+  );
+  cleanups.push(() => client.close());
+  await client.connect(clientSide);
+  return { hub, upstream, client, problems };
+}
+
+describe('a modern upstream behind the hub, a handshake-era downstream client', () => {
+  it('is probed and spoken to in 2026-07-28', async () => {
+    const { hub, client } = await hubOverModernUpstream();
+    expect(hub.status()[0]).toMatchObject({ name: 'up', protocolVersion: '2026-07-28' });
+    expect(client.connectedEra).toBe('legacy');
+  });
+
+  it('turns the upstream’s input_required round into an elicitation request to the caller', async () => {
+    const { client, problems } = await hubOverModernUpstream();
+    expect(await client.callTool('greet', {})).toEqual(text('Hello, Grace'));
+    expect(problems).toEqual([]);
+  });
+
+  it('passes the upstream’s list changes (heard on its listen stream) downstream', async () => {
+    const { upstream, client } = await hubOverModernUpstream();
+    const changed = firstValueFrom(
+      client.notifications$.pipe(filter((message) => message.method === 'notifications/tools/list_changed')),
+    );
+    upstream.update((definition) => definition.withoutTools('chatter'));
+    await within(changed, 'the list change downstream');
+    expect((await client.listTools()).map((tool) => tool.name)).toEqual(['greet']);
+  });
+
+  it('gets the upstream’s log messages at the level the downstream client asked for', async () => {
+    const { client } = await hubOverModernUpstream();
+    const logs: LoggingMessageParams[] = [];
+    client.logs$.subscribe((log) => logs.push(log));
+    await client.setLoggingLevel('error');
+    const first = firstValueFrom(client.logs$);
+    expect(await client.callTool('chatter', {})).toEqual(text('logged'));
+    await within(first, 'the error line');
+    expect(logs.map((log) => log.data)).toEqual(['an error line']);
   });
 });

@@ -30,8 +30,8 @@ request over stdio and per request over HTTP.
 A .json file is a hub config: {"mcpServers": {"<name>": {"command", "args", "env", "cwd"} or
 {"url", "headers"}, ...}} as Claude Desktop and VS Code write it, plus naming options per server
 ("prefix", "separator", "maxNameLength", "collision"), "tools"/"prompts"/"resources" filters and "era"
-("legacy" by default; "auto" probes with server/discover and speaks 2026-07-28 to a server that answers
-it; "modern" speaks 2026-07-28 or fails). Every server it lists is
+("auto" by default: probe with server/discover and speak 2026-07-28 to a server that answers it, the
+handshake to the others; "legacy" always performs the handshake; "modern" speaks 2026-07-28 or fails). Every server it lists is
 started, supervised (restarted with backoff for as long as it fails), and served behind one. Its
 "switchboard" section sets hub-wide options; "switchboard.http" sets the HTTP options below by their
 API names ("maxSessionsPerClient", "allowedHosts", ...), and flags win over it. SIGTERM, SIGINT or the

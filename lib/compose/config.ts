@@ -20,8 +20,9 @@
  * `{ "allow": [...], "deny": [...] }`, `*` as a wildcard); `lazy`, `idleTimeoutMs`, `connectTimeoutMs`,
  * `requestTimeoutMs`, `pingIntervalMs`, `unavailableWaitMs`, `restart` (`maxRestarts`, `initialDelayMs`,
  * `maxDelayMs`, `stableAfterMs`), `instance` (`"shared"` or `"per-client"`), `forward` (`sampling`,
- * `elicitation`, `roots`: over the hub's), `era` (`"legacy"`, the default: the handshake; `"auto"`: probe
- * with `server/discover` and speak 2026-07-28 to a server that answers it; `"modern"`: 2026-07-28 or fail).
+ * `elicitation`, `roots`: over the hub's), `era` (`"auto"`, the default: probe with `server/discover` and
+ * speak 2026-07-28 to a server that answers it, the handshake to the others; `"legacy"`: the handshake, no
+ * probe; `"modern"`: 2026-07-28 or fail).
  * Hub-wide, under `switchboard`: `name`, `version`, `title`,
  * `instructions`, `upstreamInstructions`, naming, `listChangedDebounceMs`, `pageSize`, `forward`,
  * `defaultLogLevel`, and `http` (every `HttpLimits` key, `allowedHosts`, `allowedOrigins`: what

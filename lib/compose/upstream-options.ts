@@ -45,9 +45,9 @@ export interface UpstreamOptions {
   /** Over the hub's `forward`: which client features it is offered. */
   readonly forward?: Partial<ForwardedFeatures>;
   /**
-   * Which protocol era the hub speaks to it (the client's `era` option). Default `legacy` for now: the
-   * handshake era carries everything the hub forwards (list changes, subscriptions, log levels, roots);
-   * `auto` probes with `server/discover` and speaks 2026-07-28 to a server that answers it.
+   * Which protocol era the hub speaks to it (the client's `era` option, default `auto`: it probes with
+   * `server/discover` and speaks 2026-07-28 to a server that answers it, the handshake to the others).
+   * `legacy` skips the probe (a server that exits on an unknown first request).
    */
   readonly era?: EraChoice;
 }

@@ -459,7 +459,7 @@ export class Upstream implements CatalogSource {
       logger,
       clock,
       upstream: this.name,
-      era: this.options.era ?? 'legacy',
+      era: this.options.era ?? 'auto',
       defaultTimeout: this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
       ...(features.sampling && { sampling: { tools: true, handler: route('sampling/createMessage') } }),
       ...(features.elicitation && {

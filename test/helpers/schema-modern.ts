@@ -8,17 +8,6 @@ import { readFileSync } from 'node:fs';
 import type { ValidateFunction } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import type { Connection } from '../../lib/core/connection';
-import { SUPPORTED_PROTOCOL_VERSIONS, type ProtocolVersion } from '../../lib/protocol/versions';
-import { problemsOf } from './schema';
-
-/** The handshake revision a legacy message is checked against (as `recordEmitted` picks it). */
-function legacyVersionOf(connection: Connection, message: Record<string, any>): ProtocolVersion {
-  const negotiated = connection.protocolVersion as ProtocolVersion | undefined;
-  if (negotiated) return negotiated;
-  const requested = message.params?.protocolVersion;
-  return (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(requested) ? requested : '2025-11-25';
-}
 
 const VERSION = '2026-07-28';
 
@@ -60,32 +49,7 @@ export function modernProblemsOf(message: Record<string, unknown>): string[] {
 }
 
 /**
- * Records what `connection` sends and validates each message against the schema of its era: the 2026-07-28
- * schema while the connection is `modern`, else the negotiated (or requested) handshake revision's, as
- * `recordEmitted` does. `assertValid()` at the end.
+ * `recordEmitted`, which validates each message against its era's schema (kept under this name for the
+ * tests written before `recordEmitted` knew the stateless revision).
  */
-export function recordEmittedEitherEra(connection: Connection): { readonly count: number; assertValid(): void } {
-  const failures: string[] = [];
-  let count = 0;
-  connection.trace$.subscribe((event) => {
-    if (event.direction !== 'out' || event.message === undefined || event.kind === 'ignored') return;
-    const modern = connection.state === 'modern';
-    const messages = Array.isArray(event.message) ? event.message : [event.message];
-    for (const message of messages) {
-      count++;
-      const record = message as Record<string, any>;
-      const problems = modern
-        ? modernProblemsOf(record)
-        : problemsOf(record, legacyVersionOf(connection, record), event.method);
-      if (problems.length) failures.push(`${JSON.stringify(message).slice(0, 300)}\n  ${problems.join('\n  ')}`);
-    }
-  });
-  return {
-    get count() {
-      return count;
-    },
-    assertValid() {
-      if (failures.length) throw new Error(`Emitted messages failed schema validation:\n${failures.join('\n')}`);
-    },
-  };
-}
+export { recordEmitted as recordEmittedEitherEra } from './schema';

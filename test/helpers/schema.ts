@@ -7,6 +7,8 @@ import type { Connection } from '../../lib/core/connection';
 import type { TraceEvent } from '../../lib/trace/types';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../../lib/protocol/versions';
 import { createAjv, definitionsSection, officialSchema } from './ajv';
+import { modernWireValidator } from './modern-wire';
+import { modernProblemsOf } from './schema-modern';
 
 type Version = (typeof SUPPORTED_PROTOCOL_VERSIONS)[number];
 
@@ -165,17 +167,25 @@ function versionFor(connection: Connection, event: TraceEvent): Version {
 
 /**
  * Records every message `connection` sends and validates each against the schema of the revision in
- * force when it was sent. Call `assertValid()` at the end of the test; `count` shows it saw traffic.
+ * force when it was sent: the 2026-07-28 schema while the connection is `modern` (a client's requests as
+ * `ClientRequest`, a server's answers by their method's result type), else the negotiated (or requested)
+ * handshake revision's. Call `assertValid()` at the end of the test; `count` shows it saw traffic.
  */
 export function recordEmitted(connection: Connection): { readonly count: number; assertValid(): void } {
   const failures: string[] = [];
   let count = 0;
+  let modernServerMessages: ReturnType<typeof modernWireValidator> | undefined;
+  const problemsOfEvent = (message: Record<string, any>, event: TraceEvent): string[] => {
+    if (connection.state !== 'modern') return problemsOf(message, versionFor(connection, event), event.method);
+    if (connection.role === 'client') return modernProblemsOf(message);
+    return (modernServerMessages ??= modernWireValidator()).check(event.method ?? '', message as never);
+  };
   connection.trace$.subscribe((event) => {
     if (event.direction !== 'out' || event.message === undefined || event.kind === 'ignored') return;
     const messages = Array.isArray(event.message) ? event.message : [event.message];
     for (const message of messages) {
       count++;
-      const problems = problemsOf(message as Record<string, any>, versionFor(connection, event), event.method);
+      const problems = problemsOfEvent(message as Record<string, any>, event);
       if (problems.length) failures.push(`${JSON.stringify(message).slice(0, 300)}\n  ${problems.join('\n  ')}`);
     }
   });
