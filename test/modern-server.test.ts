@@ -14,6 +14,8 @@ import type { ServerContext } from '../lib/server/context';
 import { createKeyRing } from '../lib/server/request-state';
 import { createMemoryPair } from '../transports/memory';
 import { createMcpHttpHandler } from '../transports/http/endpoint';
+import { StreamableHttpClientTransport } from '../transports/http/streamable-client';
+import { Client } from '../lib/client/client';
 import { cleanups, listenHttp, sseReader } from './helpers/http';
 import { modernWireValidator, validateEveryModernExchange } from './helpers/modern-wire';
 import { RawPeer } from './helpers/raw-peer';
@@ -282,6 +284,23 @@ describe('a modern request over Streamable HTTP', () => {
     controller.abort();
     await eventually(() => cancelled.length > 0, 'the handler to be cancelled');
     expect(cancelled[0]).toMatch(/closed the response stream/);
+  });
+
+  it('is cancelled when our client cancels the call (the client closes the response)', async () => {
+    const server = newServer();
+    const handler = createMcpHttpHandler(server);
+    cleanups.push(() => handler.close());
+    const { origin } = await listenHttp(handler);
+    const client = new Client({ name: 'canceller', version: '1' }, { eraCache: false });
+    cleanups.push(() => client.close());
+    await client.connect(new StreamableHttpClientTransport(new URL(`${origin}/mcp`)));
+    expect(client.connectedEra).toBe('modern');
+    const controller = new AbortController();
+    const call = client.callTool('hangs', {}, { signal: controller.signal });
+    await eventually(() => runs.hangs === 1, 'the handler to start');
+    controller.abort();
+    await expect(call).rejects.toThrow();
+    await eventually(() => cancelled.length === 1, 'the handler to be cancelled');
   });
 
   it('refuses Mcp-Param headers that disagree with the arguments: 400 / -32020', async () => {

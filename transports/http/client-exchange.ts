@@ -46,6 +46,8 @@ import type { SseEvent } from './sse';
 export interface SentPost {
   readonly exchange: HttpExchange;
   readonly session: string | undefined;
+  /** A modern POST's own abort: closing its response is how the revision cancels a request over HTTP. */
+  readonly abort?: () => void;
 }
 
 /** What an exchange needs of its transport. */
@@ -104,6 +106,8 @@ export class RequestExchange implements FollowedStream {
   /** Made once the answer is a stream: cuts short its reading or resumption when nothing waits for it. */
   interruption: Interruption | undefined;
   private handedOver = false;
+  /** Aborts the POST of a modern request (closes its response: the server cancels the request). */
+  private abortPost: (() => void) | undefined;
 
   constructor(
     private readonly host: ExchangeHost,
@@ -133,6 +137,7 @@ export class RequestExchange implements FollowedStream {
   /** POSTs the message and reads its answer (see the module comment). */
   async run(): Promise<void> {
     let sent = this.host.post(this.body, this.opening !== undefined, this.modernHeaders);
+    this.abortPost = sent.abort;
     if (!this.opening) void this.handOverOnceWritten(sent.exchange);
     try {
       for (let retried = false; ; retried = true) {
@@ -171,7 +176,9 @@ export class RequestExchange implements FollowedStream {
 
   /** A request of this exchange was finished on our side: it is not waited for any more. */
   finish(id: RequestId): void {
-    if (this.pending.delete(id) && this.pending.size === 0) this.interruption?.interrupt();
+    if (!this.pending.delete(id) || this.pending.size > 0) return;
+    this.interruption?.interrupt();
+    this.abortPost?.();
   }
 
   /** Names the POST in failure messages. */

@@ -233,14 +233,15 @@ export class StreamableClientSession
 
   post(body: string, initialize: boolean, modernHeaders?: HeaderList): SentPost {
     if (modernHeaders !== undefined) {
+      const own = new AbortController();
       const exchange = sendHttpRequest({
         method: 'POST',
         target: this.peer.target,
         headers: modernHeaders,
         body,
-        signal: this.abort.signal,
+        signal: AbortSignal.any([this.abort.signal, own.signal]),
       });
-      return { exchange, session: undefined };
+      return { exchange, session: undefined, abort: () => own.abort() };
     }
     // An initialize starts a session: it names none, and announces its revision in its body only.
     const session = initialize ? undefined : this.sessionId;
