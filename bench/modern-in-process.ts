@@ -6,10 +6,13 @@
  *   era is chosen by its first request);
  * - legacy: `initialize` once, then `tools/call` of `echo` on the session;
  * - modern-round: one logical call of `ask_name` (the `input_required` answer, then the retry).
- * Our client's modern mode is not measured here: these rows are the server's side of the in-process figure.
+ * - client-modern / client-legacy: the same `tools/call` of `echo` through our `Client` (forced into each
+ *   era: a memory pair is not probed) against the same server: the whole in-process path of each era.
  */
 import type { InboundFrame, JsonObject, JsonRpcResponse, RequestId } from '../lib/jsonrpc/types';
 import { Server } from '../lib/server/server';
+import { Client } from '../lib/client/client';
+import type { EraChoice } from '../lib/client/era-probe';
 import { createMemoryPair } from '../transports/memory';
 import type { Transport } from '../transports/transport';
 import type { BenchSettings } from './config';
@@ -102,10 +105,25 @@ async function modernRound(): Promise<CallPair> {
   };
 }
 
+/** Our client in `era`, connected to the shared server over an unfrozen memory pair. */
+async function clientEcho(era: EraChoice): Promise<CallPair> {
+  const [clientSide, serverSide] = createMemoryPair({ freeze: false });
+  (sharedServer ??= new Server(dualEraDefinition())).connect(serverSide);
+  const client = new Client({ name: 'bench', version: '1.0.0' }, { era, listChanges: 'off' });
+  await client.connect(clientSide);
+  const args = { text: 'hi' };
+  return {
+    callEcho: async () => expectText((await client.callTool('echo', args)) as Record<string, unknown>, 'hi'),
+    close: () => client.close().then(() => undefined),
+  };
+}
+
 const ENTRANTS: Readonly<Record<string, () => Promise<CallPair>>> = {
   modern: modernEcho,
   legacy: legacyEcho,
   'modern-round': modernRound,
+  'client-modern': () => clientEcho('modern'),
+  'client-legacy': () => clientEcho('legacy'),
 };
 
 /**
