@@ -77,7 +77,17 @@ export class ModernClient {
    * through its `input_required` rounds (lib/client/input-required.ts).
    */
   request(method: string, params: JsonObject | undefined, options: SendOptions | undefined): Promise<JsonObject> {
-    return this.send(method, params, options).then((sent) => this.complete(method, sent.params, sent.result, options));
+    const session = this.session;
+    const sendOptions = this.sendOptionsFor(method, params, options);
+    const sent = session.stamp(params);
+    // One promise step on the way of a plain call; the -32022 retry and input rounds only when they happen.
+    return this.options.send(method, sent, sendOptions).then(
+      (result) => this.complete(method, sent, result, options),
+      (error: unknown) =>
+        this.retryOnce(error, method, params, sendOptions).then((retried) =>
+          this.complete(method, retried.params, retried.result, options),
+        ),
+    );
   }
 
   /**
@@ -107,32 +117,48 @@ export class ModernClient {
     this.listChanges = undefined;
   }
 
+  /** The options of a request: a `tools/call` of a tool with `x-mcp-header` parameters adds their headers. */
+  private sendOptionsFor(
+    method: string,
+    params: JsonObject | undefined,
+    options: SendOptions | undefined,
+  ): SendOptions | undefined {
+    const headers = this.session.headersFor(method, params);
+    return headers === undefined ? options : { ...options, headers: { ...options?.headers, ...headers } };
+  }
+
   /** A request of the stateless revision: stamped, retried once on a -32022 naming another revision we speak. */
-  private async send(
+  private send(
     method: string,
     params: JsonObject | undefined,
     options: SendOptions | undefined,
   ): Promise<{ params: JsonObject; result: JsonObject }> {
+    const sendOptions = this.sendOptionsFor(method, params, options);
+    const sent = this.session.stamp(params);
+    return this.options.send(method, sent, sendOptions).then(
+      (result) => ({ params: sent, result }),
+      (error: unknown) => this.retryOnce(error, method, params, sendOptions),
+    );
+  }
+
+  /** After `error`: the one retry with the revision a -32022 named, or `error` again (dropping a stale era verdict). */
+  private async retryOnce(
+    error: unknown,
+    method: string,
+    params: JsonObject | undefined,
+    sendOptions: SendOptions | undefined,
+  ): Promise<{ params: JsonObject; result: JsonObject }> {
     const session = this.session;
-    const headers = session.headersFor(method, params);
-    const sendOptions = headers === undefined ? options : { ...options, headers: { ...options?.headers, ...headers } };
-    let sent = session.stamp(params);
-    let result: JsonObject;
-    try {
-      result = await this.options.send(method, sent, sendOptions);
-    } catch (error) {
-      const retry = session.retryVersion(error);
-      if (retry === undefined) {
-        const { eraKey, eraCache } = this.options;
-        if (eraKey !== undefined && isLegacyLookingFailure(error)) eraCache?.delete(eraKey);
-        throw error;
-      }
-      this.host.logger.debug(`${method} was refused with -32022: switching to revision ${retry} and retrying once`);
-      session.switchVersion(retry);
-      sent = session.stamp(params);
-      result = await this.options.send(method, sent, sendOptions);
+    const retry = session.retryVersion(error);
+    if (retry === undefined) {
+      const { eraKey, eraCache } = this.options;
+      if (eraKey !== undefined && isLegacyLookingFailure(error)) eraCache?.delete(eraKey);
+      throw error;
     }
-    return { params: sent, result };
+    this.host.logger.debug(`${method} was refused with -32022: switching to revision ${retry} and retrying once`);
+    session.switchVersion(retry);
+    const sent = session.stamp(params);
+    return { params: sent, result: await this.options.send(method, sent, sendOptions) };
   }
 
   /**

@@ -291,6 +291,7 @@ export class Server implements ModernServer {
   /** Which requests the stateless revision serves (read by the transports' classifier). */
   readonly eraPolicy: EraPolicy;
   readonly inputRounds: InputRoundSettings;
+  private ownRuntime: Runtime | undefined;
   /** Where the server's changes go: legacy sessions and listen streams hear the same events. */
   readonly events: ServerEventBus;
   /** The open `subscriptions/listen` streams. */
@@ -320,9 +321,9 @@ export class Server implements ModernServer {
     return this.options.logger ?? defaultLogger;
   }
 
-  /** The actor system and trace stream of this server's connections and modern exchanges. */
+  /** The actor system and trace stream of this server's connections and modern exchanges (made on first use). */
   get runtime(): Runtime {
-    return this.options.runtime ?? defaultRuntime();
+    return (this.ownRuntime ??= this.options.runtime ?? defaultRuntime());
   }
 
   /** @internal The revisions `server/discover` names. */

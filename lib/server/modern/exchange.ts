@@ -100,8 +100,7 @@ export class ModernExchange implements ModernHost {
   /** Made when someone listens to the runtime's trace as the request arrives (HTTP; a duplex connection traces itself). */
   private readonly tracing: ConnectionTrace | undefined;
   private readonly startedAt: number;
-  /** Names the exchange in trace events (`x1`, `x2`, …): a modern request has no connection. */
-  readonly id: string;
+  private readonly seq: number;
   readonly upstream = undefined;
 
   constructor(
@@ -111,7 +110,7 @@ export class ModernExchange implements ModernHost {
   ) {
     // One definition for the whole request, even if the server's changes meanwhile.
     this.definition = serving.definition;
-    this.id = `x${++exchangeCount}`;
+    this.seq = ++exchangeCount;
     const traced = !reply.traced && serving.runtime.traceChannel.observed;
     this.tracing = traced ? new ConnectionTrace(this, serving.runtime) : undefined;
     this.startedAt = traced ? serving.clock.now() : 0;
@@ -120,6 +119,11 @@ export class ModernExchange implements ModernHost {
   }
 
   // ---- what handlers read ------------------------------------------------------------------------
+
+  /** Names the exchange in trace events (`x1`, `x2`, …): a modern request has no connection. */
+  get id(): string {
+    return `x${this.seq}`;
+  }
 
   get clock(): Clock {
     return this.serving.clock;
