@@ -18,6 +18,7 @@ import {
 } from '../lib/protocol/era';
 import { METHODS } from '../lib/protocol/methods';
 import { META } from '../lib/protocol/modern';
+import { readRequestEnvelope } from '../lib/protocol/envelope';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../lib/protocol/versions';
 import { createAjv } from './helpers/ajv';
 
@@ -678,5 +679,26 @@ describe('classifyInbound: properties', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('readRequestEnvelope remembers the last frozen _meta', () => {
+  const capabilities = { sampling: {} };
+  const envelopeOf = (meta: Record<string, unknown>) => readRequestEnvelope(meta);
+
+  it('reads a frozen _meta sent again as the same envelope', () => {
+    const meta = Object.freeze({ [META.protocolVersion]: '2026-07-28', [META.clientCapabilities]: capabilities });
+    const first = envelopeOf(meta);
+    expect(envelopeOf(meta)).toBe(first);
+  });
+
+  it('reads an unfrozen _meta afresh each time, so a change made in between is seen', () => {
+    const meta: Record<string, unknown> = {
+      [META.protocolVersion]: '2026-07-28',
+      [META.clientCapabilities]: capabilities,
+    };
+    expect(envelopeOf(meta)).toMatchObject({ logLevel: undefined });
+    meta[META.logLevel] = 'shout';
+    expect(envelopeOf(meta)).toEqual({ key: META.logLevel, problem: 'invalid' });
   });
 });

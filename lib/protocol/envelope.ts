@@ -77,6 +77,21 @@ const isProgressToken = (value: unknown): value is string | number =>
  * business later, against these same objects.
  */
 export function readRequestEnvelope(meta: Record<string, unknown>): RequestEnvelope | EnvelopeIssue {
+  if (meta === lastFrozenMeta) return lastEnvelope!;
+  const envelope = checkRequestEnvelope(meta);
+  // A frozen `_meta` cannot change under us: an in-process client that shares one (ours does) is read once.
+  if (!isEnvelopeIssue(envelope) && Object.isFrozen(meta)) {
+    lastFrozenMeta = meta;
+    lastEnvelope = envelope;
+  }
+  return envelope;
+}
+
+/** The frozen `_meta` object last read, and what it read as (one slot, like the capabilities above). */
+let lastFrozenMeta: Record<string, unknown> | undefined;
+let lastEnvelope: RequestEnvelope | undefined;
+
+function checkRequestEnvelope(meta: Record<string, unknown>): RequestEnvelope | EnvelopeIssue {
   const clientCapabilities = meta[META.clientCapabilities];
   if (clientCapabilities === undefined) return { key: META.clientCapabilities, problem: 'missing' };
   if (clientCapabilities !== lastWellFormedCapabilities) {

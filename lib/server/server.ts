@@ -225,7 +225,7 @@ export class ServerConnection extends Connection {
       return this.sendOrLog({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidRequest, message: why } });
     }
     const method = verdict.request.method;
-    const reply = new ConnectionExchangeReply(this.modernChannel, { id, method, startedAt: this.clock.now() });
+    const reply = new ConnectionExchangeReply(this.modernChannel, id, method, this.clock.now());
     inFlight.set(id, reply);
     this.server.serveModern(verdict, reply);
   }

@@ -16,25 +16,30 @@ export interface ReplyChannel {
   settled(id: RequestId): void;
 }
 
-export class ConnectionExchangeReply implements ExchangeReply {
+/**
+ * One per modern request on the connection; it is also the request's record for the trace (`AnsweredRequest`)
+ * and the send options of its messages (`relatedRequestId`), so a request costs one object here.
+ */
+export class ConnectionExchangeReply implements ExchangeReply, AnsweredRequest, TransportSendOptions {
   readonly traced = true;
+  readonly relatedRequestId: RequestId;
   private done = false;
   private abortHooks: ((reason: Error) => void)[] | undefined;
   private abortReason: Error | undefined;
-  private readonly related: TransportSendOptions;
-  private readonly id: RequestId;
 
   constructor(
     private readonly channel: ReplyChannel,
-    private readonly request: AnsweredRequest,
+    readonly id: RequestId,
+    readonly method: string,
+    /** The clock's time when the request arrived. */
+    readonly startedAt: number,
   ) {
-    this.id = request.id;
-    this.related = { relatedRequestId: request.id };
+    this.relatedRequestId = id;
   }
 
   notify(message: JsonRpcNotification): Promise<void> {
     if (this.done) return Promise.resolve();
-    return this.channel.send(message, this.related);
+    return this.channel.send(message, this);
   }
 
   answer(message: JsonRpcResponse): Promise<void> {
@@ -42,7 +47,7 @@ export class ConnectionExchangeReply implements ExchangeReply {
     this.done = true;
     this.abortHooks = undefined;
     this.channel.settled(this.id);
-    return this.channel.send(message, this.related, this.request);
+    return this.channel.send(message, this, this);
   }
 
   onAbort(hook: (reason: Error) => void): void {
