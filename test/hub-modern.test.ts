@@ -216,3 +216,40 @@ describe('a modern upstream behind the hub, a handshake-era downstream client', 
     expect(logs.map((log) => log.data)).toEqual(['an error line']);
   });
 });
+
+describe('2026-07-28 on both sides of the hub', () => {
+  it('carries an upstream’s input_required round to a modern caller as the hub’s own round, and completes on the retry', async () => {
+    const { hub, problems } = await hubOverModernUpstream();
+    const downstreamProblems = validateEveryModernExchange(hub.server);
+    const handler = createMcpHttpHandler(hub.server);
+    cleanups.push(() => handler.close());
+    const { origin } = await listenHttp(handler);
+    const call = async (id: number, params: JsonObject) =>
+      (await (
+        await fetch(`${origin}/mcp`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': VERSION,
+            'mcp-method': 'tools/call',
+            'mcp-name': 'greet',
+          },
+          body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { ...params, _meta: ENVELOPE } }),
+        })
+      ).json()) as any;
+    const round = (await call(1, { name: 'greet', arguments: {} })).result;
+    expect(round.resultType).toBe('input_required');
+    const [key, request] = Object.entries(round.inputRequests)[0] as [string, any];
+    expect(request).toMatchObject({ method: 'elicitation/create', params: { message: 'Name?' } });
+    const done = await call(2, {
+      name: 'greet',
+      arguments: {},
+      inputResponses: { [key]: { action: 'accept', content: { name: 'Lin' } } },
+      requestState: round.requestState,
+    });
+    expect(done.result).toEqual({ ...text('Hello, Lin'), resultType: 'complete' });
+    expect(problems).toEqual([]);
+    expect(downstreamProblems).toEqual([]);
+  });
+});
