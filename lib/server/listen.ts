@@ -45,6 +45,18 @@ export interface ListenHost extends RequestHost {
 
 export const DEFAULT_MAX_LISTEN_STREAMS = 1024;
 
+/**
+ * Notifications one stream may have on their way (handed to its transport, not yet written out) before it
+ * holds the next ones back: a client that stops reading is not buffered for without bound.
+ */
+export const LISTEN_SEND_WINDOW = 32;
+
+/**
+ * Distinct resource URIs a stream holds back while its client is not reading; past this, a sub-resource's
+ * update is held as an update of the subscribed resource (what the client asked to hear of).
+ */
+export const MAX_HELD_RESOURCE_URIS = 256;
+
 /** The list notifications, by the filter field that asks for them and the capability that announces them. */
 const LISTS: Readonly<Record<ListChangedKind, { readonly method: string; readonly capability: readonly string[] }>> = {
   toolsListChanged: { method: 'notifications/tools/list_changed', capability: ['tools', 'listChanged'] },
@@ -116,7 +128,13 @@ export function listen(
   return context.connection.listenStreams.serve(context, params);
 }
 
-/** One open listen stream: the bus observer that filters and stamps the events for its request. */
+/**
+ * One open listen stream: the bus observer that filters and stamps the events for its request. While
+ * `LISTEN_SEND_WINDOW` of its notifications are on their way (the client reads slowly, or not at all), what
+ * it hears next is held back, coalesced: each list change once, each resource URI once. These notifications
+ * say "read it again", so one of each tells the client all that the many would; they go out, in the order
+ * first held, as the earlier ones are written.
+ */
 class ListenStream implements Partial<Observer<ServerEvent>> {
   /** `_meta` of everything this stream sends: the subscription id. */
   private readonly meta: { readonly [META.subscriptionId]: RequestId };
@@ -127,6 +145,10 @@ class ListenStream implements Partial<Observer<ServerEvent>> {
   private uris: Set<string> | undefined;
   private readonly watches: Unsubscribable[] = [];
   private events: Unsubscribable | undefined;
+  /** Notifications handed to the transport whose write has not completed. */
+  private sending = 0;
+  /** What was held back while the window was full (created on the first hold). */
+  private held: Set<ListChangedKind | ResourceUpdate> | undefined;
   private ended = false;
   private settle: ((result: SubscriptionsListenResult) => void) | undefined;
   private result: Promise<SubscriptionsListenResult> | undefined;
@@ -166,15 +188,17 @@ class ListenStream implements Partial<Observer<ServerEvent>> {
     return result;
   }
 
-  /** A bus event: sent when this stream honours it. */
+  /** A bus event: sent (or held back while the client is behind) when this stream honours it. */
   next(event: ServerEvent): void {
     if (this.ended) return;
     if (event.kind === 'resourceUpdated') {
-      if (this.uris?.has(event.topic ?? event.uri)) {
-        this.send('notifications/resources/updated', { uri: event.uri, _meta: this.meta });
-      }
+      const topic = event.topic ?? event.uri;
+      if (!this.uris?.has(topic)) return;
+      if (this.held === undefined && this.sending < LISTEN_SEND_WINDOW) return this.sendUpdate(event.uri);
+      this.holdUpdate(event.uri, topic);
     } else if (this.lists.has(event.kind)) {
-      this.send(LISTS[event.kind].method, this.listParams);
+      if (this.held === undefined && this.sending < LISTEN_SEND_WINDOW) return this.sendListChange(event.kind);
+      (this.held ??= new Set()).add(event.kind);
     }
   }
 
@@ -212,21 +236,69 @@ class ListenStream implements Partial<Observer<ServerEvent>> {
     return watched;
   }
 
+  private sendListChange(kind: ListChangedKind): void {
+    this.send(LISTS[kind].method, this.listParams);
+  }
+
+  private sendUpdate(uri: string): void {
+    this.send('notifications/resources/updated', { uri, _meta: this.meta });
+  }
+
+  /** Held as itself, or as its subscribed resource once many distinct URIs are held. */
+  private holdUpdate(uri: string, topic: string): void {
+    const held = (this.held ??= new Set());
+    const key = `${RESOURCE_KEY}${uri}` as ResourceUpdate;
+    if (held.has(key)) return;
+    held.add(held.size < MAX_HELD_RESOURCE_URIS ? key : (`${RESOURCE_KEY}${topic}` as ResourceUpdate));
+  }
+
+  /** Sends what was held back, while the window has room. */
+  private release(): void {
+    const held = this.held;
+    if (held === undefined || this.ended) return;
+    for (const item of held) {
+      if (this.sending >= LISTEN_SEND_WINDOW) return;
+      held.delete(item);
+      if (item.startsWith(RESOURCE_KEY)) this.sendUpdate(item.slice(RESOURCE_KEY.length));
+      else this.sendListChange(item as ListChangedKind);
+    }
+    this.held = undefined;
+  }
+
   private send(method: string, params: JsonObject): void {
     try {
-      this.context.notify(method, params).catch(this.sendFailed);
+      const sent = this.context.notify(method, params);
+      this.sending++;
+      sent.then(this.written, this.sendFailed);
     } catch (error) {
-      this.sendFailed(error);
+      this.context.connection.logger.debug(
+        `subscriptions/listen ${String(this.context.id)}: a notification was not sent`,
+        error,
+      );
     }
   }
+
+  /** A notification was written (or its transport gave up on it): room for what was held back. */
+  private readonly written = (): void => {
+    this.sending--;
+    this.release();
+  };
 
   private readonly sendFailed = (error: unknown): void => {
     this.context.connection.logger.debug(
       `subscriptions/listen ${String(this.context.id)}: a notification was not sent`,
       error,
     );
+    this.written();
   };
 }
+
+/**
+ * A held resource update: the URI behind a prefix no list-change kind starts with, so that one ordered set
+ * holds both kinds of notification.
+ */
+type ResourceUpdate = `uri:${string}`;
+const RESOURCE_KEY = 'uri:';
 
 /** The filter of a listen request; -32602 naming what is wrong when it is malformed. */
 function filterOf(params: JsonObject | undefined): SubscriptionFilter {

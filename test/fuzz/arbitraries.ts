@@ -302,3 +302,151 @@ export const traffic = (maxLength: number): fc.Arbitrary<Traffic> =>
     ),
     { minLength: 1, maxLength, size: 'max' },
   );
+
+// ---- the stateless revision (2026-07-28) ---------------------------------------------------------------
+
+export const MODERN_VERSION = '2026-07-28';
+export const CLAIM_KEY = 'io.modelcontextprotocol/protocolVersion';
+export const CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities';
+
+/**
+ * A 2026-07-28 request built from parts, each possibly hostile: the claim, the capabilities, extra `_meta`
+ * members (prototype keys, nesting near and past the depth limit), the method, and a call's `requestState`,
+ * `inputResponses` and arguments. The oracle reads the parts, not our code, to say what must come back.
+ */
+export interface ModernCall {
+  /** JSON text of the claim; `claim` says what kind it is. */
+  readonly claimText: string;
+  readonly claim: 'served' | 'malformed' | 'unsupported';
+  /** JSON text of `clientCapabilities`, or undefined when missing; `capabilitiesWellFormed` as the schema says. */
+  readonly capabilitiesText: string | undefined;
+  readonly capabilitiesWellFormed: boolean;
+  /** Raw `_meta` members added to the envelope (`"key":value`). */
+  readonly extraMeta: readonly (readonly [string, string])[];
+  readonly method: string;
+  /** Raw params members of a tools/call besides name and arguments. */
+  readonly callExtras: readonly (readonly [string, string])[];
+  /** Whether `callExtras` carry an input round the server cannot take (a bad or forged state, bad responses). */
+  readonly roundRefused: boolean;
+  readonly argumentsText: string;
+}
+
+const servedClaim = fc.constant({ claimText: JSON.stringify(MODERN_VERSION), claim: 'served' as const });
+const modernClaim = fc.oneof(
+  { weight: 6, arbitrary: servedClaim },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom('5', 'null', 'true', '""', '{}', '["2026-07-28"]', nested(5, 'object', '"2026-07-28"'))
+      .map((claimText) => ({ claimText, claim: 'malformed' as const })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom('"2099-01-01"', '"2025-11-25"', '"__proto__"', '"2026-07-28-draft"')
+      .map((claimText) => ({ claimText, claim: 'unsupported' as const })),
+  },
+);
+
+const modernCapabilities = fc.oneof(
+  { weight: 6, arbitrary: fc.constantFrom('{}', '{"elicitation":{},"roots":{}}', '{"sampling":{"x":[1,2]}}') },
+  { weight: 1, arbitrary: fc.constantFrom('{"__proto__":{"elicitation":1}}', '{"constructor":{"prototype":{}}}') },
+  {
+    weight: 1,
+    arbitrary: fc.integer({ min: 1, max: 110 }).map((depth) => `{"experimental":${nested(depth, 'object')}}`),
+  },
+);
+const malformedCapabilities = fc.constantFrom(
+  '"all"',
+  '[]',
+  'null',
+  '{"roots":true}',
+  '{"elicitation":[]}',
+  '{"tasks":"yes"}',
+);
+
+const extraMetaMember = fc.oneof(
+  fc.constantFrom<readonly [string, string]>(
+    ['__proto__', '{"polluted":1}'],
+    ['constructor', '{"prototype":{"polluted":1}}'],
+    ['io.modelcontextprotocol/logLevel', '"info"'],
+    ['io.modelcontextprotocol/progressToken', '"p"'],
+  ),
+  fc.tuple(
+    fc.constant('x-deep'),
+    fc.integer({ min: 1, max: 300 }).map((depth) => nested(depth, 'array')),
+  ),
+  fc.tuple(fc.constant('x-value'), jsonValueText),
+);
+
+const roundExtras = fc.oneof(
+  { weight: 4, arbitrary: fc.constant({ callExtras: [] as (readonly [string, string])[], roundRefused: false }) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .oneof(
+        fc.constantFrom('"forged"', '""', '42', '{}', 'null', '["x"]'),
+        fc.integer({ min: 1_000, max: 100_000 }).map((length) => `"${'A'.repeat(length)}"`),
+      )
+      .map((state) => ({ callExtras: [['requestState', state] as const], roundRefused: true })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom('[]', '"yes"', '7')
+      .map((responses) => ({ callExtras: [['inputResponses', responses] as const], roundRefused: true })),
+  },
+  {
+    // Answers nobody asked for are ignored, prototype keys included.
+    weight: 1,
+    arbitrary: fc
+      .constantFrom('{"__proto__":{"action":"accept"}}', '{"constructor":{}}', '{"x":{"action":"decline"}}')
+      .map((responses) => ({ callExtras: [['inputResponses', responses] as const], roundRefused: false })),
+  },
+);
+
+export const modernCall: fc.Arbitrary<ModernCall> = fc
+  .record({
+    claim: modernClaim,
+    capabilities: fc.oneof(
+      { weight: 8, arbitrary: modernCapabilities.map((text) => ({ text, wellFormed: true })) },
+      { weight: 1, arbitrary: malformedCapabilities.map((text) => ({ text, wellFormed: false })) },
+      { weight: 1, arbitrary: fc.constant({ text: undefined, wellFormed: false }) },
+    ),
+    extraMeta: fc.array(extraMetaMember, { maxLength: 2 }),
+    method: fc.oneof(
+      { weight: 6, arbitrary: fc.constant('tools/call') },
+      { weight: 2, arbitrary: fc.constant('tools/list') },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom('ping', 'initialize', 'logging/setLevel', 'resources/list', 'nope/x', '__proto__'),
+      },
+    ),
+    round: roundExtras,
+    args: fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }),
+  })
+  .map(({ claim, capabilities, extraMeta, method, round, args }) => ({
+    ...claim,
+    capabilitiesText: capabilities.text,
+    capabilitiesWellFormed: capabilities.wellFormed,
+    extraMeta,
+    method,
+    ...round,
+    argumentsText: JSON.stringify(args),
+  }));
+
+/** The text of modern call `call` with id `id` (JSON text). */
+export function modernCallText(call: ModernCall, id: string): string {
+  const meta: Member[] = [[CLAIM_KEY, call.claimText]];
+  if (call.capabilitiesText !== undefined) meta.push([CAPABILITIES_KEY, call.capabilitiesText]);
+  meta.push(...call.extraMeta);
+  const params: Member[] =
+    call.method === 'tools/call' ? [['name', '"echo"'], ['arguments', call.argumentsText], ...call.callExtras] : [];
+  params.push(['_meta', objectText(meta)]);
+  return objectText([
+    ['jsonrpc', '"2.0"'],
+    ['id', id],
+    ['method', JSON.stringify(call.method)],
+    ['params', objectText(params)],
+  ]);
+}

@@ -12,10 +12,28 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Server } from '../../lib/server/server';
 import { createStreamableHttpHandler, type StreamableHttpHandler } from '../../transports/http/streamable-server';
 import { listenHttp } from '../helpers/http';
-import { deepJsonrpcLine, nested, rawLine, traffic, type Traffic } from './arbitraries';
+import {
+  deepJsonrpcLine,
+  modernCall,
+  modernCallText,
+  nested,
+  rawLine,
+  traffic,
+  type ModernCall,
+  type Traffic,
+} from './arbitraries';
 import { fuzzCases, fuzzParameters, fuzzTimeout } from './config';
 import { FUZZ_MAX_MESSAGE_BYTES, fuzzDefinition } from './definition';
-import { INVALID_REQUEST, MAX_ERROR_MESSAGE_CHARS, PARSE_ERROR, idKey, planTraffic, type Expectation } from './oracle';
+import {
+  HANDSHAKE_ERA_VERSIONS,
+  INVALID_REQUEST,
+  MAX_ERROR_MESSAGE_CHARS,
+  PARSE_ERROR,
+  idKey,
+  modernHttpExpectation,
+  planTraffic,
+  type Expectation,
+} from './oracle';
 import { watchProcessFaults } from './process-faults';
 
 const VERSION = '2025-11-25';
@@ -36,8 +54,8 @@ async function post(site: Pick<Site, 'url'>, body: Buffer | string, headers: Rec
   return { status: response.status, text, headers: response.headers };
 }
 
-async function openSite(): Promise<Site> {
-  const handler = createStreamableHttpHandler(new Server(fuzzDefinition), {
+async function openSite(server = new Server(fuzzDefinition)): Promise<Site> {
+  const handler = createStreamableHttpHandler(server, {
     responseMode: 'json',
     maxBodyBytes: FUZZ_MAX_MESSAGE_BYTES,
   });
@@ -144,6 +162,64 @@ describe('fuzz: a Streamable HTTP server', () => {
       await fc.assert(
         fc.asyncProperty(traffic(20), (lines) => runHttpCase(site, lines)),
         fuzzParameters('server http', CASES),
+      );
+      await site.handler.close();
+      expect(faults.seen.splice(0)).toEqual([]);
+    },
+    fuzzTimeout(40_000, CASES),
+  );
+});
+
+/**
+ * The headers a client mirrors from a modern call: the claimed revision (2026-07-28 when the claim is no
+ * string or names a handshake-era revision, whose header would take the POST to that era's path), the method, the tool.
+ */
+function modernHeaders(call: ModernCall): Record<string, string> {
+  const claim: unknown = JSON.parse(call.claimText);
+  const mirrored = typeof claim === 'string' && claim !== '' && !HANDSHAKE_ERA_VERSIONS.has(claim);
+  return {
+    'mcp-protocol-version': mirrored ? claim : '2026-07-28',
+    'mcp-method': call.method,
+    ...(call.method === 'tools/call' && { 'mcp-name': 'echo' }),
+  };
+}
+
+/** One burst of sessionless 2026-07-28 POSTs: each answered as the revision's ladder says; the server holds nothing after. */
+async function runModernCase(site: Site, server: Server, calls: readonly ModernCall[]): Promise<void> {
+  const texts = calls.map((call, n) => modernCallText(call, JSON.stringify(`m-${n}`)));
+  const answers = await Promise.all(texts.map((text, n) => post(site, text, modernHeaders(calls[n]!))));
+  answers.forEach((answer, n) => {
+    const expected = modernHttpExpectation(calls[n]!, texts[n]!, FUZZ_MAX_MESSAGE_BYTES);
+    const what = `the answer to ${texts[n]!.slice(0, 160)}`;
+    expect(answer.status, what).toBe(expected.status);
+    if (expected.status === 413) return;
+    const body = parsed(answer.text);
+    if (expected.echoesId) expect(body.id, `${what}: the id`).toBe(`m-${n}`);
+    if (expected.outcome === 'result') {
+      expect(body.result?.resultType, what).toBe('complete');
+      if (expected.echo !== undefined) expect(body.result.content[0].text, what).toBe(expected.echo);
+    } else expectBoundedError(body, expected.outcome);
+  });
+  expect(server.listenStreams.size, 'no listen stream left').toBe(0);
+  expect(site.handler.sessionCount, 'no session opened by a sessionless request').toBe(1);
+  expect(({} as Record<string, unknown>).polluted, 'Object.prototype untouched').toBeUndefined();
+}
+
+describe('fuzz: a Streamable HTTP server, sessionless 2026-07-28 requests', () => {
+  const CASES = 80;
+  const faults = watchProcessFaults();
+  afterAll(() => faults.stop());
+
+  it(
+    `answers every request of ${fuzzCases(CASES)} bursts of hostile modern POSTs as the revision's ladder says, with nothing held after`,
+    async () => {
+      const server = new Server(fuzzDefinition);
+      const site = await openSite(server);
+      await fc.assert(
+        fc.asyncProperty(fc.array(modernCall, { minLength: 1, maxLength: 12 }), (calls) =>
+          runModernCase(site, server, calls),
+        ),
+        fuzzParameters('server http modern', CASES),
       );
       await site.handler.close();
       expect(faults.seen.splice(0)).toEqual([]);

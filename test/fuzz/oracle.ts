@@ -6,7 +6,7 @@
  * messages, valid requests answered with their own result.
  */
 import { expect } from 'vitest';
-import { VALID_ID_PREFIX, validCallText, type Traffic } from './arbitraries';
+import { VALID_ID_PREFIX, validCallText, type ModernCall, type Traffic } from './arbitraries';
 
 export type RequestId = string | number;
 
@@ -286,3 +286,52 @@ export function checkResponses(expectations: readonly Expectation[], responses: 
     }
   }
 }
+
+/** What a sessionless POST of a 2026-07-28 request must get: the HTTP status, the outcome, and whether the id is echoed. */
+export interface ModernHttpExpectation {
+  readonly status: number;
+  readonly outcome: Outcome;
+  readonly echoesId: boolean;
+  /** A valid call's echoed arguments (canonical JSON). */
+  readonly echo?: string;
+}
+
+/** Revisions of the handshake era: a POST whose header names one is served on that era's path. */
+export const HANDSHAKE_ERA_VERSIONS: ReadonlySet<unknown> = new Set([
+  '2024-11-05',
+  '2025-03-26',
+  '2025-06-18',
+  '2025-11-25',
+]);
+/** Methods 2026-07-28 removed; every other request the fuzz server does not serve is unknown (it serves tools only). */
+const MODERN_REMOVED = new Set(['ping', 'initialize', 'logging/setLevel']);
+const MODERN_SERVED = new Set(['tools/list', 'tools/call']);
+
+/**
+ * The revision's rejection ladder (spec: first failing rung wins) applied to a call sent with the headers a
+ * client mirrors from it (`MCP-Protocol-Version` 2026-07-28 when the claim is no string, or names a
+ * handshake-era revision): over the body limit (413), too deep for the transport (400 -32600, no id: the
+ * body is never read), a claim that is not a non-empty string (400 -32602), a header that is not the claim
+ * (400 -32020), a revision not served (400 -32022), a missing or malformed `clientCapabilities` (400
+ * -32602), a removed or unserved method (404 -32601); then the call itself: a refused input round is -32602
+ * in a 200, anything else its result.
+ */
+export function modernHttpExpectation(call: ModernCall, text: string, maxBytes: number): ModernHttpExpectation {
+  if (Buffer.byteLength(text) > maxBytes) return { status: 413, outcome: INVALID_REQUEST, echoesId: false };
+  if (depthOf(text) > MAX_DEPTH) return { status: 400, outcome: INVALID_REQUEST, echoesId: false };
+  if (call.claim === 'malformed') return { status: 400, outcome: INVALID_PARAMS, echoesId: true };
+  if (HANDSHAKE_ERA_VERSIONS.has(JSON.parse(call.claimText)))
+    return { status: 400, outcome: HEADER_MISMATCH, echoesId: true };
+  if (call.claim === 'unsupported') return { status: 400, outcome: UNSUPPORTED_PROTOCOL_VERSION, echoesId: true };
+  if (!call.capabilitiesWellFormed) return { status: 400, outcome: INVALID_PARAMS, echoesId: true };
+  if (MODERN_REMOVED.has(call.method) || !MODERN_SERVED.has(call.method))
+    return { status: 404, outcome: METHOD_NOT_FOUND, echoesId: true };
+  if (call.method === 'tools/call') {
+    if (call.roundRefused) return { status: 200, outcome: INVALID_PARAMS, echoesId: true };
+    return { status: 200, outcome: 'result', echoesId: true, echo: JSON.stringify(JSON.parse(call.argumentsText)) };
+  }
+  return { status: 200, outcome: 'result', echoesId: true };
+}
+
+export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+export const HEADER_MISMATCH = -32020;
