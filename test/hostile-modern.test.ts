@@ -335,23 +335,26 @@ function rawCall(id: number, members: { meta?: string; capabilities?: string; pa
 const TOO_DEEP = 200;
 
 /** Bodies nested past the 128-level limit in each part of a modern request: refused before anything reads them. */
-const DEEP_BODIES: Record<string, string> = {
-  '_meta (an extra key)': rawCall(11, { meta: `"x-deep":${deep(TOO_DEEP)}` }),
-  clientCapabilities: rawCall(12, { capabilities: `{"experimental":${deep(TOO_DEEP)}}` }),
-  inputResponses: rawCall(13, { params: `"inputResponses":{"name":${deep(TOO_DEEP)}}` }),
-  arguments: rawCall(14, { args: deep(TOO_DEEP) }),
+const DEEP_BODIES: Record<string, [id: number, body: string]> = {
+  '_meta (an extra key)': [11, rawCall(11, { meta: `"x-deep":${deep(TOO_DEEP)}` })],
+  clientCapabilities: [12, rawCall(12, { capabilities: `{"experimental":${deep(TOO_DEEP)}}` })],
+  inputResponses: [13, rawCall(13, { params: `"inputResponses":{"name":${deep(TOO_DEEP)}}` })],
+  arguments: [14, rawCall(14, { args: deep(TOO_DEEP) })],
 };
 
 /** Malformed claims: each a -32602 naming the claim key, with the request's id. */
 const BAD_CLAIMS = ['5', 'null', 'true', '""', '{}', '["2026-07-28"]', deep(20, '"2026-07-28"')];
 
 describe('malformed modern envelopes over HTTP', () => {
-  for (const [where, body] of Object.entries(DEEP_BODIES)) {
-    it(`refuses nesting past the limit inside ${where} with 400 and -32600, and serves the next call`, async () => {
+  for (const [where, [id, body]] of Object.entries(DEEP_BODIES)) {
+    it(`refuses nesting past the limit inside ${where} with 400 and -32600 echoing the id, and serves the next call`, async () => {
       const site = await serveHttp();
       const answer = await post(site.port, body, mirrored('tools/call', 'echo'));
       expect(answer.status).toBe(400);
-      expect(JSON.parse(answer.text).error).toMatchObject({ code: -32600, message: expect.stringContaining('128') });
+      expect(JSON.parse(answer.text)).toMatchObject({
+        id,
+        error: { code: -32600, message: expect.stringContaining('128') },
+      });
       expect(messageOf(await call(site.port, 2, 'echo', { ok: 1 })).result.content[0].text).toBe('{"ok":1}');
       expectNothingHeld(site.server);
     });
@@ -570,7 +573,7 @@ describe('a duplex peer (memory transport, JSON text as stdio reads it)', () => 
 
   it('refuses nesting past the limit in each part of the envelope with -32600 and the id', async () => {
     const { peer } = connect();
-    for (const body of Object.values(DEEP_BODIES)) {
+    for (const [, body] of Object.values(DEEP_BODIES)) {
       await peer.sendRaw(body);
       const answer = await peer.next();
       expect(answer).toMatchObject({

@@ -70,7 +70,7 @@ export interface BodyLimits {
 /**
  * The body decoded as a JSON-RPC frame; undefined once the request was refused for it: 413 over the size
  * limit, 408 when too slow, 400 with the frame error's code (-32700 not JSON, -32600 too deep or otherwise
- * unacceptable). Every refusal closes the connection: what the client sends next on it cannot be trusted
+ * unacceptable) and the request's id when it could still be read. Every refusal closes the connection: what the client sends next on it cannot be trusted
  * to start a new request.
  */
 export async function readJsonBody(
@@ -94,6 +94,6 @@ export async function readJsonBody(
   }
   // The byte limit was enforced while reading: no second count.
   const frame = decodeFrame(text, Infinity, limits.maxDepth);
-  if (frame instanceof UnreadableFrame) return refuseAndClose(response, 400, frame.message, frame.code);
+  if (frame instanceof UnreadableFrame) return refuseAndClose(response, 400, frame.message, frame.code, frame.id);
   return frame;
 }

@@ -7,6 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { encodeFrame } from '../../lib/jsonrpc/codec';
 import { ErrorCode } from '../../lib/jsonrpc/errors';
+import type { JsonRpcErrorResponse, RequestId } from '../../lib/jsonrpc/types';
 
 /**
  * The DNS-rebinding defence: which `Host` and `Origin` headers are accepted. It is always on: localhost
@@ -133,8 +134,10 @@ export function refuseAndClose(
   status: number,
   message: string,
   code: number = ErrorCode.InvalidRequest,
+  /** The refused request's id, when it could be read: the error answers it. */
+  id?: RequestId,
 ): void {
-  refuse(response, status, message, code, CLOSE);
+  refuse(response, status, message, code, CLOSE, id);
 }
 
 function refuse(
@@ -143,9 +146,12 @@ function refuse(
   message: string,
   code: number,
   headers: readonly string[] | undefined,
+  id?: RequestId,
 ): void {
   if (response.headersSent) return void response.destroy();
-  endWithJson(response, status, encodeFrame({ jsonrpc: '2.0', error: { code, message } }), headers);
+  const body =
+    id === undefined ? { jsonrpc: '2.0', error: { code, message } } : { jsonrpc: '2.0', id, error: { code, message } };
+  endWithJson(response, status, encodeFrame(body as JsonRpcErrorResponse), headers);
 }
 
 /** Ends `response` with a JSON body of known length (no chunked framing), after `headers` (names and values). */
