@@ -62,10 +62,8 @@ export class ServerConnection extends Connection {
   private declared: ServerCapabilities | undefined;
   /** Modern requests in flight on this connection, by id (made with the first). */
   private modernInFlight: Map<RequestId, ConnectionExchangeReply> | undefined;
-  private readonly modernChannel: ReplyChannel = {
-    send: (message, options, answering) => this.sendMessage(message, options, answering),
-    settled: (id) => this.modernInFlight?.delete(id),
-  };
+  /** Their way back (made with the first). */
+  private modernChannel: ReplyChannel | undefined;
 
   constructor(
     readonly server: Server,
@@ -225,7 +223,11 @@ export class ServerConnection extends Connection {
       return this.sendOrLog({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidRequest, message: why } });
     }
     const method = verdict.request.method;
-    const reply = new ConnectionExchangeReply(this.modernChannel, id, method, this.clock.now());
+    const channel = (this.modernChannel ??= {
+      send: (message, options, answering) => this.sendMessage(message, options, answering),
+      settled: (settledId) => this.modernInFlight?.delete(settledId),
+    });
+    const reply = new ConnectionExchangeReply(channel, id, method, this.clock.now());
     inFlight.set(id, reply);
     this.server.serveModern(verdict, reply);
   }
@@ -288,14 +290,13 @@ type ChangedList = keyof typeof LISTS;
  * (`list_changed`, coalesced: several updates in one tick send one notification per list).
  */
 export class Server implements ModernServer {
-  /** Which requests the stateless revision serves (read by the transports' classifier). */
-  readonly eraPolicy: EraPolicy;
-  readonly inputRounds: InputRoundSettings;
+  // The stateless revision's parts are made on first use: a server that only ever sees handshake-era
+  // sessions (or is one of many made per client) pays nothing for them.
+  private policy: EraPolicy | undefined;
+  private rounds: InputRoundSettings | undefined;
+  private bus: ServerEventBus | undefined;
+  private streams: ListenStreams | undefined;
   private ownRuntime: Runtime | undefined;
-  /** Where the server's changes go: legacy sessions and listen streams hear the same events. */
-  readonly events: ServerEventBus;
-  /** The open `subscriptions/listen` streams. */
-  readonly listenStreams: ListenStreams;
   private current: ServerDefinition;
   private resourceSubscriptions: SubscriptionHub | undefined;
   private readonly live = new Set<ServerConnection>();
@@ -307,10 +308,27 @@ export class Server implements ModernServer {
     private readonly options: ServerOptions = {},
   ) {
     this.current = definition;
-    this.eraPolicy = eraPolicyOf(() => this.current);
-    this.inputRounds = { ...options.inputRounds, keyRing: options.inputRounds?.keyRing ?? processKeyRing() };
-    this.events = options.events ?? new InMemoryServerEventBus();
-    this.listenStreams = new ListenStreams(this.events, () => this.subscriptions, options.maxListenStreams);
+  }
+
+  /** Which requests the stateless revision serves (read by the transports' classifier). */
+  get eraPolicy(): EraPolicy {
+    return (this.policy ??= eraPolicyOf(() => this.current));
+  }
+
+  /** How input rounds are sealed and bounded (`ServerOptions.inputRounds`, the process's key ring by default). */
+  get inputRounds(): InputRoundSettings {
+    const given = this.options.inputRounds;
+    return (this.rounds ??= { ...given, keyRing: given?.keyRing ?? processKeyRing() });
+  }
+
+  /** Where the server's changes go: legacy sessions and listen streams hear the same events. */
+  get events(): ServerEventBus {
+    return (this.bus ??= this.options.events ?? new InMemoryServerEventBus());
+  }
+
+  /** The open `subscriptions/listen` streams. */
+  get listenStreams(): ListenStreams {
+    return (this.streams ??= new ListenStreams(this.events, () => this.subscriptions, this.options.maxListenStreams));
   }
 
   get clock(): Clock {
@@ -408,7 +426,7 @@ export class Server implements ModernServer {
 
   /** Closes every connection. */
   async close(): Promise<QuitReason[]> {
-    await this.listenStreams.close();
+    await this.streams?.close();
     return Promise.all([...this.live].map((connection) => connection.close()));
   }
 
@@ -421,7 +439,9 @@ export class Server implements ModernServer {
   private announceChanges(): void {
     const lists = [...(this.changed ?? [])];
     this.changed?.clear();
-    for (const list of lists) this.events.publish(LIST_CHANGED_EVENTS[list]);
+    // Nobody can be listening before the bus exists, unless one was given (other processes may be).
+    const bus = this.bus ?? this.options.events;
+    if (bus) for (const list of lists) bus.publish(LIST_CHANGED_EVENTS[list]);
     for (const connection of this.live) {
       if (connection.state !== 'ready') continue;
       for (const list of lists) {
