@@ -65,3 +65,9 @@ export function settingsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): B
   if (onlyIndex !== -1 && !only) throw new Error('--only needs a scenario id prefix (e.g. --only http)');
   return only === undefined ? settings : { ...settings, only };
 }
+
+/**
+ * The client options of the handshake-era comparisons (against SDK v1, which has no other era, and the bare
+ * floors): our client would otherwise probe our own server and speak 2026-07-28 (measured in bench/modern*.ts).
+ */
+export const HANDSHAKE_ERA = { era: 'legacy' } as const;

@@ -23,6 +23,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as SdkStreamableHttpClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client } from '../lib/client/client';
+import { HANDSHAKE_ERA } from './config';
 import { StreamableHttpClientTransport } from '../transports/http/streamable-client';
 import type { CallPair } from './contender';
 
@@ -217,7 +218,7 @@ export async function withServer(
 
 async function connectOurs(url: string): Promise<CallPair> {
   // The transport's default agent: keep-alive, one per transport, destroyed when it closes.
-  const client = await new Client(CLIENT_INFO).connect(new StreamableHttpClientTransport(url));
+  const client = await new Client(CLIENT_INFO, HANDSHAKE_ERA).connect(new StreamableHttpClientTransport(url));
   return {
     callEcho: () => client.callTool('echo', ECHO_ARGUMENTS),
     close: async () => void (await client.close()),

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as SdkStdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { Client } from '../lib/client/client';
+import { HANDSHAKE_ERA } from './config';
 import { StdioClientTransport } from '../transports/stdio';
 import type { CallPair } from './contender';
 
@@ -93,7 +94,7 @@ async function connectOurs(): Promise<CallPair> {
     await transport.close();
     untrack();
   };
-  const client = await openOrClose(() => new Client(CLIENT_INFO).connect(transport), shutdown);
+  const client = await openOrClose(() => new Client(CLIENT_INFO, HANDSHAKE_ERA).connect(transport), shutdown);
   return {
     callEcho: () => client.callTool('echo', ECHO_ARGUMENTS),
     close: async () => {
