@@ -22,6 +22,7 @@ import { createMcpHttpHandler } from '../transports/http/endpoint';
 import { cleanups, listenHttp, sseReader } from './helpers/http';
 import { validateEveryModernExchange } from './helpers/modern-wire';
 import { within } from './helpers/wait';
+import { mirroredHeaders, postModern } from './helpers/modern-http';
 
 const VERSION = '2026-07-28';
 const ENVELOPE = {
@@ -68,18 +69,12 @@ async function hubOverHttp() {
   cleanups.push(() => handler.close());
   const { origin } = await listenHttp(handler);
   const post = (id: number, method: string, params: JsonObject = {}, signal?: AbortSignal) =>
-    fetch(`${origin}/mcp`, {
-      method: 'POST',
+    postModern(
+      `${origin}/mcp`,
+      { jsonrpc: '2.0', id, method, params: { ...params, _meta: ENVELOPE } },
+      mirroredHeaders(method, params),
       signal,
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': VERSION,
-        'mcp-method': method,
-        ...(typeof params.name === 'string' && { 'mcp-name': params.name }),
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: ENVELOPE } }),
-    });
+    );
   const call = async (id: number, method: string, params: JsonObject = {}) =>
     (await (await post(id, method, params)).json()) as any;
   return { hub, upstream, problems, post, call };
@@ -226,17 +221,11 @@ describe('2026-07-28 on both sides of the hub', () => {
     const { origin } = await listenHttp(handler);
     const call = async (id: number, params: JsonObject) =>
       (await (
-        await fetch(`${origin}/mcp`, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-            'mcp-protocol-version': VERSION,
-            'mcp-method': 'tools/call',
-            'mcp-name': 'greet',
-          },
-          body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { ...params, _meta: ENVELOPE } }),
-        })
+        await postModern(
+          `${origin}/mcp`,
+          { jsonrpc: '2.0', id, method: 'tools/call', params: { ...params, _meta: ENVELOPE } },
+          mirroredHeaders('tools/call', params),
+        )
       ).json()) as any;
     const round = (await call(1, { name: 'greet', arguments: {} })).result;
     expect(round.resultType).toBe('input_required');

@@ -19,6 +19,7 @@ import { Client } from '../lib/client/client';
 import { cleanups, listenHttp, sseReader } from './helpers/http';
 import { modernWireValidator, validateEveryModernExchange } from './helpers/modern-wire';
 import { RawPeer } from './helpers/raw-peer';
+import { mirroredHeaders, postModern } from './helpers/modern-http';
 import { eventually, within } from './helpers/wait';
 
 const VERSION = '2026-07-28';
@@ -123,11 +124,6 @@ function modernRequest(id: number, method: string, params: JsonObject = {}, meta
   return { jsonrpc: '2.0', id, method, params: { ...params, _meta: { ...meta, ...(params._meta as object) } } };
 }
 
-function nameHeaderOf(method: string, params: JsonObject): Record<string, string> {
-  const name = method === 'resources/read' ? params.uri : params.name;
-  return typeof name === 'string' ? { 'mcp-name': name } : {};
-}
-
 let problems: string[];
 
 function newServer(spec: Partial<ServerSpec> = {}, options: ServerOptions = {}): Server {
@@ -152,22 +148,9 @@ async function overHttp(server: Server) {
   const { origin } = await listenHttp(handler);
   const url = `${origin}/mcp`;
   const post = (body: unknown, headers: Record<string, string> = {}, signal?: AbortSignal) =>
-    fetch(url, {
-      method: 'POST',
-      signal,
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': VERSION,
-        ...headers,
-      },
-      body: JSON.stringify(body),
-    });
+    postModern(url, body, headers, signal);
   const call = async (id: number, method: string, params: JsonObject = {}, meta?: JsonObject) => {
-    const response = await post(modernRequest(id, method, params, meta), {
-      'mcp-method': method,
-      ...nameHeaderOf(method, params),
-    });
+    const response = await post(modernRequest(id, method, params, meta), mirroredHeaders(method, params));
     return {
       status: response.status,
       type: response.headers.get('content-type'),
@@ -509,6 +492,12 @@ describe('input_required rounds', () => {
   });
 });
 
+/** The handshake's request, sent by a raw peer as request `id`. */
+function initialize(peer: RawPeer, id: number): Promise<any> {
+  const params = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } };
+  return peer.request('initialize', params, id);
+}
+
 describe('a duplex connection (stdio, in memory): the first request decides the era', () => {
   function connect(server = newServer()) {
     const [peerSide, serverSide] = createMemoryPair();
@@ -552,11 +541,7 @@ describe('a duplex connection (stdio, in memory): the first request decides the 
     const { connection, peer, request } = connect();
     expect((await request(1, 'server/discover')).result.supportedVersions).toEqual([VERSION]);
     expect(connection.state).toBe('uninitialized');
-    const init = await peer.request(
-      'initialize',
-      { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
-      2,
-    );
+    const init = await initialize(peer, 2);
     expect(init.result.protocolVersion).toBe('2025-11-25');
     expect(connection.state).toBe('ready');
   });
@@ -566,11 +551,7 @@ describe('a duplex connection (stdio, in memory): the first request decides the 
     const refused = await peer.request('tools/list', { _meta: { [META.protocolVersion]: VERSION } }, 1);
     expect(refused.error.code).toBe(-32602);
     expect(connection.state).toBe('uninitialized');
-    const init = await peer.request(
-      'initialize',
-      { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
-      2,
-    );
+    const init = await initialize(peer, 2);
     expect(init.result.protocolVersion).toBe('2025-11-25');
     expect(connection.state).toBe('ready');
   });
