@@ -157,29 +157,39 @@ interface Answer {
   readonly text: string;
 }
 
-/** One POST with `node:http` (no keep-alive) from `localAddress`; resolves with the whole answer. */
+/** A POST to `/mcp` with `node:http` (no keep-alive, raw header casing) from `localAddress`. */
+function postRequest(
+  port: number,
+  headers: Record<string, string>,
+  localAddress: string | undefined,
+  onResponse: (response: http.IncomingMessage) => void,
+): http.ClientRequest {
+  return http.request(
+    {
+      host: '127.0.0.1',
+      port,
+      path: '/mcp',
+      method: 'POST',
+      localAddress,
+      agent: false,
+      headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', ...headers },
+    },
+    onResponse,
+  );
+}
+
+/** One POST from `localAddress`; resolves with the whole answer. */
 function post(port: number, body: string, headers: Record<string, string>, localAddress?: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const request = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: '/mcp',
-        method: 'POST',
-        localAddress,
-        agent: false,
-        headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', ...headers },
-      },
-      (response) => {
-        let received = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => (received += chunk));
-        response.on('end', () =>
-          resolve({ status: response.statusCode!, type: response.headers['content-type'], text: received }),
-        );
-        response.on('error', reject);
-      },
-    );
+    const request = postRequest(port, headers, localAddress, (response) => {
+      let received = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (received += chunk));
+      response.on('end', () =>
+        resolve({ status: response.statusCode!, type: response.headers['content-type'], text: received }),
+      );
+      response.on('error', reject);
+    });
     request.on('error', reject);
     request.end(body);
   });
@@ -211,41 +221,30 @@ interface OpenStream {
 
 function openStream(port: number, body: JsonObject, headers: Record<string, string>, localAddress?: string) {
   return new Promise<OpenStream>((resolve, reject) => {
-    const request = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: '/mcp',
-        method: 'POST',
-        localAddress,
-        agent: false,
-        headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', ...headers },
-      },
-      (response) => {
-        const parser = new SseParser();
-        const events: SseEvent[] = [];
-        let read = 0;
-        let wake: (() => void) | undefined;
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => {
-          events.push(...parser.push(chunk));
-          wake?.();
-        });
-        response.on('error', () => undefined);
-        const stream: OpenStream = {
-          request,
-          response,
-          events,
-          async next() {
-            while (read >= events.length) await within(new Promise<void>((done) => (wake = done)), 'an SSE event');
-            return events[read++]!;
-          },
-          hangUp: () => request.destroy(),
-        };
-        cleanups.push(() => void request.destroy());
-        resolve(stream);
-      },
-    );
+    const request = postRequest(port, headers, localAddress, (response) => {
+      const parser = new SseParser();
+      const events: SseEvent[] = [];
+      let read = 0;
+      let wake: (() => void) | undefined;
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => {
+        events.push(...parser.push(chunk));
+        wake?.();
+      });
+      response.on('error', () => undefined);
+      const stream: OpenStream = {
+        request,
+        response,
+        events,
+        async next() {
+          while (read >= events.length) await within(new Promise<void>((done) => (wake = done)), 'an SSE event');
+          return events[read++]!;
+        },
+        hangUp: () => request.destroy(),
+      };
+      cleanups.push(() => void request.destroy());
+      resolve(stream);
+    });
     request.on('error', reject);
     request.end(JSON.stringify(body));
   });

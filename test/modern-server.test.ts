@@ -319,6 +319,18 @@ describe('a modern request over Streamable HTTP', () => {
   });
 });
 
+type Call = (id: number, method: string, params?: JsonObject) => Promise<{ status: number; body: any }>;
+
+/** The retry of a `greet` round: the user's answer under its key, and the round's state as it came. */
+function answerGreet(call: Call, id: number, name: string, requestState: string) {
+  return call(id, 'tools/call', {
+    name: 'greet',
+    arguments: {},
+    inputResponses: { name: { action: 'accept', content: { name } } },
+    requestState,
+  });
+}
+
 describe('input_required rounds', () => {
   it('asks with the handler’s key, and completes on the retry that answers it', async () => {
     const { call } = await overHttp(newServer());
@@ -328,12 +340,7 @@ describe('input_required rounds', () => {
       inputRequests: { name: { method: 'elicitation/create', params: { message: 'Name?' } } },
     });
     expect(typeof first.requestState).toBe('string');
-    const retry = await call(2, 'tools/call', {
-      name: 'greet',
-      arguments: {},
-      inputResponses: { name: { action: 'accept', content: { name: 'Ada' } } },
-      requestState: first.requestState,
-    });
+    const retry = await answerGreet(call, 2, 'Ada', first.requestState);
     expect(retry.body.result).toEqual({ ...text('Hi, Ada'), resultType: 'complete' });
   });
 
@@ -417,12 +424,7 @@ describe('input_required rounds', () => {
     const { call } = await overHttp(newServer({}, { clock, inputRounds: { ttlMs: 1_000 } }));
     const round = (await call(1, 'tools/call', { name: 'greet', arguments: {} })).body.result;
     now += 1_001;
-    const late = await call(2, 'tools/call', {
-      name: 'greet',
-      arguments: {},
-      inputResponses: { name: { action: 'accept', content: { name: 'Ada' } } },
-      requestState: round.requestState,
-    });
+    const late = await answerGreet(call, 2, 'Ada', round.requestState);
     expect(late.body.error.code).toBe(-32602);
   });
 
@@ -431,12 +433,7 @@ describe('input_required rounds', () => {
     const one = await overHttp(newServer({}, { inputRounds: { keyRing } }));
     const round = (await one.call(1, 'tools/call', { name: 'greet', arguments: {} })).body.result;
     const other = await overHttp(newServer({}, { inputRounds: { keyRing } }));
-    const done = await other.call(2, 'tools/call', {
-      name: 'greet',
-      arguments: {},
-      inputResponses: { name: { action: 'accept', content: { name: 'Ada' } } },
-      requestState: round.requestState,
-    });
+    const done = await answerGreet(other.call, 2, 'Ada', round.requestState);
     expect(done.body.result.content).toEqual(text('Hi, Ada').content);
   });
 
@@ -448,12 +445,7 @@ describe('input_required rounds', () => {
     const other = await overHttp(
       newServer({}, { inputRounds: { keyRing: createKeyRing({ keys: [{ id: 'k2', secret: 'b'.repeat(32) }] }) } }),
     );
-    const refused = await other.call(2, 'tools/call', {
-      name: 'greet',
-      arguments: {},
-      inputResponses: { name: { action: 'accept', content: { name: 'Ada' } } },
-      requestState: round.requestState,
-    });
+    const refused = await answerGreet(other.call, 2, 'Ada', round.requestState);
     expect(refused.body.error.code).toBe(-32602);
   });
 
