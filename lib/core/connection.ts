@@ -163,6 +163,11 @@ export abstract class Connection {
     return this.tracing.events$;
   }
 
+  /** Someone listens to this connection's trace (the connection's or the runtime's stream). */
+  protected get traced(): boolean {
+    return this.tracing.on;
+  }
+
   /** Every inbound notification, after the runtime has acted on it. */
   get notifications$(): Observable<JsonRpcNotification> {
     return (this.notificationSubject ??= new Subject<JsonRpcNotification>()).asObservable();

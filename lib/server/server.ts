@@ -227,7 +227,7 @@ export class ServerConnection extends Connection {
       send: (message, options, answering) => this.sendMessage(message, options, answering),
       settled: (settledId) => this.modernInFlight?.delete(settledId),
     });
-    const reply = new ConnectionExchangeReply(channel, id, method, this.clock.now());
+    const reply = new ConnectionExchangeReply(channel, id, method, this.traced ? this.clock.now() : 0);
     inFlight.set(id, reply);
     this.server.serveModern(verdict, reply);
   }
@@ -356,7 +356,8 @@ export class Server implements ModernServer {
    */
   serveModern(request: ModernRequestVerdict, reply: ExchangeReply, headers?: HeaderSource): void {
     const method = request.request.method;
-    const handler = this.eraPolicy.isKnownMethod(method) ? MODERN_HANDLERS[method] : undefined;
+    // The classifier already refused the methods this server does not declare (with this same policy).
+    const handler = MODERN_HANDLERS[method];
     const exchange = new ModernExchange(this, request, reply);
     if (handler) exchange.serve(handler, headers);
     else exchange.refuse(new McpError(ErrorCode.MethodNotFound, `Method not found: ${clipText(method)}`));
