@@ -1,0 +1,76 @@
+/**
+ * Writing a file so that a reader sees the old content or the new, never a part: a temporary file in the same
+ * directory (same file system, so the rename is atomic), created with the final mode, flushed to disk, then
+ * renamed over the target.
+ */
+import { randomBytes } from 'node:crypto';
+import { open, readdir, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+
+const TEMP_SUFFIX = '.tmp';
+
+/** `<target>.<pid>.<random>.tmp`: next to the target, never mistaken for it. */
+function tempPathFor(target: string): string {
+  return `${target}.${process.pid}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`;
+}
+
+/** Replaces `target` with `content` atomically; the file is created with `mode` (the umask can only narrow it). */
+export async function writeFileAtomic(target: string, content: string, mode: number): Promise<void> {
+  const temp = tempPathFor(target);
+  try {
+    const handle = await open(temp, 'wx', mode);
+    try {
+      await handle.writeFile(content, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, target);
+  } catch (error) {
+    await unlink(temp).catch(() => undefined);
+    throw error;
+  }
+  await syncDirectory(dirname(target));
+}
+
+/** Makes the rename itself durable. Best effort: some platforms (Windows) cannot open a directory. */
+async function syncDirectory(directory: string): Promise<void> {
+  try {
+    const handle = await open(directory, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // not supported here: the rename is still atomic, only its durability across a power cut is weaker
+  }
+}
+
+/**
+ * Removes the temporary files a crash between write and rename left next to `target`. Call it only while
+ * holding whatever serialises writers of `target`, or it may remove a writer's file before its rename.
+ */
+export async function removeStrayTempFiles(target: string): Promise<void> {
+  const directory = dirname(target);
+  const prefix = `${basename(target)}.`;
+  let names: string[];
+  try {
+    names = await readdir(directory);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (name.startsWith(prefix) && name.endsWith(TEMP_SUFFIX))
+      await unlink(join(directory, name)).catch(() => undefined);
+  }
+}
+
+/** Removes `path`; already gone is fine. */
+export async function unlinkIfPresent(path: string): Promise<void> {
+  try {
+    await unlink(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}

@@ -1,0 +1,9 @@
+/** The Node-only parts of OAuth for mcp-switchboard: where tokens live on disk, and the loopback redirect. */
+export { CONFIG_DIR_ENV, defaultConfigDir, resolveConfigDir, type ConfigDirContext } from './config-dir';
+export { FileTokenStore, recordFileName, type FileTokenStoreOptions } from './file-token-store';
+export { LockTimeoutError } from './file-lock';
+export {
+  startLoopbackRedirect,
+  type LoopbackRedirect,
+  type LoopbackRedirectOptions,
+} from './loopback-redirect';
