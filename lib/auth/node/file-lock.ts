@@ -107,8 +107,7 @@ async function tryCreate(lockPath: string): Promise<LockHolder | undefined> {
 }
 
 type LockState =
-  | { readonly state: 'absent' }
-  | { readonly state: 'live' | 'stale'; readonly holder: LockHolder | undefined };
+  { readonly state: 'absent' } | { readonly state: 'live' | 'stale'; readonly holder: LockHolder | undefined };
 
 /** Whether the lock is held, and by a holder that still shows signs of life. */
 async function inspect(lockPath: string, staleMs: number): Promise<LockState> {

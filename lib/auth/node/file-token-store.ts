@@ -55,6 +55,11 @@ export class FileTokenStore implements TokenStore {
     return join(this.directory, recordFileName(key));
   }
 
+  /** The lock file `update` and `delete` hold for `key` (a leftover one names its holder's pid). */
+  lockPathFor(key: AuthKey): string {
+    return lockPathFor(this.pathFor(key));
+  }
+
   async load(key: AuthKey): Promise<AuthRecord | undefined> {
     return this.read(this.pathFor(key), key);
   }
@@ -135,7 +140,10 @@ export class FileTokenStore implements TokenStore {
 
 /** `<host slug>-<hash>.json`. */
 export function recordFileName(key: AuthKey): string {
-  const hash = createHash('sha256').update(JSON.stringify([key.server, key.client])).digest('hex').slice(0, 20);
+  const hash = createHash('sha256')
+    .update(JSON.stringify([key.server, key.client]))
+    .digest('hex')
+    .slice(0, 20);
   return `${hostSlug(key.server)}-${hash}.json`;
 }
 

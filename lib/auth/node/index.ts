@@ -2,8 +2,4 @@
 export { CONFIG_DIR_ENV, defaultConfigDir, resolveConfigDir, type ConfigDirContext } from './config-dir';
 export { FileTokenStore, recordFileName, type FileTokenStoreOptions } from './file-token-store';
 export { LockTimeoutError } from './file-lock';
-export {
-  startLoopbackRedirect,
-  type LoopbackRedirect,
-  type LoopbackRedirectOptions,
-} from './loopback-redirect';
+export { startLoopbackRedirect, type LoopbackRedirect, type LoopbackRedirectOptions } from './loopback-redirect';

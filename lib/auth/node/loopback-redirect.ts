@@ -138,7 +138,10 @@ function respond(response: ServerResponse, status: number, html: string): void {
 }
 
 function successPage(): string {
-  return page('Signed in', 'mcp-switchboard received the authorization. You can close this tab and return to the terminal.');
+  return page(
+    'Signed in',
+    'mcp-switchboard received the authorization. You can close this tab and return to the terminal.',
+  );
 }
 
 function errorPage(error: string, callback: URL): string {
