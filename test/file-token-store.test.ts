@@ -11,7 +11,7 @@ import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { LockTimeoutError } from '../lib/auth/node/file-lock';
 import { FileTokenStore, type FileTokenStoreOptions } from '../lib/auth/node/file-token-store';
 import type { AuthKey, AuthRecord } from '../lib/auth/token-store';
@@ -134,6 +134,12 @@ describe('FileTokenStore: records', () => {
   it('names the file after the server host, without the client name', () => {
     const name = basename(newStore().pathFor({ server: 'https://MCP.Example.com:8443/mcp', client: 'my-agent' }));
     expect(name).toMatch(/^mcp\.example\.com_8443-[0-9a-f]{20}\.json$/);
+  });
+
+  it('keeps its files under MCP_SWITCHBOARD_CONFIG_DIR when no config directory is given', () => {
+    vi.stubEnv('MCP_SWITCHBOARD_CONFIG_DIR', configDir);
+    cleanups.push(() => void vi.unstubAllEnvs());
+    expect(new FileTokenStore().directory).toBe(join(configDir, 'auth'));
   });
 
   it('keeps the files in the auth folder of the config directory', () => {
