@@ -544,6 +544,13 @@ describe('introspection (RFC 7662)', () => {
     expect((await introspect(server, token)).active).toBe(false);
   });
 
+  it('answers inactive for a refresh token its client revoked at /revoke (RFC 7009)', async () => {
+    const { server, as, client } = await startWithPublicClient({ clients: [{ clientId: 'public-app', redirectUris: [REDIRECT_URI] }, resourceServer] });
+    const { tokens } = await codeFlow(as, client, { scope: 'offline_access' });
+    await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, oauth.None(), tokens.refresh_token!, insecure));
+    expect((await introspect(server, tokens.refresh_token!)).active).toBe(false);
+  });
+
   it('refuses a caller without client authentication', async () => {
     const server = await start({ clients: [{ clientId: 'public-app' }] });
     const { status, body } = await postForm(server.url('/introspect'), { token: await server.issueToken(), client_id: 'public-app' });

@@ -13,7 +13,7 @@ import { GrantBook } from './grants';
 import { OAuthError, readJson, sendError, sendJson } from './http-io';
 import { SigningKeys } from './keys';
 import { metadataDocument, metadataPaths } from './metadata';
-import { handleIntrospect, handleToken } from './token-endpoint';
+import { handleIntrospect, handleRevoke, handleToken } from './token-endpoint';
 import type {
   AuthorizationServerEvent,
   AuthorizationServerOptions,
@@ -69,6 +69,7 @@ function routesOf(context: ServerContext, issuerPath: string): Map<string, Route
   routes.set(`${issuerPath}/authorize`, { endpoint: 'authorize', method: 'GET', handle: handleAuthorize });
   routes.set(`${issuerPath}/token`, { endpoint: 'token', method: 'POST', handle: handleToken });
   routes.set(`${issuerPath}/introspect`, { endpoint: 'introspect', method: 'POST', handle: handleIntrospect });
+  routes.set(`${issuerPath}/revoke`, { endpoint: 'revoke', method: 'POST', handle: handleRevoke });
   routes.set(`${issuerPath}/jwks`, { endpoint: 'jwks', method: 'GET', handle: async (c, _q, response) => sendJson(response, 200, c.keys.jwks()) });
   if (context.options.dynamicRegistration !== false) {
     routes.set(`${issuerPath}/register`, {

@@ -1,6 +1,6 @@
 /**
- * The token endpoint (authorization_code with PKCE S256, refresh_token, client_credentials, jwt-bearer) and
- * the introspection endpoint (RFC 7662), both behind client authentication.
+ * The token endpoint (authorization_code with PKCE S256, refresh_token, client_credentials, jwt-bearer), the
+ * introspection endpoint (RFC 7662) and the revocation endpoint (RFC 7009), all behind client authentication.
  */
 import { createHash } from 'node:crypto';
 import type http from 'node:http';
@@ -114,4 +114,15 @@ export async function handleIntrospect(context: ServerContext, request: http.Inc
   const token = form.get('token');
   if (!token) throw new OAuthError('invalid_request', 'token is required');
   sendJson(response, 200, await context.grants.introspect(token));
+}
+
+/** RFC 7009: a client revokes a token (a public client too); an unknown token is answered 200 all the same. */
+export async function handleRevoke(context: ServerContext, request: http.IncomingMessage, response: http.ServerResponse, notes: RequestNotes): Promise<void> {
+  const form = await readForm(request);
+  await authenticateClient(context.clientAuth, request, form, noteClient(notes));
+  const token = form.get('token');
+  if (!token) throw new OAuthError('invalid_request', 'token is required');
+  context.grants.revoke(token);
+  response.writeHead(200, { 'cache-control': 'no-store' });
+  response.end();
 }

@@ -101,7 +101,7 @@ export interface AuthorizationServerOptions {
   readonly now?: () => number;
 }
 
-export type Endpoint = 'metadata' | 'authorize' | 'token' | 'register' | 'introspect' | 'jwks' | 'unknown';
+export type Endpoint = 'metadata' | 'authorize' | 'token' | 'register' | 'introspect' | 'revoke' | 'jwks' | 'unknown';
 export type PkceOutcome = 'matched' | 'mismatched' | 'missing';
 
 /** One request the server answered: what the client sent and what it got. */
