@@ -7,6 +7,7 @@
  * A file is named `<server host>-<hash of server and client>.json`: a user can tell which server it is for,
  * and the client's name does not appear. It holds `{ format, version, server, client, record }`.
  */
+import { KeyedQueue } from '../keyed-queue';
 import { createHash } from 'node:crypto';
 import { chmod, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -36,7 +37,7 @@ const FILE_MODE = 0o600;
 type Change = Parameters<TokenStore['update']>[1];
 
 /** The last change queued per record file in this process, shared by every store: the next one waits for it. */
-const queues = new Map<string, Promise<unknown>>();
+const queues = new KeyedQueue();
 
 export class FileTokenStore implements TokenStore {
   /** Where the record files are: `<config dir>/auth`. */
@@ -81,23 +82,13 @@ export class FileTokenStore implements TokenStore {
 
   /** Runs `work` after the changes queued before it in this process, holding the record's lock file. */
   private exclusively<T>(path: string, work: () => Promise<T>): Promise<T> {
-    const previous = queues.get(path) ?? Promise.resolve();
-    const next = previous.then(async () => {
+    return queues.run(path, async () => {
       await this.ensureDirectory();
       return withFileLock(lockPathFor(path), this.lockOptions, async () => {
         await removeStrayTempFiles(path); // a crash between a write and its rename left them; we hold the lock
         return work();
       });
     });
-    const settled = next.then(
-      () => undefined,
-      () => undefined,
-    );
-    queues.set(path, settled);
-    void settled.then(() => {
-      if (queues.get(path) === settled) queues.delete(path);
-    });
-    return next;
   }
 
   private async ensureDirectory(): Promise<void> {
