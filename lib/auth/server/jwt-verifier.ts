@@ -74,7 +74,7 @@ function listOf(value: string | readonly string[]): string[] {
 function refusalOf(error: unknown): unknown {
   if (error instanceof errors.JWTExpired) return new InvalidTokenError('the token has expired');
   if (error instanceof errors.JWTClaimValidationFailed) {
-    return new InvalidTokenError(`the token's "${error.claim}" claim is not accepted (${error.reason})`);
+    return new InvalidTokenError(`the token's ${error.claim} claim is not accepted (${error.reason})`);
   }
   if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid) return error;
   if (error instanceof errors.JOSEError) return new InvalidTokenError(`the token is not valid (${error.code})`);
