@@ -16,9 +16,10 @@ import { Server } from '../lib/server/server';
 import { createRedactor } from '../lib/trace/redact';
 import type { TraceEvent } from '../lib/trace/types';
 import { createMcpHttpHandler, type McpHttpHandler } from '../transports/http/endpoint';
+import { LegacySseClientTransport } from '../transports/http/legacy-sse-client';
 import { StreamableHttpClientTransport } from '../transports/http/streamable-client';
 import { createMemoryPair } from '../transports/memory';
-import { cleanups, listenHttp } from './helpers/http';
+import { cleanups, listenHttp, sseReader } from './helpers/http';
 import { startTestIssuer, type TestIssuer } from './helpers/jwt-issuer';
 import { mirroredHeaders, postModern } from './helpers/modern-http';
 
@@ -263,6 +264,12 @@ describe('JWT access tokens', () => {
     ]);
   });
 
+  it('are answered 503, not blamed, when the key set cannot be fetched', async () => {
+    const endpoint = await protectedEndpoint({ jwks: 'http://127.0.0.1:1/jwks' });
+    const response = await initialize(endpoint.url, bearer(await issuer.sign(endpoint.url)));
+    expect([response.status, response.headers.get('www-authenticate')]).toEqual([503, null]);
+  });
+
   it('are refused when the header is not a Bearer one', async () => {
     const endpoint = await protectedEndpoint();
     const response = await initialize(endpoint.url, { authorization: 'Basic YWxpY2U6c2VjcmV0' });
@@ -442,6 +449,33 @@ describe('a legacy session', () => {
     const call = { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'whoami', arguments: {} } };
     const answer = await postInSession(endpoint.url, stepped, sessionId, call);
     expect(answer.text).toContain('\\"scopes\\":[\\"mcp:read\\",\\"mcp:write\\"]');
+  });
+});
+
+describe('a legacy HTTP+SSE (2024-11-05) session', () => {
+  it('gives its handlers the principal on ctx.auth', async () => {
+    const endpoint = await protectedEndpoint();
+    const client = new Client({ name: 'auth-test', version: '1.0.0' }, { eraCache: false, era: 'legacy' });
+    cleanups.push(() => client.close());
+    const token = await issuer.sign(endpoint.url);
+    await client.connect(new LegacySseClientTransport(`${endpoint.origin}/sse`, { headers: bearer(token) }));
+    expect(await whoami(client)).toMatchObject({ subject: 'alice' });
+  });
+
+  it('refuses a POST with another principal’s token as an unknown session (404)', async () => {
+    const endpoint = await protectedEndpoint();
+    const stream = await fetch(`${endpoint.origin}/sse`, {
+      headers: { accept: 'text/event-stream', ...bearer(await issuer.sign(endpoint.url)) },
+    });
+    const events = sseReader(stream);
+    cleanups.push(() => events.cancel());
+    const messages = (await events.next())!.data;
+    const response = await fetch(`${endpoint.origin}${messages}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...bearer(await issuer.sign(endpoint.url, { sub: 'mallory' })) },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
+    expect(response.status).toBe(404);
   });
 });
 
