@@ -28,7 +28,9 @@ describe('bearerChallenge', () => {
 
 describe('metadataPaths', () => {
   it('inserts the well-known prefix before the resource path', () => {
-    expect(metadataPaths(new URL('https://h.example/api/mcp'))).toEqual(['/.well-known/oauth-protected-resource/api/mcp']);
+    expect(metadataPaths(new URL('https://h.example/api/mcp'))).toEqual([
+      '/.well-known/oauth-protected-resource/api/mcp',
+    ]);
   });
 
   it('is the bare well-known path for a resource at the root', () => {

@@ -124,7 +124,12 @@ async function openSession(url: string, token: string): Promise<string> {
 async function postInSession(url: string, token: string, sessionId: string, body: unknown) {
   const response = await fetch(url, {
     method: 'POST',
-    headers: { ...SESSION_HEADERS, ...bearer(token), 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' },
+    headers: {
+      ...SESSION_HEADERS,
+      ...bearer(token),
+      'mcp-session-id': sessionId,
+      'mcp-protocol-version': '2025-06-18',
+    },
     body: JSON.stringify(body),
   });
   return { status: response.status, challenge: response.headers.get('www-authenticate'), text: await response.text() };
@@ -241,7 +246,9 @@ describe('JWT access tokens', () => {
     expect([response.status, response.headers.get('www-authenticate')]).toEqual([
       401,
       expect.stringMatching(
-        new RegExp(`^Bearer error="invalid_token", error_description="[^"]+", resource_metadata="${endpoint.metadataUrl}"$`),
+        new RegExp(
+          `^Bearer error="invalid_token", error_description="[^"]+", resource_metadata="${endpoint.metadataUrl}"$`,
+        ),
       ),
     ]);
   });
@@ -278,7 +285,10 @@ describe('JWT access tokens', () => {
 });
 
 describe('introspected tokens', () => {
-  const introspection = () => ({ jwks: undefined, introspection: { endpoint: issuer.introspectionUrl, clientId: 'rs' } });
+  const introspection = () => ({
+    jwks: undefined,
+    introspection: { endpoint: issuer.introspectionUrl, clientId: 'rs' },
+  });
   const active = (endpoint: Endpoint) => ({ active: true, sub: 'carol', aud: endpoint.url, scope: 'mcp:read' });
 
   it('are accepted when the authorization server says they are active for this resource', async () => {
@@ -340,7 +350,10 @@ describe('scopes per tool, resource and prompt', () => {
   it('answer the refused call with a JSON-RPC error echoing its id', async () => {
     const endpoint = await protectedEndpoint();
     const token = await issuer.sign(endpoint.url, { scope: 'mcp:read' });
-    const answer = await modernCall(endpoint.url, token, 'call-9' as never, 'tools/call', { name: 'write', arguments: {} });
+    const answer = await modernCall(endpoint.url, token, 'call-9' as never, 'tools/call', {
+      name: 'write',
+      arguments: {},
+    });
     expect(answer.body).toMatchObject({ jsonrpc: '2.0', id: 'call-9', error: { code: -32600 } });
   });
 
@@ -427,7 +440,11 @@ describe('a legacy session', () => {
     const endpoint = await protectedEndpoint();
     const sessionId = await openSession(endpoint.url, await issuer.sign(endpoint.url));
     const mallory = await issuer.sign(endpoint.url, { sub: 'mallory' });
-    const answer = await postInSession(endpoint.url, mallory, sessionId, { jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    const answer = await postInSession(endpoint.url, mallory, sessionId, {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/list',
+    });
     expect(answer.status).toBe(404);
   });
 

@@ -108,7 +108,10 @@ export class HttpAuth {
  * `body` with `principal` attached to each request's params (a request without params gets an empty
  * object, a copy of the message: the principal needs an object to travel with).
  */
-export function withPrincipal(body: JsonRpcMessage | JsonRpcBatch, principal: Principal): JsonRpcMessage | JsonRpcBatch {
+export function withPrincipal(
+  body: JsonRpcMessage | JsonRpcBatch,
+  principal: Principal,
+): JsonRpcMessage | JsonRpcBatch {
   if (Array.isArray(body)) return body.map((message) => attachTo(message, principal));
   return attachTo(body as JsonRpcMessage, principal);
 }

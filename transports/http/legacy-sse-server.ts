@@ -154,13 +154,18 @@ export function createLegacySseHandler(server: SessionServer, options: LegacySse
     session.connection = server.connect(session, options.connectionOptions);
   }
 
-  async function acceptMessage(request: IncomingMessage, response: ServerResponse, principal?: Principal): Promise<void> {
+  async function acceptMessage(
+    request: IncomingMessage,
+    response: ServerResponse,
+    principal?: Principal,
+  ): Promise<void> {
     const sessionId = new URLSearchParams(request.url!.slice(messagePath.length)).get('sessionId');
     // Refused before its body is read: the connection closes, so the unread body is never parsed as a request.
     if (!sessionId) return refuseAndClose(response, 400, 'Bad Request: the sessionId query parameter is required');
     const session = sessions.get(sessionId);
     // A session opened by another principal is not found either: session ids cannot be probed.
-    if (!session?.live || session.principalId !== principal?.id) return refuseAndClose(response, 404, 'Session not found');
+    if (!session?.live || session.principalId !== principal?.id)
+      return refuseAndClose(response, 404, 'Session not found');
     if (mediaTypes(singleHeader(request, 'content-type'))[0] !== 'application/json') {
       return refuseAndClose(response, 415, 'Unsupported Media Type: Content-Type must be application/json');
     }

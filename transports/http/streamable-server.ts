@@ -112,7 +112,11 @@ export function createStreamableHttpHandler(
     return session;
   }
 
-  async function post(request: IncomingMessage, response: ServerResponse, principal: Principal | undefined): Promise<void> {
+  async function post(
+    request: IncomingMessage,
+    response: ServerResponse,
+    principal: Principal | undefined,
+  ): Promise<void> {
     const accepted = mediaTypes(singleHeader(request, 'accept'));
     // Refused before its body is read: the connection closes, so the unread body is never parsed as a request.
     if (!accepted.includes('application/json') || !accepted.includes('text/event-stream')) {
@@ -191,7 +195,11 @@ export function createStreamableHttpHandler(
     session.accept(principal ? withPrincipal(traced, principal) : traced, response);
   }
 
-  async function get(request: IncomingMessage, response: ServerResponse, principal: Principal | undefined): Promise<void> {
+  async function get(
+    request: IncomingMessage,
+    response: ServerResponse,
+    principal: Principal | undefined,
+  ): Promise<void> {
     if (!mediaTypes(singleHeader(request, 'accept')).includes('text/event-stream')) {
       return refuseRequest(response, 406, 'Not Acceptable: Accept must list text/event-stream');
     }
@@ -209,7 +217,11 @@ export function createStreamableHttpHandler(
       refuseRequest(response, 409, 'Conflict: the standalone stream is already open');
   }
 
-  async function remove(request: IncomingMessage, response: ServerResponse, principal: Principal | undefined): Promise<void> {
+  async function remove(
+    request: IncomingMessage,
+    response: ServerResponse,
+    principal: Principal | undefined,
+  ): Promise<void> {
     if (refuseVersionHeader(request, response)) return;
     const session = sessionOf(request, response, principal);
     if (!session) return;
@@ -240,7 +252,11 @@ export function createStreamableHttpHandler(
   }
 
   /** Every request needs a good token first (401 before its body is read), then is served as its principal's. */
-  async function handleAuthenticated(request: IncomingMessage, response: ServerResponse, auth: HttpAuth): Promise<void> {
+  async function handleAuthenticated(
+    request: IncomingMessage,
+    response: ServerResponse,
+    auth: HttpAuth,
+  ): Promise<void> {
     const principal = await auth.authenticate(request, response);
     if (principal) return serve(request, response, principal);
   }

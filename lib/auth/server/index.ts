@@ -6,7 +6,12 @@ export {
   DEFAULT_INTROSPECTION_CACHE_TTL_MS,
   type IntrospectionOptions,
 } from './introspection-verifier';
-export { createJwtVerifier, DEFAULT_CLOCK_TOLERANCE_S, DEFAULT_JWT_ALGORITHMS, type JwtVerifierOptions } from './jwt-verifier';
+export {
+  createJwtVerifier,
+  DEFAULT_CLOCK_TOLERANCE_S,
+  DEFAULT_JWT_ALGORITHMS,
+  type JwtVerifierOptions,
+} from './jwt-verifier';
 export {
   canonicalResource,
   metadataPaths,
@@ -14,12 +19,14 @@ export {
   protectedResourceMetadata,
   type ProtectedResourceMetadata,
 } from './metadata';
-export { InvalidTokenError, principalFromClaims, principalIdOf, scopesOf, type Principal, type TokenClaims } from './principal';
 export {
-  ResourceServer,
-  type AuthOutcome,
-  type AuthRefusal,
-  type ResourceServerOptions,
-} from './resource-server';
+  InvalidTokenError,
+  principalFromClaims,
+  principalIdOf,
+  scopesOf,
+  type Principal,
+  type TokenClaims,
+} from './principal';
+export { ResourceServer, type AuthOutcome, type AuthRefusal, type ResourceServerOptions } from './resource-server';
 export { missingScopes, stepUpScope, type ScopeRequirements } from './scopes';
 export type { TokenRequestInfo, TokenVerifier } from './token-verifier';

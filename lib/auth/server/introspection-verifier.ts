@@ -59,7 +59,8 @@ export function createIntrospectionVerifier(options: IntrospectionOptions): Toke
   const authentication = clientAuthOf(options);
   const insecure = options.allowInsecureRequests ?? isLoopback(endpoint);
   const requestOptions = insecure ? { [allowInsecureRequests]: true } : {};
-  const audiences = options.audience === undefined ? [] : typeof options.audience === 'string' ? [options.audience] : options.audience;
+  const audiences =
+    options.audience === undefined ? [] : typeof options.audience === 'string' ? [options.audience] : options.audience;
   const requireAudience = options.requireAudience ?? true;
   const now = options.now ?? Date.now;
   const cache = new TokenCache(
@@ -75,7 +76,8 @@ export function createIntrospectionVerifier(options: IntrospectionOptions): Toke
     const response = await introspectionRequest(as, client, authentication, token, requestOptions);
     const answer = await processIntrospectionResponse(as, client, response);
     if (!answer.active) throw new InvalidTokenError('the token is not active');
-    if (typeof answer.exp === 'number' && answer.exp * 1000 <= now()) throw new InvalidTokenError('the token has expired');
+    if (typeof answer.exp === 'number' && answer.exp * 1000 <= now())
+      throw new InvalidTokenError('the token has expired');
     const aud = answer.aud === undefined ? [] : typeof answer.aud === 'string' ? [answer.aud] : answer.aud;
     if (aud.length === 0 ? requireAudience : !aud.some((audience) => audiences.includes(audience))) {
       throw new InvalidTokenError('the token was not issued for this resource (aud)');
@@ -90,7 +92,9 @@ function clientAuthOf(options: IntrospectionOptions): ClientAuth {
   const method = options.authMethod ?? (options.clientSecret === undefined ? 'none' : 'client_secret_basic');
   if (method === 'none') return None();
   if (options.clientSecret === undefined) throw new TypeError(`introspection: ${method} needs a clientSecret`);
-  return method === 'client_secret_post' ? ClientSecretPost(options.clientSecret) : ClientSecretBasic(options.clientSecret);
+  return method === 'client_secret_post'
+    ? ClientSecretPost(options.clientSecret)
+    : ClientSecretBasic(options.clientSecret);
 }
 
 function isLoopback(url: URL): boolean {

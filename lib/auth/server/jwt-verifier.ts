@@ -10,7 +10,17 @@ import type { TokenVerifier } from './token-verifier';
 
 /** Asymmetric algorithms a JWKS serves: the default list of what a token may be signed with. */
 export const DEFAULT_JWT_ALGORITHMS: readonly string[] = [
-  'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519',
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
 ];
 
 /** Seconds of clock difference forgiven on `exp` and `nbf` (default). */
@@ -39,7 +49,8 @@ export interface JwtVerifierOptions {
 }
 
 export function createJwtVerifier(options: JwtVerifierOptions): TokenVerifier {
-  const keys = options.keys ?? (options.jwksUrl !== undefined ? createRemoteJWKSet(new URL(options.jwksUrl)) : undefined);
+  const keys =
+    options.keys ?? (options.jwksUrl !== undefined ? createRemoteJWKSet(new URL(options.jwksUrl)) : undefined);
   if (!keys) throw new TypeError('createJwtVerifier needs jwksUrl or keys');
   const verifyOptions = {
     issuer: listOf(options.issuer),

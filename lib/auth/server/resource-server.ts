@@ -7,7 +7,12 @@
 import { bearerChallenge } from './challenge';
 import { createIntrospectionVerifier, type IntrospectionOptions } from './introspection-verifier';
 import { createJwtVerifier, type JwtVerifierOptions } from './jwt-verifier';
-import { canonicalResource, metadataPaths, protectedResourceMetadata, type ProtectedResourceMetadata } from './metadata';
+import {
+  canonicalResource,
+  metadataPaths,
+  protectedResourceMetadata,
+  type ProtectedResourceMetadata,
+} from './metadata';
 import { InvalidTokenError, type Principal } from './principal';
 import { missingScopes, stepUpScope } from './scopes';
 import type { TokenRequestInfo, TokenVerifier } from './token-verifier';
@@ -54,8 +59,7 @@ export interface AuthRefusal {
 }
 
 export type AuthOutcome =
-  | { readonly ok: true; readonly principal: Principal }
-  | { readonly ok: false; readonly refusal: AuthRefusal };
+  { readonly ok: true; readonly principal: Principal } | { readonly ok: false; readonly refusal: AuthRefusal };
 
 /** `Bearer <token68>`, the scheme in any case (RFC 7235), one space or more. */
 const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
@@ -108,7 +112,11 @@ export class ResourceServer {
       principal = await this.verify(token, request);
     } catch (error) {
       if (!(error instanceof InvalidTokenError)) {
-        return refused({ status: 503, message: 'Service Unavailable: the access token could not be checked', cause: error });
+        return refused({
+          status: 503,
+          message: 'Service Unavailable: the access token could not be checked',
+          cause: error,
+        });
       }
       return refused({
         status: 401,
@@ -144,7 +152,11 @@ export class ResourceServer {
   private invalidRequest(why: string): AuthRefusal {
     return {
       status: 400,
-      challenge: bearerChallenge({ error: 'invalid_request', error_description: why, resource_metadata: this.metadataUrl }),
+      challenge: bearerChallenge({
+        error: 'invalid_request',
+        error_description: why,
+        resource_metadata: this.metadataUrl,
+      }),
       message: `Bad Request: ${why}`,
     };
   }
