@@ -23,7 +23,7 @@ import { answerRefusal, HttpExchangeReply } from './modern-reply';
 import { SessionTable } from './session-table';
 import { withTraceHeaders } from './trace-headers';
 import { HttpAuth, resourceServerOf, withPrincipal } from './http-auth';
-import type { Principal } from '../../lib/core/request-context';
+import { attachPrincipal, type Principal } from '../../lib/core/request-context';
 
 export type { HttpSessionEndReason, ResponseMode } from './http-session';
 
@@ -140,7 +140,8 @@ export function createStreamableHttpHandler(
         if (verdict.kind === 'notification') return void response.writeHead(202).end();
         if (principal) {
           if (auth!.refuseScope(verdict.request, principal, server.definition, response)) return;
-          withPrincipal(verdict.request, principal);
+          // A modern request always has params: its envelope is in their `_meta`.
+          attachPrincipal(verdict.request.params!, principal);
         }
         return modern.serveModern(verdict, new HttpExchangeReply(response, sessionConfig.keepAliveMs), request.headers);
       default:
