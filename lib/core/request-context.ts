@@ -29,6 +29,43 @@ export interface InputRequestOptions extends RequestOptions {
   readonly key?: string;
 }
 
+/**
+ * Who sent a request, as the transport that authenticated it established (an OAuth access token on HTTP;
+ * lib/auth/server makes it). Transports without authentication (stdio, in-memory) have none.
+ */
+export interface Principal {
+  /** Stable for one caller: what sessions and sealed `requestState` are bound to (issuer and subject, or client id). */
+  readonly id: string;
+  readonly subject?: string;
+  readonly clientId?: string;
+  readonly issuer?: string;
+  /** The scopes the token grants. */
+  readonly scopes: readonly string[];
+  /** When the token stops being valid, in epoch milliseconds. */
+  readonly expiresAt?: number;
+  /** The token's claims (or the introspection answer's members). */
+  readonly claims: Readonly<Record<string, unknown>>;
+  /** The raw access token, only when the resource server was told to expose it (`exposeToken`). */
+  readonly token?: string;
+}
+
+/**
+ * The principal of each authenticated request, keyed by the request's `params` object: the transport that
+ * checked the request's token attaches it, and the request's context reads it, with no member added on every
+ * layer between (connection, router, exchange). Weak, so a request's entry goes with its params.
+ */
+const principals = new WeakMap<object, Principal>();
+
+/** @internal A transport authenticated the request whose params are `params` as `principal`. */
+export function attachPrincipal(params: object, principal: Principal): void {
+  principals.set(params, principal);
+}
+
+/** @internal The principal a transport attached to these request params, if any. */
+export function principalOf(params: unknown): Principal | undefined {
+  return typeof params === 'object' && params !== null ? principals.get(params) : undefined;
+}
+
 /** Which protocol era a request came in: a handshake session (`legacy`) or the stateless revision (`modern`). */
 export type Era = 'legacy' | 'modern';
 
@@ -138,6 +175,14 @@ export class RequestContext<H extends RequestHost = RequestHost> {
    */
   get era(): Era {
     return this.connection.era ?? 'legacy';
+  }
+
+  /**
+   * Who sent the request, when its transport authenticated it (HTTP with the `auth` option): the token's
+   * subject, client, scopes and claims. Undefined on transports without authentication.
+   */
+  get auth(): Principal | undefined {
+    return principalOf(this.params);
   }
 
   /** What the peer declared at initialization. */

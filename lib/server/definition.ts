@@ -8,6 +8,7 @@ import type { ServerContext } from './context';
 import { defineTool, ToolCatalog, type ToolDefinition } from './tools';
 import { MODERN_PROTOCOL_VERSIONS } from '../protocol/modern';
 import { checkCacheHint, type CacheHints, type CacheableName } from './modern/results';
+import type { ScopeRequirements } from '../auth/server/scopes';
 
 function isModernVersion(version: string): boolean {
   return (MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(version);
@@ -69,7 +70,7 @@ export const DEFAULT_PAGE_SIZE = 100;
  * What a server offers: immutable, and shared by any number of connections (one per client). A changed
  * server is a new definition (`withTools`, `withResources`, ...), handed to `Server.update`.
  */
-export class ServerDefinition {
+export class ServerDefinition implements ScopeRequirements {
   readonly info: Implementation;
   readonly instructions: string | undefined;
   readonly tools: ToolCatalog | undefined;
@@ -177,6 +178,24 @@ export class ServerDefinition {
 
   withoutPrompts(...names: string[]): ServerDefinition {
     return this.derive({ prompts: removed(this.spec.prompts, names, (prompt) => prompt.name) });
+  }
+
+  /**
+   * The OAuth scopes a request needs of its caller's token besides the endpoint's: its tool's, resource's
+   * (or template's) or prompt's `scopes` (an HTTP endpoint with `auth` checks them before the call).
+   */
+  requiredScopes(method: string, params: unknown): readonly string[] | undefined {
+    const target = params as { name?: unknown; uri?: unknown } | undefined;
+    switch (method) {
+      case 'tools/call':
+        return typeof target?.name === 'string' ? this.tools?.definitionOf(target.name)?.scopes : undefined;
+      case 'prompts/get':
+        return typeof target?.name === 'string' ? this.prompts?.get(target.name)?.scopes : undefined;
+      case 'resources/read':
+        return typeof target?.uri === 'string' ? this.resources?.scopesOf(target.uri) : undefined;
+      default:
+        return undefined;
+    }
   }
 
   private derive(change: Partial<ServerSpec>): ServerDefinition {

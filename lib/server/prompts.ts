@@ -6,6 +6,7 @@ import type { GetPromptResult, Prompt, PromptMessage } from '../protocol/types';
 import { Listing, listResult } from './listing';
 import { peerText } from './peer-text';
 import type { Completer, ServerContext } from './context';
+import { checkScopes } from '../auth/server/scopes';
 
 /** A prompt template: its description, its arguments and the function that renders its messages. */
 export interface PromptDefinition extends Prompt {
@@ -15,9 +16,11 @@ export interface PromptDefinition extends Prompt {
   ) => GetPromptResult | readonly PromptMessage[] | Promise<GetPromptResult | readonly PromptMessage[]>;
   /** Completion for the prompt's arguments (`completion/complete` with a `ref/prompt`). */
   readonly complete?: Readonly<Record<string, Completer>>;
+  /** OAuth scopes a caller's token must grant to get it, on an HTTP endpoint with `auth`. Not listed. */
+  readonly scopes?: readonly string[];
 }
 
-function promptWire({ get: _get, complete: _complete, ...prompt }: PromptDefinition): Prompt {
+function promptWire({ get: _get, complete: _complete, scopes: _scopes, ...prompt }: PromptDefinition): Prompt {
   return prompt;
 }
 
@@ -30,6 +33,7 @@ export class PromptCatalog {
     for (const prompt of definitions) {
       if (typeof prompt.get !== 'function') throw new TypeError(`Prompt ${prompt.name}: get must be a function`);
       if (this.byName.has(prompt.name)) throw new TypeError(`Two prompts are named ${prompt.name}`);
+      checkScopes(`Prompt ${prompt.name}`, prompt.scopes);
       this.byName.set(prompt.name, Object.freeze(prompt));
     }
     this.listing = new Listing('prompts', 'Prompt', definitions, promptWire);

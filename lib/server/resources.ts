@@ -8,6 +8,7 @@ import { Listing, listResult } from './listing';
 import { peerText } from './peer-text';
 import type { Completer, ServerContext } from './context';
 import { UriTemplate } from './uri-template';
+import { checkScopes } from '../auth/server/scopes';
 
 /** Resource contents whose `uri` defaults to the URI read. */
 export type ContentsItem = ResourceContents extends infer T
@@ -30,6 +31,8 @@ export interface ResourceDefinition extends Resource {
    * client subscription and unsubscribed after the last.
    */
   readonly updates?: Subscribable<unknown>;
+  /** OAuth scopes a caller's token must grant to read it, on an HTTP endpoint with `auth`. Not listed. */
+  readonly scopes?: readonly string[];
 }
 
 /** Resources whose URIs match an RFC 6570 template; reads get the template's variables. */
@@ -43,10 +46,12 @@ export interface ResourceTemplateDefinition extends ResourceTemplate {
   readonly complete?: Readonly<Record<string, Completer>>;
   /** Changes of one resource of this template, as for `ResourceDefinition.updates`. */
   readonly updates?: (uri: string, variables: TemplateVariables) => Subscribable<unknown>;
+  /** OAuth scopes a caller's token must grant to read its resources, on an HTTP endpoint with `auth`. Not listed. */
+  readonly scopes?: readonly string[];
 }
 
 /** `ResourceDefinition` minus its functions: what `resources/list` shows. */
-function resourceWire({ read: _read, updates: _updates, ...resource }: ResourceDefinition): Resource {
+function resourceWire({ read: _read, updates: _updates, scopes: _scopes, ...resource }: ResourceDefinition): Resource {
   return resource;
 }
 
@@ -54,6 +59,7 @@ function templateWire({
   read: _read,
   complete: _complete,
   updates: _updates,
+  scopes: _scopes,
   ...template
 }: ResourceTemplateDefinition): ResourceTemplate {
   return template;
@@ -90,6 +96,7 @@ export class ResourceCatalog {
     for (const resource of resources) {
       if (typeof resource.read !== 'function') throw new TypeError(`Resource ${resource.uri}: read must be a function`);
       if (this.byUri.has(resource.uri)) throw new TypeError(`Two resources have the URI ${resource.uri}`);
+      checkScopes(`Resource ${resource.uri}`, resource.scopes);
       this.byUri.set(resource.uri, Object.freeze(resource));
     }
     const seen = new Set<string>();
@@ -98,6 +105,7 @@ export class ResourceCatalog {
         throw new TypeError(`Resource template ${definition.uriTemplate}: read must be a function`);
       if (seen.has(definition.uriTemplate)) throw new TypeError(`Two resource templates are ${definition.uriTemplate}`);
       seen.add(definition.uriTemplate);
+      checkScopes(`Resource template ${definition.uriTemplate}`, definition.scopes);
       return { definition: Object.freeze(definition), template: UriTemplate.parse(definition.uriTemplate) };
     });
     this.resourceListing = new Listing('resources', 'Resource', resources, resourceWire);
@@ -121,6 +129,12 @@ export class ResourceCatalog {
       if (variables) return { template: definition, variables };
     }
     return undefined;
+  }
+
+  /** The scopes reading `uri` needs (its resource's, or its template's). */
+  scopesOf(uri: string): readonly string[] | undefined {
+    const match = this.find(uri);
+    return match?.resource ? match.resource.scopes : match?.template.scopes;
   }
 
   /** The template whose URI template string is `uriTemplate` (what completion references name). */

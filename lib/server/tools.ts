@@ -7,6 +7,7 @@ import type { SchemaCheck, SchemaValidator } from '../validation/json-schema';
 import { Listing, listResult } from './listing';
 import { peerText } from './peer-text';
 import type { ServerContext } from './context';
+import { checkScopes } from '../auth/server/scopes';
 
 export type ToolHandler<Args extends JsonObject = JsonObject> = (
   args: Args,
@@ -16,6 +17,11 @@ export type ToolHandler<Args extends JsonObject = JsonObject> = (
 /** A tool: its wire description plus the function that runs it. */
 export interface ToolDefinition<Args extends JsonObject = JsonObject> extends Tool {
   readonly handler: ToolHandler<Args>;
+  /**
+   * OAuth scopes a caller's token must grant to call the tool, on an HTTP endpoint with `auth` (403
+   * `insufficient_scope` otherwise, which sends the client to step up). Not listed to clients.
+   */
+  readonly scopes?: readonly string[];
 }
 
 /** 2025-11-25 guidance: 1 to 128 characters from A-Z a-z 0-9 _ - . */
@@ -38,6 +44,7 @@ export function defineTool<Args extends JsonObject = JsonObject>(tool: ToolDefin
     throw new TypeError(`Tool ${tool.name}: outputSchema must be a JSON Schema with "type": "object"`);
   }
   if (typeof tool.handler !== 'function') throw new TypeError(`Tool ${tool.name}: handler must be a function`);
+  checkScopes(`Tool ${tool.name}`, tool.scopes);
   return Object.freeze(tool);
 }
 
@@ -65,7 +72,7 @@ class ToolEntry {
 }
 
 function wireForm(definition: ToolDefinition<any>): Tool {
-  const { handler: _handler, ...tool } = definition;
+  const { handler: _handler, scopes: _scopes, ...tool } = definition;
   return Object.freeze(tool);
 }
 

@@ -27,9 +27,63 @@ export interface RedactionPolicy {
   readonly meta?: readonly string[] | ((key: string) => boolean);
   /** What `true` and redacted `_meta` values become (default `'[redacted]'`). */
   readonly placeholder?: unknown;
+  /**
+   * Replace the values of credential members (`SECRET_KEYS`: `authorization`, `access_token`, `client_secret`,
+   * …) wherever they appear in a message, at any depth (default true).
+   */
+  readonly secrets?: boolean;
 }
 
 export const REDACTED = '[redacted]';
+
+/**
+ * Member names whose values are credentials (compared without case): an `Authorization` header's value, and
+ * the OAuth token and client-authentication fields. A trace never shows them.
+ */
+export const SECRET_KEYS: ReadonlySet<string> = new Set([
+  'authorization',
+  'proxy-authorization',
+  'access_token',
+  'refresh_token',
+  'id_token',
+  'client_secret',
+  'assertion',
+  'client_assertion',
+  'subject_token',
+  'actor_token',
+]);
+
+/** Deeper than this a message is not searched (messages are refused past 128 levels on the way in). */
+const MAX_SECRET_DEPTH = 160;
+
+/**
+ * `value` with the value of every member named in `SECRET_KEYS` replaced by `placeholder`, at any depth: the
+ * same object when it has none (nothing is copied), else copies along the paths to them.
+ */
+export function redactSecrets(value: unknown, placeholder: unknown = REDACTED): unknown {
+  return withoutSecrets(value, placeholder, 0);
+}
+
+function withoutSecrets(value: unknown, placeholder: unknown, depth: number): unknown {
+  if (value === null || typeof value !== 'object' || depth > MAX_SECRET_DEPTH) return value;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    for (let index = 0; index < value.length; index++) {
+      const element = value[index];
+      const shown = withoutSecrets(element, placeholder, depth + 1);
+      if (shown !== element) (copy ??= value.slice())[index] = shown;
+    }
+    return copy ?? value;
+  }
+  let copy: JsonRecord | undefined;
+  const record = value as JsonRecord;
+  for (const key of Object.keys(record)) {
+    const member = record[key];
+    const shown = SECRET_KEYS.has(key.toLowerCase()) ? placeholder : withoutSecrets(member, placeholder, depth + 1);
+    if (shown !== member) (copy ??= { ...record })[key] = shown;
+  }
+  return copy ?? value;
+}
 
 const METHODS_WITH_ARGUMENTS = new Set(['tools/call', 'prompts/get']);
 
@@ -73,7 +127,10 @@ export function createRedactor(policy: RedactionPolicy): Redactor {
     return meta === result._meta ? result : { ...result, _meta: meta };
   };
 
-  const redactMessage = (message: unknown, context: RedactionContext): unknown => {
+  const secrets = policy.secrets ?? true;
+
+  const redactMessage = (given: unknown, context: RedactionContext): unknown => {
+    const message = secrets ? withoutSecrets(given, placeholder, 0) : given;
     if (!isRecord(message)) return message;
     if (isRecord(message.params)) {
       const params = redactParams(message.params, context);
@@ -100,6 +157,12 @@ export function createRedactor(policy: RedactionPolicy): Redactor {
     return changed ? elements : message;
   };
 }
+
+/**
+ * The redaction every runtime should apply when given none: credentials only (`SECRET_KEYS`), everything
+ * else shown as it is.
+ */
+export const secretsRedactor: Redactor = createRedactor({});
 
 /** `event` with its message redacted (the same object when nothing changed). */
 export function redactTraceEvent(event: TraceEvent, redactor: Redactor): TraceEvent {

@@ -14,6 +14,7 @@ import {
 import { refuseRequest, requestPath } from './request-guard';
 import type { SessionServer } from './session-server';
 import { createStreamableHttpHandler, type StreamableHttpOptions } from './streamable-server';
+import { resourceServerOf } from './http-auth';
 
 export const DEFAULT_MCP_PATH = '/mcp';
 
@@ -38,7 +39,10 @@ function legacyOptionsOf(options: McpHttpOptions): LegacySseOptions | undefined 
 }
 
 /** Serves `server` over Streamable HTTP at `options.path` and, unless `legacy: false`, over HTTP+SSE. */
-export function createMcpHttpHandler(server: SessionServer, options: McpHttpOptions = {}): McpHttpHandler {
+export function createMcpHttpHandler(server: SessionServer, givenOptions: McpHttpOptions = {}): McpHttpHandler {
+  // One resource server for both transports: one key set cache, one introspection cache.
+  const auth = resourceServerOf(givenOptions.auth);
+  const options = auth ? { ...givenOptions, auth } : givenOptions;
   const path = options.path ?? DEFAULT_MCP_PATH;
   const legacyOptions = legacyOptionsOf(options);
   if (legacyOptions) {
@@ -52,7 +56,9 @@ export function createMcpHttpHandler(server: SessionServer, options: McpHttpOpti
 
   return createHttpListener(
     (request, response) => {
-      if (requestPath(request) === path) streamable(request, response);
+      const requested = requestPath(request);
+      // The metadata document is served by the Streamable HTTP handler, at its own well-known path.
+      if (requested === path || auth?.metadataPaths.includes(requested)) streamable(request, response);
       else if (legacy)
         legacy(request, response); // it answers 404 for paths other than its own
       else refuseRequest(response, 404, 'Not Found');

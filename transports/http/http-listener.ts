@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ConnectionOptions } from '../../lib/core/connection';
 import { ErrorCode } from '../../lib/jsonrpc/errors';
 import type { ClientKey } from './client-key';
+import type { HttpAuthOption } from './http-auth';
 import { HTTP_LIMIT_NAMES, type HttpLimits } from './limits';
 import { refuseRequest, type OriginPolicy } from './request-guard';
 
@@ -20,6 +21,11 @@ export interface HttpServerOptions extends OriginPolicy, Partial<HttpLimits> {
   readonly clientKey?: ClientKey;
   /** Passed to `server.connect` for every session. */
   readonly connectionOptions?: ConnectionOptions;
+  /**
+   * Requires an OAuth access token on every request (the endpoint is an OAuth resource server) and serves
+   * the Protected Resource Metadata document; see `ResourceServerOptions`. Default: no authentication.
+   */
+  readonly auth?: HttpAuthOption;
 }
 
 /** The options of `HttpServerOptions`, by name: what the combined endpoint hands to both transports. */
@@ -30,6 +36,7 @@ export const HTTP_SERVER_OPTION_NAMES = [
   'keepAliveMs',
   'clientKey',
   'connectionOptions',
+  'auth',
   ...HTTP_LIMIT_NAMES,
 ] as const satisfies readonly (keyof HttpServerOptions)[];
 

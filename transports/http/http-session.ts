@@ -112,6 +112,8 @@ export class HttpSession implements Transport, HttpSessionHost {
   constructor(
     readonly sessionId: string,
     private readonly config: HttpSessionConfig,
+    /** Who opened the session, on an endpoint with `auth`: only requests of the same principal reach it. */
+    readonly principalId?: string,
   ) {
     this.messages = this.inbound.messages;
     this.clock = config.runtime.clock;

@@ -22,6 +22,9 @@ import { mediaTypes, refuseAndClose, refuseOrigin, refuseRequest, requestPath, s
 import type { SessionConnection, SessionServer } from './session-server';
 import { SessionTable, type TableSession } from './session-table';
 import { withTraceHeaders } from './trace-headers';
+import { HttpAuth, resourceServerOf, withPrincipal } from './http-auth';
+import { defaultLogger } from '../../lib/core/logger';
+import type { Principal } from '../../lib/core/request-context';
 import { encodeSseEvent } from './sse';
 import { encodeOutbound, KeepAlive, startSseResponse, writeChunk } from './sse-stream';
 
@@ -58,6 +61,8 @@ class LegacySseSession implements Transport, TableSession {
     private readonly stream: ServerResponse,
     private readonly keepAliveMs: number,
     private readonly onClosed: (session: LegacySseSession) => void,
+    /** Who opened the session, on an endpoint with `auth`: only POSTs of the same principal reach it. */
+    readonly principalId: string | undefined,
   ) {
     this.messages = this.inbound.messages;
     stream.once('close', () => void this.close());
@@ -132,27 +137,35 @@ export function createLegacySseHandler(server: SessionServer, options: LegacySse
   const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
   const sessions = new SessionTable<LegacySseSession>(limits);
   const forget = (session: LegacySseSession) => sessions.remove(session);
+  const resourceServer = resourceServerOf(options.auth);
+  const auth = resourceServer && new HttpAuth(resourceServer, options.connectionOptions?.logger ?? defaultLogger);
 
-  async function openStream(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  async function openStream(request: IncomingMessage, response: ServerResponse, principal?: Principal): Promise<void> {
     if (!mediaTypes(singleHeader(request, 'accept')).includes('text/event-stream')) {
       return refuseRequest(response, 406, 'Not Acceptable: Accept must list text/event-stream');
     }
     const client = clientKey(request);
     const refusal = sessions.makeRoom(client);
     if (refusal) return refuseRequest(response, refusal.status, refusal.message);
-    const session = new LegacySseSession(randomUUID(), response, keepAliveMs, forget);
+    const session = new LegacySseSession(randomUUID(), response, keepAliveMs, forget, principal?.id);
     sessions.add(session, client);
     await session.open(`${messagePath}?sessionId=${encodeURIComponent(session.sessionId)}`);
     if (!session.live) return; // the client left before the endpoint event got out
     session.connection = server.connect(session, options.connectionOptions);
   }
 
-  async function acceptMessage(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  async function acceptMessage(
+    request: IncomingMessage,
+    response: ServerResponse,
+    principal?: Principal,
+  ): Promise<void> {
     const sessionId = new URLSearchParams(request.url!.slice(messagePath.length)).get('sessionId');
     // Refused before its body is read: the connection closes, so the unread body is never parsed as a request.
     if (!sessionId) return refuseAndClose(response, 400, 'Bad Request: the sessionId query parameter is required');
     const session = sessions.get(sessionId);
-    if (!session?.live) return refuseAndClose(response, 404, 'Session not found');
+    // A session opened by another principal is not found either: session ids cannot be probed.
+    if (!session?.live || session.principalId !== principal?.id)
+      return refuseAndClose(response, 404, 'Session not found');
     if (mediaTypes(singleHeader(request, 'content-type'))[0] !== 'application/json') {
       return refuseAndClose(response, 415, 'Unsupported Media Type: Content-Type must be application/json');
     }
@@ -161,11 +174,14 @@ export function createLegacySseHandler(server: SessionServer, options: LegacySse
     const invalid = invalidity(body);
     if (invalid) return refuseRequest(response, 400, invalid);
     if (!session.live) return refuseRequest(response, 404, 'Session not found');
-    session.receive(withTraceHeaders(body as JsonRpcMessage | JsonRpcBatch, request));
+    const message = withTraceHeaders(body as JsonRpcMessage | JsonRpcBatch, request);
+    if (principal && auth!.refuseScope(message, principal, server.definition, response)) return;
+    session.receive(principal ? withPrincipal(message, principal) : message);
     response.writeHead(202).end();
   }
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    if (auth?.isMetadataRequest(request)) return auth.serveMetadata(request, response);
     const forbidden = refuseOrigin(request, options);
     if (forbidden) return refuseRequest(response, 403, `Forbidden: ${forbidden}`);
     const route = routes.get(requestPath(request));
@@ -174,7 +190,9 @@ export function createLegacySseHandler(server: SessionServer, options: LegacySse
       response.setHeader('allow', route.method);
       return refuseRequest(response, 405, 'Method Not Allowed');
     }
-    return route.serve(request, response);
+    if (!auth) return route.serve(request, response);
+    const principal = await auth.authenticate(request, response);
+    if (principal) return route.serve(request, response, principal);
   }
 
   const routes = new Map([

@@ -140,6 +140,21 @@ export function refuseAndClose(
   refuse(response, status, message, code, CLOSE, id);
 }
 
+/**
+ * `refuseAndClose` with more response headers (names and values: a `WWW-Authenticate` challenge), answering
+ * request `id` when it could be read. `close`: false when the request's body was read whole.
+ */
+export function refuseWithHeaders(
+  response: ServerResponse,
+  status: number,
+  message: string,
+  headers: readonly string[],
+  close: boolean,
+  id?: RequestId,
+): void {
+  refuse(response, status, message, ErrorCode.InvalidRequest, close ? [...headers, ...CLOSE] : headers, id);
+}
+
 function refuse(
   response: ServerResponse,
   status: number,

@@ -3,6 +3,7 @@
  * transport, and a way to close it. `Server` (and the compose `Hub`) satisfy it as they are, so the
  * transports never import the server layer above them.
  */
+import type { ScopeRequirements } from '../../lib/auth/server/scopes';
 import type { ModernServer } from '../../lib/core/exchange';
 import type { Transport } from '../transport';
 import type { HttpServerOptions } from './http-listener';
@@ -19,4 +20,9 @@ export interface SessionConnection {
  */
 export interface SessionServer extends Partial<ModernServer> {
   connect(transport: Transport, options?: HttpServerOptions['connectionOptions']): SessionConnection;
+  /**
+   * What each tool, resource and prompt requires of a caller's token (a `Server`'s definition): read by an
+   * endpoint with `auth` to refuse a call with 403 `insufficient_scope` before it reaches the server.
+   */
+  readonly definition?: ScopeRequirements;
 }

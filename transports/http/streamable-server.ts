@@ -22,6 +22,8 @@ import { classifyInbound, errorResponseOf } from '../../lib/protocol/era';
 import { answerRefusal, HttpExchangeReply } from './modern-reply';
 import { SessionTable } from './session-table';
 import { withTraceHeaders } from './trace-headers';
+import { HttpAuth, resourceServerOf, withPrincipal } from './http-auth';
+import { attachPrincipal, type Principal } from '../../lib/core/request-context';
 
 export type { HttpSessionEndReason, ResponseMode } from './http-session';
 
@@ -76,17 +78,23 @@ export function createStreamableHttpHandler(
     logger: options.connectionOptions?.logger ?? defaultLogger,
     onClosed: (session: HttpSession) => sessions.remove(session),
   } as const;
+  const resourceServer = resourceServerOf(options.auth);
+  const auth = resourceServer && new HttpAuth(resourceServer, sessionConfig.logger);
 
-  /** The session the request names; answers 400 or 404 itself (with `refuse`) when there is none. */
+  /**
+   * The session the request names; answers 400 or 404 itself (with `refuse`) when there is none. A session
+   * opened by another principal is not found either, so session ids cannot be probed with a token of one's own.
+   */
   function sessionOf(
     request: IncomingMessage,
     response: ServerResponse,
+    principal: Principal | undefined,
     refuse = refuseRequest,
   ): HttpSession | undefined {
     const id = singleHeader(request, SESSION_HEADER);
     if (id === undefined) return void refuse(response, 400, 'Bad Request: the MCP-Session-Id header is required');
     const session = sessions.get(id);
-    if (!session?.live) return void refuse(response, 404, 'Session not found');
+    if (!session?.live || session.principalId !== principal?.id) return void refuse(response, 404, 'Session not found');
     return session;
   }
 
@@ -97,14 +105,18 @@ export function createStreamableHttpHandler(
     return true;
   }
 
-  function openSession(client: string): HttpSession {
-    const session = new HttpSession(randomUUID(), sessionConfig);
+  function openSession(client: string, principal: Principal | undefined): HttpSession {
+    const session = new HttpSession(randomUUID(), sessionConfig, principal?.id);
     sessions.add(session, client);
     server.connect(session, options.connectionOptions);
     return session;
   }
 
-  async function post(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  async function post(
+    request: IncomingMessage,
+    response: ServerResponse,
+    principal: Principal | undefined,
+  ): Promise<void> {
     const accepted = mediaTypes(singleHeader(request, 'accept'));
     // Refused before its body is read: the connection closes, so the unread body is never parsed as a request.
     if (!accepted.includes('application/json') || !accepted.includes('text/event-stream')) {
@@ -115,7 +127,7 @@ export function createStreamableHttpHandler(
     }
     const named = singleHeader(request, SESSION_HEADER) !== undefined;
     if (!modern || named || isSupportedVersion(singleHeader(request, VERSION_HEADER))) {
-      return postToSession(request, response, named);
+      return postToSession(request, response, named, principal);
     }
     // No session named and no handshake-era version: the body says which era the request is of.
     const body = await readJsonBody(request, response, limits);
@@ -126,21 +138,31 @@ export function createStreamableHttpHandler(
         return answerRefusal(response, verdict.status, errorResponseOf(verdict));
       case 'modern':
         if (verdict.kind === 'notification') return void response.writeHead(202).end();
+        if (principal) {
+          if (auth!.refuseScope(verdict.request, principal, server.definition, response)) return;
+          // A modern request always has params: its envelope is in their `_meta`.
+          attachPrincipal(verdict.request.params!, principal);
+        }
         return modern.serveModern(verdict, new HttpExchangeReply(response, sessionConfig.keepAliveMs), request.headers);
       default:
         if (refuseVersionHeader(request, response)) return;
-        return acceptBody(request, response, body, undefined);
+        return acceptBody(request, response, body, undefined, principal);
     }
   }
 
   /** A POST of the handshake era: to the session it names, or an `initialize` that opens one. */
-  async function postToSession(request: IncomingMessage, response: ServerResponse, named: boolean): Promise<void> {
+  async function postToSession(
+    request: IncomingMessage,
+    response: ServerResponse,
+    named: boolean,
+    principal: Principal | undefined,
+  ): Promise<void> {
     if (refuseVersionHeader(request, response, refuseAndClose)) return;
-    const session = named ? sessionOf(request, response, refuseAndClose) : undefined;
+    const session = named ? sessionOf(request, response, principal, refuseAndClose) : undefined;
     if (named && !session) return;
     const body = await readJsonBody(request, response, limits);
     if (body === undefined) return;
-    return acceptBody(request, response, body, session);
+    return acceptBody(request, response, body, session, principal);
   }
 
   function acceptBody(
@@ -148,9 +170,12 @@ export function createStreamableHttpHandler(
     response: ServerResponse,
     body: unknown,
     session: HttpSession | undefined,
+    principal: Principal | undefined,
   ): void {
     const invalid = invalidity(body, session?.protocolVersion);
     if (invalid) return refuseRequest(response, 400, invalid);
+    const message = body as JsonRpcMessage | JsonRpcBatch;
+    if (principal && auth!.refuseScope(message, principal, server.definition, response)) return;
 
     if (!session) {
       if (
@@ -162,20 +187,25 @@ export function createStreamableHttpHandler(
       const client = clientKey(request);
       const refusal = sessions.makeRoom(client);
       if (refusal) return refuseRequest(response, refusal.status, refusal.message);
-      session = openSession(client);
+      session = openSession(client, principal);
     } else if (!session.live) {
       return refuseRequest(response, 404, 'Session not found');
     }
     session.track(response);
-    session.accept(withTraceHeaders(body as JsonRpcMessage | JsonRpcBatch, request), response);
+    const traced = withTraceHeaders(message, request);
+    session.accept(principal ? withPrincipal(traced, principal) : traced, response);
   }
 
-  async function get(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  async function get(
+    request: IncomingMessage,
+    response: ServerResponse,
+    principal: Principal | undefined,
+  ): Promise<void> {
     if (!mediaTypes(singleHeader(request, 'accept')).includes('text/event-stream')) {
       return refuseRequest(response, 406, 'Not Acceptable: Accept must list text/event-stream');
     }
     if (refuseVersionHeader(request, response)) return;
-    const session = sessionOf(request, response);
+    const session = sessionOf(request, response, principal);
     if (!session) return;
     response.setHeader(SESSION_HEADER, session.sessionId);
     session.track(response);
@@ -188,28 +218,48 @@ export function createStreamableHttpHandler(
       refuseRequest(response, 409, 'Conflict: the standalone stream is already open');
   }
 
-  async function remove(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  async function remove(
+    request: IncomingMessage,
+    response: ServerResponse,
+    principal: Principal | undefined,
+  ): Promise<void> {
     if (refuseVersionHeader(request, response)) return;
-    const session = sessionOf(request, response);
+    const session = sessionOf(request, response, principal);
     if (!session) return;
     await session.delete();
     response.writeHead(204).end();
   }
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    if (auth?.isMetadataRequest(request)) return auth.serveMetadata(request, response);
     const forbidden = refuseOrigin(request, options);
     if (forbidden) return refuseRequest(response, 403, `Forbidden: ${forbidden}`);
+    if (auth) return handleAuthenticated(request, response, auth);
+    return serve(request, response, undefined);
+  }
+
+  function serve(request: IncomingMessage, response: ServerResponse, principal: Principal | undefined): Promise<void> {
     switch (request.method) {
       case 'POST':
-        return post(request, response);
+        return post(request, response, principal);
       case 'GET':
-        return get(request, response);
+        return get(request, response, principal);
       case 'DELETE':
-        return remove(request, response);
+        return remove(request, response, principal);
       default:
         response.setHeader('allow', 'GET, POST, DELETE');
-        return refuseRequest(response, 405, 'Method Not Allowed');
+        return Promise.resolve(refuseRequest(response, 405, 'Method Not Allowed'));
     }
+  }
+
+  /** Every request needs a good token first (401 before its body is read), then is served as its principal's. */
+  async function handleAuthenticated(
+    request: IncomingMessage,
+    response: ServerResponse,
+    auth: HttpAuth,
+  ): Promise<void> {
+    const principal = await auth.authenticate(request, response);
+    if (principal) return serve(request, response, principal);
   }
 
   return createHttpListener(handle, {

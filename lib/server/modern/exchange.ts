@@ -7,7 +7,7 @@
  */
 import type { Clock } from '../../core/clock';
 import type { ExchangeReply } from '../../core/exchange';
-import { RequestContext, type InputRequestOptions } from '../../core/request-context';
+import { principalOf, RequestContext, type InputRequestOptions } from '../../core/request-context';
 import type { RequestHandler } from '../../core/inbound-requests';
 import type { Logger } from '../../core/logger';
 import { ErrorCode, McpError } from '../../jsonrpc/errors';
@@ -371,14 +371,19 @@ export class ModernExchange implements ModernHost {
   }
 }
 
-/** What a sealed state is bound to: the method, its target, and its arguments. */
+/**
+ * What a sealed state is bound to: the method, its target, its arguments, and who asked (the principal
+ * the HTTP endpoint authenticated), so a state minted for one caller is refused for another.
+ */
 function bindingOf(request: JsonRpcRequest): RequestStateBinding {
   const params = request.params;
   const target = params?.name ?? params?.uri;
+  const principal = principalOf(params)?.id;
   return {
     method: request.method,
     target: typeof target === 'string' ? target : '',
     ...(params?.arguments !== undefined && { arguments: params.arguments }),
+    ...(principal !== undefined && { principal }),
   };
 }
 

@@ -1,0 +1,32 @@
+/** The resource server's side of MCP authorization: token checks, the metadata document, challenges. */
+export { bearerChallenge, quotedString } from './challenge';
+export {
+  createIntrospectionVerifier,
+  DEFAULT_INTROSPECTION_CACHE_ENTRIES,
+  DEFAULT_INTROSPECTION_CACHE_TTL_MS,
+  type IntrospectionOptions,
+} from './introspection-verifier';
+export {
+  createJwtVerifier,
+  DEFAULT_CLOCK_TOLERANCE_S,
+  DEFAULT_JWT_ALGORITHMS,
+  type JwtVerifierOptions,
+} from './jwt-verifier';
+export {
+  canonicalResource,
+  metadataPaths,
+  PROTECTED_RESOURCE_WELL_KNOWN,
+  protectedResourceMetadata,
+  type ProtectedResourceMetadata,
+} from './metadata';
+export {
+  InvalidTokenError,
+  principalFromClaims,
+  principalIdOf,
+  scopesOf,
+  type Principal,
+  type TokenClaims,
+} from './principal';
+export { ResourceServer, type AuthOutcome, type AuthRefusal, type ResourceServerOptions } from './resource-server';
+export { missingScopes, stepUpScope, type ScopeRequirements } from './scopes';
+export type { TokenRequestInfo, TokenVerifier } from './token-verifier';

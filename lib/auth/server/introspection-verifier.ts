@@ -1,0 +1,102 @@
+/**
+ * Opaque access tokens, checked by asking the authorization server (RFC 7662 token introspection, through
+ * oauth4webapi): the token must be `active`, for this resource (`aud`), and not expired. Active answers
+ * are cached (token-cache.ts), so a client reusing its token costs one introspection per TTL.
+ */
+import {
+  allowInsecureRequests,
+  ClientSecretBasic,
+  ClientSecretPost,
+  introspectionRequest,
+  None,
+  processIntrospectionResponse,
+  type AuthorizationServer,
+  type Client,
+  type ClientAuth,
+} from 'oauth4webapi';
+import { InvalidTokenError, principalFromClaims } from './principal';
+import { TokenCache, tokenKey } from './token-cache';
+import type { TokenVerifier } from './token-verifier';
+
+export const DEFAULT_INTROSPECTION_CACHE_ENTRIES = 1_000;
+export const DEFAULT_INTROSPECTION_CACHE_TTL_MS = 60_000;
+
+export interface IntrospectionOptions {
+  /** The introspection endpoint (`introspection_endpoint` of the authorization server's metadata). */
+  readonly endpoint: string | URL;
+  /** The authorization server's issuer identifier (default: the endpoint's origin). */
+  readonly issuer?: string;
+  /** This resource server's credentials at the authorization server. */
+  readonly clientId: string;
+  readonly clientSecret?: string;
+  /** How they are sent (default `client_secret_basic`; `none` without a secret). */
+  readonly authMethod?: 'client_secret_basic' | 'client_secret_post' | 'none';
+  /**
+   * The audiences accepted: the answer's `aud` must name one. An answer without `aud` is refused unless
+   * `requireAudience: false` (MCP servers must check a token was issued for them).
+   */
+  readonly audience?: string | readonly string[];
+  readonly requireAudience?: boolean;
+  /** Answers kept (default `DEFAULT_INTROSPECTION_CACHE_ENTRIES`; 0: none). */
+  readonly cacheEntries?: number;
+  /** How long an answer is kept at most (default `DEFAULT_INTROSPECTION_CACHE_TTL_MS`); never past the token's `exp`. */
+  readonly cacheTtlMs?: number;
+  /** Allow a plain `http:` endpoint (default: only for loopback hosts). */
+  readonly allowInsecureRequests?: boolean;
+  /** Put the raw token on the principal (`principal.token`). Default false. */
+  readonly exposeToken?: boolean;
+  /** The current time in epoch ms, for tests (default `Date.now`). */
+  readonly now?: () => number;
+}
+
+export function createIntrospectionVerifier(options: IntrospectionOptions): TokenVerifier {
+  const endpoint = new URL(options.endpoint);
+  const as: AuthorizationServer = {
+    issuer: options.issuer ?? endpoint.origin,
+    introspection_endpoint: endpoint.href,
+  };
+  const client: Client = { client_id: options.clientId };
+  const authentication = clientAuthOf(options);
+  const insecure = options.allowInsecureRequests ?? isLoopback(endpoint);
+  const requestOptions = insecure ? { [allowInsecureRequests]: true } : {};
+  const audiences =
+    options.audience === undefined ? [] : typeof options.audience === 'string' ? [options.audience] : options.audience;
+  const requireAudience = options.requireAudience ?? true;
+  const now = options.now ?? Date.now;
+  const cache = new TokenCache(
+    options.cacheEntries ?? DEFAULT_INTROSPECTION_CACHE_ENTRIES,
+    options.cacheTtlMs ?? DEFAULT_INTROSPECTION_CACHE_TTL_MS,
+    now,
+  );
+
+  return async (token) => {
+    const key = await tokenKey(token);
+    const cached = cache.get(key);
+    if (cached) return cached;
+    const response = await introspectionRequest(as, client, authentication, token, requestOptions);
+    const answer = await processIntrospectionResponse(as, client, response);
+    if (!answer.active) throw new InvalidTokenError('the token is not active');
+    if (typeof answer.exp === 'number' && answer.exp * 1000 <= now())
+      throw new InvalidTokenError('the token has expired');
+    const aud = answer.aud === undefined ? [] : typeof answer.aud === 'string' ? [answer.aud] : answer.aud;
+    if (aud.length === 0 ? requireAudience : !aud.some((audience) => audiences.includes(audience))) {
+      throw new InvalidTokenError('the token was not issued for this resource (aud)');
+    }
+    const principal = principalFromClaims(answer, options.exposeToken ? token : undefined);
+    cache.set(key, principal);
+    return principal;
+  };
+}
+
+function clientAuthOf(options: IntrospectionOptions): ClientAuth {
+  const method = options.authMethod ?? (options.clientSecret === undefined ? 'none' : 'client_secret_basic');
+  if (method === 'none') return None();
+  if (options.clientSecret === undefined) throw new TypeError(`introspection: ${method} needs a clientSecret`);
+  return method === 'client_secret_post'
+    ? ClientSecretPost(options.clientSecret)
+    : ClientSecretBasic(options.clientSecret);
+}
+
+function isLoopback(url: URL): boolean {
+  return url.hostname === '127.0.0.1' || url.hostname === 'localhost' || url.hostname === '[::1]';
+}

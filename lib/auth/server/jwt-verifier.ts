@@ -1,0 +1,93 @@
+/**
+ * Access tokens that are JWTs (RFC 9068), checked locally against the authorization server's keys: the
+ * signature (with an allowed algorithm only: never `none`, never a symmetric one unless listed), `iss`,
+ * `aud` (this resource), `exp` and `nbf` with a clock tolerance, and the `typ` header. The key set is fetched
+ * from `jwksUrl` by jose, cached, and fetched again only for a key id it does not know (after a cooldown).
+ */
+import { createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import { InvalidTokenError, principalFromClaims } from './principal';
+import type { TokenVerifier } from './token-verifier';
+
+/** Asymmetric algorithms a JWKS serves: the default list of what a token may be signed with. */
+export const DEFAULT_JWT_ALGORITHMS: readonly string[] = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+];
+
+/** Seconds of clock difference forgiven on `exp` and `nbf` (default). */
+export const DEFAULT_CLOCK_TOLERANCE_S = 30;
+
+/** `typ` headers of an access token: RFC 9068's, and the generic ones (or none) that most servers send. */
+const ACCEPTED_TYPES = new Set(['at+jwt', 'application/at+jwt', 'jwt', 'application/jwt']);
+
+export interface JwtVerifierOptions {
+  /** The authorization server's JWKS (`jwks_uri` of its metadata). */
+  readonly jwksUrl?: string | URL;
+  /** Or the keys themselves (jose's `createLocalJWKSet`, or any key function). */
+  readonly keys?: JWTVerifyGetKey;
+  /** The issuers accepted (`iss`). */
+  readonly issuer: string | readonly string[];
+  /** The audiences accepted (`aud` must name one): this resource's canonical URL. */
+  readonly audience: string | readonly string[];
+  /** Signing algorithms accepted (default `DEFAULT_JWT_ALGORITHMS`). */
+  readonly algorithms?: readonly string[];
+  /** Default `DEFAULT_CLOCK_TOLERANCE_S`. */
+  readonly clockToleranceSeconds?: number;
+  /** Put the raw token on the principal (`principal.token`), for a handler that must pass it on. Default false. */
+  readonly exposeToken?: boolean;
+  /** The current time, for tests (default the system clock). */
+  readonly now?: () => number;
+}
+
+export function createJwtVerifier(options: JwtVerifierOptions): TokenVerifier {
+  const keys =
+    options.keys ?? (options.jwksUrl !== undefined ? createRemoteJWKSet(new URL(options.jwksUrl)) : undefined);
+  if (!keys) throw new TypeError('createJwtVerifier needs jwksUrl or keys');
+  const verifyOptions = {
+    issuer: listOf(options.issuer),
+    audience: listOf(options.audience),
+    algorithms: [...(options.algorithms ?? DEFAULT_JWT_ALGORITHMS)],
+    clockTolerance: options.clockToleranceSeconds ?? DEFAULT_CLOCK_TOLERANCE_S,
+  };
+  const now = options.now;
+  return async (token) => {
+    let verified;
+    try {
+      verified = await jwtVerify(token, keys, now ? { ...verifyOptions, currentDate: new Date(now()) } : verifyOptions);
+    } catch (error) {
+      throw refusalOf(error);
+    }
+    const type = verified.protectedHeader.typ;
+    if (type !== undefined && !ACCEPTED_TYPES.has(type.toLowerCase())) {
+      throw new InvalidTokenError(`the token's typ header is not one of an access token`);
+    }
+    return principalFromClaims(verified.payload, options.exposeToken ? token : undefined);
+  };
+}
+
+function listOf(value: string | readonly string[]): string[] {
+  return typeof value === 'string' ? [value] : [...value];
+}
+
+/**
+ * What a failed check means: the token's fault (`InvalidTokenError`, its message from jose's code and
+ * claim, never the token), or the keys could not be had (rethrown as it is: answered 503).
+ */
+function refusalOf(error: unknown): unknown {
+  if (error instanceof errors.JWTExpired) return new InvalidTokenError('the token has expired');
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    return new InvalidTokenError(`the token's ${error.claim} claim is not accepted (${error.reason})`);
+  }
+  if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid) return error;
+  if (error instanceof errors.JOSEError) return new InvalidTokenError(`the token is not valid (${error.code})`);
+  return error; // not jose's verdict on the token: the key set could not be fetched
+}

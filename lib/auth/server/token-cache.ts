@@ -1,0 +1,53 @@
+/**
+ * What introspection answered for recent tokens, so a token seen again costs no round trip: bounded in
+ * entries (the oldest goes first), each kept no longer than its TTL and never past the token's own expiry.
+ * Keyed by a SHA-256 of the token, so the cache holds no token.
+ */
+import type { Principal } from './principal';
+
+interface Entry {
+  readonly principal: Principal;
+  readonly until: number;
+}
+
+export class TokenCache {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(
+    private readonly maxEntries: number,
+    private readonly ttlMs: number,
+    private readonly now: () => number,
+  ) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get(key: string): Principal | undefined {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return undefined;
+    if (entry.until > this.now()) return entry.principal;
+    this.entries.delete(key);
+    return undefined;
+  }
+
+  set(key: string, principal: Principal): void {
+    if (this.maxEntries <= 0) return;
+    const now = this.now();
+    const until = Math.min(now + this.ttlMs, principal.expiresAt ?? Infinity);
+    if (until <= now) return;
+    this.entries.delete(key);
+    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(key, { principal, until });
+  }
+}
+
+const encoder = new TextEncoder();
+
+/** The cache key of a token: its SHA-256, base64url (WebCrypto, so any runtime). */
+export async function tokenKey(token: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(token)));
+  let text = '';
+  for (const byte of digest) text += String.fromCharCode(byte);
+  return btoa(text).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}

@@ -1,0 +1,146 @@
+/**
+ * The `auth` option applied to HTTP requests (lib/auth/server decides; this writes the answers): the
+ * metadata document at its well-known path, 401/400/503 for a request whose token is missing or refused, 403
+ * for a call whose principal lacks the scopes it needs, and the principal attached to each authenticated
+ * request's params, where its handler's `ctx.auth` finds it. Only built when the endpoint has `auth`: an
+ * endpoint without it pays one branch per request.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ResourceServer, type AuthRefusal, type ResourceServerOptions } from '../../lib/auth/server/resource-server';
+import type { ScopeRequirements } from '../../lib/auth/server/scopes';
+import { attachPrincipal, type Principal } from '../../lib/core/request-context';
+import type { Logger } from '../../lib/core/logger';
+import { classifyMessage } from '../../lib/jsonrpc/classify';
+import type { JsonRpcBatch, JsonRpcMessage, JsonRpcRequest, RequestId } from '../../lib/jsonrpc/types';
+import { refuseWithHeaders, requestPath, singleHeader } from './request-guard';
+
+/** The `auth` option: its settings, or a `ResourceServer` made from them (to share one between endpoints). */
+export type HttpAuthOption = ResourceServerOptions | ResourceServer;
+
+export function resourceServerOf(auth: HttpAuthOption | undefined): ResourceServer | undefined {
+  if (auth === undefined) return undefined;
+  return auth instanceof ResourceServer ? auth : new ResourceServer(auth);
+}
+
+/** The methods whose target (a tool, a resource, a prompt) may need scopes of its own. */
+const TARGETED_METHODS = new Set(['tools/call', 'resources/read', 'prompts/get']);
+
+const METADATA_HEADERS = {
+  'content-type': 'application/json',
+  'cache-control': 'max-age=3600',
+  'access-control-allow-origin': '*',
+};
+
+/** The endpoint's side of a `ResourceServer`. */
+export class HttpAuth {
+  private readonly metadataBody: string;
+
+  constructor(
+    readonly server: ResourceServer,
+    private readonly logger: Logger,
+  ) {
+    this.metadataBody = JSON.stringify(server.metadata);
+  }
+
+  /** Whether `request` asks for the metadata document (served without a token). */
+  isMetadataRequest(request: IncomingMessage): boolean {
+    return this.server.metadataPaths.includes(requestPath(request));
+  }
+
+  /** Answers a request for the metadata document: public JSON any origin may read. */
+  serveMetadata(request: IncomingMessage, response: ServerResponse): void {
+    switch (request.method) {
+      case 'GET':
+      case 'HEAD':
+        response.writeHead(200, { ...METADATA_HEADERS, 'content-length': Buffer.byteLength(this.metadataBody) });
+        return void response.end(request.method === 'GET' ? this.metadataBody : undefined);
+      case 'OPTIONS':
+        return void response
+          .writeHead(204, { 'access-control-allow-origin': '*', 'access-control-allow-methods': 'GET, HEAD, OPTIONS' })
+          .end();
+      default:
+        response.setHeader('allow', 'GET, HEAD, OPTIONS');
+        return void response.writeHead(405).end();
+    }
+  }
+
+  /**
+   * The principal of the request's bearer token, or undefined once the request was refused (answered here,
+   * its body unread: the connection closes).
+   */
+  async authenticate(request: IncomingMessage, response: ServerResponse): Promise<Principal | undefined> {
+    const outcome = await this.server.authenticate(singleHeader(request, 'authorization'), hasQueryToken(request), {
+      method: request.method,
+      path: requestPath(request),
+    });
+    if (outcome.ok) return outcome.principal;
+    const { refusal } = outcome;
+    if (refusal.cause !== undefined) this.logger.warn(`auth: ${refusal.message}`, refusal.cause);
+    refuse(response, refusal, true);
+    return undefined;
+  }
+
+  /**
+   * Refuses a POST whose body names a call `principal` lacks the scopes for (403 `insufficient_scope`,
+   * answering the call's id); true when it did. `requirements` says what each target needs.
+   */
+  refuseScope(
+    body: JsonRpcMessage | JsonRpcBatch,
+    principal: Principal,
+    requirements: ScopeRequirements | undefined,
+    response: ServerResponse,
+  ): boolean {
+    if (!requirements) return false;
+    for (const message of Array.isArray(body) ? body : [body]) {
+      if (!isTargeted(message)) continue;
+      const needed = requirements.requiredScopes(message.method, message.params);
+      const refusal = this.server.insufficientScope(principal, needed);
+      if (refusal) {
+        refuse(response, refusal, false, message.id);
+        return true;
+      }
+    }
+    return false;
+  }
+}
+
+/**
+ * `body` with `principal` attached to each request's params (a request without params gets an empty
+ * object, a copy of the message: the principal needs an object to travel with).
+ */
+export function withPrincipal(
+  body: JsonRpcMessage | JsonRpcBatch,
+  principal: Principal,
+): JsonRpcMessage | JsonRpcBatch {
+  if (Array.isArray(body)) return body.map((message) => attachTo(message, principal));
+  return attachTo(body as JsonRpcMessage, principal);
+}
+
+function attachTo(message: JsonRpcMessage, principal: Principal): JsonRpcMessage {
+  if (classifyMessage(message) !== 'request') return message;
+  const request = message as JsonRpcRequest;
+  const params = request.params;
+  if (typeof params === 'object' && params !== null) {
+    attachPrincipal(params, principal);
+    return message;
+  }
+  if (params !== undefined) return message; // refused as it is, further on
+  const withParams = { ...request, params: {} };
+  attachPrincipal(withParams.params, principal);
+  return withParams;
+}
+
+function isTargeted(message: JsonRpcMessage): message is JsonRpcRequest {
+  return 'method' in message && 'id' in message && TARGETED_METHODS.has(message.method);
+}
+
+function hasQueryToken(request: IncomingMessage): boolean {
+  const url = request.url ?? '';
+  const query = url.indexOf('?');
+  return query !== -1 && new URLSearchParams(url.slice(query + 1)).has('access_token');
+}
+
+function refuse(response: ServerResponse, refusal: AuthRefusal, close: boolean, id?: RequestId): void {
+  const headers = refusal.challenge === undefined ? [] : ['www-authenticate', refusal.challenge];
+  refuseWithHeaders(response, refusal.status, refusal.message, headers, close, id);
+}
