@@ -7,7 +7,7 @@ import { createActor, fromTransition, type AnyActorRef, type InspectionEvent, ty
 import { TraceChannel } from '../trace/channel';
 import { actorLifecycleEvent } from '../trace/event';
 import type { RequestInstrumentation } from '../trace/instrumentation';
-import type { Redactor } from '../trace/redact';
+import { secretsRedactor, type Redactor } from '../trace/redact';
 import type { TraceEvent } from '../trace/types';
 import { machineIdOf, observeLifecycleChanges, type LifecycleChange } from '../trace/xstate-inspection';
 import { connectionLifecycle } from '../../machines/connection';
@@ -51,7 +51,8 @@ export class Runtime {
 
   constructor(options: RuntimeOptions = {}) {
     this.clock = options.clock ?? systemClock;
-    this.redact = options.redact;
+    // Credentials never reach a trace: a runtime without its own redactor still hides tokens and secrets.
+    this.redact = options.redact ?? secretsRedactor;
     this.instrumentation = options.instrumentation;
     // The root only parents connections: it ignores the done events they send when they close. Its
     // system's delayed events are lifecycle timers, which never hold the process open on their own.
