@@ -15,6 +15,8 @@ import type { JsonObject } from '../../lib/jsonrpc/types';
 import { isPlainObject } from '../../lib/protocol/envelope';
 import { VERSION } from '../../lib/cli/version';
 import { StreamableHttpClientTransport } from '../../transports/http/streamable-client';
+import { OAuthClient } from '../../lib/auth/client/oauth-client';
+import { headlessInteraction } from '../../lib/auth/client/authorization-code';
 import { recordEmittedEitherEra } from '../helpers/schema-modern';
 
 /** Below the suite's own 30 s limit, so a stuck request is reported by us rather than killed by it. */
@@ -125,14 +127,55 @@ const byHand: Scenario = async (client) => {
   for (const name of await listToolNames(client)) process.stdout.write(`${name}\n`);
 };
 
-/** `auth/*` scenarios need an OAuth client, which we do not have yet: the plain flow is tried and fails. */
-const plainFlow: Scenario = async (client) => {
-  await listToolNames(client);
+/** `auth/*` scenarios: the OAuth client does its part inside the transport; the calls are what it authorizes. */
+const authorizedCalls: Scenario = async (client) => {
+  await callEveryTool(client);
 };
+
+/** The client metadata document URL the `auth/basic-cimd` scenario expects as `client_id`. */
+const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
+/** Never listened on: the mock authorization server approves at once and the redirect is read, not followed. */
+const REDIRECT_URI = 'http://127.0.0.1:3000/callback';
+
+/** What `MCP_CONFORMANCE_CONTEXT` carries for the auth scenarios that give credentials. */
+interface AuthContext {
+  readonly client_id?: string;
+  readonly client_secret?: string;
+  readonly private_key_pem?: string;
+  readonly signing_algorithm?: string;
+}
+
+/** The OAuth client of an `auth/*` scenario: headless, with the credentials the scenario's context gives. */
+function authorizationFor(url: string, scenarioName: string | undefined): OAuthClient | undefined {
+  if (!scenarioName?.startsWith('auth/')) return undefined;
+  const context = scenarioContext() as AuthContext;
+  const credentials =
+    scenarioName.startsWith('auth/client-credentials') && context.client_id !== undefined
+      ? {
+          clientId: context.client_id,
+          ...(context.client_secret !== undefined && { clientSecret: context.client_secret }),
+          ...(context.private_key_pem !== undefined && { privateKeyPem: context.private_key_pem }),
+          ...(context.signing_algorithm !== undefined && { signingAlgorithm: context.signing_algorithm }),
+        }
+      : undefined;
+  return new OAuthClient(url, {
+    clientName: 'mcp-switchboard-conformance-client',
+    interaction: headlessInteraction(REDIRECT_URI),
+    clientMetadataUrl: CLIENT_METADATA_URL,
+    ...(credentials && { clientCredentials: credentials }),
+    ...(!credentials &&
+      context.client_id !== undefined && {
+        client: {
+          clientId: context.client_id,
+          ...(context.client_secret !== undefined && { clientSecret: context.client_secret }),
+        },
+      }),
+  });
+}
 
 function scenarioFor(name: string | undefined): Scenario | undefined {
   if (name === undefined || name === '') return byHand;
-  if (name.startsWith('auth/')) return plainFlow;
+  if (name.startsWith('auth/')) return authorizedCalls;
   return SCENARIOS[name];
 }
 
@@ -150,15 +193,11 @@ async function run(url: string, scenarioName: string | undefined, scenario: Scen
   const client = newClient();
   const emitted = recordEmittedEitherEra(client);
   try {
-    await client.connect(new StreamableHttpClientTransport(url), { timeout: REQUEST_TIMEOUT_MS });
+    const authorization = authorizationFor(url, scenarioName);
+    await client.connect(new StreamableHttpClientTransport(url, authorization && { authorization }), {
+      timeout: REQUEST_TIMEOUT_MS,
+    });
     await scenario(client);
-  } catch (error) {
-    if (scenarioName?.startsWith('auth/')) {
-      throw new Error(`OAuth is not supported yet (scenario ${scenarioName}): ${(error as Error).message}`, {
-        cause: error,
-      });
-    }
-    throw error;
   } finally {
     await client.close();
   }

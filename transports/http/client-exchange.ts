@@ -40,6 +40,7 @@ import {
   type StreamOutcome,
 } from './client-sse-stream';
 import type { HttpClientEvent } from './client-events';
+import { isRefusal } from './client-authorization';
 import type { SseEvent } from './sse';
 
 /** A POST on its way, and the session it carried. */
@@ -48,7 +49,12 @@ export interface SentPost {
   readonly session: string | undefined;
   /** A modern POST's own abort: closing its response is how the revision cancels a request over HTTP. */
   readonly abort?: () => void;
+  /** The `Authorization` header it carried (undefined: none). */
+  readonly authorization?: string;
 }
+
+/** Times one message is sent again after the authorization was renewed (a new token, a refresh, a step-up). */
+export const MAX_AUTHORIZATION_RETRIES = 3;
 
 /** What an exchange needs of its transport. */
 export interface ExchangeHost {
@@ -64,6 +70,11 @@ export interface ExchangeHost {
   /** GETs the stream to resume after `lastEventId`. */
   openStream(lastEventId: string | undefined): Promise<StreamOpening>;
   report(event: HttpClientEvent): void;
+  /**
+   * The server refused `sent` with 401 or 403: true when the authorization was renewed and the message may be
+   * sent again (the response was then discarded); false when it must fail (the response is left to read).
+   */
+  authorizeAgain(response: IncomingMessage, sent: SentPost): Promise<boolean>;
   /** The server answered 404 for `session`: resolves once a new one is ready; rejects if there will be none. */
   sessionLost(session: string): Promise<void>;
   /** Every frame of the answer, in order. */
@@ -139,6 +150,7 @@ export class RequestExchange implements FollowedStream {
     let sent = this.host.post(this.body, this.opening !== undefined, this.modernHeaders);
     this.abortPost = sent.abort;
     if (!this.opening) void this.handOverOnceWritten(sent.exchange);
+    let authorizations = 0;
     try {
       for (let retried = false; ; retried = true) {
         let response: IncomingMessage;
@@ -149,6 +161,16 @@ export class RequestExchange implements FollowedStream {
           return;
         }
         const status = response.statusCode ?? 0;
+        if (
+          isRefusal(status) &&
+          authorizations < MAX_AUTHORIZATION_RETRIES &&
+          (await this.host.authorizeAgain(response, sent))
+        ) {
+          authorizations++;
+          sent = this.host.post(this.body, this.opening !== undefined, this.modernHeaders);
+          this.abortPost = sent.abort;
+          continue;
+        }
         const ok = status >= 200 && status < 300;
         if (this.opening) {
           if (ok) this.opening.opened(response);

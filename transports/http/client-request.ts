@@ -12,6 +12,7 @@ import { DEFAULT_MAX_MESSAGE_BYTES } from '../../lib/jsonrpc/codec';
 import { TransportError } from '../../lib/jsonrpc/errors';
 import { clipText } from '../../lib/jsonrpc/excerpt';
 import type { JsonRpcErrorObject } from '../../lib/jsonrpc/types';
+import type { HttpAuthorization } from '../../lib/auth/http-authorization';
 
 export interface HttpClientOptions {
   /** Extra headers on every request (e.g. `Authorization`). */
@@ -20,6 +21,11 @@ export interface HttpClientOptions {
   readonly agent?: Agent;
   /** Inbound frame limit in bytes (default 4 MiB): a larger message arrives as a `UnreadableFrame`. */
   readonly maxMessageBytes?: number;
+  /**
+   * Authorizes the requests (an `OAuthClient`, or your own): its `Authorization` header goes on every request,
+   * and a 401, or a 403 with a challenge, is handed to it; the request is sent again when it says so.
+   */
+  readonly authorization?: HttpAuthorization;
 }
 
 export interface HttpExchange {
@@ -329,4 +335,18 @@ function jsonRpcErrorIn(text: string): JsonRpcErrorObject | undefined {
   return error.data === undefined
     ? { code: error.code, message: error.message }
     : { code: error.code, message: error.message, data: error.data };
+}
+
+/** `list` with its `authorization` header set to `value` (replaced if the list has one, else added). */
+export function withAuthorization(list: HeaderList, value: string | undefined): HeaderList {
+  if (value === undefined) return list;
+  const updated = list.slice();
+  for (let index = 0; index < updated.length; index += 2) {
+    if (updated[index]!.toLowerCase() === 'authorization') {
+      updated[index + 1] = value;
+      return updated;
+    }
+  }
+  updated.push('authorization', value);
+  return updated;
 }

@@ -21,12 +21,19 @@ import {
 } from '../../machines/http-client-session';
 import { InboundQueue } from '../inbound-queue';
 import type { HttpClientEvent } from './client-events';
-import { requestIdsOf, RequestExchange, type ExchangeHost, type OpeningHost, type SentPost } from './client-exchange';
+import {
+  MAX_AUTHORIZATION_RETRIES,
+  requestIdsOf,
+  RequestExchange,
+  type ExchangeHost,
+  type OpeningHost,
+  type SentPost,
+} from './client-exchange';
 import { cancelledRequestOf, isInitializedNotification, isInitializeRequest } from './client-protocol';
 import {
   describeHttpFailure,
   discardResponse,
-  headerList,
+  withAuthorization,
   HttpPeer,
   sendHttpRequest,
   type HeaderList,
@@ -36,6 +43,8 @@ import { classifyStreamOpening, openingFailure, type ReconnectPolicy, type Strea
 import { connectLegacyFallback } from './legacy-fallback';
 import type { LegacySseClientTransport } from './legacy-sse-client';
 import { modernRequestHeaders } from './client-modern';
+import { isRefusal, renewedAuthorization } from './client-authorization';
+import { SessionHeaders } from './client-session-headers';
 import { SendOrder } from './send-order';
 import { replayHandshake, type RenewalHost } from './session-renewal';
 import { StandaloneStream, type StandaloneHost } from './standalone-stream';
@@ -65,7 +74,6 @@ const MAX_RENEWALS_IN_A_ROW = 3;
 const DELETE_TIMEOUT_MS = 5000;
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
 /** The own headers of every POST (the session and revision headers come first). */
-const POST_HEADERS = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
 
 export class StreamableClientSession
   implements HttpClientSessionHost, ExchangeHost, OpeningHost, StandaloneHost, RenewalHost
@@ -80,9 +88,9 @@ export class StreamableClientSession
   private readonly order = new SendOrder();
   /** The exchanges in flight, by the ids of their requests: a cancel finishes its request's exchange. */
   private readonly exchanges = new Map<RequestId, RequestExchange>();
-  private protocolVersion: string | undefined;
-  /** The headers of a POST, for the session and revision they were made for. */
-  private postHeaders: { session?: string; version?: string; list: HeaderList } | undefined;
+  private readonly headerLists: SessionHeaders;
+  /** The authorization's stored tokens were read (before the first request). */
+  private authorizationPrepared: Promise<void> | undefined;
   /** Exchanges that got through (2xx), for the machine's count of renewals in a row. */
   private through = 0;
   private renewals = 0;
@@ -100,6 +108,7 @@ export class StreamableClientSession
     private readonly options: StreamableHttpClientOptions,
   ) {
     this.peer = new HttpPeer(url, options);
+    this.headerLists = new SessionHeaders(this.peer.target, options.headers, options.authorization);
     this.policy = options.reconnect ?? {};
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
     this.actor = createActor(httpClientSessionMachine, {
@@ -131,7 +140,7 @@ export class StreamableClientSession
   }
 
   setProtocolVersion(version: string): void {
-    this.protocolVersion = version;
+    this.headerLists.protocolVersion = version;
     this.legacy?.setProtocolVersion(version);
   }
 
@@ -183,6 +192,8 @@ export class StreamableClientSession
       this.order.leave();
       throw refusal;
     }
+    const authorization = this.options.authorization;
+    if (authorization?.prepare) await (this.authorizationPrepared ??= authorization.prepare());
     const ids = requestIdsOf(message);
     if (ids.length === 0) return this.deliverNotice(message, body);
     let opening = false;
@@ -213,10 +224,18 @@ export class StreamableClientSession
 
   /** POSTs a notification or response; resolves on 2xx. `renew`: a 404 for our session renews it and retries. */
   async postNotice(body: string, renew = false): Promise<void> {
+    let authorizations = 0;
     for (let retried = !renew; ; retried = true) {
-      const { exchange, session } = this.post(body, false);
+      const sent = this.post(body, false);
+      const { exchange, session } = sent;
       const response = await exchange.response;
       const status = response.statusCode ?? 0;
+      if (
+        isRefusal(status) &&
+        authorizations++ < MAX_AUTHORIZATION_RETRIES &&
+        (await this.authorizeAgain(response, sent))
+      )
+        continue;
       if (status >= 200 && status < 300) {
         discardResponse(response);
         if (renew) this.through++;
@@ -234,45 +253,30 @@ export class StreamableClientSession
   post(body: string, initialize: boolean, modernHeaders?: HeaderList): SentPost {
     if (modernHeaders !== undefined) {
       const own = new AbortController();
+      const authorization = this.options.authorization?.authorization();
       const exchange = sendHttpRequest({
         method: 'POST',
         target: this.peer.target,
-        headers: modernHeaders,
+        headers: withAuthorization(modernHeaders, authorization),
         body,
         signal: AbortSignal.any([this.abort.signal, own.signal]),
       });
-      return { exchange, session: undefined, abort: () => own.abort() };
+      return { exchange, session: undefined, abort: () => own.abort(), authorization };
     }
     // An initialize starts a session: it names none, and announces its revision in its body only.
     const session = initialize ? undefined : this.sessionId;
     const exchange = sendHttpRequest({
       method: 'POST',
       target: this.peer.target,
-      headers: initialize
-        ? this.headers(undefined, { ...POST_HEADERS, 'mcp-protocol-version': undefined })
-        : this.postHeaderList(session),
+      headers: initialize ? this.headerLists.opening() : this.headerLists.post(session),
       body,
       signal: this.abort.signal,
     });
-    return { exchange, session };
+    return { exchange, session, authorization: this.options.authorization?.authorization() };
   }
 
-  /** Headers of every request: the extra ones, the session, the negotiated revision, then `own`. */
-  private headers(session: string | undefined, own: Record<string, string | undefined>): HeaderList {
-    return headerList(this.peer.target, this.options.headers, {
-      'mcp-session-id': session,
-      'mcp-protocol-version': this.protocolVersion,
-      ...own,
-    });
-  }
-
-  /** The headers of a POST: made again only when the session or the revision changed. */
-  private postHeaderList(session: string | undefined): HeaderList {
-    const made = this.postHeaders;
-    if (made && made.session === session && made.version === this.protocolVersion) return made.list;
-    const list = this.headers(session, POST_HEADERS);
-    this.postHeaders = { session, version: this.protocolVersion, list };
-    return list;
+  authorizeAgain(response: IncomingMessage, sent: Pick<SentPost, 'authorization'>): Promise<boolean> {
+    return renewedAuthorization(this.options.authorization, this.peer.url, response, sent.authorization);
   }
 
   // ---- what exchanges and streams ask (ExchangeHost, OpeningHost, StandaloneHost) -----------------
@@ -315,13 +319,23 @@ export class StreamableClientSession
   async openStreamOn(lastEventId: string | undefined, session: string | undefined): Promise<StreamOpening> {
     const what = `GET ${this.peer.url.href}`;
     try {
-      const response = await sendHttpRequest({
-        method: 'GET',
-        target: this.peer.target,
-        headers: this.headers(session, { accept: 'text/event-stream', 'last-event-id': lastEventId }),
-        signal: this.abort.signal,
-      }).response;
-      return classifyStreamOpening(response, session !== undefined, what);
+      for (let authorizations = 0; ; authorizations++) {
+        const authorization = this.options.authorization?.authorization();
+        const response = await sendHttpRequest({
+          method: 'GET',
+          target: this.peer.target,
+          headers: this.headerLists.of(session, { accept: 'text/event-stream', 'last-event-id': lastEventId }),
+          signal: this.abort.signal,
+        }).response;
+        if (
+          isRefusal(response.statusCode) &&
+          authorizations < MAX_AUTHORIZATION_RETRIES &&
+          (await this.authorizeAgain(response, { authorization }))
+        ) {
+          continue;
+        }
+        return classifyStreamOpening(response, session !== undefined, what);
+      }
     } catch (error) {
       return openingFailure(error);
     }
@@ -355,7 +369,8 @@ export class StreamableClientSession
       return exchange.failPending('The Streamable HTTP transport is closed');
     }
     this.legacy = legacy;
-    if (this.protocolVersion !== undefined) legacy.setProtocolVersion(this.protocolVersion);
+    const version = this.headerLists.protocolVersion;
+    if (version !== undefined) legacy.setProtocolVersion(version);
     legacy.messages.subscribe({
       next: (frame) => this.inbound.push(frame),
       error: (error: unknown) =>
@@ -390,7 +405,7 @@ export class StreamableClientSession
     promise.catch(() => undefined); // a renewal nobody waited for may fail unobserved
     this.renewal = { promise, resolve, reject };
     const replayId = `switchboard-renewal-${++this.renewals}`;
-    replayHandshake(this, initialize as JsonRpcRequest, replayId, this.protocolVersion).then(
+    replayHandshake(this, initialize as JsonRpcRequest, replayId, this.headerLists.protocolVersion).then(
       () => this.tell({ type: 'renewal.done' }),
       (error: unknown) => this.tell({ type: 'renewal.failed', error }),
     );
@@ -435,7 +450,7 @@ export class StreamableClientSession
       const response = await sendHttpRequest({
         method: 'DELETE',
         target: this.peer.target,
-        headers: this.headers(session, {}),
+        headers: this.headerLists.of(session, {}),
         signal: this.deleting.signal,
       }).response;
       discardResponse(response);

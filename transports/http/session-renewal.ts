@@ -15,7 +15,7 @@ import { INITIALIZED_NOTIFICATION, negotiatedVersionOf, replayedInitialize } fro
 /** What a renewal needs of its transport. */
 export interface RenewalHost extends Pick<
   ExchangeHost,
-  'peer' | 'policy' | 'signal' | 'post' | 'openStream' | 'report'
+  'peer' | 'policy' | 'signal' | 'post' | 'authorizeAgain' | 'openStream' | 'report'
 > {
   /** The answer to the replayed `initialize` came: it names the new session. */
   adoptSession(response: IncomingMessage): void;
@@ -38,6 +38,7 @@ export async function replayHandshake(
       policy: host.policy,
       signal: host.signal,
       post: (body, initialize) => host.post(body, initialize),
+      authorizeAgain: (response, sent) => host.authorizeAgain(response, sent),
       openStream: (lastEventId) => host.openStream(lastEventId),
       report: (event) => host.report(event),
       sessionLost: () => Promise.reject(new TransportError('the new session was ended at once')),

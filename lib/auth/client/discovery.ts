@@ -64,7 +64,9 @@ export async function discoverProtectedResource(
     const servers = document.authorization_servers;
     return {
       resource,
-      authorizationServers: Array.isArray(servers) ? servers.filter((item): item is string => typeof item === 'string') : [],
+      authorizationServers: Array.isArray(servers)
+        ? servers.filter((item): item is string => typeof item === 'string')
+        : [],
       ...(isStringArray(document.scopes_supported) && { scopesSupported: document.scopes_supported }),
       url: url.href,
     };
@@ -91,7 +93,10 @@ export function authorizationServerMetadataCandidates(issuer: URL): URL[] {
   const path = issuer.pathname.replace(/\/$/, '');
   const origin = issuer.origin;
   if (path === '') {
-    return [new URL('/.well-known/oauth-authorization-server', origin), new URL('/.well-known/openid-configuration', origin)];
+    return [
+      new URL('/.well-known/oauth-authorization-server', origin),
+      new URL('/.well-known/openid-configuration', origin),
+    ];
   }
   return [
     new URL(`/.well-known/oauth-authorization-server${path}`, origin),

@@ -41,7 +41,9 @@ export class AuthHttp {
   /** A GET of a JSON document; the response whatever its status (the caller decides what a 404 means). */
   getJson(url: URL): Promise<Response> {
     if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url))) {
-      return Promise.reject(new AuthorizationError(`Refusing to fetch ${url.href}: OAuth metadata must be served over https`));
+      return Promise.reject(
+        new AuthorizationError(`Refusing to fetch ${url.href}: OAuth metadata must be served over https`),
+      );
     }
     return this.fetchImpl(url, {
       headers: { accept: 'application/json' },
