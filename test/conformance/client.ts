@@ -16,6 +16,7 @@ import { isPlainObject } from '../../lib/protocol/envelope';
 import { VERSION } from '../../lib/cli/version';
 import { StreamableHttpClientTransport } from '../../transports/http/streamable-client';
 import { OAuthClient } from '../../lib/auth/client/oauth-client';
+import type { MachineGrant } from '../../lib/auth/client/machine-grants';
 import { headlessInteraction } from '../../lib/auth/client/authorization-code';
 import { recordEmittedEitherEra } from '../helpers/schema-modern';
 
@@ -143,27 +144,61 @@ interface AuthContext {
   readonly client_secret?: string;
   readonly private_key_pem?: string;
   readonly signing_algorithm?: string;
+  /** Workload identity federation: the workload's JWT. */
+  readonly valid_jwt?: string;
+  /** Enterprise-managed authorization: the identity provider and the user's ID token. */
+  readonly idp_client_id?: string;
+  readonly idp_id_token?: string;
+  readonly idp_issuer?: string;
+  readonly idp_token_endpoint?: string;
+}
+
+/** The grant without a user that a scenario's context calls for, if any. */
+function machineGrantOf(scenarioName: string, context: AuthContext): MachineGrant | undefined {
+  const clientId = context.client_id;
+  if (clientId === undefined) return undefined;
+  const secret = context.client_secret === undefined ? {} : { clientSecret: context.client_secret };
+  if (scenarioName.startsWith('auth/client-credentials')) {
+    return {
+      type: 'client_credentials',
+      clientId,
+      ...secret,
+      ...(context.private_key_pem !== undefined && { privateKeyPem: context.private_key_pem }),
+      ...(context.signing_algorithm !== undefined && { signingAlgorithm: context.signing_algorithm }),
+    };
+  }
+  if (context.valid_jwt !== undefined) return { type: 'jwt_bearer', clientId, ...secret, assertion: context.valid_jwt };
+  if (
+    context.idp_token_endpoint !== undefined &&
+    context.idp_id_token !== undefined &&
+    context.idp_client_id !== undefined
+  ) {
+    return {
+      type: 'enterprise',
+      clientId,
+      ...secret,
+      identityProvider: {
+        tokenEndpoint: context.idp_token_endpoint,
+        clientId: context.idp_client_id,
+        ...(context.idp_issuer !== undefined && { issuer: context.idp_issuer }),
+      },
+      idToken: context.idp_id_token,
+    };
+  }
+  return undefined;
 }
 
 /** The OAuth client of an `auth/*` scenario: headless, with the credentials the scenario's context gives. */
 function authorizationFor(url: string, scenarioName: string | undefined): OAuthClient | undefined {
   if (!scenarioName?.startsWith('auth/')) return undefined;
   const context = scenarioContext() as AuthContext;
-  const credentials =
-    scenarioName.startsWith('auth/client-credentials') && context.client_id !== undefined
-      ? {
-          clientId: context.client_id,
-          ...(context.client_secret !== undefined && { clientSecret: context.client_secret }),
-          ...(context.private_key_pem !== undefined && { privateKeyPem: context.private_key_pem }),
-          ...(context.signing_algorithm !== undefined && { signingAlgorithm: context.signing_algorithm }),
-        }
-      : undefined;
+  const grant = machineGrantOf(scenarioName, context);
   return new OAuthClient(url, {
     clientName: 'mcp-switchboard-conformance-client',
     interaction: headlessInteraction(REDIRECT_URI),
     clientMetadataUrl: CLIENT_METADATA_URL,
-    ...(credentials && { clientCredentials: credentials }),
-    ...(!credentials &&
+    ...(grant && { grant }),
+    ...(!grant &&
       context.client_id !== undefined && {
         client: {
           clientId: context.client_id,

@@ -16,7 +16,7 @@ import { clientFor, type PreRegisteredClient } from './registration';
 import { chooseScopes, splitScopes } from './scopes';
 import { authorizationHeaderOf, refreshGrant, storedTokens } from './tokens';
 import { bearerChallenge, challengedScopes, type Challenge } from './www-authenticate';
-import { clientCredentialsGrant, type ClientCredentials } from './client-credentials';
+import { JWT_BEARER, machineGrant, type MachineGrant } from './machine-grants';
 
 export interface OAuthClientOptions extends AuthHttpOptions {
   /** The name the tokens are kept under, with the server's URL (default `mcp-switchboard`). */
@@ -25,8 +25,8 @@ export interface OAuthClientOptions extends AuthHttpOptions {
   readonly store?: TokenStore;
   /** How the user authorizes (the authorization code grant needs it). */
   readonly interaction?: AuthorizationInteraction;
-  /** Machine-to-machine instead of a user: the client credentials grant (an MCP extension). */
-  readonly clientCredentials?: ClientCredentials;
+  /** A grant without a user (client credentials, a workload's JWT, enterprise-managed), instead of `interaction`. */
+  readonly grant?: MachineGrant;
   /** A registration made beforehand: no dynamic registration then. */
   readonly client?: PreRegisteredClient;
   /** This client's metadata document URL, used as its `client_id` where the server supports that (CIMD). */
@@ -188,17 +188,19 @@ export class OAuthClient implements HttpAuthorization {
 
   /** The registration at `as`: never one made at another authorization server. */
   private clientAt(as: oauth.AuthorizationServer, stored: AuthRecord | undefined): Promise<StoredClient> {
-    const credentials = this.options.clientCredentials;
+    const machine = this.options.grant;
     const redirectUri = this.options.interaction?.redirectUri;
     return clientFor(
       as,
       stored?.client,
       {
-        ...(credentials && { preRegistered: credentials }),
+        ...(machine && { preRegistered: machine }),
         ...(this.options.client && { preRegistered: this.options.client }),
         ...(this.options.clientMetadataUrl !== undefined && { clientMetadataUrl: this.options.clientMetadataUrl }),
         ...(this.options.clientMetadata && { clientMetadata: this.options.clientMetadata }),
-        grantTypes: credentials ? ['client_credentials'] : ['authorization_code', 'refresh_token'],
+        grantTypes: machine
+          ? [machine.type === 'client_credentials' ? 'client_credentials' : JWT_BEARER]
+          : ['authorization_code', 'refresh_token'],
         redirectUris: redirectUri === undefined ? [] : [redirectUri],
       },
       this.http,
@@ -211,8 +213,8 @@ export class OAuthClient implements HttpAuthorization {
     scopes: readonly string[],
     resource: string,
   ): Promise<oauth.TokenEndpointResponse> {
-    const credentials = this.options.clientCredentials;
-    if (credentials) return clientCredentialsGrant({ as, client, credentials, scopes, resource }, this.http);
+    const machine = this.options.grant;
+    if (machine) return machineGrant({ as, client, grant: machine, scopes, resource }, this.http);
     const interaction = this.options.interaction;
     if (!interaction) {
       throw new AuthorizationError(
