@@ -13,6 +13,8 @@ export interface AuthRefusal {
   readonly url: URL;
   /** The `Authorization` value the refused request carried (undefined: it carried none). */
   readonly sentAuthorization: string | undefined;
+  /** The response's `DPoP-Nonce` header (RFC 9449 §9), when it had one. */
+  readonly dpopNonce?: string;
 }
 
 export interface HttpAuthorization {
@@ -23,6 +25,11 @@ export interface HttpAuthorization {
    * request: it must be cheap (no I/O).
    */
   authorization(): string | undefined;
+  /**
+   * Headers a request needs besides `Authorization`, made for that request (a DPoP proof: signed, so
+   * asynchronous); undefined when none is needed, which keeps the request path synchronous.
+   */
+  requestHeaders?(method: string, url: URL): Promise<Readonly<Record<string, string>>> | undefined;
   /**
    * The server refused a request. Resolves true when the request should be sent again (a token was
    * obtained, refreshed or stepped up), false when it should fail with the refusal; rejects with why

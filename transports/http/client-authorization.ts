@@ -5,7 +5,13 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { HttpAuthorization } from '../../lib/auth/http-authorization';
-import { discardResponse } from './client-request';
+import {
+  discardResponse,
+  sendHttpRequest,
+  withHeader,
+  type HttpExchange,
+  type HttpRequestSpec,
+} from './client-request';
 
 /** 401, or 403: a refusal the authorization may be able to answer. */
 export const isRefusal = (status: number | undefined): boolean => status === 401 || status === 403;
@@ -22,7 +28,36 @@ export async function renewedAuthorization(
   const header = response.headers['www-authenticate'];
   const challenge = Array.isArray(header) ? header.join(', ') : header;
   if (status === 403 && challenge === undefined) return false;
-  const again = await authorization.refused({ status, wwwAuthenticate: challenge, url, sentAuthorization });
+  const nonce = response.headers['dpop-nonce'];
+  const again = await authorization.refused({
+    status,
+    wwwAuthenticate: challenge,
+    url,
+    sentAuthorization,
+    ...(typeof nonce === 'string' && { dpopNonce: nonce }),
+  });
   if (again) discardResponse(response);
   return again;
+}
+
+/**
+ * Sends `spec`, first adding the headers the authorization makes for this one request (a DPoP proof), when
+ * it needs any: then the request leaves once they are ready.
+ */
+export function sendAuthorizedRequest(
+  spec: HttpRequestSpec,
+  authorization: HttpAuthorization | undefined,
+  url: URL,
+): HttpExchange {
+  const extra = authorization?.requestHeaders?.(spec.method, url);
+  if (extra === undefined) return sendHttpRequest(spec);
+  const started = extra.then((headers) => {
+    let list = spec.headers;
+    for (const name in headers) list = withHeader(list, name, headers[name]!);
+    return sendHttpRequest({ ...spec, headers: list });
+  });
+  return {
+    written: started.then((exchange) => exchange.written),
+    response: started.then((exchange) => exchange.response),
+  };
 }

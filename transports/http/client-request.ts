@@ -339,14 +339,18 @@ function jsonRpcErrorIn(text: string): JsonRpcErrorObject | undefined {
 
 /** `list` with its `authorization` header set to `value` (replaced if the list has one, else added). */
 export function withAuthorization(list: HeaderList, value: string | undefined): HeaderList {
-  if (value === undefined) return list;
+  return value === undefined ? list : withHeader(list, 'authorization', value);
+}
+
+/** `list` with header `name` (lower case) set to `value`: replaced if the list has it, else added. */
+export function withHeader(list: HeaderList, name: string, value: string): HeaderList {
   const updated = list.slice();
   for (let index = 0; index < updated.length; index += 2) {
-    if (updated[index]!.toLowerCase() === 'authorization') {
+    if (updated[index]!.toLowerCase() === name) {
       updated[index + 1] = value;
       return updated;
     }
   }
-  updated.push('authorization', value);
+  updated.push(name, value);
   return updated;
 }

@@ -35,7 +35,8 @@ import {
   discardResponse,
   withAuthorization,
   HttpPeer,
-  sendHttpRequest,
+  type HttpExchange,
+  type HttpRequestSpec,
   type HeaderList,
   type HttpClientOptions,
 } from './client-request';
@@ -43,7 +44,7 @@ import { classifyStreamOpening, openingFailure, type ReconnectPolicy, type Strea
 import { connectLegacyFallback } from './legacy-fallback';
 import type { LegacySseClientTransport } from './legacy-sse-client';
 import { modernRequestHeaders } from './client-modern';
-import { isRefusal, renewedAuthorization } from './client-authorization';
+import { isRefusal, renewedAuthorization, sendAuthorizedRequest } from './client-authorization';
 import { SessionHeaders } from './client-session-headers';
 import { SendOrder } from './send-order';
 import { replayHandshake, type RenewalHost } from './session-renewal';
@@ -254,7 +255,7 @@ export class StreamableClientSession
     if (modernHeaders !== undefined) {
       const own = new AbortController();
       const authorization = this.options.authorization?.authorization();
-      const exchange = sendHttpRequest({
+      const exchange = this.request({
         method: 'POST',
         target: this.peer.target,
         headers: withAuthorization(modernHeaders, authorization),
@@ -265,7 +266,7 @@ export class StreamableClientSession
     }
     // An initialize starts a session: it names none, and announces its revision in its body only.
     const session = initialize ? undefined : this.sessionId;
-    const exchange = sendHttpRequest({
+    const exchange = this.request({
       method: 'POST',
       target: this.peer.target,
       headers: initialize ? this.headerLists.opening() : this.headerLists.post(session),
@@ -273,6 +274,11 @@ export class StreamableClientSession
       signal: this.abort.signal,
     });
     return { exchange, session, authorization: this.options.authorization?.authorization() };
+  }
+
+  /** Sends a request with what the authorization adds to each (a DPoP proof), if anything. */
+  private request(spec: HttpRequestSpec): HttpExchange {
+    return sendAuthorizedRequest(spec, this.options.authorization, this.peer.url);
   }
 
   authorizeAgain(response: IncomingMessage, sent: Pick<SentPost, 'authorization'>): Promise<boolean> {
@@ -321,7 +327,7 @@ export class StreamableClientSession
     try {
       for (let authorizations = 0; ; authorizations++) {
         const authorization = this.options.authorization?.authorization();
-        const response = await sendHttpRequest({
+        const response = await this.request({
           method: 'GET',
           target: this.peer.target,
           headers: this.headerLists.of(session, { accept: 'text/event-stream', 'last-event-id': lastEventId }),
@@ -447,7 +453,7 @@ export class StreamableClientSession
   private async deleteSession(session: string): Promise<void> {
     this.deleting = new AbortController();
     try {
-      const response = await sendHttpRequest({
+      const response = await this.request({
         method: 'DELETE',
         target: this.peer.target,
         headers: this.headerLists.of(session, {}),

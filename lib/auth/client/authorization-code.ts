@@ -7,6 +7,7 @@ import * as oauth from 'oauth4webapi';
 import type { StoredClient } from '../token-store';
 import { AuthHttp, AuthorizationError, type AuthHttpOptions } from './http';
 import { clientAuthentication, describe } from './registration';
+import { retryingDpopNonce } from './dpop';
 
 /** How the user authorizes: the seam a command line, a desktop app or a test fills in. */
 export interface AuthorizationInteraction {
@@ -23,6 +24,8 @@ export interface AuthorizationCodeRequest {
   readonly scopes: readonly string[];
   /** The RFC 8707 `resource`, as the resource metadata published it. */
   readonly resource: string;
+  /** Binds the tokens to a key (DPoP) when given. */
+  readonly dpop?: oauth.DPoPHandle;
 }
 
 export async function authorizationCodeGrant(
@@ -61,16 +64,22 @@ export async function authorizationCodeGrant(
     throw new AuthorizationError(`The authorization response was refused: ${describe(error)}`, { cause: error });
   }
   try {
-    const response = await oauth.authorizationCodeGrantRequest(
-      as,
-      oauthClient,
-      clientAuthentication(client),
-      callbackParams,
-      interaction.redirectUri,
-      verifier,
-      { ...http.requestOptions(as.token_endpoint ?? as.issuer), additionalParameters: { resource } },
-    );
-    return await oauth.processAuthorizationCodeResponse(as, oauthClient, response);
+    return await retryingDpopNonce(async () => {
+      const response = await oauth.authorizationCodeGrantRequest(
+        as,
+        oauthClient,
+        clientAuthentication(client),
+        callbackParams,
+        interaction.redirectUri,
+        verifier,
+        {
+          ...http.requestOptions(as.token_endpoint ?? as.issuer),
+          additionalParameters: { resource },
+          ...(request.dpop && { DPoP: request.dpop }),
+        },
+      );
+      return oauth.processAuthorizationCodeResponse(as, oauthClient, response);
+    });
   } catch (error) {
     throw new AuthorizationError(`The token request at ${as.token_endpoint} failed: ${describe(error)}`, {
       cause: error,

@@ -10,6 +10,7 @@ import * as oauth from 'oauth4webapi';
 import type { StoredClient } from '../token-store';
 import { AuthorizationError, type AuthHttp } from './http';
 import { clientAuthentication, describe } from './registration';
+import { retryingDpopNonce } from './dpop';
 
 /** A token, or how to get a fresh one (read at each grant). */
 export type TokenSource = string | (() => string | Promise<string>);
@@ -61,6 +62,8 @@ export interface MachineGrantRequest {
   readonly grant: MachineGrant;
   readonly scopes: readonly string[];
   readonly resource: string;
+  /** Binds the token to a key (DPoP) when given. */
+  readonly dpop?: oauth.DPoPHandle;
 }
 
 export async function machineGrant(request: MachineGrantRequest, http: AuthHttp): Promise<oauth.TokenEndpointResponse> {
@@ -68,7 +71,10 @@ export async function machineGrant(request: MachineGrantRequest, http: AuthHttp)
   const parameters: Record<string, string> = { resource };
   if (scopes.length > 0) parameters.scope = scopes.join(' ');
   const oauthClient: oauth.Client = { client_id: client.clientId };
-  const options = http.requestOptions(as.token_endpoint ?? as.issuer);
+  const options = {
+    ...http.requestOptions(as.token_endpoint ?? as.issuer),
+    ...(request.dpop && { DPoP: request.dpop }),
+  };
   try {
     switch (grant.type) {
       case 'client_credentials': {
@@ -89,15 +95,17 @@ export async function machineGrant(request: MachineGrantRequest, http: AuthHttp)
         parameters.assertion = await identityAssertion(grant, as.issuer, request, http);
         break;
     }
-    const response = await oauth.genericTokenEndpointRequest(
-      as,
-      oauthClient,
-      clientAuthentication(client),
-      JWT_BEARER,
-      parameters,
-      options,
-    );
-    return await oauth.processGenericTokenEndpointResponse(as, oauthClient, response);
+    return await retryingDpopNonce(async () => {
+      const response = await oauth.genericTokenEndpointRequest(
+        as,
+        oauthClient,
+        clientAuthentication(client),
+        JWT_BEARER,
+        parameters,
+        options,
+      );
+      return oauth.processGenericTokenEndpointResponse(as, oauthClient, response);
+    });
   } catch (error) {
     if (error instanceof AuthorizationError) throw error;
     throw new AuthorizationError(`The ${grant.type} grant at ${as.token_endpoint} failed: ${describe(error)}`, {

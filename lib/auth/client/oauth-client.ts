@@ -17,6 +17,7 @@ import { chooseScopes, splitScopes } from './scopes';
 import { authorizationHeaderOf, refreshGrant, storedTokens } from './tokens';
 import { bearerChallenge, challengedScopes, type Challenge } from './www-authenticate';
 import { JWT_BEARER, machineGrant, type MachineGrant } from './machine-grants';
+import { DpopKey, dpopAlgorithmFor } from './dpop';
 
 export interface OAuthClientOptions extends AuthHttpOptions {
   /** The name the tokens are kept under, with the server's URL (default `mcp-switchboard`). */
@@ -39,6 +40,8 @@ export interface OAuthClientOptions extends AuthHttpOptions {
   readonly offlineAccess?: boolean;
   /** Step-ups (403 `insufficient_scope`) in a row before the request fails with the 403 (default 2). */
   readonly maxStepUps?: number;
+  /** Bind tokens to a key (DPoP, RFC 9449) when the authorization server offers it (default true). */
+  readonly dpop?: boolean;
   /** Milliseconds since the epoch (default `Date.now`). */
   readonly now?: () => number;
 }
@@ -65,6 +68,8 @@ export class OAuthClient implements HttpAuthorization {
   private stepUps = 0;
   /** The scopes the last authorization asked for (a step-up keeps them). */
   private requested: string[] = [];
+  /** Made when an authorization server first offers DPoP. */
+  private dpopKey: DpopKey | undefined;
 
   constructor(
     server: string | URL,
@@ -85,6 +90,13 @@ export class OAuthClient implements HttpAuthorization {
 
   authorization(): string | undefined {
     return this.header;
+  }
+
+  requestHeaders(method: string, url: URL): Promise<Readonly<Record<string, string>>> | undefined {
+    const tokens = this.tokens;
+    const key = this.dpopKey;
+    if (!tokens || !key || tokens.tokenType.toLowerCase() !== 'dpop') return undefined;
+    return key.proof(method, url, tokens.accessToken).then((proof) => ({ dpop: proof }));
   }
 
   /** The tokens in use (undefined before the first authorization). */
@@ -109,6 +121,10 @@ export class OAuthClient implements HttpAuthorization {
 
   private async handle(refusal: AuthRefusal): Promise<boolean> {
     const challenge = bearerChallenge(refusal.wwwAuthenticate);
+    if (challenge?.params.error === 'use_dpop_nonce' && refusal.dpopNonce !== undefined && this.dpopKey) {
+      this.dpopKey.rememberNonce(refusal.url, refusal.dpopNonce);
+      return true;
+    }
     if (refusal.status === 403) {
       if (challenge?.params.error !== 'insufficient_scope') return false;
       if (++this.stepUps > (this.options.maxStepUps ?? DEFAULT_MAX_STEP_UPS)) return false;
@@ -154,7 +170,8 @@ export class OAuthClient implements HttpAuthorization {
           return current;
         }
         if (tokens.refreshToken === undefined) return current;
-        refreshed = await refreshGrant(authority.as, client, tokens, authority.resource, this.http, this.now());
+        const dpop = await this.dpopFor(authority.as, client);
+        refreshed = await refreshGrant(authority.as, client, tokens, authority.resource, this.http, this.now(), dpop);
         return { ...current, tokens: refreshed };
       });
     } catch {
@@ -207,21 +224,32 @@ export class OAuthClient implements HttpAuthorization {
     );
   }
 
-  private grant(
+  private async grant(
     as: oauth.AuthorizationServer,
     client: StoredClient,
     scopes: readonly string[],
     resource: string,
   ): Promise<oauth.TokenEndpointResponse> {
+    const dpop = await this.dpopFor(as, client);
     const machine = this.options.grant;
-    if (machine) return machineGrant({ as, client, grant: machine, scopes, resource }, this.http);
+    if (machine)
+      return machineGrant({ as, client, grant: machine, scopes, resource, ...(dpop && { dpop }) }, this.http);
     const interaction = this.options.interaction;
     if (!interaction) {
       throw new AuthorizationError(
         `${this.serverUrl.href} requires authorization, and this client has no way to ask the user (give it an interaction, or log in first)`,
       );
     }
-    return authorizationCodeGrant({ as, client, interaction, scopes, resource }, this.http);
+    return authorizationCodeGrant({ as, client, interaction, scopes, resource, ...(dpop && { dpop }) }, this.http);
+  }
+
+  /** The DPoP handle for token requests at `as`, when it offers DPoP with an algorithm we sign with. */
+  private async dpopFor(as: oauth.AuthorizationServer, client: StoredClient): Promise<oauth.DPoPHandle | undefined> {
+    if (this.options.dpop === false) return undefined;
+    const algorithm = dpopAlgorithmFor(as);
+    if (algorithm === undefined) return undefined;
+    if (this.dpopKey?.algorithm !== algorithm) this.dpopKey = await DpopKey.generate(algorithm);
+    return this.dpopKey.tokenRequests({ client_id: client.clientId });
   }
 
   private use(tokens: StoredTokens): void {

@@ -3,6 +3,7 @@ import * as oauth from 'oauth4webapi';
 import type { StoredClient, StoredTokens } from '../token-store';
 import { AuthorizationError, type AuthHttp } from './http';
 import { clientAuthentication, describe } from './registration';
+import { retryingDpopNonce } from './dpop';
 
 /** A token response as stored: `expires_in` becomes an instant, a refresh without a new refresh token keeps the old one. */
 export function storedTokens(
@@ -36,16 +37,26 @@ export async function refreshGrant(
   resource: string,
   http: AuthHttp,
   now: number,
+  dpop?: oauth.DPoPHandle,
 ): Promise<StoredTokens> {
   const refreshToken = tokens.refreshToken;
   if (refreshToken === undefined) throw new AuthorizationError('There is no refresh token');
   const oauthClient: oauth.Client = { client_id: client.clientId };
   try {
-    const response = await oauth.refreshTokenGrantRequest(as, oauthClient, clientAuthentication(client), refreshToken, {
-      ...http.requestOptions(as.token_endpoint ?? as.issuer),
-      additionalParameters: { resource },
+    const refreshed = await retryingDpopNonce(async () => {
+      const response = await oauth.refreshTokenGrantRequest(
+        as,
+        oauthClient,
+        clientAuthentication(client),
+        refreshToken,
+        {
+          ...http.requestOptions(as.token_endpoint ?? as.issuer),
+          additionalParameters: { resource },
+          ...(dpop && { DPoP: dpop }),
+        },
+      );
+      return oauth.processRefreshTokenResponse(as, oauthClient, response);
     });
-    const refreshed = await oauth.processRefreshTokenResponse(as, oauthClient, response);
     return storedTokens(refreshed, as.issuer, now, { scope: tokens.scope, refreshToken });
   } catch (error) {
     throw new AuthorizationError(`Refreshing the access token failed: ${describe(error)}`, { cause: error });
