@@ -8,15 +8,11 @@
  * - 2025-11-25: the four non-auth scenarios of that requirement set pass every check (the probe is refused
  *   by those handshake-era mocks and the client falls back to initialize).
  * - 2026-07-28: every non-auth scenario of that requirement set, and json-schema-2020-12-preservation
- *   (added after the release), pass every check, except sep-2322-client-request-state, which needs the
- *   multi round-trip driver (another part of issue 14) and is listed in expected-client-failures.yml.
- * - auth/*: the client has no OAuth yet (issue 15). expected-client-failures.yml lists every auth scenario
- *   of the 2026-07-28 set (all fail at that wire, and the 2025-11-25 set's are among them); the test checks
- *   the list against the suite's, and runs one listed scenario against it.
+ *   (added after the release), pass every check.
+ * - auth/*: client-auth.test.ts.
  *
  * The totals are printed at the end.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -32,7 +28,6 @@ import {
 } from './run-suite';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const BASELINE = path.join(HERE, 'expected-client-failures.yml');
 /**
  * What the suite runs, the URL appended: the sources through tsx's loader on this Node, so there is no
  * `npx` start-up per scenario. Quoted because the suite hands the line to `sh -c`.
@@ -71,13 +66,6 @@ afterAll(() => {
   if (results.length) console.log(formatTotals(totalsOf(results), 'client, one scenario at a time'));
 });
 
-/** The `client:` entries of the baseline (a flat YAML list). */
-async function expectedFailures(): Promise<string[]> {
-  const text = await readFile(BASELINE, 'utf8');
-  const list = text.slice(text.search(/^client:\s*$/m));
-  return [...list.matchAll(/^\s+- (\S+)\s*$/gm)].map((match) => match[1]!);
-}
-
 function explain(run: ClientScenarioRun): string {
   return `${describeProblems(run.result)}\nclient stderr:\n${run.clientStderr}\nsuite output:\n${run.output.slice(-3000)}`;
 }
@@ -111,7 +99,7 @@ describe('the 2025-11-25 client scenarios against our client', () => {
 });
 
 describe('the 2026-07-28 client scenarios against our client', () => {
-  it('are the ones this file runs, the multi round-trip one, and auth', async () => {
+  it('are the ones this file runs (and the auth scenarios of client-auth.test.ts)', async () => {
     const scenarios = await listClientScenarios('2026-07-28');
     const required = scenarios.filter((scenario) => !scenario.startsWith('auth/'));
     const added = Object.keys(PASSES_2026).filter((scenario) => !required.includes(scenario));
@@ -124,24 +112,4 @@ describe('the 2026-07-28 client scenarios against our client', () => {
   });
 
   passesEveryCheck('2026-07-28', PASSES_2026);
-
-  it('the baseline lists every auth scenario of the 2026-07-28 set, and the multi round-trip one', async () => {
-    const [scenarios, baseline] = await Promise.all([listClientScenarios('2026-07-28'), expectedFailures()]);
-    const auth = scenarios.filter((scenario) => scenario.startsWith('auth/'));
-    expect(new Set(baseline).size).toBe(baseline.length);
-    expect([...baseline].sort()).toEqual([...auth].sort());
-  });
-
-  it('an auth scenario fails clearly, as the baseline expects', async () => {
-    const run = await runClientScenario(CLIENT_COMMAND, 'auth/metadata-default', {
-      requirements: '2026-07-28',
-      expectedFailures: BASELINE,
-    });
-    expect(run.result.passed).toBe(0);
-    expect(run.result.failed).toBeGreaterThan(0);
-    // The era probe meets the 401 first: an error, not a fallback to initialize.
-    expect(run.clientStderr).toMatch(/^conformance client \(auth\/metadata-default\): OAuth is not supported yet.*401/);
-    expect(run.output).toContain('Client exited with code 1');
-    expect(run.exitCode, run.output.slice(-3000)).toBe(0); // a listed failure
-  }, 50_000);
 });

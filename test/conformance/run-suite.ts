@@ -51,6 +51,8 @@ export interface SuiteTotals {
 
 /** The requirement sets of conformance 0.2.0-alpha.12: the scenarios a revision requires, frozen at its release. */
 export type Requirements = '2025-11-25' | '2026-07-28';
+/** A revision's wire for one client scenario (`--spec-version`): the requirement sets', or an older one's. */
+export type SpecVersion = Requirements | '2025-03-26';
 
 export interface SuiteOptions {
   /** `all` (default) runs the active and the pending scenarios. Ignored with `requirements`. */
@@ -135,7 +137,7 @@ export interface ClientScenarioOptions {
   /** The run is killed after this long (default 45 s; the suite gives the client 30 s). */
   readonly timeoutMs?: number;
   /** Run the scenario as this revision's requirement set has it (the client sees `MCP_CONFORMANCE_PROTOCOL_VERSION`). */
-  readonly requirements?: Requirements;
+  readonly requirements?: SpecVersion;
 }
 
 /**
