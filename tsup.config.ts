@@ -10,6 +10,8 @@ const entry: Record<string, string> = {
   'transports/framed': 'transports/framed.ts',
   'transports/message-port': 'transports/message-port.ts',
   'transports/http': 'transports/http/index.ts',
+  auth: 'lib/auth/index.ts',
+  'auth/node': 'lib/auth/node/index.ts',
   cli: 'lib/cli/main.ts',
   'trace/otel': 'lib/trace/otel.ts',
   'trace/file': 'lib/trace/sinks/file.ts',

@@ -5,7 +5,7 @@
  */
 
 /** A refusal the transport got: 401, or 403 with a `WWW-Authenticate` challenge. */
-export interface AuthRefusal {
+export interface AuthorizationRefusal {
   readonly status: number;
   /** The response's `WWW-Authenticate` header, joined when repeated. */
   readonly wwwAuthenticate: string | undefined;
@@ -35,5 +35,5 @@ export interface HttpAuthorization {
    * obtained, refreshed or stepped up), false when it should fail with the refusal; rejects with why
    * authorization failed.
    */
-  refused(refusal: AuthRefusal): Promise<boolean>;
+  refused(refusal: AuthorizationRefusal): Promise<boolean>;
 }

@@ -29,3 +29,4 @@ export type { OriginPolicy } from './request-guard';
 export { DEFAULT_HTTP_LIMITS, HTTP_LIMIT_NAMES, httpLimits, type HttpLimits } from './limits';
 export { remoteAddressKey, type ClientKey } from './client-key';
 export { applyHttpLimits, connectionCounts, createMcpHttpServer, type ConnectionCounts } from './http-server';
+export type { HttpAuthOption } from './http-auth';

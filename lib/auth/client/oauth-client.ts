@@ -6,7 +6,7 @@
  * client registration live in a `TokenStore` under (server, client name).
  */
 import type * as oauth from 'oauth4webapi';
-import type { AuthRefusal, HttpAuthorization } from '../http-authorization';
+import type { AuthorizationRefusal, HttpAuthorization } from '../http-authorization';
 import { MemoryTokenStore } from '../memory-token-store';
 import type { AuthKey, AuthRecord, StoredClient, StoredTokens, TokenStore } from '../token-store';
 import { authorizationCodeGrant, type AuthorizationInteraction } from './authorization-code';
@@ -104,7 +104,7 @@ export class OAuthClient implements HttpAuthorization {
     return this.tokens;
   }
 
-  refused(refusal: AuthRefusal): Promise<boolean> {
+  refused(refusal: AuthorizationRefusal): Promise<boolean> {
     // A token newer than the one refused is already here: try it.
     if (this.header !== undefined && refusal.sentAuthorization !== this.header) return Promise.resolve(true);
     return (this.pending ??= this.handle(refusal).finally(() => {
@@ -119,7 +119,7 @@ export class OAuthClient implements HttpAuthorization {
     this.tokens = undefined;
   }
 
-  private async handle(refusal: AuthRefusal): Promise<boolean> {
+  private async handle(refusal: AuthorizationRefusal): Promise<boolean> {
     const challenge = bearerChallenge(refusal.wwwAuthenticate);
     if (challenge?.params.error === 'use_dpop_nonce' && refusal.dpopNonce !== undefined && this.dpopKey) {
       this.dpopKey.rememberNonce(refusal.url, refusal.dpopNonce);
