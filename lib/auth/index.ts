@@ -9,10 +9,7 @@ export type { AuthorizationRefusal, HttpAuthorization } from './http-authorizati
 export type { AuthKey, AuthRecord, StoredClient, StoredTokens, TokenStore } from './token-store';
 export { MemoryTokenStore } from './memory-token-store';
 export { OAuthClient, canonicalServerUrl, type OAuthClientOptions } from './client/oauth-client';
-export {
-  headlessInteraction,
-  type AuthorizationInteraction,
-} from './client/authorization-code';
+export { headlessInteraction, type AuthorizationInteraction } from './client/authorization-code';
 export type { PreRegisteredClient } from './client/registration';
 export type {
   ClientCredentialsGrant,

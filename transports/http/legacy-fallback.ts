@@ -21,6 +21,7 @@ export async function connectLegacyFallback(
   const refused = await describeHttpFailure(refusal, what);
   const legacy = new LegacySseClientTransport(peer.url, {
     ...(options.headers && { headers: options.headers }),
+    ...(options.authorization && { authorization: options.authorization }),
     agent: peer.agent,
     maxMessageBytes: peer.maxMessageBytes,
   });

@@ -25,11 +25,13 @@ import {
   headerList,
   HttpPeer,
   httpTarget,
-  sendHttpRequest,
   type HeaderList,
   type HttpClientOptions,
+  type HttpRequestSpec,
   type HttpTarget,
 } from './client-request';
+import { isRefusal, renewedAuthorization, sendAuthorizedRequest } from './client-authorization';
+import { MAX_AUTHORIZATION_RETRIES } from './client-exchange';
 import { readSseResponse } from './client-sse-stream';
 
 export class LegacySseClientTransport implements Transport {
@@ -100,21 +102,37 @@ export class LegacySseClientTransport implements Transport {
   }
 
   private headers(target: HttpTarget, own: Record<string, string | undefined>): HeaderList {
-    return headerList(target, this.options.headers, { ...own, 'mcp-protocol-version': this.protocolVersion });
+    const authorization = this.options.authorization;
+    // Only with an authorization configured: otherwise an `Authorization` among the extra headers stands.
+    const token = authorization && { authorization: authorization.authorization() };
+    return headerList(target, this.options.headers, { ...token, ...own, 'mcp-protocol-version': this.protocolVersion });
+  }
+
+  /** A request, sent again (a bounded number of times) when the authorization renewed itself after a 401/403. */
+  private async authorizedRequest(spec: HttpRequestSpec, headers: () => HeaderList): Promise<IncomingMessage> {
+    const authorization = this.options.authorization;
+    for (let renewals = 0; ; renewals++) {
+      const sent = authorization?.authorization();
+      const response = await sendAuthorizedRequest({ ...spec, headers: headers() }, authorization, spec.target.url)
+        .response;
+      if (
+        !isRefusal(response.statusCode) ||
+        renewals >= MAX_AUTHORIZATION_RETRIES ||
+        !(await renewedAuthorization(authorization, spec.target.url, response, sent))
+      ) {
+        return response;
+      }
+    }
   }
 
   private async post(body: string): Promise<void> {
     const target = await this.endpoint();
     if (this.closing) throw new TransportError('The HTTP+SSE transport is closed');
     if (this.streamEnded) throw new TransportError(`Cannot send: ${this.streamEnded}`);
-    const exchange = sendHttpRequest({
-      method: 'POST',
-      target,
-      headers: this.headers(target, { 'content-type': 'application/json' }),
-      body,
-      signal: this.abort.signal,
-    });
-    const response = await exchange.response;
+    const response = await this.authorizedRequest(
+      { method: 'POST', target, headers: [], body, signal: this.abort.signal },
+      () => this.headers(target, { 'content-type': 'application/json' }),
+    );
     const status = response.statusCode ?? 0;
     if (status >= 200 && status < 300) return discardResponse(response);
     const failure = await describeHttpFailure(response, `POST ${target.url.href}`);
@@ -125,12 +143,10 @@ export class LegacySseClientTransport implements Transport {
   private async open(): Promise<HttpTarget> {
     const what = `GET ${this.peer.url.href}`;
     try {
-      const response = await sendHttpRequest({
-        method: 'GET',
-        target: this.peer.target,
-        headers: this.headers(this.peer.target, { accept: 'text/event-stream' }),
-        signal: this.abort.signal,
-      }).response;
+      const response = await this.authorizedRequest(
+        { method: 'GET', target: this.peer.target, headers: [], signal: this.abort.signal },
+        () => this.headers(this.peer.target, { accept: 'text/event-stream' }),
+      );
       const status = response.statusCode ?? 0;
       if (status < 200 || status >= 300) throw new TransportError((await describeHttpFailure(response, what)).message);
       if (contentTypeOf(response) !== 'text/event-stream') {

@@ -186,12 +186,12 @@ export class OAuthClient implements HttpAuthorization {
   private async authorize(challenge: Challenge | undefined, authority: Authority, stepUp: boolean): Promise<void> {
     const { as, resource, resourceMetadata } = authority;
     const stored = await this.store.load(this.key);
-    const previous = stepUp ? [...this.requested, ...splitScopes(this.tokens?.scope)] : [];
+    const previous = stepUp ? [...this.requested, ...splitScopes(this.tokens?.scope)] : undefined;
     const scopes = chooseScopes({
       ...(this.options.scope !== undefined && { configured: this.options.scope }),
       ...(challengedScopes(challenge) && { challenged: challengedScopes(challenge) }),
       ...(resourceMetadata?.scopesSupported && { resourceScopes: resourceMetadata.scopesSupported }),
-      previous,
+      ...(previous && { previous }),
       ...(as.scopes_supported && { authorizationServerScopes: as.scopes_supported }),
       offlineAccess: this.options.offlineAccess ?? true,
     });
