@@ -109,7 +109,12 @@ const jwtOnTheClock = (as: AuthorizationServer, url: string, now: () => number) 
 });
 
 function oauthClientFor(setup: Setup, store: TokenStore = new MemoryTokenStore(), extra = {}): OAuthClient {
-  return new OAuthClient(setup.url, { store, interaction: headlessInteraction(REDIRECT_URI), now: setup.now, ...extra });
+  return new OAuthClient(setup.url, {
+    store,
+    interaction: headlessInteraction(REDIRECT_URI),
+    now: setup.now,
+    ...extra,
+  });
 }
 
 type Era = 'auto' | 'legacy';
@@ -141,11 +146,13 @@ describe.each<Era>(['auto', 'legacy'])('our client with an OAuthClient, era %s',
         s.as.events
           .filter((event) => event.endpoint !== 'metadata' && event.endpoint !== 'jwks')
           .map(({ endpoint, status, pkce, resource, grantType }) => ({ endpoint, status, pkce, resource, grantType })),
-      ).toEqual([
-        { endpoint: 'register', status: 201 },
-        { endpoint: 'authorize', status: 302, resource: s.url },
-        { endpoint: 'token', status: 200, pkce: 'matched', resource: s.url, grantType: 'authorization_code' },
-      ].map((event) => expect.objectContaining(event)));
+      ).toEqual(
+        [
+          { endpoint: 'register', status: 201 },
+          { endpoint: 'authorize', status: 302, resource: s.url },
+          { endpoint: 'token', status: 200, pkce: 'matched', resource: s.url, grantType: 'authorization_code' },
+        ].map((event) => expect.objectContaining(event)),
+      );
     });
 
     it('speaks the era asked for', async () => {

@@ -135,7 +135,8 @@ async function setup(authorizationServer: AuthorizationServerOptions = {}): Prom
 /** An SDK client connected through `s.provider`; its first attempt is answered by the authorization flow. */
 async function connectSdk(s: Setup): Promise<SdkClient> {
   const first = await attempt(s);
-  if (!(first instanceof UnauthorizedError)) throw new Error(`expected the first attempt to be refused, got ${String(first)}`);
+  if (!(first instanceof UnauthorizedError))
+    throw new Error(`expected the first attempt to be refused, got ${String(first)}`);
   const connected = await attempt(s);
   if (connected instanceof Error) throw connected;
   return connected;
