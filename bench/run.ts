@@ -26,6 +26,7 @@ import { settingsFrom, warmupSettings, type BenchSettings } from './config';
 import { describeEnvironment } from './environment';
 import { formatListing, formatTable, summarizeListing, summarizeTable } from './report';
 import { ResultStore } from './results';
+import { AUTH_OVERHEAD, AUTH_SCENARIOS } from './auth';
 import { HUB_OVERHEAD, HUB_SCENARIOS } from './hub';
 import { MODERN_SCENARIOS } from './modern';
 import { MODERN_IN_PROCESS_SCENARIOS } from './modern-in-process';
@@ -64,7 +65,7 @@ function resultFileName(settings: BenchSettings): string {
 
 function chosenScenarios(settings: BenchSettings): readonly Scenario[] {
   const only = settings.only;
-  const all = [...SCENARIOS, ...MODERN_IN_PROCESS_SCENARIOS, ...MODERN_SCENARIOS, ...HUB_SCENARIOS];
+  const all = [...SCENARIOS, ...MODERN_IN_PROCESS_SCENARIOS, ...MODERN_SCENARIOS, ...HUB_SCENARIOS, ...AUTH_SCENARIOS];
   return only === undefined ? all : all.filter((scenario) => scenario.id.startsWith(only));
 }
 
@@ -102,6 +103,7 @@ async function main(): Promise<void> {
     MODERN_HTTP_ERAS,
     TRACE_TAP,
     HUB_OVERHEAD,
+    AUTH_OVERHEAD,
   ]
     .filter((table) => wasMeasured(table.comparisons.flatMap((row) => [row.subject, row.baseline])))
     .map((table) => summarizeTable(table, store));
