@@ -6,7 +6,12 @@
  * endpoint without it pays one branch per request.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ResourceServer, type AuthRefusal, type ResourceServerOptions } from '../../lib/auth/server/resource-server';
+import {
+  ResourceServer,
+  type AuthOutcome,
+  type AuthRefusal,
+  type ResourceServerOptions,
+} from '../../lib/auth/server/resource-server';
 import type { ScopeRequirements } from '../../lib/auth/server/scopes';
 import { attachPrincipal, type Principal } from '../../lib/core/request-context';
 import type { Logger } from '../../lib/core/logger';
@@ -66,13 +71,22 @@ export class HttpAuth {
 
   /**
    * The principal of the request's bearer token, or undefined once the request was refused (answered here,
-   * its body unread: the connection closes).
+   * its body unread: the connection closes). Synchronous when the token's verdict is cached.
    */
-  async authenticate(request: IncomingMessage, response: ServerResponse): Promise<Principal | undefined> {
-    const outcome = await this.server.authenticate(singleHeader(request, 'authorization'), hasQueryToken(request), {
+  authenticate(
+    request: IncomingMessage,
+    response: ServerResponse,
+  ): Principal | undefined | Promise<Principal | undefined> {
+    const outcome = this.server.authenticate(singleHeader(request, 'authorization'), hasQueryToken(request), {
       method: request.method,
       path: requestPath(request),
     });
+    return outcome instanceof Promise
+      ? outcome.then((settled) => this.decided(settled, response))
+      : this.decided(outcome, response);
+  }
+
+  private decided(outcome: AuthOutcome, response: ServerResponse): Principal | undefined {
     if (outcome.ok) return outcome.principal;
     const { refusal } = outcome;
     if (refusal.cause !== undefined) this.logger.warn(`auth: ${refusal.message}`, refusal.cause);

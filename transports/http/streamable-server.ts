@@ -253,13 +253,12 @@ export function createStreamableHttpHandler(
   }
 
   /** Every request needs a good token first (401 before its body is read), then is served as its principal's. */
-  async function handleAuthenticated(
-    request: IncomingMessage,
-    response: ServerResponse,
-    auth: HttpAuth,
-  ): Promise<void> {
-    const principal = await auth.authenticate(request, response);
-    if (principal) return serve(request, response, principal);
+  function handleAuthenticated(request: IncomingMessage, response: ServerResponse, auth: HttpAuth): Promise<void> {
+    const principal = auth.authenticate(request, response);
+    if (principal instanceof Promise) {
+      return principal.then((known) => (known ? serve(request, response, known) : undefined));
+    }
+    return principal ? serve(request, response, principal) : Promise.resolve();
   }
 
   return createHttpListener(handle, {

@@ -15,7 +15,6 @@ import {
   type ClientAuth,
 } from 'oauth4webapi';
 import { InvalidTokenError, principalFromClaims } from './principal';
-import { TokenCache, tokenKey } from './token-cache';
 import type { TokenVerifier } from './token-verifier';
 
 export const DEFAULT_INTROSPECTION_CACHE_ENTRIES = 1_000;
@@ -37,9 +36,12 @@ export interface IntrospectionOptions {
    */
   readonly audience?: string | readonly string[];
   readonly requireAudience?: boolean;
-  /** Answers kept (default `DEFAULT_INTROSPECTION_CACHE_ENTRIES`; 0: none). */
+  /** Answers a `ResourceServer` keeps (default `DEFAULT_INTROSPECTION_CACHE_ENTRIES`; 0: none). */
   readonly cacheEntries?: number;
-  /** How long an answer is kept at most (default `DEFAULT_INTROSPECTION_CACHE_TTL_MS`); never past the token's `exp`. */
+  /**
+   * How long a `ResourceServer` keeps an answer at most (default `DEFAULT_INTROSPECTION_CACHE_TTL_MS`); never
+   * past the token's `exp`. The verifier itself keeps nothing: each call is one introspection.
+   */
   readonly cacheTtlMs?: number;
   /** Allow a plain `http:` endpoint (default: only for loopback hosts). */
   readonly allowInsecureRequests?: boolean;
@@ -63,16 +65,8 @@ export function createIntrospectionVerifier(options: IntrospectionOptions): Toke
     options.audience === undefined ? [] : typeof options.audience === 'string' ? [options.audience] : options.audience;
   const requireAudience = options.requireAudience ?? true;
   const now = options.now ?? Date.now;
-  const cache = new TokenCache(
-    options.cacheEntries ?? DEFAULT_INTROSPECTION_CACHE_ENTRIES,
-    options.cacheTtlMs ?? DEFAULT_INTROSPECTION_CACHE_TTL_MS,
-    now,
-  );
 
   return async (token) => {
-    const key = await tokenKey(token);
-    const cached = cache.get(key);
-    if (cached) return cached;
     const response = await introspectionRequest(as, client, authentication, token, requestOptions);
     const answer = await processIntrospectionResponse(as, client, response);
     if (!answer.active) throw new InvalidTokenError('the token is not active');
@@ -82,9 +76,7 @@ export function createIntrospectionVerifier(options: IntrospectionOptions): Toke
     if (aud.length === 0 ? requireAudience : !aud.some((audience) => audiences.includes(audience))) {
       throw new InvalidTokenError('the token was not issued for this resource (aud)');
     }
-    const principal = principalFromClaims(answer, options.exposeToken ? token : undefined);
-    cache.set(key, principal);
-    return principal;
+    return principalFromClaims(answer, options.exposeToken ? token : undefined);
   };
 }
 

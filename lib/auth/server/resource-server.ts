@@ -5,7 +5,12 @@
  * status and `WWW-Authenticate` challenge of every refusal. The HTTP transports apply them.
  */
 import { bearerChallenge } from './challenge';
-import { createIntrospectionVerifier, type IntrospectionOptions } from './introspection-verifier';
+import {
+  createIntrospectionVerifier,
+  DEFAULT_INTROSPECTION_CACHE_ENTRIES,
+  DEFAULT_INTROSPECTION_CACHE_TTL_MS,
+  type IntrospectionOptions,
+} from './introspection-verifier';
 import { createJwtVerifier, type JwtVerifierOptions } from './jwt-verifier';
 import {
   canonicalResource,
@@ -15,6 +20,7 @@ import {
 } from './metadata';
 import { InvalidTokenError, type Principal } from './principal';
 import { missingScopes, stepUpScope } from './scopes';
+import { TokenCache, tokenKey } from './token-cache';
 import type { TokenRequestInfo, TokenVerifier } from './token-verifier';
 
 /** The `auth` option of an HTTP endpoint. Give one way of checking tokens: `verifier`, `jwks` or `introspection`. */
@@ -47,7 +53,19 @@ export interface ResourceServerOptions {
   readonly resourceDocumentation?: string;
   /** Handlers see the raw token on `ctx.auth.token` (default false: a handler must never pass it on). */
   readonly exposeToken?: boolean;
+  /**
+   * Verdicts kept per token, so a token seen again is not checked again (never past its `exp`). Default: JWTs
+   * `DEFAULT_JWT_VERDICT_TTL_MS`, introspection its `cacheTtlMs`; a custom `verifier` keeps none unless this
+   * says so. `false`: check every request.
+   */
+  readonly verdictCache?: { readonly maxEntries?: number; readonly ttlMs?: number } | false;
+  /** Milliseconds since the epoch, for the verdict cache (default `Date.now`). */
+  readonly now?: () => number;
 }
+
+/** How long a JWT's verdict is kept (its signature, issuer and audience do not change; a key removed from the JWKS is noticed within this). */
+export const DEFAULT_JWT_VERDICT_TTL_MS = 5 * 60_000;
+const DEFAULT_VERDICT_ENTRIES = 1_000;
 
 /** A refused request: its HTTP status, the `WWW-Authenticate` challenge (when there is one) and a message. */
 export interface AuthRefusal {
@@ -75,8 +93,11 @@ export class ResourceServer {
   /** The metadata document's absolute URL, as challenges name it. */
   readonly metadataUrl: string;
   private readonly verify: TokenVerifier;
+  private readonly verdicts: TokenCache | undefined;
   private readonly requiredScopes: readonly string[];
   private readonly unauthenticated: AuthRefusal;
+  /** The scopes every request needs, as challenges name them (undefined: none). */
+  private readonly unauthenticatedScope: string | undefined;
 
   constructor(options: ResourceServerOptions) {
     const resource = new URL(options.resource);
@@ -85,8 +106,10 @@ export class ResourceServer {
     this.metadataPaths = metadataPaths(resource, options.resourceMetadataPath);
     this.metadataUrl = new URL(this.metadataPaths[0]!, resource.origin).href;
     this.verify = verifierOf(options, resource);
+    this.verdicts = verdictCacheOf(options);
     this.requiredScopes = options.requiredScopes ?? [];
     const scope = this.requiredScopes.length > 0 ? this.requiredScopes.join(' ') : undefined;
+    this.unauthenticatedScope = scope;
     this.unauthenticated = {
       status: 401,
       challenge: bearerChallenge({ resource_metadata: this.metadataUrl, scope }),
@@ -96,17 +119,37 @@ export class ResourceServer {
 
   /**
    * Checks the request's credentials: `authorization` is its `Authorization` header, `tokenInQuery` whether
-   * its URL carries an `access_token` parameter (refused: MCP forbids tokens in URLs).
+   * its URL carries an `access_token` parameter (refused: MCP forbids tokens in URLs). Synchronous for a
+   * token whose verdict is cached (on Node): a request with a known token waits for nothing.
    */
-  async authenticate(
+  authenticate(
     authorization: string | undefined,
     tokenInQuery: boolean,
     request: TokenRequestInfo,
-  ): Promise<AuthOutcome> {
+  ): AuthOutcome | Promise<AuthOutcome> {
     if (tokenInQuery) return refused(this.invalidRequest('access tokens are not accepted in the URL'));
     if (authorization === undefined) return refused(this.unauthenticated);
     const token = BEARER.exec(authorization)?.[1];
     if (token === undefined) return refused(this.invalidRequest('the Authorization header must be "Bearer <token>"'));
+    const verdicts = this.verdicts;
+    if (verdicts === undefined) return this.check(token, undefined, request);
+    const key = tokenKey(token);
+    if (typeof key !== 'string') return key.then((hashed) => this.cachedOrChecked(verdicts, token, hashed, request));
+    return this.cachedOrChecked(verdicts, token, key, request);
+  }
+
+  private cachedOrChecked(
+    verdicts: TokenCache,
+    token: string,
+    key: string,
+    request: TokenRequestInfo,
+  ): AuthOutcome | Promise<AuthOutcome> {
+    const known = verdicts.get(key);
+    return known ? this.admit(known) : this.check(token, key, request);
+  }
+
+  /** Verifies the token (and keeps the verdict under `key`). */
+  private async check(token: string, key: string | undefined, request: TokenRequestInfo): Promise<AuthOutcome> {
     let principal: Principal;
     try {
       principal = await this.verify(token, request);
@@ -124,10 +167,16 @@ export class ResourceServer {
           error: 'invalid_token',
           error_description: error.message,
           resource_metadata: this.metadataUrl,
+          scope: this.unauthenticatedScope,
         }),
         message: `Unauthorized: ${error.message}`,
       });
     }
+    if (key !== undefined) this.verdicts!.set(key, principal);
+    return this.admit(principal);
+  }
+
+  private admit(principal: Principal): AuthOutcome {
     const lacking = this.insufficientScope(principal, this.requiredScopes);
     return lacking ? refused(lacking) : { ok: true, principal };
   }
@@ -182,4 +231,22 @@ function verifierOf(options: ResourceServerOptions, resource: URL): TokenVerifie
     return createJwtVerifier(jwt);
   }
   return createIntrospectionVerifier({ ...options.introspection!, audience, exposeToken: options.exposeToken });
+}
+
+function verdictCacheOf(options: ResourceServerOptions): TokenCache | undefined {
+  const setting = options.verdictCache;
+  if (setting === false) return undefined;
+  const defaults =
+    options.jwks !== undefined
+      ? { maxEntries: DEFAULT_VERDICT_ENTRIES, ttlMs: DEFAULT_JWT_VERDICT_TTL_MS }
+      : options.introspection !== undefined
+        ? {
+            maxEntries: options.introspection.cacheEntries ?? DEFAULT_INTROSPECTION_CACHE_ENTRIES,
+            ttlMs: options.introspection.cacheTtlMs ?? DEFAULT_INTROSPECTION_CACHE_TTL_MS,
+          }
+        : undefined;
+  if (setting === undefined && defaults === undefined) return undefined;
+  const maxEntries = setting?.maxEntries ?? defaults?.maxEntries ?? DEFAULT_VERDICT_ENTRIES;
+  const ttlMs = setting?.ttlMs ?? defaults?.ttlMs ?? DEFAULT_JWT_VERDICT_TTL_MS;
+  return maxEntries > 0 ? new TokenCache(maxEntries, ttlMs, options.now ?? Date.now) : undefined;
 }

@@ -1,8 +1,9 @@
 /**
- * What introspection answered for recent tokens, so a token seen again costs no round trip: bounded in
- * entries (the oldest goes first), each kept no longer than its TTL and never past the token's own expiry.
- * Keyed by a SHA-256 of the token, so the cache holds no token.
+ * The verdicts on recent tokens, so a token seen again costs neither a signature check nor an introspection
+ * round trip: bounded in entries (the oldest goes first), each kept no longer than its TTL and never past
+ * the token's own expiry. Keyed by a SHA-256 of the token, so the cache holds no token.
  */
+import { nodeCrypto } from '../../core/node-builtins';
 import type { Principal } from './principal';
 
 interface Entry {
@@ -44,8 +45,17 @@ export class TokenCache {
 
 const encoder = new TextEncoder();
 
-/** The cache key of a token: its SHA-256, base64url (WebCrypto, so any runtime). */
-export async function tokenKey(token: string): Promise<string> {
+const node = nodeCrypto();
+
+/**
+ * The cache key of a token: its SHA-256, base64url. Synchronous where `node:crypto` is (about 2 µs: a cached
+ * token then costs no await at all), WebCrypto elsewhere (20-30 µs, asynchronous).
+ */
+export function tokenKey(token: string): string | Promise<string> {
+  return node ? node.createHash('sha256').update(token).digest('base64url') : webCryptoKey(token);
+}
+
+async function webCryptoKey(token: string): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(token)));
   let text = '';
   for (const byte of digest) text += String.fromCharCode(byte);

@@ -6,24 +6,15 @@
  * times, so on Node this is most of what sealing costs.
  */
 
+import { nodeCrypto } from '../../core/node-builtins';
+
 export interface HmacKey {
   sign(text: string): Uint8Array | Promise<Uint8Array>;
   /** Constant-time: the comparison takes as long whichever byte differs. */
   verify(tag: Uint8Array, text: string): boolean | Promise<boolean>;
 }
 
-interface NodeCrypto {
-  createSecretKey(key: Uint8Array): unknown;
-  createHmac(algorithm: string, key: unknown): { update(text: string): { digest(): Uint8Array } };
-  timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean;
-}
-
 const encoder = new TextEncoder();
-
-function nodeCrypto(): NodeCrypto | undefined {
-  const process = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-  return process?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined;
-}
 
 /** An HMAC key over `secret` (a copy the caller owns). */
 export function hmacKey(secret: Uint8Array<ArrayBuffer>): HmacKey {
