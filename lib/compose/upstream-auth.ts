@@ -10,7 +10,10 @@
  */
 import type { AuthorizationRefusal, HttpAuthorization } from '../auth/http-authorization';
 import { MemoryTokenStore } from '../auth/memory-token-store';
-import type { TokenStore } from '../auth/token-store';
+import type { AuthKey, TokenStore } from '../auth/token-store';
+
+/** The client name `switchboard login` and the OAuth client store tokens under by default. */
+const DEFAULT_CLIENT_NAME = 'mcp-switchboard';
 
 /** OAuth through the hub's token store: the user logged in beforehand (`switchboard login <url>`). */
 export interface OAuthUpstreamAuth {
@@ -84,7 +87,7 @@ export class UpstreamCredentials {
   }
 
   private async oauthClient(auth: OAuthUpstreamAuth | ClientCredentialsUpstreamAuth): Promise<HttpAuthorization> {
-    const [{ OAuthClient }, { AuthorizationError }] = await Promise.all([
+    const [{ OAuthClient, canonicalServerUrl }, { AuthorizationError }] = await Promise.all([
       import('../auth/client/oauth-client'),
       import('../auth/client/http'),
     ]);
@@ -101,18 +104,34 @@ export class UpstreamCredentials {
       client: { clientId: auth.clientId, ...(auth.clientSecret !== undefined && { clientSecret: auth.clientSecret }) },
     };
     // No interaction: the hub cannot ask a user. A grant that needs one fails with how to log in.
-    const oauth = new OAuthClient(this.url, { ...common, ...client });
-    return new LoginRequired(oauth, (message, cause) => new AuthorizationError(message, { cause }), this.url, auth);
+    return new LoginRequired(new OAuthClient(this.url, { ...common, ...client }), {
+      url: this.url,
+      clientName: auth.clientName,
+      store: this.tokenStore,
+      key: { server: canonicalServerUrl(new URL(this.url)), client: auth.clientName ?? DEFAULT_CLIENT_NAME },
+      failure: (message, cause) => new AuthorizationError(message, { cause }),
+    });
   }
 }
 
-/** An OAuth client whose failures to authorize say how the user logs in (the hub has no one to ask). */
+interface LoginSettings {
+  readonly url: string;
+  readonly clientName: string | undefined;
+  readonly store: TokenStore;
+  /** The record a login writes. */
+  readonly key: AuthKey;
+  /** The error to fail with (an `AuthorizationError`, from the module imported on demand). */
+  readonly failure: (message: string, cause?: unknown) => Error;
+}
+
+/**
+ * An OAuth client whose failures to authorize say how the user logs in (the hub has no one to ask). With
+ * no tokens stored at all it fails at once: nothing to refresh, and no registration worth making.
+ */
 class LoginRequired implements HttpAuthorization {
   constructor(
     private readonly inner: HttpAuthorization,
-    private readonly failure: (message: string, cause: unknown) => Error,
-    private readonly url: string,
-    private readonly auth: OAuthUpstreamAuth,
+    private readonly settings: LoginSettings,
   ) {}
 
   prepare(): Promise<void> {
@@ -127,11 +146,19 @@ class LoginRequired implements HttpAuthorization {
     return this.inner.requestHeaders?.(method, url);
   }
 
-  refused(refusal: AuthorizationRefusal): Promise<boolean> {
-    return this.inner.refused(refusal).catch((error: unknown) => {
-      const client = this.auth.clientName === undefined ? '' : ` as client "${this.auth.clientName}"`;
-      const cause = error instanceof Error ? error.message : String(error);
-      throw this.failure(`${this.url} needs a login: run \`switchboard login ${this.url}\`${client} (${cause})`, error);
-    });
+  async refused(refusal: AuthorizationRefusal): Promise<boolean> {
+    const { store, key, failure } = this.settings;
+    if (refusal.status === 401 && !(await store.load(key))?.tokens) throw failure(this.hint('no tokens are stored'));
+    try {
+      return await this.inner.refused(refusal);
+    } catch (error) {
+      throw failure(this.hint(error instanceof Error ? error.message : String(error)), error);
+    }
+  }
+
+  private hint(why: string): string {
+    const { url, clientName } = this.settings;
+    const client = clientName === undefined ? '' : ` as client "${clientName}"`;
+    return `${url} needs a login: run \`switchboard login ${url}\`${client} (${why})`;
   }
 }
