@@ -14,7 +14,8 @@
  * ```
  *
  * Per server: `command`/`args`/`env`/`cwd` (stdio), `url`/`headers` (Streamable HTTP; `"type": "sse"` for
- * HTTP+SSE, a `ws://` URL for WebSocket), `"type": "framed"` with `path` or `host`/`port` (another
+ * HTTP+SSE, a `ws://` URL for WebSocket), `auth` for HTTP and SSE servers (`oauth`, `bearer` with `tokenEnv`,
+ * `client_credentials`: see config-auth.ts), `"type": "framed"` with `path` or `host`/`port` (another
  * switchboard); `disabled`; naming (`prefix` — `true` for the server's name —, `separator`,
  * `maxNameLength`, `collision`); filters (`tools`, `prompts`, `resources`: a list of names to allow, or
  * `{ "allow": [...], "deny": [...] }`, `*` as a wildcard); `lazy`, `idleTimeoutMs`, `connectTimeoutMs`,
@@ -26,7 +27,8 @@
  * Hub-wide, under `switchboard`: `name`, `version`, `title`,
  * `instructions`, `upstreamInstructions`, naming, `listChangedDebounceMs`, `pageSize`, `forward`,
  * `defaultLogLevel`, and `http` (every `HttpLimits` key, `allowedHosts`, `allowedOrigins`: what
- * `switchboard serve --http` serves the hub with; command-line flags win).
+ * `switchboard serve --http` serves the hub with; command-line flags win). At the top level, `auth`: what the
+ * hub's own HTTP endpoint requires of its clients (config-auth.ts).
  * `${VAR}` and `${env:VAR}` in commands, arguments, environment values, URLs and headers are replaced from
  * the environment. Keys other programs use in server entries (`autoApprove`, ...) are ignored; any other
  * key we do not know is a mistake, named with the closest key we know; every mistake is reported at once
