@@ -16,6 +16,7 @@ import { StdioServerTransport } from '../../transports/stdio';
 import { createStderrLogger } from '../core/logger';
 import type { Server } from '../server/server';
 import type { HubHttpSettings } from '../compose/config';
+import type { HubEndpointAuth } from '../compose/config-auth';
 import type { ServeCommand, ServeHttp } from './args';
 import { CliFailure, EXIT_OK } from './errors';
 import { callLine } from './hints';
@@ -46,7 +47,9 @@ export function serve(command: ServeCommand, io: CliIo): Promise<number> {
         if ((await Promise.race([served.start().then(() => 'started' as const), ended])) !== 'started') return EXIT_OK;
         const server = trace ? trace.serving(served.server) : served.server;
         const http = command.http && withConfigSettings(command.http, served.http);
-        return await (http ? serveHttp(server, http, io, ended) : serveStdio(server, input!, ended));
+        if (!http && served.http?.auth)
+          io.err('switchboard: the config\'s "auth" protects the HTTP endpoint only (--http)');
+        return await (http ? serveHttp(server, http, io, ended, served.http?.auth) : serveStdio(server, input!, ended));
       } finally {
         await closeWithin(served, SHUTDOWN_DEADLINE_MS, io);
       }
@@ -83,12 +86,16 @@ async function loadServed(path: string): Promise<Served> {
     const server = await loadServer(path, process.argv[1] ?? 'switchboard');
     return { server, start: async () => {}, close: async () => {} };
   }
-  const { loadConfigFile } = await import('../compose/config');
-  const { hub, http } = await loadConfigFile(path, { hub: { logger: createStderrLogger('info') } }).catch(
-    (error: Error) => {
-      throw new CliFailure(`Cannot serve ${path}: ${error.message}`);
-    },
-  );
+  const [{ loadConfigFile }, { FileTokenStore }] = await Promise.all([
+    import('../compose/config'),
+    import('../auth/node/file-token-store'),
+  ]);
+  const logger = createStderrLogger('info');
+  // The tokens `switchboard login` stored (the config directory), refreshed there for the next run too.
+  const tokenStore = new FileTokenStore({ logger });
+  const { hub, http } = await loadConfigFile(path, { hub: { logger, tokenStore } }).catch((error: Error) => {
+    throw new CliFailure(`Cannot serve ${path}: ${error.message}`);
+  });
   return {
     server: hub.server,
     http,
@@ -142,14 +149,25 @@ function suggestedMethod(server: Server): string {
   return tools ? 'tools/list' : resources ? 'resources/list' : prompts ? 'prompts/list' : 'ping';
 }
 
-async function serveHttp(server: Server, http: ServeHttp, io: CliIo, stopped: Promise<unknown>) {
-  const handler = createMcpHttpHandler(server, { path: DEFAULT_MCP_PATH, ...httpHandlerOptions(http) });
+async function serveHttp(
+  server: Server,
+  http: ServeHttp,
+  io: CliIo,
+  stopped: Promise<unknown>,
+  auth: HubEndpointAuth | undefined,
+) {
+  const handler = createMcpHttpHandler(server, {
+    path: DEFAULT_MCP_PATH,
+    ...httpHandlerOptions(http),
+    ...(auth && { auth }),
+  });
   const listener = await listenHttp(handler, http.port, http.host, http.limits);
   const url = `${listener.origin}${DEFAULT_MCP_PATH}`;
   const { name, version } = server.definition.info;
   io.out(`Serving ${name} ${version} over Streamable HTTP at ${url}`);
   io.out(`  legacy HTTP+SSE (2024-11-05 clients): ${listener.origin}${DEFAULT_SSE_PATH}`);
   io.out(`  try: ${callLine('switchboard', url, suggestedMethod(server))}`);
+  if (auth) io.out(`  clients need a token for ${auth.resource} from ${auth.authorizationServers.join(', ')}`);
   await stopped;
   await handler.close();
   await listener.close();

@@ -104,7 +104,7 @@ export class Reader {
   }
 
   /** `value` when it is one of `choices` (undefined when absent); else a problem listing them. */
-  private oneOf<T extends string>(value: unknown, where: string, choices: readonly T[]): T | undefined {
+  oneOf<T extends string>(value: unknown, where: string, choices: readonly T[]): T | undefined {
     if (value === undefined) return undefined;
     if (!choices.includes(value as T)) {
       return this.fail(
@@ -180,6 +180,11 @@ export class Reader {
     return value as UpstreamInstance;
   }
 
+  /** An environment variable's value (undefined when unset). */
+  variable(name: string): string | undefined {
+    return this.env[name];
+  }
+
   /** `${VAR}` and `${env:VAR}` from the environment; an unset variable is a problem. */
   private expand(text: string, where: string): string | undefined {
     let missing: string | undefined;
@@ -197,4 +202,13 @@ export function describe(value: unknown): string {
   if (value === undefined) return 'nothing';
   const json = JSON.stringify(value);
   return json === undefined ? typeof value : json.length > 40 ? `${json.slice(0, 37)}...` : json;
+}
+
+export function isUrl(text: string): boolean {
+  try {
+    new URL(text);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -14,7 +14,8 @@
  * ```
  *
  * Per server: `command`/`args`/`env`/`cwd` (stdio), `url`/`headers` (Streamable HTTP; `"type": "sse"` for
- * HTTP+SSE, a `ws://` URL for WebSocket), `"type": "framed"` with `path` or `host`/`port` (another
+ * HTTP+SSE, a `ws://` URL for WebSocket), `auth` for HTTP and SSE servers (`oauth`, `bearer` with `tokenEnv`,
+ * `client_credentials`: see config-auth.ts), `"type": "framed"` with `path` or `host`/`port` (another
  * switchboard); `disabled`; naming (`prefix` — `true` for the server's name —, `separator`,
  * `maxNameLength`, `collision`); filters (`tools`, `prompts`, `resources`: a list of names to allow, or
  * `{ "allow": [...], "deny": [...] }`, `*` as a wildcard); `lazy`, `idleTimeoutMs`, `connectTimeoutMs`,
@@ -26,7 +27,8 @@
  * Hub-wide, under `switchboard`: `name`, `version`, `title`,
  * `instructions`, `upstreamInstructions`, naming, `listChangedDebounceMs`, `pageSize`, `forward`,
  * `defaultLogLevel`, and `http` (every `HttpLimits` key, `allowedHosts`, `allowedOrigins`: what
- * `switchboard serve --http` serves the hub with; command-line flags win).
+ * `switchboard serve --http` serves the hub with; command-line flags win). At the top level, `auth`: what the
+ * hub's own HTTP endpoint requires of its clients (config-auth.ts).
  * `${VAR}` and `${env:VAR}` in commands, arguments, environment values, URLs and headers are replaced from
  * the environment. Keys other programs use in server entries (`autoApprove`, ...) are ignored; any other
  * key we do not know is a mistake, named with the closest key we know; every mistake is reported at once
@@ -35,7 +37,8 @@
 import type { SupervisionPolicy } from '../../machines/upstream';
 import { HTTP_LIMIT_NAMES, type HttpLimits } from '../../transports/http/limits';
 import { defaultLogger } from '../core/logger';
-import { describe, isObject, Reader, type Json } from './config-reader';
+import { readEndpointAuth, readUpstreamAuth, type HubEndpointAuth } from './config-auth';
+import { describe, isObject, isUrl, Reader, type Json } from './config-reader';
 import { Hub, type HubOptions } from './hub';
 import type { NamingOptions } from './naming';
 import type { UpstreamSource } from './sources';
@@ -57,6 +60,8 @@ export interface HubHttpSettings {
   readonly limits: Partial<HttpLimits>;
   readonly allowedHosts: readonly string[];
   readonly allowedOrigins: readonly string[];
+  /** The top-level `auth`: what the hub's endpoint requires of its clients (the handler's `auth` option). */
+  readonly auth?: HubEndpointAuth;
 }
 
 export interface ParsedConfig {
@@ -112,8 +117,8 @@ const COMMON_KEYS = new Set([
 ]);
 const KIND_KEYS: Readonly<Record<string, readonly string[]>> = {
   stdio: ['command', 'args', 'env', 'cwd', 'envFile'],
-  http: ['url', 'headers'],
-  sse: ['url', 'headers'],
+  http: ['url', 'headers', 'auth'],
+  sse: ['url', 'headers', 'auth'],
   websocket: ['url', 'headers'],
   framed: ['path', 'host', 'port'],
 };
@@ -145,8 +150,8 @@ const HUB_KEYS = new Set([
 ]);
 /** `switchboard.http`: the limits of `HttpLimits` and the Host/Origin allow-lists, for `switchboard serve --http`. */
 const HTTP_KEYS = new Set<string>([...HTTP_LIMIT_NAMES, 'allowedHosts', 'allowedOrigins']);
-/** Top-level keys besides the servers: VS Code's `inputs`, and an editor's `$schema`. */
-const TOP_KEYS = ['mcpServers', 'servers', 'switchboard', 'inputs', '$schema'];
+/** Top-level keys besides the servers: the hub endpoint's `auth`, VS Code's `inputs`, and an editor's `$schema`. */
+const TOP_KEYS = ['mcpServers', 'servers', 'switchboard', 'auth', 'inputs', '$schema'];
 const SERVER_KEYS = new Set([...COMMON_KEYS, ...Object.values(KIND_KEYS).flat()]);
 const RESTART_KEYS = ['maxRestarts', 'initialDelayMs', 'maxDelayMs', 'stableAfterMs'] as const;
 
@@ -168,7 +173,11 @@ export function parseConfig(config: unknown, options: ConfigOptions = {}): Parse
   const topKeys = new Set(TOP_KEYS.filter((key) => key !== (serversKey === 'mcpServers' ? 'servers' : 'mcpServers')));
   reader.unknownKeys(config, topKeys, 'the top level', { suggestions: TOP_KEYS });
   const hubSettings = readHubSettings(config.switchboard, reader);
-  const http = readHttpSettings(isObject(config.switchboard) ? config.switchboard.http : undefined, reader);
+  const auth = readEndpointAuth(config.auth, reader);
+  const http = {
+    ...readHttpSettings(isObject(config.switchboard) ? config.switchboard.http : undefined, reader),
+    ...(auth && { auth }),
+  };
   const upstreams: UpstreamOptions[] = [];
   for (const [name, entry] of Object.entries(servers)) {
     const upstream = readServer(name, entry, `${serversKey}.${name}`, hubSettings.prefixAll, reader, options.baseDir);
@@ -380,10 +389,17 @@ function readSource(
     case 'websocket': {
       const url = reader.requiredString(entry.url, `${where}.url`, { expand: true });
       const headers = reader.stringMap(entry.headers, `${where}.headers`);
+      const auth = readUpstreamAuth(entry.auth, `${where}.auth`, reader, headers);
       if (url === undefined) return undefined;
       if (!isUrl(url)) return reader.fail(`${where}.url`, `is not a URL: ${describe(url)}`);
       if (kind === 'websocket') return { kind: 'websocket', url, ...(headers && { headers }) };
-      return { kind: 'http', url, ...(headers && { headers }), ...(kind === 'sse' && { transport: 'sse' as const }) };
+      return {
+        kind: 'http',
+        url,
+        ...(headers && { headers }),
+        ...(auth && { auth }),
+        ...(kind === 'sse' && { transport: 'sse' as const }),
+      };
     }
     default: {
       const path = reader.string(entry.path, `${where}.path`, { expand: true });
@@ -418,15 +434,6 @@ function kindsWith(key: string): string {
 
 function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
-}
-
-function isUrl(text: string): boolean {
-  try {
-    new URL(text);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** `path` against `baseDir` unless it is absolute (POSIX or Windows). */

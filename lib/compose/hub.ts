@@ -9,7 +9,6 @@
  * requests in OpenTelemetry.
  */
 import { filter, merge, ReplaySubject, takeUntil, type Observable } from 'rxjs';
-import type { Client } from '../client/client';
 import { systemClock, type Clock } from '../core/clock';
 import type { Connection, ConnectionOptions } from '../core/connection';
 import { defaultLogger } from '../core/logger';
@@ -23,51 +22,14 @@ import { defineServer, type ServerDefinition, type ServerSpec } from '../server/
 import { Server, type ServerConnection } from '../server/server';
 import type { SchemaValidator } from '../validation/json-schema';
 import { HubCatalog, type BuiltCatalog, type CatalogProblem } from './catalog';
+import { MemoryTokenStore } from '../auth/memory-token-store';
 import { Downstream } from './downstream';
-import { namingPolicy, type NamingOptions } from './naming';
+import type { HubOptions } from './hub-options';
+import { namingPolicy } from './naming';
 import { PerClientUpstream } from './per-client';
-import {
-  Upstream,
-  type DownstreamTarget,
-  type ForwardedFeatures,
-  type HubForUpstream,
-  type UpstreamOptions,
-  type UpstreamStatus,
-} from './upstream';
+import { Upstream, type DownstreamTarget, type HubForUpstream, type UpstreamStatus } from './upstream';
 
-export interface HubOptions extends ConnectionOptions {
-  /** The hub's `serverInfo` (default `mcp-switchboard-hub` 1.0.0). */
-  readonly name?: string;
-  readonly version?: string;
-  readonly title?: string;
-  /** Sent to downstream clients, followed by each upstream's instructions under its name (see `upstreamInstructions`). */
-  readonly instructions?: string;
-  /** Append the upstreams' instructions (default true). */
-  readonly upstreamInstructions?: boolean;
-  readonly upstreams: readonly UpstreamOptions[];
-  /** Default naming for every upstream (each may override it). */
-  readonly naming?: NamingOptions;
-  /** How long after an upstream's `list_changed` it is re-listed: later ones in the window join (default 50 ms). */
-  readonly listChangedDebounceMs?: number;
-  /** Items per page of the hub's lists (default 100). */
-  readonly pageSize?: number;
-  /**
-   * Client features declared to upstreams and routed to downstream clients; each upstream's own `forward`
-   * goes over it. Default: sampling and elicitation on; roots off, because a shared upstream serves every
-   * client and one client's roots must not decide what another may reach (a per-client upstream instance
-   * is offered its own client's roots unless its `forward.roots` is false). `roots: true` offers a shared
-   * upstream the union of every client's roots.
-   */
-  readonly forward?: Partial<ForwardedFeatures>;
-  /**
-   * What a downstream client that never sent `logging/setLevel` receives of the upstreams' logs (default
-   * `info`). The hub asks each upstream for the most verbose level its clients need and passes each log
-   * message only to the clients whose own level admits it, so no client's level changes another's logs.
-   */
-  readonly defaultLogLevel?: LoggingLevel;
-  /** Called with each upstream client before it connects. */
-  readonly onUpstreamClient?: (upstream: string, client: Client) => void;
-}
+export type { HubOptions } from './hub-options';
 
 /** What callers may do with one upstream of a hub. */
 export type UpstreamHandle = Pick<Upstream, 'name' | 'status' | 'status$' | 'client' | 'catalog' | 'start' | 'stop'>;
@@ -175,6 +137,7 @@ export class Hub {
       defaultNaming: namingPolicy(options.naming),
       listChangedDebounceMs: options.listChangedDebounceMs ?? DEFAULT_LIST_CHANGED_DEBOUNCE_MS,
       features: { sampling: true, elicitation: true, roots: false, ...options.forward },
+      tokenStore: options.tokenStore ?? new MemoryTokenStore(),
       catalogChanged: () => this.scheduleRebuild(),
       fallbackTarget: (method) => this.fallbackTarget(method),
       forwardLog: (upstream, params) => this.forwardLog(upstream, params),

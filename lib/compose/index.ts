@@ -12,6 +12,13 @@ export type {
   FramedSource,
   TransportSource,
 } from './sources';
+export type {
+  UpstreamAuth,
+  OAuthUpstreamAuth,
+  BearerUpstreamAuth,
+  ClientCredentialsUpstreamAuth,
+} from './upstream-auth';
+export type { HubEndpointAuth } from './config-auth';
 export type { CatalogProblem } from './catalog';
 export type { UpstreamCatalog } from './session';
 export {

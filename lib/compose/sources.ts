@@ -12,6 +12,13 @@ import type { Runtime } from '../core/runtime';
 import { TransportError } from '../jsonrpc/errors';
 import type { ServerDefinition } from '../server/definition';
 import { Server } from '../server/server';
+import type { TokenStore } from '../auth/token-store';
+import {
+  checkUpstreamAuth,
+  UpstreamCredentials,
+  type AuthorizedTransportOptions,
+  type UpstreamAuth,
+} from './upstream-auth';
 
 export interface InProcessSource {
   readonly kind: 'in-process';
@@ -46,7 +53,10 @@ export interface StdioSource {
 export interface HttpSource {
   readonly kind: 'http';
   readonly url: string;
+  /** Sent with every request; an `Authorization` among them and `auth` together are refused. */
   readonly headers?: Readonly<Record<string, string>>;
+  /** How the hub authorizes itself to the server (see upstream-auth.ts); never with a downstream client's token. */
+  readonly auth?: UpstreamAuth;
   /** `streamable` (default) or `sse`. */
   readonly transport?: 'streamable' | 'sse';
 }
@@ -87,16 +97,25 @@ export interface SourceContext {
   readonly onStderr?: (line: string) => void;
   /** Options of the server built for an in-process definition; their runtime is also a stdio child's. */
   readonly connectionOptions?: ConnectionOptions;
+  /** Where an HTTP upstream's OAuth tokens live (default: in memory, for this opener only). */
+  readonly tokenStore?: TokenStore;
 }
 
 /** Opens transports to one source. An in-process definition gets one `Server`, kept for every session. */
 export class SourceOpener {
   private inProcess: Server | undefined;
+  /** An HTTP upstream's credentials, kept across its sessions. */
+  private readonly credentials: UpstreamCredentials | undefined;
 
   constructor(
     readonly source: UpstreamSource,
     private readonly context: SourceContext = {},
-  ) {}
+  ) {
+    if (source.kind === 'http' && source.auth) {
+      checkUpstreamAuth(context.connectionOptions?.upstream ?? source.url, source.auth, source.headers);
+      this.credentials = new UpstreamCredentials(source.auth, source.url, context.tokenStore);
+    }
+  }
 
   /** A short description for status and errors (`stdio: node server.js`, `ws://…`). */
   describe(): string {
@@ -151,7 +170,14 @@ export class SourceOpener {
         };
       }
       case 'http':
-        return { transport: await openHttp(source, this.context.connectionOptions?.runtime) };
+        return {
+          transport: await openHttp(
+            source,
+            (await this.credentials?.transportOptions(source.headers)) ??
+              (source.headers ? { headers: source.headers } : {}),
+            this.context.connectionOptions?.runtime,
+          ),
+        };
       case 'websocket': {
         const { WebSocketClientTransport } = await import('../../transports/websocket');
         return {
@@ -185,8 +211,11 @@ function isServer(value: Server | ServerDefinition): value is Server {
   return typeof candidate.connect === 'function' && typeof candidate.update === 'function';
 }
 
-async function openHttp(source: HttpSource, runtime: Runtime | undefined): Promise<Transport> {
-  const options = source.headers ? { headers: source.headers } : {};
+async function openHttp(
+  source: HttpSource,
+  options: AuthorizedTransportOptions,
+  runtime: Runtime | undefined,
+): Promise<Transport> {
   if (source.transport === 'sse') {
     const { LegacySseClientTransport } = await import('../../transports/http/legacy-sse-client');
     const transport = new LegacySseClientTransport(source.url, options);

@@ -26,6 +26,7 @@ import {
   type UpstreamEvent,
   type UpstreamState,
 } from '../../machines/upstream';
+import type { TokenStore } from '../auth/token-store';
 import type { Client, ClientOptions } from '../client/client';
 import type { ClientContext } from '../client/features';
 import type { Clock } from '../core/clock';
@@ -78,6 +79,8 @@ export interface HubForUpstream {
   readonly defaultNaming: NamingPolicy;
   readonly listChangedDebounceMs: number;
   readonly features: ForwardedFeatures;
+  /** Where an HTTP upstream's OAuth tokens live. */
+  readonly tokenStore: TokenStore;
   /** Its catalog, or whether it is served, changed. */
   catalogChanged(upstream: Upstream): void;
   /** Where a server-to-client request goes when no downstream call of this upstream is in flight. */
@@ -130,6 +133,7 @@ export class Upstream implements CatalogSource {
     this.opener = new SourceOpener(options.source, {
       onStderr: (line) => hub.logger.debug(`[${options.name}] ${upstreamText(line)}`),
       connectionOptions: { runtime: hub.runtime, logger: hub.logger, clock: hub.clock, upstream: options.name },
+      tokenStore: hub.tokenStore,
     });
     // Idleness is measured on the clock that runs the machine's idle timer: the runtime's.
     this.calls = new CallsInFlight(hub.runtime.clock);
