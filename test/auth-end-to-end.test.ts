@@ -258,6 +258,23 @@ describe.each<Era>(['auto', 'legacy'])('our client with an OAuthClient, era %s',
       }).toEqual({ newAccessToken: true, newRefreshToken: true, inUse: true });
     });
 
+    it('without a refresh token, runs the grant again asking for every scope it had stepped up to', async () => {
+      const s = await setup({
+        auth: (as, url, now) => ({ ...jwtOnTheClock(as, url, now), scopesSupported: undefined }),
+        authorizationServer: { refreshTokens: 'never' },
+      });
+      const client = await connect(s, oauthClientFor(s), era);
+      await client.callTool('write', {});
+      s.advance(2 * HOUR_MS);
+      await client.callTool('write', {});
+      const asked = at(s.as, 'authorize').map((event) => scopesOf(event));
+      expect(asked).toEqual([
+        ['mcp:read', 'offline_access'],
+        ['mcp:read', 'mcp:write', 'offline_access'],
+        ['mcp:read', 'mcp:write', 'offline_access'],
+      ]);
+    });
+
     it('whose refresh token was revoked is replaced by running the grant again', async () => {
       const s = await setup(expiring);
       const store = new MemoryTokenStore();

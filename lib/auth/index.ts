@@ -8,7 +8,7 @@
 export type { AuthorizationRefusal, HttpAuthorization } from './http-authorization';
 export type { AuthKey, AuthRecord, StoredClient, StoredTokens, TokenStore } from './token-store';
 export { MemoryTokenStore } from './memory-token-store';
-export { OAuthClient, canonicalServerUrl, type OAuthClientOptions } from './client/oauth-client';
+export { OAuthClient, canonicalServerUrl, DEFAULT_CLIENT_NAME, type OAuthClientOptions } from './client/oauth-client';
 export { headlessInteraction, type AuthorizationInteraction } from './client/authorization-code';
 export type { PreRegisteredClient } from './client/registration';
 export type {
@@ -18,5 +18,5 @@ export type {
   MachineGrant,
   TokenSource,
 } from './client/machine-grants';
-export { AuthorizationError, type AuthHttpOptions, type Fetch } from './client/http';
+export { AuthorizationError, LoginRequiredError, type AuthHttpOptions, type Fetch } from './client/http';
 export * from './server';

@@ -13,7 +13,6 @@ import { MemoryTokenStore } from '../auth/memory-token-store';
 import type { AuthKey, TokenStore } from '../auth/token-store';
 
 /** The client name `switchboard login` and the OAuth client store tokens under by default. */
-const DEFAULT_CLIENT_NAME = 'mcp-switchboard';
 
 /** OAuth through the hub's token store: the user logged in beforehand (`switchboard login <url>`). */
 export interface OAuthUpstreamAuth {
@@ -87,7 +86,7 @@ export class UpstreamCredentials {
   }
 
   private async oauthClient(auth: OAuthUpstreamAuth | ClientCredentialsUpstreamAuth): Promise<HttpAuthorization> {
-    const [{ OAuthClient, canonicalServerUrl }, { AuthorizationError }] = await Promise.all([
+    const [{ OAuthClient, canonicalServerUrl, DEFAULT_CLIENT_NAME }, { AuthorizationError }] = await Promise.all([
       import('../auth/client/oauth-client'),
       import('../auth/client/http'),
     ]);

@@ -76,3 +76,11 @@ export class AuthorizationError extends Error {
     this.name = 'AuthorizationError';
   }
 }
+
+/** Authorization needs a user, and the client has no way to ask one (no interaction): someone must log in. */
+export class LoginRequiredError extends AuthorizationError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LoginRequiredError';
+  }
+}

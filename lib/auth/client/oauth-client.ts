@@ -11,7 +11,7 @@ import { MemoryTokenStore } from '../memory-token-store';
 import type { AuthKey, AuthRecord, StoredClient, StoredTokens, TokenStore } from '../token-store';
 import { authorizationCodeGrant, type AuthorizationInteraction } from './authorization-code';
 import { discoverAuthorizationServer, discoverProtectedResource, type ProtectedResource } from './discovery';
-import { AuthHttp, AuthorizationError, type AuthHttpOptions } from './http';
+import { AuthHttp, AuthorizationError, LoginRequiredError, type AuthHttpOptions } from './http';
 import { clientFor, type PreRegisteredClient } from './registration';
 import { chooseScopes, splitScopes } from './scopes';
 import { authorizationHeaderOf, refreshGrant, storedTokens } from './tokens';
@@ -55,6 +55,9 @@ interface Authority {
 
 const DEFAULT_MAX_STEP_UPS = 2;
 
+/** The client name tokens are kept under when none is given (what `switchboard login` uses too). */
+export const DEFAULT_CLIENT_NAME = 'mcp-switchboard';
+
 export class OAuthClient implements HttpAuthorization {
   private readonly serverUrl: URL;
   private readonly key: AuthKey;
@@ -77,7 +80,7 @@ export class OAuthClient implements HttpAuthorization {
   ) {
     this.serverUrl = new URL(server);
     this.serverUrl.hash = '';
-    this.key = { server: canonicalServerUrl(this.serverUrl), client: options.clientName ?? 'mcp-switchboard' };
+    this.key = { server: canonicalServerUrl(this.serverUrl), client: options.clientName ?? DEFAULT_CLIENT_NAME };
     this.store = options.store ?? new MemoryTokenStore();
     this.http = new AuthHttp(options);
     this.now = options.now ?? Date.now;
@@ -185,13 +188,19 @@ export class OAuthClient implements HttpAuthorization {
   /** Runs the grant (again): a new token, with the scopes chosen for `challenge`. */
   private async authorize(challenge: Challenge | undefined, authority: Authority, stepUp: boolean): Promise<void> {
     const { as, resource, resourceMetadata } = authority;
+    if (!this.options.grant && !this.options.interaction) {
+      throw new LoginRequiredError(
+        `${this.serverUrl.href} requires a new authorization, and this client has no way to ask the user (give it an interaction, or log in first)`,
+      );
+    }
     const stored = await this.store.load(this.key);
-    const previous = stepUp ? [...this.requested, ...splitScopes(this.tokens?.scope)] : undefined;
+    // A new grant keeps asking for what was asked before (an expired token's scopes); a step-up adds what was granted.
+    const previous = stepUp ? [...this.requested, ...splitScopes(this.tokens?.scope)] : this.requested;
     const scopes = chooseScopes({
       ...(this.options.scope !== undefined && { configured: this.options.scope }),
       ...(challengedScopes(challenge) && { challenged: challengedScopes(challenge) }),
       ...(resourceMetadata?.scopesSupported && { resourceScopes: resourceMetadata.scopesSupported }),
-      ...(previous && { previous }),
+      ...(previous.length > 0 && { previous }),
       ...(as.scopes_supported && { authorizationServerScopes: as.scopes_supported }),
       offlineAccess: this.options.offlineAccess ?? true,
     });
@@ -234,12 +243,7 @@ export class OAuthClient implements HttpAuthorization {
     const machine = this.options.grant;
     if (machine)
       return machineGrant({ as, client, grant: machine, scopes, resource, ...(dpop && { dpop }) }, this.http);
-    const interaction = this.options.interaction;
-    if (!interaction) {
-      throw new AuthorizationError(
-        `${this.serverUrl.href} requires authorization, and this client has no way to ask the user (give it an interaction, or log in first)`,
-      );
-    }
+    const interaction = this.options.interaction!;
     return authorizationCodeGrant({ as, client, interaction, scopes, resource, ...(dpop && { dpop }) }, this.http);
   }
 
