@@ -5,13 +5,17 @@
  * URL the CLI prints, GETs it (the authorization server approves with a 302 to the loopback redirect URI)
  * and follows that redirect to the CLI's listener.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createJwtVerifier } from '../lib/auth/server/jwt-verifier';
+import { parseCommandLine } from '../lib/cli/args';
+import { DEFAULT_CALLBACK_PORT, DEFAULT_LOGIN_TIMEOUT_MS } from '../lib/cli/auth-args';
+import { browserCommand } from '../lib/cli/browser';
+import { runCli } from '../lib/cli/run';
 import { defineServer } from '../lib/server/definition';
 import type { ServerContext } from '../lib/server/context';
 import { Server } from '../lib/server/server';
@@ -193,6 +197,62 @@ describe('switchboard login', () => {
   });
 });
 
+describe('switchboard login and the browser', () => {
+  /** Runs `login` (browser allowed) with PATH holding only `openers`: executables by name, with their text. */
+  async function loginWithOpeners(url: string, openers: Record<string, string>) {
+    const bin = join(configDir, 'bin');
+    rmSync(bin, { recursive: true, force: true });
+    mkdirSync(bin);
+    for (const [name, text] of Object.entries(openers)) {
+      writeFileSync(join(bin, name), text);
+      chmodSync(join(bin, name), 0o755);
+    }
+    const path = process.env['PATH'];
+    process.env['PATH'] = bin;
+    try {
+      return LongRunning.run(switchboard('login', '--callback-port', '0', url));
+    } finally {
+      process.env['PATH'] = path;
+    }
+  }
+
+  it('opens the authorization URL with the platform opener (here a stand-in that plays the browser)', async () => {
+    const { url } = await protectedServer();
+    // The stand-in gets the URL as its one argument, like xdg-open and open, and goes where a browser would.
+    const browser = `#!${process.execPath}
+const approval = await fetch(process.argv[2], { redirect: 'manual' });
+await (await fetch(approval.headers.get('location'))).text();
+`;
+    const login = await loginWithOpeners(url, { 'xdg-open': browser, open: browser });
+    const { code } = await login.finished();
+    expect(code).toBe(0);
+    expect(login.stdout).toContain(`Logged in to ${url}`);
+  });
+
+  it('logs in all the same when no browser can be opened', async () => {
+    const { url } = await protectedServer();
+    const login = await loginWithOpeners(url, {});
+    await authorizeAsBrowser(login);
+    expect((await login.finished()).code).toBe(0);
+  });
+
+  it('cancels on Ctrl-C while waiting for the browser, exiting 130', async () => {
+    const { url } = await protectedServer();
+    const login = LongRunning.run(switchboard('login', '--no-browser', '--callback-port', '0', url));
+    await login.waitFor('stderr', /Waiting for the browser/);
+    const exit = await login.stop('SIGINT');
+    expect(exit.code).toBe(130);
+    expect(login.stderr).toContain('Interrupted: the login was cancelled');
+  });
+
+  it('names the opener of each platform', () => {
+    const url = 'https://as.example/authorize?a=1&b=2';
+    expect(browserCommand(url, 'linux')).toEqual(['xdg-open', url]);
+    expect(browserCommand(url, 'darwin')).toEqual(['open', url]);
+    expect(browserCommand(url, 'win32')).toEqual(['rundll32', 'url.dll,FileProtocolHandler', url]);
+  });
+});
+
 describe('switchboard call with a stored login', () => {
   it('calls the protected server with the stored token', async () => {
     const { url } = await protectedServer();
@@ -289,5 +349,90 @@ describe('switchboard logout', () => {
     const result = await runToEnd(switchboard('logout', 'http://127.0.0.1:9/mcp'));
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('There was no stored login for http://127.0.0.1:9/mcp');
+  });
+});
+
+describe('the command lines of login and logout', () => {
+  async function inProcess(...argv: string[]) {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runCli(argv, { out: (line) => out.push(line), err: (line) => err.push(line) });
+    return { code, stdout: out.join('\n'), stderr: err.join('\n') };
+  }
+
+  it('gives login its defaults: the fixed callback port, 5 minutes, the browser, the default client name', () => {
+    expect(parseCommandLine(['login', 'https://mcp.example.com/mcp'])).toEqual({
+      kind: 'login',
+      url: new URL('https://mcp.example.com/mcp'),
+      clientName: 'mcp-switchboard',
+      callbackPort: DEFAULT_CALLBACK_PORT,
+      timeoutMs: DEFAULT_LOGIN_TIMEOUT_MS,
+      openBrowser: true,
+    });
+  });
+
+  it('reads every login option', () => {
+    const argv = ['login', '--scope', ' a b ', '--client-id', 'id', '--client-secret', 's', '--client-name', 'work'];
+    argv.push('--callback-port', '8765', '--timeout', '1000', '--no-browser', 'https://mcp.example.com/mcp');
+    expect(parseCommandLine(argv)).toMatchObject({
+      scope: 'a b',
+      clientId: 'id',
+      clientSecret: 's',
+      clientName: 'work',
+      callbackPort: 8765,
+      timeoutMs: 1000,
+      openBrowser: false,
+    });
+  });
+
+  it('reads logout and its client name', () => {
+    expect(parseCommandLine(['logout', '--client-name', 'work', 'http://127.0.0.1:3000/mcp'])).toEqual({
+      kind: 'logout',
+      url: new URL('http://127.0.0.1:3000/mcp'),
+      clientName: 'work',
+    });
+  });
+
+  it.each([
+    [['login'], "Missing the server's URL: switchboard login <url>"],
+    [['logout'], "Missing the server's URL: switchboard logout <url>"],
+    [['login', 'mcp.example.com'], '"mcp.example.com" is not a URL: switchboard login takes the http(s):// URL'],
+    [['login', 'ftp://example.com/mcp'], 'Unsupported URL scheme "ftp:"'],
+    [['login', 'http://x/mcp', 'more'], 'Unexpected argument "more" after the URL'],
+    [['logout', 'http://x/mcp', 'more'], 'Unexpected argument "more" after the URL'],
+    [['login', '--client-secret', 's', 'http://x/mcp'], '--client-secret goes with --client-id'],
+    [['login', '--callback-port', '70000', 'http://x/mcp'], '--callback-port needs a port number from 0 to 65535'],
+    [['login', '--callback-port', 'any', 'http://x/mcp'], '--callback-port needs a port number'],
+    [['login', '--timeout', 'soon', 'http://x/mcp'], '--timeout needs milliseconds greater than 0, got "soon"'],
+    [['login', '--timeout', '0', 'http://x/mcp'], '--timeout needs milliseconds greater than 0, got "0"'],
+    [['login', '--client-id=', 'http://x/mcp'], '--client-id needs a value'],
+    [['login', '--client-name=', 'http://x/mcp'], '--client-name needs a value'],
+    [['login', '--no-browser=yes', 'http://x/mcp'], 'Option "--no-browser" takes no value'],
+    [['login', '--header', 'A: b', 'http://x/mcp'], 'Unknown option "--header" for switchboard login'],
+    [['logout', '--scope', 'a', 'http://x/mcp'], 'Unknown option "--scope" for switchboard logout'],
+    [['call', '--client-name', 'work', 'ping', '--', 'node', 's.js'], '--client-name applies to HTTP targets only'],
+    [['call', '--client-name=', 'http://x/mcp', 'ping'], '--client-name needs a name'],
+  ])('%j is a usage error (exit 2)', async (argv, message) => {
+    const run = await inProcess(...argv);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`switchboard: ${message}`);
+  });
+
+  it('prints the page of login, however it is asked for', async () => {
+    for (const argv of [['help', 'login'], ['login', '--help'], ['login', 'http://x/mcp', '-h']]) {
+      expect((await inProcess(...argv)).stdout).toMatch(/^Usage: switchboard login \[options\] <url>/);
+    }
+  });
+
+  it('prints the page of logout, however it is asked for', async () => {
+    for (const argv of [['help', 'logout'], ['logout', '--help']]) {
+      expect((await inProcess(...argv)).stdout).toMatch(/^Usage: switchboard logout /);
+    }
+  });
+
+  it('lists login and logout in the overview', async () => {
+    const { stdout } = await inProcess('--help');
+    expect(stdout).toContain('login <url>');
+    expect(stdout).toContain('logout <url>');
   });
 });

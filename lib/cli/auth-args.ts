@@ -16,6 +16,8 @@ export const DEFAULT_CLIENT_NAME = 'mcp-switchboard';
  * and away from the usual development servers' ports (3000, 5173, 8000, 8080, ...).
  */
 export const DEFAULT_CALLBACK_PORT = 19876;
+/** Where a pre-registered client's secret may come from instead of the command line (and shell history). */
+export const CLIENT_SECRET_ENV = 'SWITCHBOARD_CLIENT_SECRET';
 /** How long `login` waits for the browser to come back. */
 export const DEFAULT_LOGIN_TIMEOUT_MS = 5 * 60_000;
 
@@ -28,7 +30,7 @@ export interface LoginCommand {
   readonly scope?: string;
   /** A client registered beforehand; without it the client registers itself (dynamic registration). */
   readonly clientId?: string;
-  /** Its secret, when given on the command line (the login also reads `SWITCHBOARD_CLIENT_SECRET`). */
+  /** Its secret, when given on the command line (else the login reads `CLIENT_SECRET_ENV`). */
   readonly clientSecret?: string;
   /** The loopback port of the redirect URI (0 picks a free one, which changes the redirect URI every time). */
   readonly callbackPort: number;

@@ -15,16 +15,13 @@ import { Client } from '../client/client';
 import { RequestCancelledError } from '../jsonrpc/errors';
 import { StreamableHttpClientTransport } from '../../transports/http/streamable-client';
 import { DEFAULT_CALL_TIMEOUT_MS } from './args';
-import type { LoginCommand } from './auth-args';
+import { CLIENT_SECRET_ENV, type LoginCommand } from './auth-args';
 import { openBrowser } from './browser';
 import { CliFailure, EXIT_INTERRUPTED, EXIT_OK } from './errors';
 import type { CliIo } from './io';
 import { onStopSignal } from './signals';
 import { CLI_OAUTH_OPTIONS } from './stored-login';
 import { VERSION } from './version';
-
-/** Where a pre-registered client's secret may come from instead of the command line (and shell history). */
-export const CLIENT_SECRET_ENV = 'SWITCHBOARD_CLIENT_SECRET';
 
 export async function login(
   command: LoginCommand,
@@ -71,7 +68,7 @@ async function loginThrough(
     });
   } catch (error) {
     await client.close();
-    throw loginFailure(url, error);
+    throw loginFailure(url, error, signal);
   }
   const tokens = oauth.currentTokens;
   const server = client.serverInfo;
@@ -160,8 +157,9 @@ export class FreshLoginView implements TokenStore {
   }
 }
 
-function loginFailure(url: URL, error: unknown): CliFailure {
-  if (error instanceof RequestCancelledError) {
+function loginFailure(url: URL, error: unknown, signal: AbortSignal): CliFailure {
+  // Ctrl-C stops the wait for the browser and the connection at once: whichever fails first, it was the user.
+  if (signal.aborted || error instanceof RequestCancelledError) {
     return new CliFailure('Interrupted: the login was cancelled', [], { cause: error, exitCode: EXIT_INTERRUPTED });
   }
   return new CliFailure(`Login to ${url.href} failed: ${messageOf(rootCause(error))}`, [], { cause: error });
