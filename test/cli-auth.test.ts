@@ -33,6 +33,7 @@ const DEFINITION = defineServer({
       inputSchema: { type: 'object' },
       handler: (_args, ctx: ServerContext) => ({ content: [{ type: 'text', text: ctx.auth?.subject ?? 'nobody' }] }),
     },
+    { name: 'write', inputSchema: { type: 'object' }, scopes: ['mcp:write'], handler: () => ({ content: [] }) },
   ],
 });
 
@@ -295,6 +296,21 @@ describe('switchboard call with a stored login', () => {
     const result = await call(url, 'tools/list');
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`requires authorization: run "switchboard login ${url}"`);
+  });
+
+  it('asks for a login with --scope when the server wants a scope the stored token lacks', async () => {
+    const { url } = await protectedServer();
+    await login(url, '--scope', 'mcp:read');
+    const result = await call(url, 'tools/call', '{"name":"write"}');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`requires authorization: run "switchboard login --scope 'mcp:read mcp:write' ${url}"`);
+  });
+
+  it('calls a tool needing a scope after the login with that scope', async () => {
+    const { url } = await protectedServer();
+    await login(url, '--scope', 'mcp:read mcp:write');
+    const result = await call(url, 'tools/call', '{"name":"write"}');
+    expect(result.code).toBe(0);
   });
 
   it('uses the login stored under --client-name', async () => {

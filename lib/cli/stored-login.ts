@@ -8,6 +8,7 @@ import type { AuthorizationRefusal, HttpAuthorization } from '../auth/http-autho
 import { OAuthClient } from '../auth/client/oauth-client';
 import type { AuthorizationInteraction } from '../auth/client/authorization-code';
 import { FileTokenStore } from '../auth/node/file-token-store';
+import { OFFLINE_ACCESS, splitScopes } from '../auth/client/scopes';
 import { DEFAULT_CALLBACK_PORT, DEFAULT_CLIENT_NAME } from './auth-args';
 import { LoginRequiredError } from './errors';
 import { commandLine } from './hints';
@@ -56,19 +57,31 @@ export class StoredLoginAuthorization implements HttpAuthorization {
     return this.oauth.refused(refusal);
   }
 
-  private loginRequired(): LoginRequiredError {
+  /** The failure that names the `login` to run: with `--scope` when the server wants scopes the token lacks. */
+  private loginRequired(scope?: string): LoginRequiredError {
     const named = this.clientName === DEFAULT_CLIENT_NAME ? [] : ['--client-name', this.clientName];
-    return new LoginRequiredError(this.url, commandLine(['switchboard', 'login', ...named, this.url.href]));
+    const scoped = scope === undefined ? [] : ['--scope', scope];
+    return new LoginRequiredError(this.url, commandLine(['switchboard', 'login', ...named, ...scoped, this.url.href]));
   }
 
   /**
-   * Where the OAuthClient would send the user when the stored token cannot be refreshed: nowhere, it is a
-   * `login`'s job. (The redirect URI is never used: the grant stops before the authorization request.)
+   * Where the OAuthClient would send the user when the stored token cannot be refreshed, or a step-up
+   * (403 `insufficient_scope`) needs more scopes: nowhere, it is a `login`'s job. The authorization URL
+   * it would have opened names the scopes to ask for. (The redirect URI is never used: the grant stops
+   * before the authorization request is sent.)
    */
   private noLogin(): AuthorizationInteraction {
     return {
       redirectUri: `http://127.0.0.1:${DEFAULT_CALLBACK_PORT}/callback`,
-      authorize: () => Promise.reject(this.loginRequired()),
+      authorize: (url) => Promise.reject(this.loginRequired(this.widerScope(url.searchParams.get('scope')))),
     };
+  }
+
+  /** `wanted` when it names a scope the stored token was not granted (offline_access aside: login adds it). */
+  private widerScope(wanted: string | null): string | undefined {
+    if (wanted === null) return undefined;
+    const granted = new Set(splitScopes(this.oauth.currentTokens?.scope));
+    const scopes = splitScopes(wanted).filter((scope) => scope !== OFFLINE_ACCESS);
+    return scopes.some((scope) => !granted.has(scope)) ? scopes.join(' ') : undefined;
   }
 }
