@@ -177,6 +177,27 @@ describe('switchboard login', () => {
     expect(storedRecord().file.record.tokens.accessToken).not.toBe(first);
   });
 
+  it('fails (exit 1) saying why when the authorization server denies the authorization, storing nothing', async () => {
+    const { url } = await protectedServer({ denyAuthorization: true });
+    const result = await login(url);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`switchboard: Login to ${url} failed: The authorization response was refused`);
+    expect(result.stderr).toMatch(/^ {2}the authorization server answered access_denied/m);
+    expect(recordFiles()).toEqual([]);
+  });
+
+  it('says so and stores nothing when the server does not ask for authorization', async () => {
+    const server = new Server(DEFINITION);
+    cleanups.push(() => server.close());
+    const handler = createMcpHttpHandler(server);
+    cleanups.push(() => handler.close());
+    const { origin } = await listenHttp((request, response) => handler(request, response));
+    const result = await runToEnd(switchboard('login', '--no-browser', '--callback-port', '0', `${origin}/mcp`));
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('did not ask for authorization');
+    expect(recordFiles()).toEqual([]);
+  });
+
   it('fails with a clear message when the callback port is in use', async () => {
     const { url } = await protectedServer();
     const holder = createServer();

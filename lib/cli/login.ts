@@ -6,6 +6,7 @@
  * the flow confirms it: the server's name and the scopes granted are printed, never a token.
  */
 import type { AuthorizationInteraction } from '../auth/client/authorization-code';
+import { AuthorizationError } from '../auth/client/http';
 import { OAuthClient } from '../auth/client/oauth-client';
 import type { PreRegisteredClient } from '../auth/client/registration';
 import { FileTokenStore } from '../auth/node/file-token-store';
@@ -162,14 +163,31 @@ function loginFailure(url: URL, error: unknown, signal: AbortSignal): CliFailure
   if (signal.aborted || error instanceof RequestCancelledError) {
     return new CliFailure('Interrupted: the login was cancelled', [], { cause: error, exitCode: EXIT_INTERRUPTED });
   }
-  return new CliFailure(`Login to ${url.href} failed: ${messageOf(rootCause(error))}`, [], { cause: error });
+  const chain = causesOf(error);
+  // The step of the flow that failed says it best; else the innermost error (a timeout, a refused connection).
+  const reason = chain.find((cause) => cause instanceof AuthorizationError) ?? chain[chain.length - 1];
+  const answered = chain.map(oauthErrorOf).find((text) => text !== undefined);
+  return new CliFailure(
+    `Login to ${url.href} failed: ${reason ? reason.message : String(error)}`,
+    answered === undefined || reason?.message.includes(answered) ? [] : [`the authorization server answered ${answered}`],
+    { cause: error },
+  );
 }
 
-/** The innermost error of a chain of causes: the one that says what went wrong (a refused grant, a timeout). */
-function rootCause(error: unknown): unknown {
-  let current = error;
-  while (current instanceof Error && current.cause instanceof Error) current = current.cause;
-  return current;
+/** `error` and its causes, outermost first. */
+function causesOf(error: unknown): Error[] {
+  const chain: Error[] = [];
+  for (let current = error; current instanceof Error && !chain.includes(current); current = current.cause) {
+    chain.push(current);
+  }
+  return chain;
+}
+
+/** The OAuth error an error carries (oauth4webapi's errors have `error` and `error_description`), as text. */
+function oauthErrorOf(error: Error): string | undefined {
+  const { error: code, error_description: description } = error as { error?: unknown; error_description?: unknown };
+  if (typeof code !== 'string') return undefined;
+  return typeof description === 'string' ? `${code}: ${description}` : code;
 }
 
 function messageOf(error: unknown): string {
