@@ -22,7 +22,11 @@ import { Server } from '../lib/server/server';
 import { createMcpHttpHandler, type McpHttpHandler } from '../transports/http/endpoint';
 import { buildCli, LongRunning, runToEnd } from './helpers/cli-process';
 import { cleanups, listenHttp } from './helpers/http';
-import { startAuthorizationServer, type AuthorizationServer, type AuthorizationServerOptions } from './helpers/oauth-server';
+import {
+  startAuthorizationServer,
+  type AuthorizationServer,
+  type AuthorizationServerOptions,
+} from './helpers/oauth-server';
 
 const DEFINITION = defineServer({
   name: 'protected',
@@ -153,7 +157,9 @@ describe('switchboard login', () => {
   it('logs in with a pre-registered client whose secret comes from SWITCHBOARD_CLIENT_SECRET', async () => {
     const { as, url } = await protectedServer({
       dynamicRegistration: false,
-      clients: [{ clientId: 'switchboard-cli', clientSecret: 'shh-secret', redirectUris: ['http://127.0.0.1/callback'] }],
+      clients: [
+        { clientId: 'switchboard-cli', clientSecret: 'shh-secret', redirectUris: ['http://127.0.0.1/callback'] },
+      ],
     });
     process.env['SWITCHBOARD_CLIENT_SECRET'] = 'shh-secret';
     let result;
@@ -212,7 +218,9 @@ describe('switchboard login', () => {
 
   it('fails (exit 1) when the browser does not come back in time, storing nothing', async () => {
     const { url } = await protectedServer();
-    const result = await runToEnd(switchboard('login', '--no-browser', '--callback-port', '0', '--timeout', '300', url));
+    const result = await runToEnd(
+      switchboard('login', '--no-browser', '--callback-port', '0', '--timeout', '300', url),
+    );
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/Login to .* failed: No OAuth redirect arrived at .* within 300 ms/);
     expect(recordFiles()).toEqual([]);
@@ -324,7 +332,9 @@ describe('switchboard call with a stored login', () => {
     await login(url, '--scope', 'mcp:read');
     const result = await call(url, 'tools/call', '{"name":"write"}');
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`requires authorization: run "switchboard login --scope 'mcp:read mcp:write' ${url}"`);
+    expect(result.stderr).toContain(
+      `requires authorization: run "switchboard login --scope 'mcp:read mcp:write' ${url}"`,
+    );
   });
 
   it('calls a tool needing a scope after the login with that scope', async () => {
@@ -456,13 +466,20 @@ describe('the command lines of login and logout', () => {
   });
 
   it('prints the page of login, however it is asked for', async () => {
-    for (const argv of [['help', 'login'], ['login', '--help'], ['login', 'http://x/mcp', '-h']]) {
+    for (const argv of [
+      ['help', 'login'],
+      ['login', '--help'],
+      ['login', 'http://x/mcp', '-h'],
+    ]) {
       expect((await inProcess(...argv)).stdout).toMatch(/^Usage: switchboard login \[options\] <url>/);
     }
   });
 
   it('prints the page of logout, however it is asked for', async () => {
-    for (const argv of [['help', 'logout'], ['logout', '--help']]) {
+    for (const argv of [
+      ['help', 'logout'],
+      ['logout', '--help'],
+    ]) {
       expect((await inProcess(...argv)).stdout).toMatch(/^Usage: switchboard logout /);
     }
   });

@@ -9,7 +9,15 @@ import { isSupportedVersion, SUPPORTED_PROTOCOL_VERSIONS, type ProtocolVersion }
 import type { HttpLimits } from '../../transports/http/limits';
 import { parseLogin, parseLogout, type LoginCommand, type LogoutCommand } from './auth-args';
 import { UsageError } from './errors';
-import { HELP_OPTION, looksLikeUrl, parseHttpUrl, parseMilliseconds, parseOptions, type Options, type Parsed } from './parse-options';
+import {
+  HELP_OPTION,
+  looksLikeUrl,
+  parseHttpUrl,
+  parseMilliseconds,
+  parseOptions,
+  type Options,
+  type Parsed,
+} from './parse-options';
 
 export type HelpTopic = 'serve' | 'call' | 'login' | 'logout';
 const HELP_TOPICS: readonly HelpTopic[] = ['serve', 'call', 'login', 'logout'];

@@ -169,7 +169,9 @@ function loginFailure(url: URL, error: unknown, signal: AbortSignal): CliFailure
   const answered = chain.map(oauthErrorOf).find((text) => text !== undefined);
   return new CliFailure(
     `Login to ${url.href} failed: ${reason ? reason.message : String(error)}`,
-    answered === undefined || reason?.message.includes(answered) ? [] : [`the authorization server answered ${answered}`],
+    answered === undefined || reason?.message.includes(answered)
+      ? []
+      : [`the authorization server answered ${answered}`],
     { cause: error },
   );
 }

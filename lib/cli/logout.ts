@@ -19,6 +19,10 @@ export async function logout(command: LogoutCommand, io: CliIo, store = new File
     () => false,
   );
   await store.delete(key);
-  io.out(existed ? `Logged out of ${key.server}: the stored login was removed` : `There was no stored login for ${key.server}`);
+  io.out(
+    existed
+      ? `Logged out of ${key.server}: the stored login was removed`
+      : `There was no stored login for ${key.server}`,
+  );
   return EXIT_OK;
 }
