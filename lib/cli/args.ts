@@ -2,15 +2,25 @@
  * Reads the command line into a `Command`, or throws a `UsageError` that says what is wrong. Nothing here
  * touches the network or the file system: a well-formed command can still fail when it runs.
  */
-import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { JsonObject } from '../jsonrpc/types';
 import type { EraChoice } from '../client/era-probe';
 import { MODERN_PROTOCOL_VERSIONS, namesModernRevision, type ModernProtocolVersion } from '../protocol/modern';
 import { isSupportedVersion, SUPPORTED_PROTOCOL_VERSIONS, type ProtocolVersion } from '../protocol/versions';
 import type { HttpLimits } from '../../transports/http/limits';
+import { parseLogin, parseLogout, type LoginCommand, type LogoutCommand } from './auth-args';
 import { UsageError } from './errors';
+import {
+  HELP_OPTION,
+  looksLikeUrl,
+  parseHttpUrl,
+  parseMilliseconds,
+  parseOptions,
+  type Options,
+  type Parsed,
+} from './parse-options';
 
-export type HelpTopic = 'serve' | 'call';
+export type HelpTopic = 'serve' | 'call' | 'login' | 'logout';
+const HELP_TOPICS: readonly HelpTopic[] = ['serve', 'call', 'login', 'logout'];
 
 export interface ServeCommand {
   readonly kind: 'serve';
@@ -73,17 +83,20 @@ export interface CallCommand {
   readonly traceFile?: string;
   /** Follow `nextCursor` through every page of a list method. */
   readonly all: boolean;
+  /** `--client-name`: whose stored login to use (with the URL, the key of `switchboard login`'s record). */
+  readonly clientName?: string;
 }
 
 export type Command =
-  { readonly kind: 'help'; readonly topic?: HelpTopic } | { readonly kind: 'version' } | ServeCommand | CallCommand;
+  | { readonly kind: 'help'; readonly topic?: HelpTopic }
+  | { readonly kind: 'version' }
+  | ServeCommand
+  | CallCommand
+  | LoginCommand
+  | LogoutCommand;
 
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
-
-type Options = NonNullable<ParseArgsConfig['options']>;
-
-const HELP_OPTION: Options = { help: { type: 'boolean', short: 'h' } };
 
 const SERVE_OPTIONS: Options = {
   ...HELP_OPTION,
@@ -106,13 +119,14 @@ const CALL_OPTIONS: Options = {
   trace: { type: 'boolean' },
   'trace-file': { type: 'string' },
   all: { type: 'boolean' },
+  'client-name': { type: 'string' },
 };
 
 export function parseCommandLine(argv: readonly string[]): Command {
   const [first, ...rest] = argv;
   switch (first) {
     case undefined:
-      throw new UsageError('Missing a command: serve or call');
+      throw new UsageError(`Missing a command: ${COMMANDS}`);
     case '-h':
     case '--help':
       return { kind: 'help' };
@@ -125,44 +139,22 @@ export function parseCommandLine(argv: readonly string[]): Command {
       return parseServe(rest);
     case 'call':
       return parseCall(rest);
+    case 'login':
+      return parseLogin(rest);
+    case 'logout':
+      return parseLogout(rest);
     default:
       throw new UsageError(
-        first.startsWith('-') ? `Unknown option "${first}"` : `Unknown command "${first}": use serve or call`,
+        first.startsWith('-') ? `Unknown option "${first}"` : `Unknown command "${first}": use ${COMMANDS}`,
       );
   }
 }
 
+const COMMANDS = 'serve, call, login or logout';
+
 function helpTopic(word: string): HelpTopic {
-  if (word === 'serve' || word === 'call') return word;
-  throw new UsageError(`No help for "${word}": use serve or call`);
-}
-
-interface Parsed {
-  readonly values: Record<string, string | boolean | string[] | undefined>;
-  readonly positionals: string[];
-}
-
-/** `parseArgs`, with our own messages: its defaults talk about `--`, which means something else to `call`. */
-function parseOptions(command: HelpTopic, args: readonly string[], options: Options): Parsed {
-  const { values, positionals, tokens } = parseArgs({
-    args: [...args],
-    options,
-    strict: false,
-    allowPositionals: true,
-    tokens: true,
-  });
-  for (const token of tokens) {
-    if (token.kind !== 'option') continue;
-    const option = options[token.name];
-    if (!option) throw new UsageError(`Unknown option "${token.rawName}" for switchboard ${command}`);
-    if (option.type === 'string' && token.value === undefined) {
-      throw new UsageError(`Option "${token.rawName}" needs a value`);
-    }
-    if (option.type === 'boolean' && token.value !== undefined) {
-      throw new UsageError(`Option "${token.rawName}" takes no value`);
-    }
-  }
-  return { values: values as Parsed['values'], positionals };
+  if ((HELP_TOPICS as readonly string[]).includes(word)) return word as HelpTopic;
+  throw new UsageError(`No help for "${word}": use ${COMMANDS}`);
 }
 
 function parseServe(args: readonly string[]): Command {
@@ -254,7 +246,7 @@ function parseCall(args: readonly string[]): Command {
     if (url === undefined) {
       throw new UsageError('Missing the target: an http(s):// URL, or a command after "--"');
     }
-    target = { kind: 'http', url: parseUrl(url) };
+    target = { kind: 'http', url: parseHttpUrl(url) };
     rest = others;
   }
 
@@ -265,6 +257,11 @@ function parseCall(args: readonly string[]): Command {
   if (target.kind === 'stdio' && Object.keys(headers).length > 0) {
     throw new UsageError('--header applies to HTTP targets only');
   }
+  const clientName = values['client-name'] as string | undefined;
+  if (clientName !== undefined && target.kind === 'stdio') {
+    throw new UsageError('--client-name applies to HTTP targets only (it names a stored login)');
+  }
+  if (clientName === '') throw new UsageError('--client-name needs a name');
   const all = values.all === true;
   if (all && !(method in LIST_KEYS)) {
     throw new UsageError(`--all follows the pages of a list method (${Object.keys(LIST_KEYS).join(', ')})`);
@@ -286,6 +283,7 @@ function parseCall(args: readonly string[]): Command {
     trace: values.trace === true,
     ...(traceFile !== undefined && { traceFile }),
     all,
+    ...(clientName !== undefined && { clientName }),
   };
 }
 
@@ -296,23 +294,6 @@ export const LIST_KEYS: Readonly<Record<string, string>> = {
   'resources/templates/list': 'resourceTemplates',
   'prompts/list': 'prompts',
 };
-
-function looksLikeUrl(text: string): boolean {
-  return /^[a-z][a-z0-9+.-]*:\/\//i.test(text);
-}
-
-function parseUrl(text: string): URL {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new UsageError(`"${text}" is not a URL: the target is an http(s):// URL, or a command after "--"`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UsageError(`Unsupported URL scheme "${url.protocol}" in "${text}": use http:// or https://`);
-  }
-  return url;
-}
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
@@ -341,9 +322,7 @@ function parseParams(text: string): JsonObject {
 }
 
 function parseTimeout(text: string | undefined): number {
-  if (text === undefined) return DEFAULT_CALL_TIMEOUT_MS;
-  if (!/^\d+$/.test(text)) throw new UsageError(`--timeout needs milliseconds (0 waits forever), got "${text}"`);
-  return Number(text);
+  return text === undefined ? DEFAULT_CALL_TIMEOUT_MS : parseMilliseconds('timeout', text, 'waits forever');
 }
 
 function parseTraceFile(text: string | undefined): string | undefined {

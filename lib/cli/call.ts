@@ -13,7 +13,7 @@ import { McpError, RequestCancelledError, RequestTimeoutError } from '../jsonrpc
 import { namesModernRevision } from '../protocol/modern';
 import type { ProtocolVersion } from '../protocol/versions';
 import { LIST_KEYS, type CallCommand, type CallTarget } from './args';
-import { CliFailure, EXIT_INTERRUPTED, EXIT_OK } from './errors';
+import { CliFailure, cliFailureIn, EXIT_INTERRUPTED, EXIT_OK } from './errors';
 import { commandLine } from './hints';
 import type { CliIo } from './io';
 import { onStopSignal } from './signals';
@@ -102,10 +102,21 @@ async function openTransport(
     );
     return { transport: child, stderrEnded };
   }
-  // Loaded on demand: stdio calls never pay for the HTTP client.
+  // Loaded on demand: stdio calls never pay for the HTTP client or the token store.
   const { StreamableHttpClientTransport } = await import('../../transports/http/streamable-client');
-  const transport = new StreamableHttpClientTransport(target.url, { headers: command.headers });
+  const authorization = hasAuthorizationHeader(command.headers)
+    ? undefined
+    : new (await import('./stored-login')).StoredLoginAuthorization(target.url, command.clientName);
+  const transport = new StreamableHttpClientTransport(target.url, {
+    headers: command.headers,
+    ...(authorization && { authorization }),
+  });
   return { transport, stderrEnded: Promise.resolve() };
+}
+
+/** An `Authorization` the user gave with --header wins: no stored login then. */
+function hasAuthorizationHeader(headers: Readonly<Record<string, string>>): boolean {
+  return Object.keys(headers).some((name) => name.toLowerCase() === 'authorization');
 }
 
 function send(
@@ -134,6 +145,8 @@ function send(
 /** Why the handshake failed. A child process that died says more by how it exited than by the closed pipe. */
 async function connectFailure(target: CallTarget, transport: Transport, error: unknown): Promise<CliFailure> {
   if (error instanceof RequestCancelledError) return interrupted('the handshake', error);
+  const failure = cliFailureIn(error); // a stored login that does not hold: it says which command to run
+  if (failure) return failure;
   const prefix = `Could not connect to ${describeTarget(target)}`;
   // The connection has closed the transport, so a live child is being stopped: `exited` is near.
   const exit =
@@ -162,6 +175,8 @@ function interrupted(what: string, error: RequestCancelledError): CliFailure {
 
 function requestFailure(method: string, error: unknown): CliFailure {
   if (error instanceof RequestCancelledError) return interrupted(method, error);
+  const failure = cliFailureIn(error);
+  if (failure) return failure;
   if (error instanceof McpError) {
     const data = error.data === undefined ? [] : [`data: ${JSON.stringify(error.data)}`];
     return new CliFailure(`${method}: the server answered with error ${error.code}: ${error.message}`, data, {

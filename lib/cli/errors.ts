@@ -29,6 +29,22 @@ export class CliFailure extends Error {
   readonly exitCode: number;
 }
 
+/** The server needs a login that was not made (or no longer holds): says which command makes it. */
+export class LoginRequiredError extends CliFailure {
+  /** `loginCommand`: the `switchboard login ...` line to run. */
+  constructor(url: URL, loginCommand: string) {
+    super(`${url.href} requires authorization: run "${loginCommand}"`);
+  }
+}
+
+/** The first `CliFailure` in `error`'s chain of causes: a failure deep in a library that already says everything. */
+export function cliFailureIn(error: unknown): CliFailure | undefined {
+  for (let current = error; current instanceof Error; current = current.cause) {
+    if (current instanceof CliFailure) return current;
+  }
+  return undefined;
+}
+
 export function exitCodeOf(error: unknown): number {
   if (error instanceof UsageError) return EXIT_USAGE;
   return error instanceof CliFailure ? error.exitCode : EXIT_FAILURE;

@@ -1,6 +1,7 @@
 /** The `--help` texts: one overview and one page per command. */
 import { DEFAULT_HTTP_LIMITS as L } from '../../transports/http/limits';
 import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_HOST, type HelpTopic } from './args';
+import { CLIENT_SECRET_ENV, DEFAULT_CALLBACK_PORT, DEFAULT_CLIENT_NAME, DEFAULT_LOGIN_TIMEOUT_MS } from './auth-args';
 
 const OVERVIEW = `Usage: switchboard <command> [options]
 
@@ -8,7 +9,10 @@ Commands:
   serve <module or config.json>           serve a server definition, or a hub of the servers a config lists
   call <url> <method> [params]            send one request to an MCP server over HTTP and print the result
   call <method> [params] -- <command...>  the same, with the server run as a stdio child process
-  help [serve|call]                       show help for a command
+  login <url>                             authorize with an MCP server that requires OAuth; call then
+                                          uses (and refreshes) the stored token
+  logout <url>                            forget the login stored for the server
+  help [serve|call|login|logout]          show help for a command
 
 Options:
   -h, --help      show help
@@ -86,9 +90,14 @@ List methods return one page, as the server sent it (pass {"cursor": "..."} for 
 --all is given. A method starting with notifications/ is sent as a notification and prints nothing.
 The server's log messages and progress reports (and a stdio server's stderr) are shown on stderr; progress
 restarts the timeout. Ctrl-C cancels the request (the server gets notifications/cancelled) and exits 130.
+Over HTTP the login stored by "switchboard login <url>" is sent, and refreshed when the server says it
+expired. A server that requires authorization with no login stored (or one that can no longer be
+refreshed) fails the call with exit 1: run "switchboard login <url>". An Authorization header given with
+--header is sent instead of any stored login.
 
 Options:
   -H, --header 'Name: value'   an HTTP header for every request (repeatable; HTTP only)
+  --client-name <name>         use the login stored under this name (default ${DEFAULT_CLIENT_NAME}; HTTP only)
   --timeout <ms>               how long to wait to connect and for the response, each
                                (default ${DEFAULT_CALL_TIMEOUT_MS}; 0 waits forever)
   --protocol-version <v>       speak this revision and no other: 2026-07-28 skips the handshake,
@@ -109,8 +118,49 @@ Examples:
   switchboard call --verbose --protocol-version 2025-11-25 http://127.0.0.1:3000/mcp tools/list
   switchboard call resources/read '{"uri":"notes://index"}' -- node ./server.js`;
 
+const LOGIN = `Usage: switchboard login [options] <url>
+
+Authorizes switchboard with the MCP server at <url> (OAuth 2.1, as the MCP authorization specification
+describes it) and stores the token for "switchboard call": connecting, it discovers the server's
+authorization server, registers a client there (unless --client-id names one), and prints the
+authorization URL on stderr, opening it in the browser when it can. After you approve, the browser comes
+back to http://127.0.0.1:<callback port>/callback, where switchboard waits; the token (with its refresh
+token, when the server gives one) is stored in one file per server, readable only by you, under the
+config directory (MCP_SWITCHBOARD_CONFIG_DIR, else ~/.config/mcp-switchboard, ~/Library/Application
+Support/mcp-switchboard on macOS, %APPDATA%\\mcp-switchboard on Windows). Then it connects once more to
+confirm, and prints the server's name and the scopes granted; tokens are never printed. Logging in again
+replaces the stored token. Ctrl-C cancels and exits 130.
+
+Options:
+  --scope '<scopes>'           the scopes to ask for, space separated (default: those the server names)
+  --client-id <id>             a client registered beforehand with the authorization server (its redirect
+                               URI: http://127.0.0.1:<callback port>/callback)
+  --client-secret <secret>     its secret; better given in the ${CLIENT_SECRET_ENV} environment
+                               variable, which keeps it out of the shell history
+  --client-name <name>         the name the login is stored under, with the URL (default ${DEFAULT_CLIENT_NAME});
+                               call --client-name <name> uses it
+  --callback-port <n>          the loopback port the browser comes back to (default ${DEFAULT_CALLBACK_PORT}; fixed,
+                               so the registered redirect URI stays the same between logins; 0 picks a
+                               free port, a new redirect URI each time)
+  --timeout <ms>               how long to wait for the browser (default ${DEFAULT_LOGIN_TIMEOUT_MS}, 5 minutes)
+  --no-browser                 only print the URL, for you to open in a browser on this machine (or on
+                               one whose 127.0.0.1:<callback port> is forwarded here, as ssh -L does)
+
+Examples:
+  switchboard login https://mcp.example.com/mcp
+  switchboard login --scope 'files:read files:write' https://mcp.example.com/mcp
+  ${CLIENT_SECRET_ENV}=... switchboard login --client-id my-cli https://mcp.example.com/mcp`;
+
+const LOGOUT = `Usage: switchboard logout [--client-name <name>] <url>
+
+Forgets the login stored for the MCP server at <url> (its tokens and the client registration), and says
+whether there was one. Exits 0 either way. Nothing is sent to the server.
+
+Options:
+  --client-name <name>         the name the login was stored under (default ${DEFAULT_CLIENT_NAME})`;
+
+const PAGES: Readonly<Record<HelpTopic, string>> = { serve: SERVE, call: CALL, login: LOGIN, logout: LOGOUT };
+
 export function helpText(topic?: HelpTopic): string {
-  if (topic === 'serve') return SERVE;
-  if (topic === 'call') return CALL;
-  return OVERVIEW;
+  return topic === undefined ? OVERVIEW : PAGES[topic];
 }
