@@ -153,7 +153,7 @@ describe('an upstream with oauth auth', () => {
       },
     ]);
     const status = await firstValueFrom(hub.upstream('wiki')!.status$.pipe(filter((s) => s.state === 'failed')));
-    expect(status.lastError).toContain('as client "team-hub"');
+    expect(status.lastError).toContain('switchboard login --client-name team-hub ');
   });
 
   it('asks the authorization server nothing for an upstream never logged in to', async () => {

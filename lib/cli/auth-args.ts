@@ -6,7 +6,8 @@ import { UsageError } from './errors';
 import { HELP_OPTION, parseHttpUrl, parseMilliseconds, parseOptions, type Options, type Parsed } from './parse-options';
 
 /** The name logins are stored under unless `--client-name` says otherwise (the OAuthClient's default too). */
-export const DEFAULT_CLIENT_NAME = 'mcp-switchboard';
+export { DEFAULT_CLIENT_NAME } from '../auth/client/oauth-client';
+import { DEFAULT_CLIENT_NAME } from '../auth/client/oauth-client';
 
 /**
  * The loopback port the browser is sent back to. Fixed, so that the redirect URI a client registered (by

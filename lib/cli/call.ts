@@ -106,7 +106,7 @@ async function openTransport(
   const { StreamableHttpClientTransport } = await import('../../transports/http/streamable-client');
   const authorization = hasAuthorizationHeader(command.headers)
     ? undefined
-    : new (await import('./stored-login')).StoredLoginAuthorization(target.url, command.clientName);
+    : (await import('./stored-login')).storedLoginFor(target.url, command.clientName);
   const transport = new StreamableHttpClientTransport(target.url, {
     headers: command.headers,
     ...(authorization && { authorization }),

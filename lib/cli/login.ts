@@ -21,7 +21,7 @@ import { openBrowser } from './browser';
 import { CliFailure, EXIT_INTERRUPTED, EXIT_OK } from './errors';
 import type { CliIo } from './io';
 import { onStopSignal } from './signals';
-import { CLI_OAUTH_OPTIONS } from './stored-login';
+import { STORED_LOGIN_OAUTH_OPTIONS } from '../auth/client/stored-login';
 import { VERSION } from './version';
 
 export async function login(
@@ -53,7 +53,7 @@ async function loginThrough(
   const { url } = command;
   const preRegistered = preRegisteredClient(command, env);
   const oauth = new OAuthClient(url, {
-    ...CLI_OAUTH_OPTIONS,
+    ...STORED_LOGIN_OAUTH_OPTIONS,
     store: new FreshLoginView(new FileTokenStore(), redirect.redirectUri),
     clientName: command.clientName,
     interaction: browserInteraction(redirect, command.openBrowser, io),

@@ -8,9 +8,9 @@
  * The OAuth client (oauth4webapi, jose) is imported when an upstream first needs it, so the hub, on the
  * runtime-neutral root entry, pulls in neither; where tokens live is the hub's `tokenStore`.
  */
-import type { AuthorizationRefusal, HttpAuthorization } from '../auth/http-authorization';
+import type { HttpAuthorization } from '../auth/http-authorization';
 import { MemoryTokenStore } from '../auth/memory-token-store';
-import type { AuthKey, TokenStore } from '../auth/token-store';
+import type { TokenStore } from '../auth/token-store';
 
 /** The client name `switchboard login` and the OAuth client store tokens under by default. */
 
@@ -86,78 +86,38 @@ export class UpstreamCredentials {
   }
 
   private async oauthClient(auth: OAuthUpstreamAuth | ClientCredentialsUpstreamAuth): Promise<HttpAuthorization> {
-    const [{ OAuthClient, canonicalServerUrl, DEFAULT_CLIENT_NAME }, { AuthorizationError }] = await Promise.all([
-      import('../auth/client/oauth-client'),
+    if (auth.type === 'client_credentials') {
+      const { OAuthClient } = await import('../auth/client/oauth-client');
+      const grant = { type: 'client_credentials' as const, clientId: auth.clientId, clientSecret: auth.clientSecret };
+      return new OAuthClient(this.url, { store: this.tokenStore, ...optionsOf(auth), grant });
+    }
+    // The hub cannot ask a user: it uses (and refreshes) what `switchboard login` stored, or says to log in.
+    const [{ StoredLogin }, { AuthorizationError }] = await Promise.all([
+      import('../auth/client/stored-login'),
       import('../auth/client/http'),
     ]);
-    const common = {
+    const url = this.url;
+    const client = auth.clientName === undefined ? '' : ` --client-name ${auth.clientName}`;
+    return new StoredLogin(url, {
       store: this.tokenStore,
-      ...(auth.clientName !== undefined && { clientName: auth.clientName }),
-      ...(auth.scope !== undefined && { scope: auth.scope }),
-    };
-    if (auth.type === 'client_credentials') {
-      const grant = { type: 'client_credentials' as const, clientId: auth.clientId, clientSecret: auth.clientSecret };
-      return new OAuthClient(this.url, { ...common, grant });
-    }
-    const client = auth.clientId !== undefined && {
-      client: { clientId: auth.clientId, ...(auth.clientSecret !== undefined && { clientSecret: auth.clientSecret }) },
-    };
-    // No interaction: the hub cannot ask a user. A grant that needs one fails with how to log in.
-    return new LoginRequired(new OAuthClient(this.url, { ...common, ...client }), {
-      url: this.url,
-      clientName: auth.clientName,
-      store: this.tokenStore,
-      key: { server: canonicalServerUrl(new URL(this.url)), client: auth.clientName ?? DEFAULT_CLIENT_NAME },
-      failure: (message, cause) => new AuthorizationError(message, { cause }),
+      ...optionsOf(auth),
+      ...(auth.clientId !== undefined && {
+        client: {
+          clientId: auth.clientId,
+          ...(auth.clientSecret !== undefined && { clientSecret: auth.clientSecret }),
+        },
+      }),
+      loginRequired: ({ scope }) =>
+        new AuthorizationError(
+          `${url} needs a login: run \`switchboard login${client}${scope === undefined ? '' : ` --scope '${scope}'`} ${url}\``,
+        ),
     });
   }
 }
 
-interface LoginSettings {
-  readonly url: string;
-  readonly clientName: string | undefined;
-  readonly store: TokenStore;
-  /** The record a login writes. */
-  readonly key: AuthKey;
-  /** The error to fail with (an `AuthorizationError`, from the module imported on demand). */
-  readonly failure: (message: string, cause?: unknown) => Error;
-}
-
-/**
- * An OAuth client whose failures to authorize say how the user logs in (the hub has no one to ask). With
- * no tokens stored at all it fails at once: nothing to refresh, and no registration worth making.
- */
-class LoginRequired implements HttpAuthorization {
-  constructor(
-    private readonly inner: HttpAuthorization,
-    private readonly settings: LoginSettings,
-  ) {}
-
-  prepare(): Promise<void> {
-    return this.inner.prepare?.() ?? Promise.resolve();
-  }
-
-  authorization(): string | undefined {
-    return this.inner.authorization();
-  }
-
-  requestHeaders(method: string, url: URL): Promise<Readonly<Record<string, string>>> | undefined {
-    return this.inner.requestHeaders?.(method, url);
-  }
-
-  async refused(refusal: AuthorizationRefusal): Promise<boolean> {
-    const { store, key, failure } = this.settings;
-    if (refusal.status === 401 && !(await store.load(key))?.tokens) throw failure(this.hint('no tokens are stored'));
-    try {
-      return await this.inner.refused(refusal);
-    } catch (error) {
-      throw failure(this.hint(error instanceof Error ? error.message : String(error)), error);
-    }
-  }
-
-  private hint(why: string): string {
-    const { url, clientName } = this.settings;
-    const client = clientName === undefined ? '' : ` as client "${clientName}"`;
-    return `${url} needs a login: run \`switchboard login ${url}\`${client} (${why})`;
-  }
+function optionsOf(auth: OAuthUpstreamAuth | ClientCredentialsUpstreamAuth) {
+  return {
+    ...(auth.clientName !== undefined && { clientName: auth.clientName }),
+    ...(auth.scope !== undefined && { scope: auth.scope }),
+  };
 }
