@@ -90,8 +90,9 @@ export class StreamableClientSession
   /** The exchanges in flight, by the ids of their requests: a cancel finishes its request's exchange. */
   private readonly exchanges = new Map<RequestId, RequestExchange>();
   private readonly headerLists: SessionHeaders;
-  /** The authorization's stored tokens were read (before the first request). */
-  private authorizationPrepared: Promise<void> | undefined;
+  /** The authorization's stored tokens were read (before the first request; no await on the messages after). */
+  private preparing: Promise<void> | undefined;
+  private authorizationPrepared = false;
   /** Exchanges that got through (2xx), for the machine's count of renewals in a row. */
   private through = 0;
   private renewals = 0;
@@ -194,7 +195,10 @@ export class StreamableClientSession
       throw refusal;
     }
     const authorization = this.options.authorization;
-    if (authorization?.prepare) await (this.authorizationPrepared ??= authorization.prepare());
+    if (!this.authorizationPrepared && authorization?.prepare) {
+      await (this.preparing ??= authorization.prepare());
+      this.authorizationPrepared = true;
+    }
     const ids = requestIdsOf(message);
     if (ids.length === 0) return this.deliverNotice(message, body);
     let opening = false;

@@ -94,6 +94,9 @@ export class ResourceServer {
   readonly metadataUrl: string;
   private readonly verify: TokenVerifier;
   private readonly verdicts: TokenCache | undefined;
+  /** The last token hashed, and its key. */
+  private lastToken: string | undefined;
+  private lastKey: string | undefined;
   private readonly requiredScopes: readonly string[];
   private readonly unauthenticated: AuthRefusal;
   /** The scopes every request needs, as challenges name them (undefined: none). */
@@ -133,8 +136,11 @@ export class ResourceServer {
     if (token === undefined) return refused(this.invalidRequest('the Authorization header must be "Bearer <token>"'));
     const verdicts = this.verdicts;
     if (verdicts === undefined) return this.check(token, undefined, request);
-    const key = tokenKey(token);
+    // A client sends one token again and again: its key is remembered (a string comparison, not a hash).
+    const key = token === this.lastToken ? this.lastKey! : tokenKey(token);
     if (typeof key !== 'string') return key.then((hashed) => this.cachedOrChecked(verdicts, token, hashed, request));
+    this.lastToken = token;
+    this.lastKey = key;
     return this.cachedOrChecked(verdicts, token, key, request);
   }
 
