@@ -184,8 +184,9 @@ function requireSecret(client: StoredClient): string {
   return client.clientSecret;
 }
 
+/** An OAuth failure as one line: the server's `error` and `error_description` when it sent them. */
 export function describe(error: unknown): string {
-  if (error instanceof oauth.ResponseBodyError)
+  if (error instanceof oauth.ResponseBodyError || error instanceof oauth.AuthorizationResponseError)
     return `${error.error}${error.error_description ? `: ${error.error_description}` : ''}`;
   return error instanceof Error ? error.message : String(error);
 }
