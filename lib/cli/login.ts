@@ -10,6 +10,7 @@ import { AuthorizationError } from '../auth/client/http';
 import { OAuthClient } from '../auth/client/oauth-client';
 import type { PreRegisteredClient } from '../auth/client/registration';
 import { FileTokenStore } from '../auth/node/file-token-store';
+import { loopbackInteraction } from '../auth/node/loopback-interaction';
 import { startLoopbackRedirect, type LoopbackRedirect } from '../auth/node/loopback-redirect';
 import type { AuthKey, AuthRecord, TokenStore } from '../auth/token-store';
 import { Client } from '../client/client';
@@ -111,24 +112,14 @@ function preRegisteredClient(
   return { clientId: command.clientId, ...(secret !== undefined && { clientSecret: secret }) };
 }
 
-/**
- * The user's trip: the authorization URL on stderr (and in the browser, when one opens), then the redirect
- * the loopback listener receives. One trip per login: the listener answers one redirect.
- */
+/** The user's trip: the authorization URL on stderr (and in the browser, when one opens), then the redirect. */
 function browserInteraction(redirect: LoopbackRedirect, openInBrowser: boolean, io: CliIo): AuthorizationInteraction {
-  let asked = false;
-  return {
-    redirectUri: redirect.redirectUri,
-    authorize(url) {
-      if (asked) return Promise.reject(new Error('The server asked for a second authorization during the login'));
-      asked = true;
-      io.err('Open this URL in a browser to authorize switchboard:');
-      io.err(`  ${url.href}`);
-      if (openInBrowser) openBrowser(url.href);
-      io.err(`Waiting for the browser to come back to ${redirect.redirectUri} ...`);
-      return redirect.result;
-    },
-  };
+  return loopbackInteraction(redirect, (url) => {
+    io.err('Open this URL in a browser to authorize switchboard:');
+    io.err(`  ${url.href}`);
+    if (openInBrowser) openBrowser(url.href);
+    io.err(`Waiting for the browser to come back to ${redirect.redirectUri} ...`);
+  });
 }
 
 /**

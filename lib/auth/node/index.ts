@@ -3,3 +3,4 @@ export { CONFIG_DIR_ENV, defaultConfigDir, resolveConfigDir, type ConfigDirConte
 export { FileTokenStore, recordFileName, type FileTokenStoreOptions } from './file-token-store';
 export { LockTimeoutError } from './file-lock';
 export { startLoopbackRedirect, type LoopbackRedirect, type LoopbackRedirectOptions } from './loopback-redirect';
+export { loopbackInteraction } from './loopback-interaction';
