@@ -182,8 +182,11 @@ describe('seal and open', () => {
     ['other arguments', { ...binding, arguments: { ...(binding.arguments as object), to: 'JFK' } }],
     ['another principal', { ...binding, principal: 'user-43' }],
     ['no principal', { ...binding, principal: undefined }],
-  ])('refuse a state retried with %s as "binding"', async (_, retried) => {
-    expect(await open(ring, await sealState({ step: 1 }), retried, NOW)).toEqual({ ok: false, reason: 'binding' });
+  ])('refuse a state retried with %s (the MAC covers the binding: "bad-signature")', async (_, retried) => {
+    expect(await open(ring, await sealState({ step: 1 }), retried, NOW)).toEqual({
+      ok: false,
+      reason: 'bad-signature',
+    });
   });
 
   it('accept the same arguments in another member order', async () => {
@@ -266,7 +269,7 @@ describe('the process key ring', () => {
 describe('hostile tokens', () => {
   it('refuses a token over the size limit as "malformed" before looking up any key', async () => {
     const fields = (await sealState({ step: 1 })).split('.');
-    fields[4] = 'A'.repeat(DEFAULT_MAX_REQUEST_STATE_LENGTH); // well formed but for its length
+    fields[3] = 'A'.repeat(DEFAULT_MAX_REQUEST_STATE_LENGTH); // the state: well formed but for its length
     const huge = fields.join('.');
     const lookups = vi.spyOn(ring, 'cryptoKey');
     expect(await open(ring, huge, binding, NOW)).toEqual({ ok: false, reason: 'malformed' });
@@ -282,7 +285,7 @@ describe('hostile tokens', () => {
     });
   });
 
-  it.each([[undefined], [null], [42], [{ token: 'x' }], [''], ['.....'], ['rs1.k2025.1.a.b.c']])(
+  it.each([[undefined], [null], [42], [{ token: 'x' }], [''], ['....'], ['rs2.k2025.1.a.b.c'], ['rs1.k2025.1.a.b.c']])(
     'refuses %j as "malformed"',
     async (token) => {
       expect(await open(ring, token, binding, NOW)).toEqual({ ok: false, reason: 'malformed' });

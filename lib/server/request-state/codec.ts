@@ -5,18 +5,19 @@
  * and is bound to the request it belongs to, so it cannot be replayed against another tool, other arguments
  * or another principal.
  *
- * A token is six dot-separated fields, all base64url or decimal:
+ * A token is five dot-separated fields, all base64url or decimal:
  *
- *   rs1 . keyId . expiresAt . bindingTag . state . mac
+ *   rs2 . keyId . expiresAt . state . mac
  *
- * - `rs1`: the format version.
+ * - `rs2`: the format version.
  * - `keyId`: the ring key that sealed it (see key-ring.ts), in clear so any replica sharing the ring picks it.
  * - `expiresAt`: epoch milliseconds; the token is refused from that instant on.
- * - `bindingTag`: HMAC of the binding (method, target, canonical arguments, principal), under the same key
- *   but domain-separated from the `mac`. It is not a hash, so a guessable principal cannot be confirmed
- *   offline; and the binding itself is not stored: the retried request recomputes it.
  * - `state`: the state's JSON, UTF-8, base64url.
- * - `mac`: HMAC of everything before it, as text.
+ * - `mac`: HMAC of everything before it and, after a newline, the binding (method, target, canonical
+ *   arguments, principal) as canonical JSON. The binding is not in the token: the retried request
+ *   recomputes it, so a state used for another request fails the one MAC check, and nothing in the token
+ *   lets a guessable principal be confirmed offline. One HMAC to seal and one to open (rs1 signed the
+ *   binding apart, which told a foreign state from a tampered one, at twice the cost of a round).
  *
  * `open` never throws: every refusal is a reason, and the caller answers the retry with a JSON-RPC error
  * before any handler runs. Secrets never appear in a token, a reason or an error message.
@@ -61,19 +62,22 @@ export interface RequestStateLimits {
   readonly maxDepth?: number;
 }
 
+/**
+ * Why `open` refused. `bad-signature`: the token was altered, or sealed for another request (method, target,
+ * arguments, principal): the MAC covers both. `binding`: the request has no binding a state can be bound to
+ * (arguments nested too deeply).
+ */
 export type OpenFailure = 'malformed' | 'unknown-key' | 'bad-signature' | 'expired' | 'binding';
 
 export type OpenResult =
   { readonly ok: true; readonly state: unknown } | { readonly ok: false; readonly reason: OpenFailure };
 
-const VERSION = 'rs1';
-/** Prefix of the text a binding tag signs. A token's signed text starts `rs1.`, so neither tag can stand in for the other. */
-const BINDING_CONTEXT = 'rs1 binding\n';
+const VERSION = 'rs2';
 const TAG_BYTES = 32;
 /** Characters of a 32-byte tag in unpadded base64url. */
 const TAG_CHARS = 43;
 const EXPIRY = /^\d{1,16}$/;
-const FIELDS = 6;
+const FIELDS = 5;
 
 const encoder = new TextEncoder();
 const strictDecoder = new TextDecoder('utf-8', { fatal: true });
@@ -99,16 +103,15 @@ export async function seal(ring: KeyRing, input: SealInput, limits: RequestState
   const keyId = ring.currentKeyId;
   const statePart = encodeBase64Url(encoder.encode(stateJson));
   const length =
-    VERSION.length + keyId.length + String(expiresAt).length + statePart.length + 2 * TAG_CHARS + FIELDS - 1;
+    VERSION.length + keyId.length + String(expiresAt).length + statePart.length + TAG_CHARS + FIELDS - 1;
   const maxLength = limits.maxTokenLength ?? DEFAULT_MAX_REQUEST_STATE_LENGTH;
   if (length > maxLength) {
     throw new RangeError(`The sealed requestState would be ${length} characters; the limit is ${maxLength}`);
   }
 
   const key = ring.cryptoKey(keyId)!;
-  const bindingTag = encodeBase64Url(await key.sign(BINDING_CONTEXT + boundText));
-  const signed = `${VERSION}.${keyId}.${expiresAt}.${bindingTag}.${statePart}`;
-  return `${signed}.${encodeBase64Url(await key.sign(signed))}`;
+  const signed = `${VERSION}.${keyId}.${expiresAt}.${statePart}`;
+  return `${signed}.${encodeBase64Url(await key.sign(`${signed}\n${boundText}`))}`;
 }
 
 /**
@@ -133,19 +136,15 @@ export async function open(
   if (key === undefined) return refused('unknown-key');
 
   const boundText = bindingText(binding, limits.maxDepth ?? DEFAULT_MAX_DEPTH);
-  let untouched: boolean;
-  let bound: boolean;
+  if (boundText === undefined) return refused('binding');
+  let untouchedAndBound: boolean;
   try {
-    [untouched, bound] = await Promise.all([
-      key.verify(fields.mac, fields.signed),
-      boundText === undefined ? false : key.verify(fields.bindingTag, BINDING_CONTEXT + boundText),
-    ]);
+    untouchedAndBound = await key.verify(fields.mac, `${fields.signed}\n${boundText}`);
   } catch {
     return refused('bad-signature');
   }
-  if (!untouched) return refused('bad-signature');
+  if (!untouchedAndBound) return refused('bad-signature');
   if (!(now < fields.expiresAt)) return refused('expired');
-  if (!bound) return refused('binding');
   const state = decodeState(fields.statePart);
   return state === undefined ? refused('malformed') : { ok: true, state: state.value };
 }
@@ -153,7 +152,6 @@ export async function open(
 interface TokenFields {
   readonly keyId: string;
   readonly expiresAt: number;
-  readonly bindingTag: Uint8Array<ArrayBuffer>;
   readonly statePart: string;
   readonly mac: Uint8Array<ArrayBuffer>;
   /** The text the mac signs: everything before the last dot. */
@@ -165,29 +163,20 @@ function parseToken(token: string): TokenFields | undefined {
   // The limit stops a string of dots from being split into thousands of pieces.
   const parts = token.split('.', FIELDS + 1);
   if (parts.length !== FIELDS) return undefined;
-  const [version, keyId, expiry, bindingPart, statePart, macPart] = parts as [
-    string,
-    string,
-    string,
-    string,
-    string,
-    string,
-  ];
+  const [version, keyId, expiry, statePart, macPart] = parts as [string, string, string, string, string];
   if (version !== VERSION || !KEY_ID.test(keyId) || !EXPIRY.test(expiry)) return undefined;
-  const bindingTag = decodeBase64Url(bindingPart);
   const mac = decodeBase64Url(macPart);
-  if (bindingTag?.length !== TAG_BYTES || mac?.length !== TAG_BYTES) return undefined;
+  if (mac?.length !== TAG_BYTES) return undefined;
   return {
     keyId,
     expiresAt: Number(expiry),
-    bindingTag,
     statePart,
     mac,
     signed: token.slice(0, token.length - macPart.length - 1),
   };
 }
 
-/** The binding as the text its tag signs, or undefined when it is not a binding JSON can carry. */
+/** The binding as the text the MAC covers, or undefined when it is not a binding JSON can carry. */
 function bindingText(binding: RequestStateBinding, maxDepth: number): string | undefined {
   if (typeof binding !== 'object' || binding === null) return undefined;
   const { method, target, arguments: args = {}, principal = null } = binding;
