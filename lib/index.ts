@@ -6,7 +6,7 @@ export * from './protocol';
 export { Connection, handlerTable } from './core/connection';
 export type { ConnectionOptions, ConnectionEvents, HandlerTable, RequestHandler, SendOptions } from './core/connection';
 export type { RequestOptions } from './core/correlation';
-export { RequestContext, type Era, type InputRequestOptions } from './core/request-context';
+export { RequestContext, type Era, type InputRequestOptions, type Principal } from './core/request-context';
 export type { ExchangeReply, ModernServer } from './core/exchange';
 export { MODERN_PROTOCOL_VERSIONS, META, type ModernProtocolVersion } from './protocol/modern';
 export { classifyInbound, type EraPolicy, type EraVerdict } from './protocol/era';
@@ -34,6 +34,8 @@ export {
 export { PromptCatalog, type PromptDefinition } from './server/prompts';
 export { MAX_COMPLETION_VALUES } from './server/completion';
 export type { Completer, CompletionContext, ServerContext, ServerHost } from './server/context';
+export type { TokenStore, AuthKey, AuthRecord, StoredClient, StoredTokens } from './auth/token-store';
+export type { HttpAuthorization, AuthorizationRefusal } from './auth/http-authorization';
 export { SubscriptionHub } from './server/subscriptions';
 export { UriTemplate, type UriTemplateValue } from './server/uri-template';
 export { defineTool, ToolCatalog, type ToolDefinition, type ToolHandler } from './server/tools';
@@ -75,8 +77,11 @@ export { formatTraceEvent } from './trace/format';
 export { TraceChannel } from './trace/channel';
 export {
   createRedactor,
+  redactSecrets,
   redactTraceEvent,
   REDACTED,
+  SECRET_KEYS,
+  secretsRedactor,
   type Redactor,
   type RedactionContext,
   type RedactionPolicy,
