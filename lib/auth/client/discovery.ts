@@ -150,6 +150,7 @@ async function readJsonObject(response: Response, what: string): Promise<Record<
   try {
     body = await response.json();
   } catch (error) {
+    if (error instanceof AuthorizationError) throw error; // too large to read
     throw new AuthorizationError(`${what} is not JSON`, { cause: error });
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
