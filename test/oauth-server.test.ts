@@ -3,11 +3,24 @@
  * OAuth client drives a real one: discovery, registration, the authorization code flow with PKCE, refresh,
  * client credentials, introspection, client authentication, and the variations the auth tests build on.
  */
-import { createRemoteJWKSet, decodeProtectedHeader, exportJWK, generateKeyPair, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import {
+  createRemoteJWKSet,
+  decodeProtectedHeader,
+  exportJWK,
+  generateKeyPair,
+  jwtVerify,
+  SignJWT,
+  type JWTPayload,
+} from 'jose';
 import * as oauth from 'oauth4webapi';
 import { describe, expect, it } from 'vitest';
 import { cleanups } from './helpers/cleanups';
-import { JWT_BEARER_GRANT, startAuthorizationServer, type AuthorizationServer, type AuthorizationServerOptions } from './helpers/oauth-server';
+import {
+  JWT_BEARER_GRANT,
+  startAuthorizationServer,
+  type AuthorizationServer,
+  type AuthorizationServerOptions,
+} from './helpers/oauth-server';
 
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
 const REDIRECT_URI = 'http://127.0.0.1:53682/callback';
@@ -19,7 +32,10 @@ async function start(options: AuthorizationServerOptions = {}): Promise<Authoriz
   return server;
 }
 
-async function discover(server: AuthorizationServer, algorithm: 'oauth2' | 'oidc' = 'oauth2'): Promise<oauth.AuthorizationServer> {
+async function discover(
+  server: AuthorizationServer,
+  algorithm: 'oauth2' | 'oidc' = 'oauth2',
+): Promise<oauth.AuthorizationServer> {
   const issuer = new URL(server.issuer);
   return oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm, ...insecure }));
 }
@@ -68,11 +84,19 @@ interface CodeFlow extends AuthorizeRequest {
 async function codeFlow(as: oauth.AuthorizationServer, client: oauth.Client, flow: CodeFlow = {}) {
   const { location, verifier, state } = await authorize(as, client, flow);
   const parameters = oauth.validateAuthResponse(as, client, location!, state);
-  const tokenResource = flow.tokenResource === undefined ? flow.resource : flow.tokenResource ?? undefined;
-  const response = await oauth.authorizationCodeGrantRequest(as, client, flow.clientAuth ?? oauth.None(), parameters, flow.redirectUri ?? REDIRECT_URI, flow.verifier ?? verifier, {
-    ...insecure,
-    ...(tokenResource !== undefined ? { additionalParameters: { resource: tokenResource } } : {}),
-  });
+  const tokenResource = flow.tokenResource === undefined ? flow.resource : (flow.tokenResource ?? undefined);
+  const response = await oauth.authorizationCodeGrantRequest(
+    as,
+    client,
+    flow.clientAuth ?? oauth.None(),
+    parameters,
+    flow.redirectUri ?? REDIRECT_URI,
+    flow.verifier ?? verifier,
+    {
+      ...insecure,
+      ...(tokenResource !== undefined ? { additionalParameters: { resource: tokenResource } } : {}),
+    },
+  );
   return { parameters, tokens: await oauth.processAuthorizationCodeResponse(as, client, response) };
 }
 
@@ -87,17 +111,26 @@ async function oauthErrorOf(promise: Promise<unknown>): Promise<string> {
     (caught: unknown) => caught,
   );
   expect(failure, 'expected an OAuth error').toBeDefined();
-  if (failure instanceof oauth.WWWAuthenticateChallengeError) return ((await failure.response.json()) as { error: string }).error;
+  if (failure instanceof oauth.WWWAuthenticateChallengeError)
+    return ((await failure.response.json()) as { error: string }).error;
   return (failure as { error?: string }).error ?? String(failure);
 }
 
 async function verifyAccessToken(server: AuthorizationServer, token: string, audience: string): Promise<JWTPayload> {
-  const { payload } = await jwtVerify(token, createRemoteJWKSet(new URL(server.url('/jwks'))), { issuer: server.issuer, audience, typ: 'at+jwt' });
+  const { payload } = await jwtVerify(token, createRemoteJWKSet(new URL(server.url('/jwks'))), {
+    issuer: server.issuer,
+    audience,
+    typ: 'at+jwt',
+  });
   return payload;
 }
 
 async function postForm(url: string, form: Record<string, string>, headers: Record<string, string> = {}) {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(form) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(form),
+  });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
@@ -131,7 +164,9 @@ describe('metadata discovery', () => {
   it('serves no metadata at all when told, as the 2025-03-26 fallback case needs', async () => {
     const server = await start({ metadataAt: [] });
     const statuses = await Promise.all(
-      ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration'].map(async (path) => (await fetch(`${server.origin}${path}`)).status),
+      ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration'].map(
+        async (path) => (await fetch(`${server.origin}${path}`)).status,
+      ),
     );
     expect(statuses).toEqual([404, 404]);
   });
@@ -143,7 +178,10 @@ describe('metadata discovery', () => {
 
   it('advertises scopes_supported only when it is configured', async () => {
     const [without, withScopes] = await Promise.all([start(), start({ scopesSupported: ['mcp:read'] })]);
-    expect([without.metadata.scopes_supported, withScopes.metadata.scopes_supported]).toEqual([undefined, ['mcp:read']]);
+    expect([without.metadata.scopes_supported, withScopes.metadata.scopes_supported]).toEqual([
+      undefined,
+      ['mcp:read'],
+    ]);
   });
 
   it('advertises the token endpoint auth methods it is configured with', async () => {
@@ -153,13 +191,18 @@ describe('metadata discovery', () => {
 
   it('advertises PKCE S256 and the iss response parameter', async () => {
     const as = await discover(await start());
-    expect([as.code_challenge_methods_supported, as.authorization_response_iss_parameter_supported]).toEqual([['S256'], true]);
+    expect([as.code_challenge_methods_supported, as.authorization_response_iss_parameter_supported]).toEqual([
+      ['S256'],
+      true,
+    ]);
   });
 });
 
 describe('dynamic client registration (RFC 7591)', () => {
   async function register(as: oauth.AuthorizationServer, metadata: Partial<oauth.OmitSymbolProperties<oauth.Client>>) {
-    return oauth.processDynamicClientRegistrationResponse(await oauth.dynamicClientRegistrationRequest(as, { redirect_uris: [REDIRECT_URI], ...metadata }, insecure));
+    return oauth.processDynamicClientRegistrationResponse(
+      await oauth.dynamicClientRegistrationRequest(as, { redirect_uris: [REDIRECT_URI], ...metadata }, insecure),
+    );
   }
 
   it('registers a public client without a secret', async () => {
@@ -169,12 +212,17 @@ describe('dynamic client registration (RFC 7591)', () => {
 
   it('gives a client that names no method client_secret_basic and a secret (the RFC 7591 default)', async () => {
     const registered = await register(await discover(await start()), {});
-    expect([registered.token_endpoint_auth_method, typeof registered.client_secret]).toEqual(['client_secret_basic', 'string']);
+    expect([registered.token_endpoint_auth_method, typeof registered.client_secret]).toEqual([
+      'client_secret_basic',
+      'string',
+    ]);
   });
 
   it('refuses a token endpoint auth method it does not support', async () => {
     const as = await discover(await start({ tokenEndpointAuthMethods: ['none'] }));
-    expect(await oauthErrorOf(register(as, { token_endpoint_auth_method: 'client_secret_post' }))).toBe('invalid_client_metadata');
+    expect(await oauthErrorOf(register(as, { token_endpoint_auth_method: 'client_secret_post' }))).toBe(
+      'invalid_client_metadata',
+    );
   });
 
   it('refuses a client without redirect URIs for the authorization code grant', async () => {
@@ -205,7 +253,10 @@ describe('the authorization code flow', () => {
   it('writes the granted scope in the token and the response', async () => {
     const { server, as, client } = await startWithPublicClient({ scopesSupported: ['mcp:read', 'mcp:write'] });
     const { tokens } = await codeFlow(as, client, { resource: RESOURCE, scope: 'mcp:read' });
-    expect([tokens.scope, (await verifyAccessToken(server, tokens.access_token, RESOURCE)).scope]).toEqual(['mcp:read', 'mcp:read']);
+    expect([tokens.scope, (await verifyAccessToken(server, tokens.access_token, RESOURCE)).scope]).toEqual([
+      'mcp:read',
+      'mcp:read',
+    ]);
   });
 
   it('gives an access token the configured lifetime', async () => {
@@ -223,26 +274,63 @@ describe('the authorization code flow', () => {
 
   it('refuses a code verifier that does not match the challenge', async () => {
     const { as, client } = await startWithPublicClient();
-    expect(await oauthErrorOf(codeFlow(as, client, { verifier: oauth.generateRandomCodeVerifier() }))).toBe('invalid_grant');
+    expect(await oauthErrorOf(codeFlow(as, client, { verifier: oauth.generateRandomCodeVerifier() }))).toBe(
+      'invalid_grant',
+    );
   });
 
   it('refuses a code used twice', async () => {
     const { as, client } = await startWithPublicClient();
     const { location, verifier, state } = await authorize(as, client);
     const parameters = oauth.validateAuthResponse(as, client, location!, state);
-    const redeem = async () => oauth.processAuthorizationCodeResponse(as, client, await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), parameters, REDIRECT_URI, verifier, insecure));
+    const redeem = async () =>
+      oauth.processAuthorizationCodeResponse(
+        as,
+        client,
+        await oauth.authorizationCodeGrantRequest(
+          as,
+          client,
+          oauth.None(),
+          parameters,
+          REDIRECT_URI,
+          verifier,
+          insecure,
+        ),
+      );
     await redeem();
     expect(await oauthErrorOf(redeem())).toBe('invalid_grant');
   });
 
   it('revokes the tokens of a code that is replayed (RFC 6749 §4.1.2)', async () => {
-    const { server, as, client } = await startWithPublicClient({ clients: [{ clientId: 'public-app', redirectUris: [REDIRECT_URI] }, { clientId: 'rs', clientSecret: 'rs-secret' }] });
+    const { server, as, client } = await startWithPublicClient({
+      clients: [
+        { clientId: 'public-app', redirectUris: [REDIRECT_URI] },
+        { clientId: 'rs', clientSecret: 'rs-secret' },
+      ],
+    });
     const { location, verifier, state } = await authorize(as, client);
     const parameters = oauth.validateAuthResponse(as, client, location!, state);
-    const redeem = async () => oauth.processAuthorizationCodeResponse(as, client, await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), parameters, REDIRECT_URI, verifier, insecure));
+    const redeem = async () =>
+      oauth.processAuthorizationCodeResponse(
+        as,
+        client,
+        await oauth.authorizationCodeGrantRequest(
+          as,
+          client,
+          oauth.None(),
+          parameters,
+          REDIRECT_URI,
+          verifier,
+          insecure,
+        ),
+      );
     const first = await redeem();
     await oauthErrorOf(redeem());
-    const { body } = await postForm(server.url('/introspect'), { token: first.access_token }, { authorization: `Basic ${btoa('rs:rs-secret')}` });
+    const { body } = await postForm(
+      server.url('/introspect'),
+      { token: first.access_token },
+      { authorization: `Basic ${btoa('rs:rs-secret')}` },
+    );
     expect(body.active).toBe(false);
   });
 
@@ -252,18 +340,30 @@ describe('the authorization code flow', () => {
     const { location, verifier, state } = await authorize(as, client);
     const parameters = oauth.validateAuthResponse(as, client, location!, state);
     clock += 31_000;
-    const response = await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), parameters, REDIRECT_URI, verifier, insecure);
+    const response = await oauth.authorizationCodeGrantRequest(
+      as,
+      client,
+      oauth.None(),
+      parameters,
+      REDIRECT_URI,
+      verifier,
+      insecure,
+    );
     expect(await oauthErrorOf(oauth.processAuthorizationCodeResponse(as, client, response))).toBe('invalid_grant');
   });
 
   it('refuses a token request whose resource differs from the authorization request', async () => {
     const { as, client } = await startWithPublicClient();
-    expect(await oauthErrorOf(codeFlow(as, client, { resource: RESOURCE, tokenResource: 'http://127.0.0.1:9999/other' }))).toBe('invalid_target');
+    expect(
+      await oauthErrorOf(codeFlow(as, client, { resource: RESOURCE, tokenResource: 'http://127.0.0.1:9999/other' })),
+    ).toBe('invalid_target');
   });
 
   it('refuses a token request that drops the resource of the authorization request', async () => {
     const { as, client } = await startWithPublicClient();
-    expect(await oauthErrorOf(codeFlow(as, client, { resource: RESOURCE, tokenResource: null }))).toBe('invalid_target');
+    expect(await oauthErrorOf(codeFlow(as, client, { resource: RESOURCE, tokenResource: null }))).toBe(
+      'invalid_target',
+    );
   });
 
   it('redirects invalid_request when there is no code challenge', async () => {
@@ -352,7 +452,11 @@ describe('refresh tokens', () => {
   });
 
   async function refresh(as: oauth.AuthorizationServer, client: oauth.Client, token: string) {
-    return oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), token, insecure));
+    return oauth.processRefreshTokenResponse(
+      as,
+      client,
+      await oauth.refreshTokenGrantRequest(as, client, oauth.None(), token, insecure),
+    );
   }
 
   it('rotates: a refresh answers a new refresh token and a fresh access token for the same resource', async () => {
@@ -373,14 +477,20 @@ describe('refresh tokens', () => {
   it('narrows the scope on refresh when asked', async () => {
     const { as, client } = await startWithPublicClient();
     const { tokens } = await codeFlow(as, client, { scope: 'offline_access mcp:read mcp:write' });
-    const response = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, { ...insecure, additionalParameters: { scope: 'offline_access mcp:read' } });
+    const response = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, {
+      ...insecure,
+      additionalParameters: { scope: 'offline_access mcp:read' },
+    });
     expect((await oauth.processRefreshTokenResponse(as, client, response)).scope).toBe('offline_access mcp:read');
   });
 
   it('refuses a refresh that asks for more scope than was granted', async () => {
     const { as, client } = await startWithPublicClient();
     const { tokens } = await codeFlow(as, client, { scope: 'offline_access mcp:read' });
-    const response = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, { ...insecure, additionalParameters: { scope: 'mcp:admin' } });
+    const response = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, {
+      ...insecure,
+      additionalParameters: { scope: 'mcp:admin' },
+    });
     expect(await oauthErrorOf(oauth.processRefreshTokenResponse(as, client, response))).toBe('invalid_scope');
   });
 
@@ -395,22 +505,41 @@ describe('refresh tokens', () => {
 describe('token endpoint client authentication', () => {
   const SECRET = 's3cret:with/odd chars+';
 
-  async function secretClientFlow(serverMethods: AuthorizationServerOptions['tokenEndpointAuthMethods'], registeredAs: 'client_secret_basic' | 'client_secret_post', clientAuth: oauth.ClientAuth) {
-    const server = await start({ tokenEndpointAuthMethods: serverMethods, clients: [{ clientId: 'confidential-app', clientSecret: SECRET, redirectUris: [REDIRECT_URI], authMethod: registeredAs }] });
+  async function secretClientFlow(
+    serverMethods: AuthorizationServerOptions['tokenEndpointAuthMethods'],
+    registeredAs: 'client_secret_basic' | 'client_secret_post',
+    clientAuth: oauth.ClientAuth,
+  ) {
+    const server = await start({
+      tokenEndpointAuthMethods: serverMethods,
+      clients: [
+        { clientId: 'confidential-app', clientSecret: SECRET, redirectUris: [REDIRECT_URI], authMethod: registeredAs },
+      ],
+    });
     const as = await discover(server);
     return { server, result: codeFlow(as, { client_id: 'confidential-app' }, { clientAuth }) };
   }
 
   it('accepts client_secret_basic from a client registered for it', async () => {
-    const { server, result } = await secretClientFlow(undefined, 'client_secret_basic', oauth.ClientSecretBasic(SECRET));
+    const { server, result } = await secretClientFlow(
+      undefined,
+      'client_secret_basic',
+      oauth.ClientSecretBasic(SECRET),
+    );
     await result;
-    expect(server.events.find((event) => event.endpoint === 'token')).toMatchObject({ authMethod: 'client_secret_basic', status: 200 });
+    expect(server.events.find((event) => event.endpoint === 'token')).toMatchObject({
+      authMethod: 'client_secret_basic',
+      status: 200,
+    });
   });
 
   it('accepts client_secret_post from a client registered for it', async () => {
     const { server, result } = await secretClientFlow(undefined, 'client_secret_post', oauth.ClientSecretPost(SECRET));
     await result;
-    expect(server.events.find((event) => event.endpoint === 'token')).toMatchObject({ authMethod: 'client_secret_post', status: 200 });
+    expect(server.events.find((event) => event.endpoint === 'token')).toMatchObject({
+      authMethod: 'client_secret_post',
+      status: 200,
+    });
   });
 
   it('refuses client_secret_post from a client registered for client_secret_basic', async () => {
@@ -419,7 +548,11 @@ describe('token endpoint client authentication', () => {
   });
 
   it('refuses a method the server does not accept', async () => {
-    const { result } = await secretClientFlow(['client_secret_basic'], 'client_secret_post', oauth.ClientSecretPost(SECRET));
+    const { result } = await secretClientFlow(
+      ['client_secret_basic'],
+      'client_secret_post',
+      oauth.ClientSecretPost(SECRET),
+    );
     expect(await oauthErrorOf(result)).toBe('invalid_client');
   });
 
@@ -443,9 +576,20 @@ describe('token endpoint client authentication', () => {
     const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
     const server = await start({
       tokenEndpointAuthMethods: ['private_key_jwt'],
-      clients: [{ clientId: 'jwt-app', authMethod: 'private_key_jwt', jwks: { keys: [{ ...(await exportJWK(publicKey)), alg: 'ES256' }] }, redirectUris: [REDIRECT_URI] }],
+      clients: [
+        {
+          clientId: 'jwt-app',
+          authMethod: 'private_key_jwt',
+          jwks: { keys: [{ ...(await exportJWK(publicKey)), alg: 'ES256' }] },
+          redirectUris: [REDIRECT_URI],
+        },
+      ],
     });
-    const { tokens } = await codeFlow(await discover(server), { client_id: 'jwt-app' }, { clientAuth: oauth.PrivateKeyJwt(privateKey) });
+    const { tokens } = await codeFlow(
+      await discover(server),
+      { client_id: 'jwt-app' },
+      { clientAuth: oauth.PrivateKeyJwt(privateKey) },
+    );
     expect(typeof tokens.access_token).toBe('string');
   });
 
@@ -454,9 +598,24 @@ describe('token endpoint client authentication', () => {
     const other = await generateKeyPair('ES256');
     const server = await start({
       tokenEndpointAuthMethods: ['private_key_jwt'],
-      clients: [{ clientId: 'jwt-app', authMethod: 'private_key_jwt', jwks: { keys: [{ ...(await exportJWK(registered.publicKey)), alg: 'ES256' }] }, redirectUris: [REDIRECT_URI] }],
+      clients: [
+        {
+          clientId: 'jwt-app',
+          authMethod: 'private_key_jwt',
+          jwks: { keys: [{ ...(await exportJWK(registered.publicKey)), alg: 'ES256' }] },
+          redirectUris: [REDIRECT_URI],
+        },
+      ],
     });
-    expect(await oauthErrorOf(codeFlow(await discover(server), { client_id: 'jwt-app' }, { clientAuth: oauth.PrivateKeyJwt(other.privateKey) }))).toBe('invalid_client');
+    expect(
+      await oauthErrorOf(
+        codeFlow(
+          await discover(server),
+          { client_id: 'jwt-app' },
+          { clientAuth: oauth.PrivateKeyJwt(other.privateKey) },
+        ),
+      ),
+    ).toBe('invalid_client');
   });
 });
 
@@ -466,13 +625,20 @@ describe('client credentials and jwt-bearer grants', () => {
   async function clientCredentials(server: AuthorizationServer, clientId: string, auth: oauth.ClientAuth) {
     const as = await discover(server);
     const client = { client_id: clientId };
-    return oauth.processClientCredentialsResponse(as, client, await oauth.clientCredentialsGrantRequest(as, client, auth, { resource: RESOURCE }, insecure));
+    return oauth.processClientCredentialsResponse(
+      as,
+      client,
+      await oauth.clientCredentialsGrantRequest(as, client, auth, { resource: RESOURCE }, insecure),
+    );
   }
 
   it('gives a confidential client a token for itself and the resource', async () => {
     const server = await start({ clients: [machine] });
     const tokens = await clientCredentials(server, 'machine', oauth.ClientSecretPost('machine-secret'));
-    expect(await verifyAccessToken(server, tokens.access_token, RESOURCE)).toMatchObject({ sub: 'machine', client_id: 'machine' });
+    expect(await verifyAccessToken(server, tokens.access_token, RESOURCE)).toMatchObject({
+      sub: 'machine',
+      client_id: 'machine',
+    });
   });
 
   it('refuses a public client', async () => {
@@ -483,7 +649,14 @@ describe('client credentials and jwt-bearer grants', () => {
   async function jwtBearer(server: AuthorizationServer, assertion: string) {
     const as = await discover(server);
     const client = { client_id: 'machine' };
-    const response = await oauth.genericTokenEndpointRequest(as, client, oauth.ClientSecretPost('machine-secret'), JWT_BEARER_GRANT, { assertion, resource: RESOURCE }, insecure);
+    const response = await oauth.genericTokenEndpointRequest(
+      as,
+      client,
+      oauth.ClientSecretPost('machine-secret'),
+      JWT_BEARER_GRANT,
+      { assertion, resource: RESOURCE },
+      insecure,
+    );
     return oauth.processGenericTokenEndpointResponse(as, client, response);
   }
 
@@ -495,8 +668,18 @@ describe('client credentials and jwt-bearer grants', () => {
 
   it('exchanges an assertion from a trusted issuer for a token of its subject', async () => {
     const identity = await workloadIdentity();
-    const server = await start({ clients: [machine], grantTypes: [JWT_BEARER_GRANT], trustedAssertionIssuers: { [identity.issuer]: identity.jwks } });
-    const assertion = await new SignJWT({}).setProtectedHeader({ alg: 'ES256' }).setIssuer(identity.issuer).setSubject('workload-7').setAudience(server.issuer).setExpirationTime('5m').sign(identity.privateKey);
+    const server = await start({
+      clients: [machine],
+      grantTypes: [JWT_BEARER_GRANT],
+      trustedAssertionIssuers: { [identity.issuer]: identity.jwks },
+    });
+    const assertion = await new SignJWT({})
+      .setProtectedHeader({ alg: 'ES256' })
+      .setIssuer(identity.issuer)
+      .setSubject('workload-7')
+      .setAudience(server.issuer)
+      .setExpirationTime('5m')
+      .sign(identity.privateKey);
     const tokens = await jwtBearer(server, assertion);
     expect((await verifyAccessToken(server, tokens.access_token, RESOURCE)).sub).toBe('workload-7');
   });
@@ -504,29 +687,51 @@ describe('client credentials and jwt-bearer grants', () => {
   it('refuses an assertion from an issuer it does not trust', async () => {
     const identity = await workloadIdentity();
     const server = await start({ clients: [machine], grantTypes: [JWT_BEARER_GRANT] });
-    const assertion = await new SignJWT({}).setProtectedHeader({ alg: 'ES256' }).setIssuer(identity.issuer).setSubject('workload-7').setAudience(server.issuer).setExpirationTime('5m').sign(identity.privateKey);
+    const assertion = await new SignJWT({})
+      .setProtectedHeader({ alg: 'ES256' })
+      .setIssuer(identity.issuer)
+      .setSubject('workload-7')
+      .setAudience(server.issuer)
+      .setExpirationTime('5m')
+      .sign(identity.privateKey);
     expect(await oauthErrorOf(jwtBearer(server, assertion))).toBe('invalid_grant');
   });
 
   it('refuses a grant type it was not configured with', async () => {
     const server = await start({ clients: [machine], grantTypes: ['authorization_code'] });
-    expect(await oauthErrorOf(clientCredentials(server, 'machine', oauth.ClientSecretPost('machine-secret')))).toBe('unsupported_grant_type');
+    expect(await oauthErrorOf(clientCredentials(server, 'machine', oauth.ClientSecretPost('machine-secret')))).toBe(
+      'unsupported_grant_type',
+    );
   });
 });
 
 describe('introspection (RFC 7662)', () => {
-  const resourceServer = { clientId: 'resource-server', clientSecret: 'rs-secret', authMethod: 'client_secret_basic' as const };
+  const resourceServer = {
+    clientId: 'resource-server',
+    clientSecret: 'rs-secret',
+    authMethod: 'client_secret_basic' as const,
+  };
 
   async function introspect(server: AuthorizationServer, token: string) {
     const as = await discover(server);
     const client = { client_id: 'resource-server' };
-    return oauth.processIntrospectionResponse(as, client, await oauth.introspectionRequest(as, client, oauth.ClientSecretBasic('rs-secret'), token, insecure));
+    return oauth.processIntrospectionResponse(
+      as,
+      client,
+      await oauth.introspectionRequest(as, client, oauth.ClientSecretBasic('rs-secret'), token, insecure),
+    );
   }
 
   it('describes an active token it issued', async () => {
     const server = await start({ clients: [resourceServer] });
     const token = await server.issueToken({ audience: RESOURCE, scope: 'mcp:read', clientId: 'app' });
-    expect(await introspect(server, token)).toMatchObject({ active: true, aud: RESOURCE, scope: 'mcp:read', client_id: 'app', sub: 'user-1' });
+    expect(await introspect(server, token)).toMatchObject({
+      active: true,
+      aud: RESOURCE,
+      scope: 'mcp:read',
+      client_id: 'app',
+      sub: 'user-1',
+    });
   });
 
   it('answers inactive for a revoked token', async () => {
@@ -545,15 +750,22 @@ describe('introspection (RFC 7662)', () => {
   });
 
   it('answers inactive for a refresh token its client revoked at /revoke (RFC 7009)', async () => {
-    const { server, as, client } = await startWithPublicClient({ clients: [{ clientId: 'public-app', redirectUris: [REDIRECT_URI] }, resourceServer] });
+    const { server, as, client } = await startWithPublicClient({
+      clients: [{ clientId: 'public-app', redirectUris: [REDIRECT_URI] }, resourceServer],
+    });
     const { tokens } = await codeFlow(as, client, { scope: 'offline_access' });
-    await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, oauth.None(), tokens.refresh_token!, insecure));
+    await oauth.processRevocationResponse(
+      await oauth.revocationRequest(as, client, oauth.None(), tokens.refresh_token!, insecure),
+    );
     expect((await introspect(server, tokens.refresh_token!)).active).toBe(false);
   });
 
   it('refuses a caller without client authentication', async () => {
     const server = await start({ clients: [{ clientId: 'public-app' }] });
-    const { status, body } = await postForm(server.url('/introspect'), { token: await server.issueToken(), client_id: 'public-app' });
+    const { status, body } = await postForm(server.url('/introspect'), {
+      token: await server.issueToken(),
+      client_id: 'public-app',
+    });
     expect([status, body.error]).toEqual([401, 'invalid_client']);
   });
 });
@@ -563,7 +775,10 @@ describe('URL client_ids (Client ID Metadata Documents)', () => {
   const document = { client_id: CLIENT_ID, redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' as const };
 
   it('accepts a URL client_id without registration when supported', async () => {
-    const server = await start({ clientIdMetadataDocumentSupported: true, resolveClientIdMetadataDocument: async () => document });
+    const server = await start({
+      clientIdMetadataDocumentSupported: true,
+      resolveClientIdMetadataDocument: async () => document,
+    });
     const { tokens } = await codeFlow(await discover(server), { client_id: CLIENT_ID });
     expect(typeof tokens.access_token).toBe('string');
   });
@@ -577,21 +792,30 @@ describe('URL client_ids (Client ID Metadata Documents)', () => {
   });
 
   it('refuses a document that names another client_id', async () => {
-    const server = await start({ clientIdMetadataDocumentSupported: true, resolveClientIdMetadataDocument: async () => ({ ...document, client_id: 'https://other.example/' }) });
+    const server = await start({
+      clientIdMetadataDocumentSupported: true,
+      resolveClientIdMetadataDocument: async () => ({ ...document, client_id: 'https://other.example/' }),
+    });
     expect((await authorize(await discover(server), { client_id: CLIENT_ID })).status).toBe(400);
   });
 
   it('refuses a URL client_id when not supported, and does not advertise support', async () => {
     const server = await start({ resolveClientIdMetadataDocument: async () => document });
     const as = await discover(server);
-    expect([as.client_id_metadata_document_supported, (await authorize(as, { client_id: CLIENT_ID })).status]).toEqual([undefined, 400]);
+    expect([as.client_id_metadata_document_supported, (await authorize(as, { client_id: CLIENT_ID })).status]).toEqual([
+      undefined,
+      400,
+    ]);
   });
 });
 
 describe('keys and direct issuance', () => {
   it('signs issueToken tokens that verify against its JWKS', async () => {
     const server = await start();
-    expect((await verifyAccessToken(server, await server.issueToken({ audience: RESOURCE, subject: 'alice' }), RESOURCE)).sub).toBe('alice');
+    expect(
+      (await verifyAccessToken(server, await server.issueToken({ audience: RESOURCE, subject: 'alice' }), RESOURCE))
+        .sub,
+    ).toBe('alice');
   });
 
   it('keeps publishing the previous key after a rotation, so earlier tokens still verify', async () => {
@@ -632,19 +856,33 @@ describe('the request log and the lifecycle', () => {
   it('records a refused verifier as a PKCE mismatch', async () => {
     const { server, as, client } = await startWithPublicClient();
     await oauthErrorOf(codeFlow(as, client, { verifier: oauth.generateRandomCodeVerifier() }));
-    expect(server.events.find((event) => event.endpoint === 'token')).toMatchObject({ pkce: 'mismatched', error: 'invalid_grant', status: 400 });
+    expect(server.events.find((event) => event.endpoint === 'token')).toMatchObject({
+      pkce: 'mismatched',
+      error: 'invalid_grant',
+      status: 400,
+    });
   });
 
   it('listens on 127.0.0.1 only: the IPv6 loopback on the same port is refused', async () => {
     const server = await start();
     const port = new URL(server.origin).port;
-    expect(await fetch(`http://[::1]:${port}/jwks`).then(() => 'answered', () => 'refused')).toBe('refused');
+    expect(
+      await fetch(`http://[::1]:${port}/jwks`).then(
+        () => 'answered',
+        () => 'refused',
+      ),
+    ).toBe('refused');
   });
 
   it('refuses connections once closed, even with a keep-alive connection open before', async () => {
     const server = await startAuthorizationServer();
     await fetch(server.url('/jwks'));
     await server.close();
-    expect(await fetch(server.url('/jwks')).then(() => 'answered', () => 'refused')).toBe('refused');
+    expect(
+      await fetch(server.url('/jwks')).then(
+        () => 'answered',
+        () => 'refused',
+      ),
+    ).toBe('refused');
   });
 });

@@ -102,8 +102,7 @@ export async function seal(ring: KeyRing, input: SealInput, limits: RequestState
 
   const keyId = ring.currentKeyId;
   const statePart = encodeBase64Url(encoder.encode(stateJson));
-  const length =
-    VERSION.length + keyId.length + String(expiresAt).length + statePart.length + TAG_CHARS + FIELDS - 1;
+  const length = VERSION.length + keyId.length + String(expiresAt).length + statePart.length + TAG_CHARS + FIELDS - 1;
   const maxLength = limits.maxTokenLength ?? DEFAULT_MAX_REQUEST_STATE_LENGTH;
   if (length > maxLength) {
     throw new RangeError(`The sealed requestState would be ${length} characters; the limit is ${maxLength}`);

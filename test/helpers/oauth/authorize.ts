@@ -22,7 +22,12 @@ function issValue(context: ServerContext): string | undefined {
   }
 }
 
-function authorizationResponse(context: ServerContext, redirectUri: string, state: string | null, parameters: Record<string, string>): URL {
+function authorizationResponse(
+  context: ServerContext,
+  redirectUri: string,
+  state: string | null,
+  parameters: Record<string, string>,
+): URL {
   const location = new URL(redirectUri);
   for (const [name, value] of Object.entries(parameters)) location.searchParams.set(name, value);
   if (state !== null) location.searchParams.set('state', state);
@@ -32,12 +37,21 @@ function authorizationResponse(context: ServerContext, redirectUri: string, stat
 }
 
 /** The checks that, failing, go back to the client through the redirect URI. */
-function approve(context: ServerContext, query: URLSearchParams, clientId: string, clientScope: string | undefined, notes: RequestNotes): Record<string, string> {
-  if (query.get('response_type') !== 'code') throw new OAuthError('unsupported_response_type', 'only response_type=code');
-  if (!context.grantTypes.includes('authorization_code')) throw new OAuthError('unauthorized_client', 'the authorization_code grant is off');
+function approve(
+  context: ServerContext,
+  query: URLSearchParams,
+  clientId: string,
+  clientScope: string | undefined,
+  notes: RequestNotes,
+): Record<string, string> {
+  if (query.get('response_type') !== 'code')
+    throw new OAuthError('unsupported_response_type', 'only response_type=code');
+  if (!context.grantTypes.includes('authorization_code'))
+    throw new OAuthError('unauthorized_client', 'the authorization_code grant is off');
   const codeChallenge = query.get('code_challenge');
   if (!codeChallenge) throw new OAuthError('invalid_request', 'code_challenge is required (PKCE)');
-  if (query.get('code_challenge_method') !== 'S256') throw new OAuthError('invalid_request', 'code_challenge_method must be S256');
+  if (query.get('code_challenge_method') !== 'S256')
+    throw new OAuthError('invalid_request', 'code_challenge_method must be S256');
   notes.resource = resourceOf(query);
   const scope = context.grants.checkScope(query.get('scope'), clientScope);
   notes.scope = scope;
@@ -53,14 +67,20 @@ function approve(context: ServerContext, query: URLSearchParams, clientId: strin
   return { code };
 }
 
-export async function handleAuthorize(context: ServerContext, request: http.IncomingMessage, response: http.ServerResponse, notes: RequestNotes): Promise<void> {
+export async function handleAuthorize(
+  context: ServerContext,
+  request: http.IncomingMessage,
+  response: http.ServerResponse,
+  notes: RequestNotes,
+): Promise<void> {
   const query = new URL(request.url!, context.issuer).searchParams;
   const clientId = query.get('client_id');
   notes.clientId = clientId ?? undefined;
   const client = clientId ? await context.registry.find(clientId) : undefined;
   if (!client) throw new OAuthError('invalid_client', 'unknown client_id');
   const redirectUri = query.get('redirect_uri');
-  if (!redirectUri || !redirectUriAllowed(client, redirectUri)) throw new OAuthError('invalid_request', 'redirect_uri is not registered for this client');
+  if (!redirectUri || !redirectUriAllowed(client, redirectUri))
+    throw new OAuthError('invalid_request', 'redirect_uri is not registered for this client');
   let parameters: Record<string, string>;
   try {
     parameters = approve(context, query, client.clientId, client.scope, notes);

@@ -39,16 +39,28 @@ function presentedCredentials(request: http.IncomingMessage, form: URLSearchPara
     const decoded = Buffer.from(authorization.slice(6).trim(), 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon < 0) throw new OAuthError('invalid_client', 'malformed Basic credentials', 401, 'Basic');
-    used.push({ method: 'client_secret_basic', clientId: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)) });
+    used.push({
+      method: 'client_secret_basic',
+      clientId: formDecode(decoded.slice(0, colon)),
+      secret: formDecode(decoded.slice(colon + 1)),
+    });
   }
   if (form.has('client_secret')) {
-    used.push({ method: 'client_secret_post', clientId: form.get('client_id') ?? undefined, secret: form.get('client_secret')! });
+    used.push({
+      method: 'client_secret_post',
+      clientId: form.get('client_id') ?? undefined,
+      secret: form.get('client_secret')!,
+    });
   }
   if (form.has('client_assertion')) {
     if (form.get('client_assertion_type') !== JWT_CLIENT_ASSERTION_TYPE) {
       throw new OAuthError('invalid_client', 'unsupported client_assertion_type', 401);
     }
-    used.push({ method: 'private_key_jwt', clientId: form.get('client_id') ?? undefined, assertion: form.get('client_assertion')! });
+    used.push({
+      method: 'private_key_jwt',
+      clientId: form.get('client_id') ?? undefined,
+      assertion: form.get('client_assertion')!,
+    });
   }
   if (used.length > 1) throw new OAuthError('invalid_request', 'more than one client authentication method used');
   return used[0] ?? { method: 'none', clientId: form.get('client_id') ?? undefined };
@@ -96,12 +108,14 @@ export async function authenticateClient(
   const refuse = (description: string) => new OAuthError('invalid_client', description, 401, challenge);
   if (!presented.clientId) throw refuse('no client_id');
   const bodyClientId = form.get('client_id');
-  if (bodyClientId !== null && bodyClientId !== presented.clientId) throw refuse('client_id differs from the credentials');
+  if (bodyClientId !== null && bodyClientId !== presented.clientId)
+    throw refuse('client_id differs from the credentials');
   if (!context.supportedMethods.includes(presented.method)) throw refuse(`${presented.method} is not accepted here`);
   const client = await context.registry.find(presented.clientId);
   if (!client) throw refuse('unknown client');
   if (client.authMethod !== presented.method) throw refuse(`the client is registered for ${client.authMethod}`);
   if (presented.method === 'private_key_jwt') await verifyAssertion(context, client, presented.assertion!);
-  else if (presented.method !== 'none' && !sameSecret(client.clientSecret, presented.secret)) throw refuse('wrong client secret');
+  else if (presented.method !== 'none' && !sameSecret(client.clientSecret, presented.secret))
+    throw refuse('wrong client secret');
   return { client, method: presented.method };
 }

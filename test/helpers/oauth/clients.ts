@@ -5,7 +5,12 @@
 import { randomBytes } from 'node:crypto';
 import type { JSONWebKeySet } from 'jose';
 import { OAuthError } from './http-io';
-import type { AuthorizationServerOptions, ClientAuthMethod, ClientIdMetadataDocument, ClientRegistration } from './types';
+import type {
+  AuthorizationServerOptions,
+  ClientAuthMethod,
+  ClientIdMetadataDocument,
+  ClientRegistration,
+} from './types';
 
 export interface RegisteredClient {
   readonly clientId: string;
@@ -30,7 +35,12 @@ export function redirectUriAllowed(client: RegisteredClient, redirectUri: string
   if (asked.protocol !== 'http:' || !LOOPBACK_HOSTS.has(asked.hostname)) return false;
   return client.redirectUris.some((registered) => {
     const known = new URL(registered);
-    return known.protocol === 'http:' && known.hostname === asked.hostname && known.pathname === asked.pathname && known.search === asked.search;
+    return (
+      known.protocol === 'http:' &&
+      known.hostname === asked.hostname &&
+      known.pathname === asked.pathname &&
+      known.search === asked.search
+    );
   });
 }
 
@@ -55,7 +65,10 @@ function stringArray(value: unknown, member: string): string[] | undefined {
 export class ClientRegistry {
   private readonly clients = new Map<string, RegisteredClient>();
 
-  constructor(private readonly options: AuthorizationServerOptions, private readonly supportedAuthMethods: readonly ClientAuthMethod[]) {
+  constructor(
+    private readonly options: AuthorizationServerOptions,
+    private readonly supportedAuthMethods: readonly ClientAuthMethod[],
+  ) {
     for (const registration of options.clients ?? []) this.add(registration);
   }
 
@@ -100,15 +113,19 @@ export class ClientRegistry {
       throw new OAuthError('invalid_redirect_uri', 'redirect_uris is required for the authorization_code grant');
     }
     for (const uri of redirectUris) {
-      if (!URL.canParse(uri) || new URL(uri).hash) throw new OAuthError('invalid_redirect_uri', `not a redirect URI: ${uri}`);
+      if (!URL.canParse(uri) || new URL(uri).hash)
+        throw new OAuthError('invalid_redirect_uri', `not a redirect URI: ${uri}`);
     }
     const asked = metadata.token_endpoint_auth_method;
     if (asked !== undefined && !this.supportedAuthMethods.includes(asked as ClientAuthMethod)) {
       throw new OAuthError('invalid_client_metadata', `token_endpoint_auth_method ${String(asked)} is not supported`);
     }
     // RFC 7591 §2: the default is client_secret_basic; a server without it gives its first method instead.
-    const authMethod = (asked as ClientAuthMethod | undefined) ??
-      (this.supportedAuthMethods.includes('client_secret_basic') ? 'client_secret_basic' : this.supportedAuthMethods[0]!);
+    const authMethod =
+      (asked as ClientAuthMethod | undefined) ??
+      (this.supportedAuthMethods.includes('client_secret_basic')
+        ? 'client_secret_basic'
+        : this.supportedAuthMethods[0]!);
     if (authMethod === 'private_key_jwt' && typeof metadata.jwks !== 'object') {
       throw new OAuthError('invalid_client_metadata', 'private_key_jwt needs jwks');
     }

@@ -57,7 +57,8 @@ export function resourceOf(parameters: URLSearchParams): string | undefined {
   if (resources.length === 0) return undefined;
   if (resources.length > 1) throw new OAuthError('invalid_target', 'one resource per request');
   const resource = resources[0]!;
-  if (!URL.canParse(resource) || new URL(resource).hash) throw new OAuthError('invalid_target', 'resource must be an absolute URI without fragment');
+  if (!URL.canParse(resource) || new URL(resource).hash)
+    throw new OAuthError('invalid_target', 'resource must be an absolute URI without fragment');
   return resource;
 }
 
@@ -72,14 +73,22 @@ export class GrantBook {
   checkScope(scope: string | null | undefined, clientScope?: string): string {
     const asked = scopesOf(scope);
     const allowed = this.settings.scopesSupported;
-    const unknown = asked.filter((item) => (allowed && !allowed.includes(item)) || (clientScope !== undefined && !scopesOf(clientScope).includes(item)));
+    const unknown = asked.filter(
+      (item) =>
+        (allowed && !allowed.includes(item)) || (clientScope !== undefined && !scopesOf(clientScope).includes(item)),
+    );
     if (unknown.length > 0) throw new OAuthError('invalid_scope', `scope not supported: ${unknown.join(' ')}`);
     return asked.join(' ');
   }
 
   createCode(pending: Omit<PendingCode, 'expiresAt' | 'used' | 'issued'>): string {
     const code = randomToken();
-    this.codes.set(code, { ...pending, expiresAt: this.settings.now() + this.settings.codeTtlSec * 1000, used: false, issued: [] });
+    this.codes.set(code, {
+      ...pending,
+      expiresAt: this.settings.now() + this.settings.codeTtlSec * 1000,
+      used: false,
+      issued: [],
+    });
     return code;
   }
 
@@ -106,7 +115,12 @@ export class GrantBook {
 
   /** The token response for a grant; a refresh token is added when `withRefreshToken` and the settings allow. */
   async respond(grant: Grant, withRefreshToken: boolean, produced?: string[]): Promise<TokenResponse> {
-    const access = await this.signAccessToken({ subject: grant.subject, audience: grant.resource, scope: grant.scope, clientId: grant.clientId });
+    const access = await this.signAccessToken({
+      subject: grant.subject,
+      audience: grant.resource,
+      scope: grant.scope,
+      clientId: grant.clientId,
+    });
     const refresh = withRefreshToken && this.shouldIssueRefreshToken(grant.scope) ? randomToken() : undefined;
     if (refresh) this.refreshTokens.set(refresh, { ...grant });
     produced?.push(access, ...(refresh ? [refresh] : []));
@@ -159,7 +173,14 @@ export class GrantBook {
   async introspect(token: string): Promise<Record<string, unknown>> {
     const refresh = this.refreshTokens.get(token);
     if (refresh) {
-      return { active: true, token_type: 'refresh_token', client_id: refresh.clientId, sub: refresh.subject, iss: this.settings.issuer, ...(refresh.scope ? { scope: refresh.scope } : {}) };
+      return {
+        active: true,
+        token_type: 'refresh_token',
+        client_id: refresh.clientId,
+        sub: refresh.subject,
+        iss: this.settings.issuer,
+        ...(refresh.scope ? { scope: refresh.scope } : {}),
+      };
     }
     const payload = await this.settings.keys.verify(token, new Date(this.settings.now()));
     if (!payload || (payload.jti && this.revokedTokenIds.has(payload.jti))) return { active: false };

@@ -57,7 +57,12 @@ export async function readJson(request: http.IncomingMessage): Promise<Record<st
   return parsed as Record<string, unknown>;
 }
 
-export function sendJson(response: http.ServerResponse, status: number, body: unknown, headers: http.OutgoingHttpHeaders = {}): void {
+export function sendJson(
+  response: http.ServerResponse,
+  status: number,
+  body: unknown,
+  headers: http.OutgoingHttpHeaders = {},
+): void {
   response.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers });
   response.end(JSON.stringify(body));
 }

@@ -2,7 +2,16 @@
  * The authorization server's signing keys: one current key signs, every published key verifies. Rotation
  * makes a new current key and keeps the previous one published unless it is retired.
  */
-import { calculateJwkThumbprint, exportJWK, generateKeyPair, jwtVerify, SignJWT, type JSONWebKeySet, type JWK, type JWTPayload } from 'jose';
+import {
+  calculateJwkThumbprint,
+  exportJWK,
+  generateKeyPair,
+  jwtVerify,
+  SignJWT,
+  type JSONWebKeySet,
+  type JWK,
+  type JWTPayload,
+} from 'jose';
 
 interface SigningKey {
   readonly kid: string;
@@ -43,17 +52,23 @@ export class SigningKeys {
   }
 
   sign(payload: JWTPayload, typ: string): Promise<string> {
-    return new SignJWT(payload).setProtectedHeader({ alg: this.algorithm, kid: this.current.kid, typ }).sign(this.current.privateKey);
+    return new SignJWT(payload)
+      .setProtectedHeader({ alg: this.algorithm, kid: this.current.kid, typ })
+      .sign(this.current.privateKey);
   }
 
   /** The payload of a JWT one of the published keys signed and not expired at `now`, or undefined. */
   async verify(token: string, now: Date): Promise<JWTPayload | undefined> {
     try {
-      const { payload } = await jwtVerify(token, async (header) => {
-        const key = this.published.find((candidate) => candidate.kid === header.kid);
-        if (!key) throw new Error('unknown kid');
-        return key.publicKey;
-      }, { algorithms: [this.algorithm], currentDate: now });
+      const { payload } = await jwtVerify(
+        token,
+        async (header) => {
+          const key = this.published.find((candidate) => candidate.kid === header.kid);
+          if (!key) throw new Error('unknown kid');
+          return key.publicKey;
+        },
+        { algorithms: [this.algorithm], currentDate: now },
+      );
       return payload;
     } catch {
       return undefined;

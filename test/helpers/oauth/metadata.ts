@@ -11,10 +11,14 @@ export interface MetadataInput {
 }
 
 /** The path of each well-known URL the options ask for, and whether it is an OpenID one. */
-export function metadataPaths(issuerPath: string, locations: readonly MetadataLocation[]): Map<string, 'oauth' | 'openid'> {
+export function metadataPaths(
+  issuerPath: string,
+  locations: readonly MetadataLocation[],
+): Map<string, 'oauth' | 'openid'> {
   const paths = new Map<string, 'oauth' | 'openid'>();
   for (const location of locations) {
-    if (location === 'oauth-authorization-server') paths.set(`/.well-known/oauth-authorization-server${issuerPath}`, 'oauth');
+    if (location === 'oauth-authorization-server')
+      paths.set(`/.well-known/oauth-authorization-server${issuerPath}`, 'oauth');
     if (location === 'openid-configuration' || location === 'openid-configuration-inserted') {
       paths.set(`/.well-known/openid-configuration${issuerPath}`, 'openid');
     }
@@ -25,7 +29,11 @@ export function metadataPaths(issuerPath: string, locations: readonly MetadataLo
   return paths;
 }
 
-export function metadataDocument(input: MetadataInput, options: AuthorizationServerOptions, flavour: 'oauth' | 'openid'): Record<string, unknown> {
+export function metadataDocument(
+  input: MetadataInput,
+  options: AuthorizationServerOptions,
+  flavour: 'oauth' | 'openid',
+): Record<string, unknown> {
   const endpoint = (path: string) => `${input.issuer}${path}`;
   const authMethods = [...input.authMethods];
   const document: Record<string, unknown> = {
@@ -43,11 +51,15 @@ export function metadataDocument(input: MetadataInput, options: AuthorizationSer
     token_endpoint_auth_methods_supported: authMethods,
     introspection_endpoint_auth_methods_supported: authMethods.filter((method) => method !== 'none'),
     revocation_endpoint_auth_methods_supported: authMethods,
-    ...(authMethods.includes('private_key_jwt') ? { token_endpoint_auth_signing_alg_values_supported: ['ES256', 'RS256'] } : {}),
+    ...(authMethods.includes('private_key_jwt')
+      ? { token_endpoint_auth_signing_alg_values_supported: ['ES256', 'RS256'] }
+      : {}),
     ...(options.scopesSupported ? { scopes_supported: [...options.scopesSupported] } : {}),
     authorization_response_iss_parameter_supported: options.advertiseIssParameter ?? true,
     ...(options.clientIdMetadataDocumentSupported ? { client_id_metadata_document_supported: true } : {}),
-    ...(flavour === 'openid' ? { subject_types_supported: ['public'], id_token_signing_alg_values_supported: [input.signingAlgorithm] } : {}),
+    ...(flavour === 'openid'
+      ? { subject_types_supported: ['public'], id_token_signing_alg_values_supported: [input.signingAlgorithm] }
+      : {}),
   };
   for (const [member, value] of Object.entries(options.metadataOverrides ?? {})) {
     if (value === undefined) delete document[member];

@@ -54,7 +54,12 @@ export interface AuthorizationServer {
 const DEFAULT_GRANT_TYPES: readonly GrantType[] = ['authorization_code', 'refresh_token', 'client_credentials'];
 const DEFAULT_AUTH_METHODS: readonly ClientAuthMethod[] = ['none', 'client_secret_basic', 'client_secret_post'];
 
-type Handler = (context: ServerContext, request: http.IncomingMessage, response: http.ServerResponse, notes: RequestNotes) => Promise<void>;
+type Handler = (
+  context: ServerContext,
+  request: http.IncomingMessage,
+  response: http.ServerResponse,
+  notes: RequestNotes,
+) => Promise<void>;
 interface Route {
   readonly endpoint: Endpoint;
   readonly method: 'GET' | 'POST';
@@ -63,14 +68,26 @@ interface Route {
 
 function routesOf(context: ServerContext, issuerPath: string): Map<string, Route> {
   const routes = new Map<string, Route>();
-  for (const [path, flavour] of metadataPaths(issuerPath, context.options.metadataAt ?? ['oauth-authorization-server'])) {
-    routes.set(path, { endpoint: 'metadata', method: 'GET', handle: async (_c, _q, response) => sendJson(response, 200, metadataDocument(metadataInput(context, issuerPath), context.options, flavour)) });
+  for (const [path, flavour] of metadataPaths(
+    issuerPath,
+    context.options.metadataAt ?? ['oauth-authorization-server'],
+  )) {
+    routes.set(path, {
+      endpoint: 'metadata',
+      method: 'GET',
+      handle: async (_c, _q, response) =>
+        sendJson(response, 200, metadataDocument(metadataInput(context, issuerPath), context.options, flavour)),
+    });
   }
   routes.set(`${issuerPath}/authorize`, { endpoint: 'authorize', method: 'GET', handle: handleAuthorize });
   routes.set(`${issuerPath}/token`, { endpoint: 'token', method: 'POST', handle: handleToken });
   routes.set(`${issuerPath}/introspect`, { endpoint: 'introspect', method: 'POST', handle: handleIntrospect });
   routes.set(`${issuerPath}/revoke`, { endpoint: 'revoke', method: 'POST', handle: handleRevoke });
-  routes.set(`${issuerPath}/jwks`, { endpoint: 'jwks', method: 'GET', handle: async (c, _q, response) => sendJson(response, 200, c.keys.jwks()) });
+  routes.set(`${issuerPath}/jwks`, {
+    endpoint: 'jwks',
+    method: 'GET',
+    handle: async (c, _q, response) => sendJson(response, 200, c.keys.jwks()),
+  });
   if (context.options.dynamicRegistration !== false) {
     routes.set(`${issuerPath}/register`, {
       endpoint: 'register',
@@ -114,17 +131,28 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
     let error: string | undefined;
     const answer = async () => {
       if (!route) throw new OAuthError('not_found', `no endpoint at ${path}`, 404);
-      if (request.method !== route.method) throw new OAuthError('invalid_request', `${route.endpoint} takes ${route.method}`, 405);
+      if (request.method !== route.method)
+        throw new OAuthError('invalid_request', `${route.endpoint} takes ${route.method}`, 405);
       await route.handle(context!, request, response, notes);
     };
     answer()
       .catch((failure: unknown) => {
-        const oauthError = failure instanceof OAuthError ? failure : new OAuthError('server_error', String(failure), 500);
+        const oauthError =
+          failure instanceof OAuthError ? failure : new OAuthError('server_error', String(failure), 500);
         error = oauthError.error;
         if (!response.headersSent) sendError(response, oauthError);
       })
       .finally(() => {
-        events.push(clean({ endpoint: route?.endpoint ?? 'unknown', method: request.method!, path: request.url!, status: response.statusCode, ...notes, error: error ?? notes.error }));
+        events.push(
+          clean({
+            endpoint: route?.endpoint ?? 'unknown',
+            method: request.method!,
+            path: request.url!,
+            status: response.statusCode,
+            ...notes,
+            error: error ?? notes.error,
+          }),
+        );
       });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -168,7 +196,9 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
     origin,
     url: (path) => `${issuer}${path}`,
     metadata: metadataDocument(metadataInput(served, issuerPath), options, 'oauth'),
-    metadataUrls: [...metadataPaths(issuerPath, options.metadataAt ?? ['oauth-authorization-server']).keys()].map((path) => `${origin}${path}`),
+    metadataUrls: [...metadataPaths(issuerPath, options.metadataAt ?? ['oauth-authorization-server']).keys()].map(
+      (path) => `${origin}${path}`,
+    ),
     jwks: () => keys.jwks(),
     events,
     issueToken: (token = {}) => grants.signAccessToken({ ...token, subject: token.subject ?? served.subject }),
@@ -185,5 +215,7 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
 
 /** The event without its undefined members, so tests can compare it with `toEqual`/`toMatchObject`. */
 function clean(event: AuthorizationServerEvent): AuthorizationServerEvent {
-  return Object.fromEntries(Object.entries(event).filter(([, value]) => value !== undefined)) as unknown as AuthorizationServerEvent;
+  return Object.fromEntries(
+    Object.entries(event).filter(([, value]) => value !== undefined),
+  ) as unknown as AuthorizationServerEvent;
 }

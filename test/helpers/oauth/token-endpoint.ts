@@ -26,12 +26,15 @@ function codeChallengeOf(verifier: string): string {
 async function authorizationCodeGrant({ context, form, client, notes }: GrantRequest): Promise<TokenResponse> {
   const pending = context.grants.redeemCode(form.get('code'), client.clientId);
   notes.scope = pending.scope;
-  if (form.get('redirect_uri') !== pending.redirectUri) throw new OAuthError('invalid_grant', 'redirect_uri differs from the authorization request');
+  if (form.get('redirect_uri') !== pending.redirectUri)
+    throw new OAuthError('invalid_grant', 'redirect_uri differs from the authorization request');
   const verifier = form.get('code_verifier');
-  notes.pkce = verifier === null ? 'missing' : codeChallengeOf(verifier) === pending.codeChallenge ? 'matched' : 'mismatched';
+  notes.pkce =
+    verifier === null ? 'missing' : codeChallengeOf(verifier) === pending.codeChallenge ? 'matched' : 'mismatched';
   if (notes.pkce !== 'matched') throw new OAuthError('invalid_grant', `code_verifier ${notes.pkce}`);
   notes.resource = resourceOf(form);
-  if (notes.resource !== pending.resource) throw new OAuthError('invalid_target', 'resource differs from the authorization request');
+  if (notes.resource !== pending.resource)
+    throw new OAuthError('invalid_target', 'resource differs from the authorization request');
   return context.grants.respond(pending, true, pending.issued);
 }
 
@@ -40,7 +43,8 @@ async function refreshTokenGrant({ context, form, client, notes }: GrantRequest)
   const grant = context.grants.redeemRefreshToken(form.get('refresh_token'), client.clientId, rotate);
   const resource = resourceOf(form);
   notes.resource = resource ?? grant.resource;
-  if (resource !== undefined && resource !== grant.resource) throw new OAuthError('invalid_target', 'resource differs from the original grant');
+  if (resource !== undefined && resource !== grant.resource)
+    throw new OAuthError('invalid_target', 'resource differs from the original grant');
   const asked = form.get('scope');
   const granted = scopesOf(grant.scope);
   const beyond = scopesOf(asked).filter((scope) => !granted.includes(scope));
@@ -50,10 +54,14 @@ async function refreshTokenGrant({ context, form, client, notes }: GrantRequest)
 }
 
 async function clientCredentialsGrant({ context, form, client, notes }: GrantRequest): Promise<TokenResponse> {
-  if (client.authMethod === 'none') throw new OAuthError('unauthorized_client', 'client_credentials needs a confidential client');
+  if (client.authMethod === 'none')
+    throw new OAuthError('unauthorized_client', 'client_credentials needs a confidential client');
   notes.resource = resourceOf(form);
   notes.scope = context.grants.checkScope(form.get('scope'), client.scope);
-  return context.grants.respond({ clientId: client.clientId, subject: client.clientId, scope: notes.scope, resource: notes.resource }, false);
+  return context.grants.respond(
+    { clientId: client.clientId, subject: client.clientId, scope: notes.scope, resource: notes.resource },
+    false,
+  );
 }
 
 /** RFC 7523 §2.1: a JWT from a trusted issuer stands for its `sub`. */
@@ -77,7 +85,10 @@ async function jwtBearerGrant({ context, form, client, notes }: GrantRequest): P
   }
   notes.resource = resourceOf(form);
   notes.scope = context.grants.checkScope(form.get('scope'), client.scope);
-  return context.grants.respond({ clientId: client.clientId, subject, scope: notes.scope, resource: notes.resource }, false);
+  return context.grants.respond(
+    { clientId: client.clientId, subject, scope: notes.scope, resource: notes.resource },
+    false,
+  );
 }
 
 const GRANTS: Record<GrantType, (request: GrantRequest) => Promise<TokenResponse>> = {
@@ -94,7 +105,12 @@ function noteClient(notes: RequestNotes) {
   };
 }
 
-export async function handleToken(context: ServerContext, request: http.IncomingMessage, response: http.ServerResponse, notes: RequestNotes): Promise<void> {
+export async function handleToken(
+  context: ServerContext,
+  request: http.IncomingMessage,
+  response: http.ServerResponse,
+  notes: RequestNotes,
+): Promise<void> {
   const form = await readForm(request);
   const grantType = form.get('grant_type');
   notes.grantType = grantType ?? undefined;
@@ -107,7 +123,12 @@ export async function handleToken(context: ServerContext, request: http.Incoming
 }
 
 /** RFC 7662: only an authenticated confidential client may ask. */
-export async function handleIntrospect(context: ServerContext, request: http.IncomingMessage, response: http.ServerResponse, notes: RequestNotes): Promise<void> {
+export async function handleIntrospect(
+  context: ServerContext,
+  request: http.IncomingMessage,
+  response: http.ServerResponse,
+  notes: RequestNotes,
+): Promise<void> {
   const form = await readForm(request);
   const { method } = await authenticateClient(context.clientAuth, request, form, noteClient(notes));
   if (method === 'none') throw new OAuthError('invalid_client', 'introspection needs client authentication', 401);
@@ -117,7 +138,12 @@ export async function handleIntrospect(context: ServerContext, request: http.Inc
 }
 
 /** RFC 7009: a client revokes a token (a public client too); an unknown token is answered 200 all the same. */
-export async function handleRevoke(context: ServerContext, request: http.IncomingMessage, response: http.ServerResponse, notes: RequestNotes): Promise<void> {
+export async function handleRevoke(
+  context: ServerContext,
+  request: http.IncomingMessage,
+  response: http.ServerResponse,
+  notes: RequestNotes,
+): Promise<void> {
   const form = await readForm(request);
   await authenticateClient(context.clientAuth, request, form, noteClient(notes));
   const token = form.get('token');
