@@ -38,7 +38,7 @@ describe('the OAuth client against hostile metadata', () => {
     const url = await protectedBy((response) => {
       response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(50 * 1024 * 1024) });
       response.write('{"resource":"');
-      cleanups.push(() => response.destroy());
+      cleanups.push(() => void response.destroy());
     });
     const error = await refusalOf(url);
     expect(error).toBeInstanceOf(AuthorizationError);
@@ -56,7 +56,7 @@ describe('the OAuth client against hostile metadata', () => {
       };
       response.write('{"resource":"');
       pump();
-      cleanups.push(() => response.destroy());
+      cleanups.push(() => void response.destroy());
     });
     const error = await refusalOf(url, { maxResponseBytes: 256 * 1024 });
     expect((error as Error).message).toMatch(/larger than 262144 bytes/);
@@ -67,7 +67,7 @@ describe('the OAuth client against hostile metadata', () => {
     const url = await protectedBy((response) => {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.write('{"resource":');
-      cleanups.push(() => response.destroy());
+      cleanups.push(() => void response.destroy());
     });
     const started = Date.now();
     const error = await refusalOf(url, { timeoutMs: 300 });
