@@ -17,8 +17,6 @@ import { createJwtVerifier } from '../lib/auth/server';
 import type { ResourceServerOptions } from '../lib/auth/server/resource-server';
 import { Client } from '../lib/client/client';
 import { Runtime } from '../lib/core/runtime';
-import type { ServerContext } from '../lib/server/context';
-import { defineServer } from '../lib/server/definition';
 import { Server } from '../lib/server/server';
 import type { TraceEvent } from '../lib/trace/types';
 import { createMcpHttpHandler, type McpHttpHandler } from '../transports/http/endpoint';
@@ -30,24 +28,12 @@ import {
   type AuthorizationServerEvent,
   type AuthorizationServerOptions,
 } from './helpers/oauth-server';
+import { protectedToolsDefinition } from './helpers/protected-tools';
 
 const REDIRECT_URI = 'http://127.0.0.1:53682/callback';
 const HOUR_MS = 3_600_000;
 
-const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
-
-const DEFINITION = defineServer({
-  name: 'protected',
-  version: '1.0.0',
-  tools: [
-    {
-      name: 'whoami',
-      inputSchema: { type: 'object' },
-      handler: (_args, ctx: ServerContext) => text(JSON.stringify(ctx.auth ?? null)),
-    },
-    { name: 'write', inputSchema: { type: 'object' }, scopes: ['mcp:write'], handler: () => text('written') },
-  ],
-});
+const DEFINITION = protectedToolsDefinition();
 
 /** One protected MCP server, its authorization server, and a clock both of them read. */
 interface Setup {

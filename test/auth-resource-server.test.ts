@@ -22,24 +22,14 @@ import { createMemoryPair } from '../transports/memory';
 import { cleanups, listenHttp, sseReader } from './helpers/http';
 import { startTestIssuer, type TestIssuer } from './helpers/jwt-issuer';
 import { mirroredHeaders, postModern } from './helpers/modern-http';
-
-const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
+import { text, WHOAMI_TOOL, WRITE_TOOL } from './helpers/protected-tools';
 
 const DEFINITION = defineServer({
   name: 'protected',
   version: '1.0.0',
   tools: [
-    {
-      name: 'whoami',
-      inputSchema: { type: 'object' },
-      handler: (_args, ctx: ServerContext) => text(JSON.stringify(ctx.auth ?? null)),
-    },
-    {
-      name: 'write',
-      inputSchema: { type: 'object' },
-      scopes: ['mcp:write'],
-      handler: () => text('written'),
-    },
+    WHOAMI_TOOL,
+    WRITE_TOOL,
     {
       name: 'greet',
       inputSchema: { type: 'object' },

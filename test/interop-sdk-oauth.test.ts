@@ -18,8 +18,6 @@ import type {
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { describe, expect, it } from 'vitest';
-import type { ServerContext } from '../lib/server/context';
-import { defineServer } from '../lib/server/definition';
 import { Server } from '../lib/server/server';
 import { createMcpHttpHandler, type McpHttpHandler } from '../transports/http/endpoint';
 import { cleanups, listenHttp, type LocalHttpServer } from './helpers/http';
@@ -28,23 +26,11 @@ import {
   type AuthorizationServer,
   type AuthorizationServerOptions,
 } from './helpers/oauth-server';
+import { protectedToolsDefinition } from './helpers/protected-tools';
 
 const REDIRECT_URI = 'http://127.0.0.1:53682/callback';
 
-const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
-
-const DEFINITION = defineServer({
-  name: 'protected',
-  version: '1.0.0',
-  tools: [
-    {
-      name: 'whoami',
-      inputSchema: { type: 'object' },
-      handler: (_args, ctx: ServerContext) => text(JSON.stringify(ctx.auth ?? null)),
-    },
-    { name: 'write', inputSchema: { type: 'object' }, scopes: ['mcp:write'], handler: () => text('written') },
-  ],
-});
+const DEFINITION = protectedToolsDefinition();
 
 /** An `OAuthClientProvider` in memory whose "browser" follows the authorization URL and finishes the flow. */
 class HeadlessProvider implements OAuthClientProvider {

@@ -9,24 +9,17 @@
  * the suite allows there. The pass counts pin how many checks ran: a flow that silently skipped a step
  * would pass fewer.
  */
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
-  describeProblems,
+  CONFORMANCE_CLIENT_COMMAND,
+  explainClientRun,
   formatTotals,
   listClientScenarios,
   runClientScenario,
   totalsOf,
-  type ClientScenarioRun,
   type SpecVersion,
   type ScenarioResult,
 } from './run-suite';
-
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const CLIENT_COMMAND = [process.execPath, '--import', 'tsx', path.join(HERE, 'client.ts')]
-  .map((part) => `'${part}'`)
-  .join(' ');
 
 /** Scenario -> the checks it passes at the 2025-11-25 wire. */
 const PASSES_2025: Readonly<Record<string, number>> = {
@@ -108,22 +101,18 @@ afterAll(() => {
   if (results.length) console.log(formatTotals(totalsOf(results), 'client auth scenarios'));
 });
 
-function explain(run: ClientScenarioRun): string {
-  return `${describeProblems(run.result)}\nclient stderr:\n${run.clientStderr}\nsuite output:\n${run.output.slice(-3000)}`;
-}
-
 function passesEveryCheck(requirements: SpecVersion | undefined, expected: Readonly<Record<string, number>>) {
   it.each(Object.entries(expected))(
     '%s: %i checks pass, none fails or warns',
     async (scenario, passes) => {
-      const run = await runClientScenario(CLIENT_COMMAND, scenario, requirements ? { requirements } : {});
+      const run = await runClientScenario(CONFORMANCE_CLIENT_COMMAND, scenario, requirements ? { requirements } : {});
       results.push(run.result);
-      expect({ failed: run.result.failed, warnings: run.result.warnings }, explain(run)).toEqual({
+      expect({ failed: run.result.failed, warnings: run.result.warnings }, explainClientRun(run)).toEqual({
         failed: 0,
         warnings: 0,
       });
-      expect(run.result.passed, explain(run)).toBe(passes);
-      expect(run.exitCode, explain(run)).toBe(0);
+      expect(run.result.passed, explainClientRun(run)).toBe(passes);
+      expect(run.exitCode, explainClientRun(run)).toBe(0);
       const refusal = REFUSALS[scenario];
       if (refusal) expect(run.clientStderr).toMatch(refusal);
       else expect(run.clientStderr).toBe('');

