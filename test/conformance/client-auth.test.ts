@@ -10,16 +10,8 @@
  * would pass fewer.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  CONFORMANCE_CLIENT_COMMAND,
-  explainClientRun,
-  formatTotals,
-  listClientScenarios,
-  runClientScenario,
-  totalsOf,
-  type SpecVersion,
-  type ScenarioResult,
-} from './run-suite';
+import { passesEveryCheck } from './client-checks';
+import { formatTotals, listClientScenarios, totalsOf, type ScenarioResult } from './run-suite';
 
 /** Scenario -> the checks it passes at the 2025-11-25 wire. */
 const PASSES_2025: Readonly<Record<string, number>> = {
@@ -101,33 +93,13 @@ afterAll(() => {
   if (results.length) console.log(formatTotals(totalsOf(results), 'client auth scenarios'));
 });
 
-function passesEveryCheck(requirements: SpecVersion | undefined, expected: Readonly<Record<string, number>>) {
-  it.each(Object.entries(expected))(
-    '%s: %i checks pass, none fails or warns',
-    async (scenario, passes) => {
-      const run = await runClientScenario(CONFORMANCE_CLIENT_COMMAND, scenario, requirements ? { requirements } : {});
-      results.push(run.result);
-      expect({ failed: run.result.failed, warnings: run.result.warnings }, explainClientRun(run)).toEqual({
-        failed: 0,
-        warnings: 0,
-      });
-      expect(run.result.passed, explainClientRun(run)).toBe(passes);
-      expect(run.exitCode, explainClientRun(run)).toBe(0);
-      const refusal = REFUSALS[scenario];
-      if (refusal) expect(run.clientStderr).toMatch(refusal);
-      else expect(run.clientStderr).toBe('');
-    },
-    50_000,
-  );
-}
-
 describe('the auth scenarios of the 2025-11-25 requirement set', () => {
   it('are the ones this file runs', async () => {
     const scenarios = (await listClientScenarios('2025-11-25')).filter((name) => name.startsWith('auth/'));
     expect([...scenarios].sort()).toEqual(Object.keys(PASSES_2025).sort());
   });
 
-  passesEveryCheck('2025-11-25', PASSES_2025);
+  passesEveryCheck('2025-11-25', PASSES_2025, results, REFUSALS);
 });
 
 describe('the auth scenarios of the 2026-07-28 requirement set', () => {
@@ -136,13 +108,13 @@ describe('the auth scenarios of the 2026-07-28 requirement set', () => {
     expect([...scenarios].sort()).toEqual(Object.keys(PASSES_2026).sort());
   });
 
-  passesEveryCheck('2026-07-28', PASSES_2026);
+  passesEveryCheck('2026-07-28', PASSES_2026, results, REFUSALS);
 });
 
 describe('the 2025-03-26 fallbacks', () => {
-  passesEveryCheck('2025-03-26', PASSES_2025_03);
+  passesEveryCheck('2025-03-26', PASSES_2025_03, results, REFUSALS);
 });
 
 describe('the authorization extensions', () => {
-  passesEveryCheck(undefined, PASSES_EXTENSIONS);
+  passesEveryCheck(undefined, PASSES_EXTENSIONS, results, REFUSALS);
 });

@@ -14,16 +14,8 @@
  * The totals are printed at the end.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  CONFORMANCE_CLIENT_COMMAND,
-  explainClientRun,
-  formatTotals,
-  listClientScenarios,
-  runClientScenario,
-  totalsOf,
-  type Requirements,
-  type ScenarioResult,
-} from './run-suite';
+import { passesEveryCheck } from './client-checks';
+import { formatTotals, listClientScenarios, totalsOf, type ScenarioResult } from './run-suite';
 
 /** Scenario -> the checks it passes at the 2025-11-25 wire (INFO records are not checks). */
 const PASSES_2025: Readonly<Record<string, number>> = {
@@ -55,32 +47,13 @@ afterAll(() => {
   if (results.length) console.log(formatTotals(totalsOf(results), 'client, one scenario at a time'));
 });
 
-function passesEveryCheck(requirements: Requirements, expected: Readonly<Record<string, number>>) {
-  it.each(Object.entries(expected))(
-    '%s: %i checks pass, none fails or warns',
-    async (scenario, passes) => {
-      const run = await runClientScenario(CONFORMANCE_CLIENT_COMMAND, scenario, { requirements });
-      results.push(run.result);
-      expect({ failed: run.result.failed, warnings: run.result.warnings }, explainClientRun(run)).toEqual({
-        failed: 0,
-        warnings: 0,
-      });
-      expect(run.result.passed, explainClientRun(run)).toBe(passes);
-      // The verdict also counts the client's exit code and a timeout.
-      expect(run.exitCode, explainClientRun(run)).toBe(0);
-      expect(run.clientStderr).toBe('');
-    },
-    50_000,
-  );
-}
-
 describe('the 2025-11-25 client scenarios against our client', () => {
   it('are the four this file runs', async () => {
     const scenarios = await listClientScenarios('2025-11-25');
     expect(scenarios.filter((scenario) => !scenario.startsWith('auth/'))).toEqual(Object.keys(PASSES_2025));
   });
 
-  passesEveryCheck('2025-11-25', PASSES_2025);
+  passesEveryCheck('2025-11-25', PASSES_2025, results);
 });
 
 describe('the 2026-07-28 client scenarios against our client', () => {
@@ -96,5 +69,5 @@ describe('the 2026-07-28 client scenarios against our client', () => {
     );
   });
 
-  passesEveryCheck('2026-07-28', PASSES_2026);
+  passesEveryCheck('2026-07-28', PASSES_2026, results);
 });
