@@ -13,7 +13,6 @@
  *
  * For bench/run.ts: `AUTH_SCENARIOS` (append to the scenarios) and `AUTH_OVERHEAD` (a ComparisonTable).
  */
-import { fork, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -26,8 +25,8 @@ import { HANDSHAKE_ERA, type BenchSettings } from './config';
 import type { CallPair } from './contender';
 import { measureLatency, measureThroughput } from './harness';
 import type { Scenario } from './scenarios';
+import { startServerChild, type ServerChild } from './server-child';
 
-const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const THIS_FILE = fileURLToPath(import.meta.url);
 const SERVE_FLAG = '--serve-auth';
 const MCP_PATH = '/mcp';
@@ -113,29 +112,8 @@ async function serve(entrant: AuthEntrantName): Promise<void> {
 // ---- the client side, in this process --------------------------------------------------------------
 
 /** Starts the child for `entrant`; resolves once it listens. */
-async function startServer(entrant: AuthEntrantName): Promise<{ ready: Ready; stop(): Promise<void> }> {
-  const child: ChildProcess = fork(THIS_FILE, [SERVE_FLAG, entrant], {
-    cwd: REPO_ROOT,
-    execArgv: ['--import', 'tsx'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const stop = async () => {
-    if (child.connected) child.disconnect(); // the child exits on disconnect
-    const timer = setTimeout(() => child.kill('SIGKILL'), 2000);
-    await exited;
-    clearTimeout(timer);
-  };
-  const ready = new Promise<Ready>((resolve, reject) => {
-    child.once('message', (message: Ready) => resolve(message));
-    void exited.then(() => reject(new Error('the auth bench server exited')));
-  });
-  try {
-    return { ready: await ready, stop };
-  } catch (error) {
-    await stop();
-    throw error;
-  }
+function startServer(entrant: AuthEntrantName): Promise<ServerChild<Ready>> {
+  return startServerChild<Ready>(THIS_FILE, [SERVE_FLAG, entrant]);
 }
 
 /** An `OAuthClient` for `url` that already holds `token`, as after a `switchboard login`. */

@@ -14,7 +14,7 @@
  * the most. A server in production has long been warm. The child counts the TCP connections it accepts and its
  * CPU time (asked over IPC), and exits when this process disconnects or dies.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import http from 'node:http';
@@ -26,8 +26,8 @@ import { Client } from '../lib/client/client';
 import { HANDSHAKE_ERA } from './config';
 import { StreamableHttpClientTransport } from '../transports/http/streamable-client';
 import type { CallPair } from './contender';
+import { startServerChild } from './server-child';
 
-const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const THIS_FILE = fileURLToPath(import.meta.url);
 const SERVE_FLAG = '--serve-http';
 const MCP_PATH = '/mcp';
@@ -158,30 +158,17 @@ async function ask<Reply extends ChildMessage>(child: ChildProcess, question: Pa
 
 /** `serverFlags`: extra node flags for the server child (e.g. `--cpu-prof` to profile it). */
 async function startServer(entrant: HttpServerName, serverFlags: readonly string[] = []): Promise<ServerChild> {
-  const child = fork(THIS_FILE, [SERVE_FLAG, entrant], {
-    cwd: REPO_ROOT,
-    execArgv: ['--import', 'tsx', ...serverFlags],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const stop = async () => {
-    if (child.connected) child.disconnect(); // the child exits on disconnect
-    const timer = setTimeout(() => child.kill('SIGKILL'), 2000);
-    await exited;
-    clearTimeout(timer);
+  const { child, ready, stop } = await startServerChild<{ port: number }>(
+    THIS_FILE,
+    [SERVE_FLAG, entrant],
+    serverFlags,
+  );
+  return {
+    url: `http://127.0.0.1:${ready.port}${MCP_PATH}`,
+    connectionsAccepted: async () => (await ask<{ connections: number }>(child, 'connections')).connections,
+    serverCpuMicros: async () => (await ask<{ cpuMicros: number }>(child, 'cpu')).cpuMicros,
+    stop,
   };
-  try {
-    const { port } = (await nextMessage(child)) as { port: number };
-    return {
-      url: `http://127.0.0.1:${port}${MCP_PATH}`,
-      connectionsAccepted: async () => (await ask<{ connections: number }>(child, 'connections')).connections,
-      serverCpuMicros: async () => (await ask<{ cpuMicros: number }>(child, 'cpu')).cpuMicros,
-      stop,
-    };
-  } catch (error) {
-    await stop();
-    throw error;
-  }
 }
 
 /** Starts the server, connects with `connect`, and stops the server when that fails or the pair closes. */
