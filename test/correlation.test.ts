@@ -269,3 +269,55 @@ describe('the correlation core', () => {
     expect(ids.size).toBe(50);
   });
 });
+
+describe('a request with a completion', () => {
+  const completion = {
+    complete: (result: Record<string, unknown>) => {
+      if (result.broken) throw new Error('broken result');
+      return result.later ? Promise.resolve({ completed: 'later' }) : { completed: result.value };
+    },
+    recover: (error: Error) =>
+      error instanceof McpError && error.code === -32022
+        ? Promise.resolve({ recovered: error.message })
+        : Promise.reject(error),
+  };
+
+  function startCompleted() {
+    const made = makeTable();
+    const { record, outcome } = made.start();
+    record.completion = completion;
+    return { ...made, record, outcome };
+  }
+
+  it('resolves with what the completion makes of the result', async () => {
+    const { table, record, outcome } = startCompleted();
+    table.resolve(record.id, { value: 7 });
+    expect(await outcome).toEqual({ value: { completed: 7 } });
+  });
+
+  it('resolves with the promise the completion returns, once it settles', async () => {
+    const { table, record, outcome } = startCompleted();
+    table.resolve(record.id, { later: true });
+    expect(await outcome).toEqual({ value: { completed: 'later' } });
+  });
+
+  it('rejects with what the completion throws', async () => {
+    const { table, record, outcome } = startCompleted();
+    table.resolve(record.id, { broken: true });
+    expect(((await outcome) as { error: Error }).error.message).toBe('broken result');
+    expect(table.size).toBe(0);
+  });
+
+  it('hands an error response to the completion, which may recover from it', async () => {
+    const { table, record, outcome } = startCompleted();
+    table.reject(record.id, { code: -32022, message: 'other version' });
+    expect(await outcome).toEqual({ value: { recovered: 'other version' } });
+  });
+
+  it('hands local failures (a timeout) to the completion too, which may pass them on', async () => {
+    const { record, outcome } = startCompleted();
+    vi.advanceTimersByTime(60_001);
+    expect(((await outcome) as { error: Error }).error).toBeInstanceOf(RequestTimeoutError);
+    expect(record.completion).toBe(completion);
+  });
+});

@@ -274,7 +274,7 @@ export class ClientConnection extends Connection {
       this.infoFor(),
     );
     this.modern = new ModernClient(session, this, {
-      send: (method, params, options) => super.request(method, params, options),
+      send: (method, params, options, completion) => this.sendRequest(method, params, options, completion),
       eraCache: this.eraCache,
       eraKey: transport.eraKey,
       maxInputRounds: this.maxInputRounds,

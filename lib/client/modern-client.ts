@@ -29,6 +29,7 @@ import {
 import { listen, type ListenFilter, type ListenHost } from './listen';
 import { isLegacyLookingFailure, type ModernSession } from './modern-session';
 import type { SendOptions } from '../core/connection';
+import type { RequestCompletion } from '../core/correlation';
 
 /**
  * How a modern client hears that the server's lists changed: `listen` keeps one `subscriptions/listen`
@@ -46,8 +47,16 @@ export interface ModernClientHost extends ClientHost {
 }
 
 export interface ModernClientOptions {
-  /** Sends one request as it is (the connection's own `request`, without the client's modern handling). */
-  readonly send: (method: string, params: JsonObject, options: SendOptions | undefined) => Promise<JsonObject>;
+  /**
+   * Sends one request as it is (the connection's own `request`, without the client's modern handling);
+   * with `completion`, the caller gets what it makes of the outcome.
+   */
+  readonly send: (
+    method: string,
+    params: JsonObject,
+    options: SendOptions | undefined,
+    completion?: RequestCompletion,
+  ) => Promise<JsonObject>;
   /** Where the era verdict of this server was cached, to drop it when the server stops being modern. */
   readonly eraCache: EraCache | undefined;
   readonly eraKey: string | undefined;
@@ -77,16 +86,22 @@ export class ModernClient {
    * through its `input_required` rounds (lib/client/input-required.ts).
    */
   request(method: string, params: JsonObject | undefined, options: SendOptions | undefined): Promise<JsonObject> {
-    const session = this.session;
     const sendOptions = this.sendOptionsFor(method, params, options);
-    const sent = session.stamp(params);
-    // One promise step on the way of a plain call; the -32022 retry and input rounds only when they happen.
-    return this.options.send(method, sent, sendOptions).then(
-      (result) => this.complete(method, sent, result, options),
-      (error: unknown) =>
-        this.retryOnce(error, method, params, sendOptions).then((retried) =>
-          this.complete(method, retried.params, retried.result, options),
-        ),
+    const sent = this.session.stamp(params);
+    // The call completes its result in the step that settles the request: no promise step of its own.
+    const call = new ModernCall(this, method, params, options, sent, sendOptions);
+    return this.options.send(method, sent, sendOptions, call);
+  }
+
+  /** What the caller of `call` gets for `result`: see `complete`. */
+  completeCall(call: ModernCall, result: JsonObject): Promise<JsonObject> | JsonObject {
+    return this.complete(call.method, call.sent, result, call.options);
+  }
+
+  /** What the caller of `call` gets after `error`: the one -32022 retry, completed, or `error` again. */
+  recoverCall(call: ModernCall, error: Error): Promise<JsonObject> {
+    return this.retryOnce(error, call.method, call.params, call.sendOptions).then((retried) =>
+      this.complete(call.method, retried.params, retried.result, call.options),
     );
   }
 
@@ -172,7 +187,7 @@ export class ModernClient {
     result: JsonObject,
     options: SendOptions | undefined,
   ): Promise<JsonObject> | JsonObject {
-    if (!needsInput(result, method)) return withoutResultType(result);
+    if (!needsInput(result, method)) return withoutResultType(result, false);
     const host = this.host;
     return completeInputRequired(result, {
       method,
@@ -182,7 +197,28 @@ export class ModernClient {
       signal: options?.signal,
       clock: host.clock,
       ...(this.options.maxInputRounds !== undefined && { maxRounds: this.options.maxInputRounds }),
-    }).then(withoutResultType);
+    }).then((completed) => withoutResultType(completed, isRetriedResult(completed)));
+  }
+}
+
+/** One modern request in flight, as its connection settles it: the `RequestCompletion` of `ModernClient.request`. */
+class ModernCall implements RequestCompletion {
+  constructor(
+    private readonly client: ModernClient,
+    readonly method: string,
+    /** The caller's params, stamped again for a retry. */
+    readonly params: JsonObject | undefined,
+    readonly options: SendOptions | undefined,
+    readonly sent: JsonObject,
+    readonly sendOptions: SendOptions | undefined,
+  ) {}
+
+  complete(result: JsonObject): Promise<JsonObject> | JsonObject {
+    return this.client.completeCall(this, result);
+  }
+
+  recover(error: Error): Promise<JsonObject> {
+    return this.client.recoverCall(this, error);
   }
 }
 
@@ -200,9 +236,9 @@ export function listChangeFilter(capabilities: ServerCapabilities | undefined): 
  * revision frames an answer on the wire, not part of what was answered. A result completed by retries stays
  * marked as such (it is never cached).
  */
-function withoutResultType(result: JsonObject): JsonObject {
+function withoutResultType(result: JsonObject, retried: boolean): JsonObject {
   if (result.resultType !== 'complete') return result;
   const { resultType: _complete, ...answer } = result;
-  if (isRetriedResult(result)) markRetried(answer);
+  if (retried) markRetried(answer);
   return answer;
 }

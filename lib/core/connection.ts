@@ -18,7 +18,7 @@ import { isAtLeast } from '../protocol/versions';
 import type { TraceEvent } from '../trace/types';
 import { systemClock, type Clock } from './clock';
 import { ConnectionTrace } from './connection-trace';
-import type { ResultCheck } from './correlation';
+import type { RequestCompletion, ResultCheck } from './correlation';
 import { EventFacade } from './events';
 import { InboundRequests, type HandlerTable, type RequestHandler } from './inbound-requests';
 import { Router } from './router';
@@ -188,6 +188,16 @@ export abstract class Connection {
    * `TransportError`, `CapabilityNotSupportedError`, `NotReadyError`, `LimitExceededError`.
    */
   request(method: string, params?: JsonObject, options?: SendOptions): Promise<JsonObject> {
+    return this.sendRequest(method, params, options, undefined);
+  }
+
+  /** `request`, with what the caller gets made by `completion` in the step that settles it (see `RequestCompletion`). */
+  protected sendRequest(
+    method: string,
+    params: JsonObject | undefined,
+    options: SendOptions | undefined,
+    completion: RequestCompletion | undefined,
+  ): Promise<JsonObject> {
     const refusal = this.refuseOutbound(method, 'request');
     if (refusal) return Promise.reject(refusal);
     const instrumentation = this.runtime.instrumentation;
@@ -198,7 +208,8 @@ export abstract class Connection {
         options?.parentRequest?.traceSpan ??
         (related === undefined ? undefined : this.router?.inbound?.spanOf(related));
     }
-    return this.outbound!.request(method, params, options, this.resultCheck(method, options), instrumentation, parent);
+    const check = this.resultCheck(method, options);
+    return this.outbound!.request(method, params, options, check, completion, instrumentation, parent);
   }
 
   notify(method: string, params?: JsonObject, options?: TransportSendOptions): Promise<void> {

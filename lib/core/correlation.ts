@@ -9,6 +9,16 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 /** Checks a result before its request resolves: the error to reject with instead, or undefined to accept it. */
 export type ResultCheck = (result: JsonObject) => Error | undefined;
 
+/**
+ * What the caller of one request gets instead of its raw outcome, worked out in the step that settles it
+ * (no promise step of its own): the stateless revision's client strips `resultType`, answers `input_required`
+ * rounds and retries a -32022 this way. `complete` may throw; both may return a promise to wait for.
+ */
+export interface RequestCompletion {
+  complete(result: JsonObject): JsonObject | PromiseLike<JsonObject>;
+  recover(error: Error): PromiseLike<JsonObject>;
+}
+
 export interface RequestOptions {
   /** Idle timeout in ms: how long to wait for the response (or, with `resetTimeoutOnProgress`, for progress). Default 60 000; 0 or Infinity waits forever. */
   readonly timeout?: number;
@@ -37,8 +47,8 @@ export interface CorrelationHost {
  * owns. The record is also the AbortSignal listener (`handleEvent`), so no closure is allocated for it.
  */
 export class PendingRequest {
-  resolve!: (result: JsonObject) => void;
-  reject!: (error: Error) => void;
+  private resolve!: (result: JsonObject | PromiseLike<JsonObject>) => void;
+  private reject!: (error: Error) => void;
   readonly promise: Promise<JsonObject>;
   idleDeadline: number;
   lastProgress = -Infinity;
@@ -46,6 +56,8 @@ export class PendingRequest {
   check: ResultCheck | undefined = undefined;
   /** The request's span, when the runtime has an instrumentation: progress lands on it. */
   span: RequestSpan | undefined = undefined;
+  /** Set by the caller that completes results itself (`Connection.sendRequest`). */
+  completion: RequestCompletion | undefined = undefined;
 
   constructor(
     private readonly table: CorrelationTable,
@@ -77,6 +89,24 @@ export class PendingRequest {
   /** AbortSignal listener. */
   handleEvent(): void {
     this.table.cancel(this);
+  }
+
+  /** Settles the caller's promise with `result` (completed first, when the request has a completion). */
+  succeed(result: JsonObject): void {
+    const completion = this.completion;
+    if (completion === undefined) return this.resolve(result);
+    try {
+      this.resolve(completion.complete(result));
+    } catch (error) {
+      this.reject(error as Error);
+    }
+  }
+
+  /** Settles the caller's promise with `error` (or what the request's completion recovers from it). */
+  fail(error: Error): void {
+    const completion = this.completion;
+    if (completion === undefined) this.reject(error);
+    else this.resolve(completion.recover(error));
   }
 }
 
@@ -137,8 +167,8 @@ export class CorrelationTable {
     if (record) {
       this.settle(record);
       const problem = record.check?.(result);
-      if (problem) record.reject(problem);
-      else record.resolve(result);
+      if (problem) record.fail(problem);
+      else record.succeed(result);
     }
     return record;
   }
@@ -147,7 +177,7 @@ export class CorrelationTable {
     const record = this.pending.get(id);
     if (record) {
       this.settle(record);
-      record.reject(new PeerError(error.code, error.message, error.data));
+      record.fail(new PeerError(error.code, error.message, error.data));
     }
     return record;
   }
@@ -157,7 +187,7 @@ export class CorrelationTable {
     const record = this.pending.get(id);
     if (record) {
       this.settle(record);
-      record.reject(error(record));
+      record.fail(error(record));
     }
     return record;
   }
@@ -166,14 +196,14 @@ export class CorrelationTable {
   fail(record: PendingRequest, error: Error): void {
     if (this.pending.get(record.id) !== record) return;
     this.settle(record);
-    record.reject(error);
+    record.fail(error);
   }
 
   cancel(record: PendingRequest): void {
     if (this.pending.get(record.id) !== record) return;
     this.settle(record);
     this.notifyPeer(record, 'The request was cancelled by the requester');
-    record.reject(new RequestCancelledError(record.method, record.signal?.reason));
+    record.fail(new RequestCancelledError(record.method, record.signal?.reason));
   }
 
   progress(params: ProgressParams | undefined): ProgressOutcome {
@@ -243,6 +273,6 @@ export class CorrelationTable {
     this.notifyPeer(record, 'The request timed out');
     const total = record.totalDeadline <= now;
     const budget = total ? record.totalDeadline - record.startedAt : record.timeoutMs;
-    record.reject(new RequestTimeoutError(record.method, total ? 'total' : 'idle', budget, now - record.startedAt));
+    record.fail(new RequestTimeoutError(record.method, total ? 'total' : 'idle', budget, now - record.startedAt));
   }
 }

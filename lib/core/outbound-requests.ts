@@ -29,6 +29,7 @@ import {
   CorrelationTable,
   DEFAULT_REQUEST_TIMEOUT_MS,
   type CorrelationHost,
+  type RequestCompletion,
   type RequestOptions,
   type ResultCheck,
 } from './correlation';
@@ -92,12 +93,16 @@ export class OutboundRequests implements CorrelationHost {
     return this.correlation?.has(id) === true;
   }
 
-  /** Sends a request the gate let through; `check` vets its result, `instrumentation` gives it a span. */
+  /**
+   * Sends a request the gate let through; `check` vets its result, `completion` (when given) makes what the
+   * caller gets of it, `instrumentation` gives it a span.
+   */
   request(
     method: string,
     params: JsonObject | undefined,
     options: SendOptions | undefined,
     check: ResultCheck | undefined,
+    completion: RequestCompletion | undefined,
     instrumentation: RequestInstrumentation | undefined,
     parentSpan: RequestSpan | undefined,
   ): Promise<JsonObject> {
@@ -113,6 +118,7 @@ export class OutboundRequests implements CorrelationHost {
     }
     const record = table.begin(method, options);
     record.check = check;
+    record.completion = completion;
     options?.onId?.(record.id);
     let sent = record.wantsProgress ? withMetaEntries(params, { progressToken: record.id }) : params;
     if (instrumentation) sent = this.trace.startOutboundSpan(instrumentation, record, sent, parentSpan);
