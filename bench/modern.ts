@@ -1,8 +1,8 @@
 /**
  * The stateless-revision (2026-07-28) rows: `tools/call` POSTs over Streamable HTTP on 127.0.0.1, the server
  * in a child process (bench/http.ts, bench/modern-servers.ts), every entrant driven by the same raw client
- * (`RawJsonPoster`: one node:http keep-alive `Agent`, prebuilt bodies and headers, the answer parsed and
- * checked), so the rows differ by the server alone:
+ * (`RawJsonPoster` over bench/raw-http-client.ts: keep-alive sockets, the request head written by hand, prebuilt
+ * bodies, the answer parsed and checked), so the rows differ by the server alone:
  * - ours: a modern `tools/call` of `echo` (the `_meta` envelope, `MCP-Protocol-Version`, `Mcp-Method`,
  *   `Mcp-Name`), no session;
  * - sdk-v2: the same request to `@modelcontextprotocol/server` 2.4.0 (`createMcpHandler`, an `McpServer` per request);
@@ -12,12 +12,12 @@
  * - ours-legacy: a handshake-era session on the same endpoint (initialize, then `tools/call` of `echo` with
  *   `MCP-Session-Id`), JSON answers.
  */
-import http from 'node:http';
 import type { BenchSettings } from './config';
 import type { CallPair } from './contender';
 import { measureLatency, measureThroughput, type Operation } from './harness';
 import { withServer, type HttpCallPair, type HttpServerName } from './http';
 import { ASK_NAME_TOOL } from './modern-servers';
+import { RawHttpClient } from './raw-http-client';
 import type { Figures, Scenario } from './scenarios';
 
 const MODERN_VERSION = '2026-07-28';
@@ -33,7 +33,7 @@ const ECHO_ARGUMENTS = { text: ECHO_TEXT };
 export const ASKED_NAME = 'Ada';
 
 /** What the server answered: its status, the session header (legacy) and the parsed JSON body. */
-interface RawAnswer {
+interface JsonAnswer {
   readonly status: number;
   readonly sessionId: string | undefined;
   readonly body: { readonly result?: Record<string, unknown>; readonly error?: unknown } | undefined;
@@ -43,53 +43,33 @@ type Headers = Readonly<Record<string, string>>;
 
 const BASE_HEADERS: Headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
-/** One keep-alive agent to one URL: posts a body and reads the JSON answer (an SSE answer is an error here). */
+/** Posts a body to one URL and reads the JSON answer (an SSE answer is an error here). */
 class RawJsonPoster {
-  private readonly agent = new http.Agent({ keepAlive: true });
-  private readonly target: { readonly host: string; readonly port: string; readonly path: string };
+  private readonly client: RawHttpClient;
 
   constructor(url: string) {
-    const { hostname, port, pathname } = new URL(url);
-    this.target = { host: hostname, port, path: pathname };
+    this.client = new RawHttpClient(url);
   }
 
-  post(body: string, headers: Headers): Promise<RawAnswer> {
-    return new Promise((resolve, reject) => {
-      const options = {
-        ...this.target,
-        method: 'POST',
-        agent: this.agent,
-        headers: { ...BASE_HEADERS, ...headers, 'content-length': Buffer.byteLength(body) },
-      };
-      const request = http.request(options, (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('error', reject);
-        response.on('end', () => {
-          const type = response.headers['content-type'];
-          if (chunks.length > 0 && type !== 'application/json') {
-            return reject(new Error(`expected a JSON answer, got ${type} (status ${response.statusCode})`));
-          }
-          const sessionId = response.headers['mcp-session-id'];
-          resolve({
-            status: response.statusCode ?? 0,
-            sessionId: typeof sessionId === 'string' ? sessionId : undefined,
-            body: chunks.length === 0 ? undefined : JSON.parse(Buffer.concat(chunks).toString('utf8')),
-          });
-        });
-      });
-      request.on('error', reject);
-      request.end(body);
-    });
+  async post(body: string, headers: Headers): Promise<JsonAnswer> {
+    const answer = await this.client.post(body, { ...BASE_HEADERS, ...headers });
+    if (answer.body.length > 0 && answer.contentType !== 'application/json') {
+      throw new Error(`expected a JSON answer, got ${answer.contentType} (status ${answer.status})`);
+    }
+    return {
+      status: answer.status,
+      sessionId: answer.sessionId,
+      body: answer.body.length === 0 ? undefined : JSON.parse(answer.body),
+    };
   }
 
   close(): void {
-    this.agent.destroy();
+    this.client.close();
   }
 }
 
 /** The result of an answer, or an error naming what came instead. */
-function resultOf(answer: RawAnswer): Record<string, unknown> {
+function resultOf(answer: JsonAnswer): Record<string, unknown> {
   const result = answer.body?.result;
   if (result === undefined) throw new Error(`expected a result, got ${answer.status} ${JSON.stringify(answer.body)}`);
   return result;
