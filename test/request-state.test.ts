@@ -3,7 +3,9 @@
  * cannot forge, replay against another request, or keep past its expiry, opened by any replica that shares
  * the key ring. `open` answers hostile input with a reason, never an exception.
  */
-import { nodeHmacKey, webCryptoHmacKey } from '../lib/server/request-state/hmac';
+import { createHmac } from 'node:crypto';
+import { nodeCrypto } from '../lib/core/node-builtins';
+import { nodeHmacKey, oneShotHmac, webCryptoHmacKey } from '../lib/server/request-state/hmac';
 import { inspect } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
@@ -97,6 +99,10 @@ describe('canonicalJson', () => {
 
   it('refuses a hostile 100,000-level nesting without overflowing the stack', () => {
     expect(canonicalJson(nestedArrays(100_000))).toBeUndefined();
+  });
+
+  it('refuses, without throwing, a nesting deeper than the stack holds even when the caller allows any depth', () => {
+    expect(canonicalJson(nestedArrays(1_000_000), Infinity)).toBeUndefined();
   });
 
   it('refuses a bigint, which JSON cannot carry', () => {
@@ -357,6 +363,18 @@ describe('the HMAC keys', () => {
       expect(Buffer.from(await web.sign(text)).equals(Buffer.from(tag))).toBe(true);
       expect(await web.verify(tag, text)).toBe(true);
       expect(await node.verify(await web.sign(text), text)).toBe(true);
+    }
+  });
+
+  it('the one-shot HMAC gives createHmac’s tag for short and long keys and texts, in any order', () => {
+    const texts = ['', 'rs2.k.1.a.b\n{}', 'ünïcode ✓ 𝄞', 'x'.repeat(10_000), 'short after long'];
+    for (const length of [1, 32, 64, 65, 200]) {
+      const key = new Uint8Array(length).map((_, index) => (index * 31 + 7) & 0xff);
+      const sign = oneShotHmac(nodeCrypto()!, key)!;
+      for (const text of [...texts, ...texts.reverse()]) {
+        const expected = createHmac('sha256', key).update(text).digest('hex');
+        expect(Buffer.from(sign(text)).toString('hex')).toBe(expected);
+      }
     }
   });
 

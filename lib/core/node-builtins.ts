@@ -8,6 +8,8 @@ export interface NodeCrypto {
   createHmac(algorithm: string, key: unknown): { update(text: string): { digest(): Uint8Array } };
   createHash(algorithm: string): { update(text: string): { digest(encoding: 'base64url'): string } };
   timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean;
+  /** One-shot hashing (Node 20.12+). */
+  hash?(algorithm: string, data: Uint8Array, encoding: 'buffer'): Uint8Array;
 }
 
 export function nodeCrypto(): NodeCrypto | undefined {

@@ -83,12 +83,6 @@ const INPUT_REQUIRED = new InputRequiredSignal();
 export type ModernHost = ServerHandlersHost & ListenHost;
 
 export class ModernExchange implements ModernHost {
-  readonly role = 'server';
-  readonly state = 'modern';
-  readonly era = 'modern';
-  readonly supportsProgressMessage = true;
-  readonly pendingRequestCount = 0;
-  readonly activeHandlerCount = 1;
   readonly definition: ServerDefinition;
   private phase: typeof RUNNING | typeof ANSWERED = RUNNING;
   private context: RequestContext<ModernHost> | undefined;
@@ -101,7 +95,6 @@ export class ModernExchange implements ModernHost {
   private readonly tracing: ConnectionTrace | undefined;
   private readonly startedAt: number;
   private readonly seq: number;
-  readonly upstream = undefined;
 
   constructor(
     private readonly serving: ModernServing,
@@ -118,7 +111,35 @@ export class ModernExchange implements ModernHost {
     this.tracing?.message('request', 'in', request, request.method, request.id);
   }
 
-  // ---- what handlers read ------------------------------------------------------------------------
+  // ---- what handlers read (constants as getters: an exchange per request stays a small object) -------
+
+  get role(): 'server' {
+    return 'server';
+  }
+
+  get state(): 'modern' {
+    return 'modern';
+  }
+
+  get era(): 'modern' {
+    return 'modern';
+  }
+
+  get supportsProgressMessage(): boolean {
+    return true;
+  }
+
+  get pendingRequestCount(): number {
+    return 0;
+  }
+
+  get activeHandlerCount(): number {
+    return 1;
+  }
+
+  get upstream(): undefined {
+    return undefined;
+  }
 
   /** Names the exchange in trace events (`x1`, `x2`, …): a modern request has no connection. */
   get id(): string {
@@ -254,9 +275,13 @@ export class ModernExchange implements ModernHost {
    * 0 ms timer: Node holds those for at least 1 ms, which was most of a round's latency.
    */
   private scheduleRound(): void {
-    const send = () => void this.sendRound();
-    if (typeof setImmediate === 'function') setImmediate(send);
-    else this.clock.setTimeout(send, 0);
+    // A static callback with the exchange as its argument: no closure (under tsx, a named one) per round.
+    if (typeof setImmediate === 'function') setImmediate(ModernExchange.sendRoundOf, this);
+    else this.clock.setTimeout(() => ModernExchange.sendRoundOf(this), 0);
+  }
+
+  private static sendRoundOf(exchange: ModernExchange): void {
+    void exchange.sendRound();
   }
 
   private async sendRound(): Promise<void> {

@@ -6,81 +6,67 @@ import { DEFAULT_MAX_DEPTH } from '../../jsonrpc/codec';
  * the output is the RFC 8785 (JCS) form, so two requests carrying the same arguments in any member order
  * encode alike.
  *
- * Walked with an explicit stack, never recursion, because the value may come from a hostile peer: a value
- * nesting objects and arrays deeper than `maxDepth` (the top level counts as 1, as in lib/jsonrpc's
- * `exceedsDepth`) gives `undefined`, and so does a value JSON cannot carry (a bigint, or `undefined` at the
- * top). Members JSON omits (`undefined`, functions, symbols) are omitted; in arrays they become `null`, and
- * so do non-finite numbers. `toJSON` methods are not called. Never throws.
+ * The value may come from a hostile peer: a value nesting objects and arrays deeper than `maxDepth` (the top
+ * level counts as 1, as in lib/jsonrpc's `exceedsDepth`) gives `undefined` before the walk goes deeper, so
+ * the recursion is bounded by `maxDepth` (the codec's 128 by default); should a caller's `maxDepth` exceed
+ * what the stack holds, the overflow counts as too deep too. A value JSON cannot carry (a bigint, or
+ * `undefined` at the top) gives `undefined`. Members JSON omits (`undefined`, functions, symbols) are
+ * omitted; in arrays they become `null`, and so do non-finite numbers. `toJSON` methods are not called.
+ * Never throws.
  */
 export function canonicalJson(value: unknown, maxDepth = DEFAULT_MAX_DEPTH): string | undefined {
-  const output: string[] = [];
-  // A string on the stack is punctuation to copy out; a `Pending` is a value still to encode.
-  const stack: (string | Pending)[] = [new Pending(value, 0)];
-  while (stack.length > 0) {
-    const step = stack.pop()!;
-    if (typeof step === 'string') {
-      output.push(step);
-      continue;
-    }
-    const { value: current, depth } = step;
-    if (current === null) {
-      output.push('null');
-      continue;
-    }
-    switch (typeof current) {
-      case 'string':
-        output.push(JSON.stringify(current));
-        break;
-      case 'number':
-        output.push(Number.isFinite(current) ? String(current) : 'null');
-        break;
-      case 'boolean':
-        output.push(current ? 'true' : 'false');
-        break;
-      case 'object':
-        if (depth >= maxDepth) return undefined;
-        if (Array.isArray(current)) pushArray(stack, current, depth + 1);
-        else pushObject(stack, current as Record<string, unknown>, depth + 1);
-        break;
-      default:
-        // Only reachable for a top-level undefined, bigint, function or symbol, or a bigint member.
-        return undefined;
-    }
+  try {
+    return encode(value, 0, maxDepth);
+  } catch (error) {
+    if (error instanceof RangeError) return undefined;
+    throw error;
   }
-  return output.join('');
 }
 
-/** A value waiting on the stack, with the depth of the container holding it (0 for the top level). */
-class Pending {
-  constructor(
-    readonly value: unknown,
-    readonly depth: number,
-  ) {}
+/** `value`, held by a container at `depth` (0 for the top level), or undefined when it cannot be encoded. */
+function encode(value: unknown, depth: number, maxDepth: number): string | undefined {
+  if (value === null) return 'null';
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'number':
+      return Number.isFinite(value) ? String(value) : 'null';
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object':
+      if (depth >= maxDepth) return undefined;
+      return Array.isArray(value)
+        ? encodeArray(value, depth + 1, maxDepth)
+        : encodeObject(value as Record<string, unknown>, depth + 1, maxDepth);
+    default:
+      // A top-level undefined, bigint, function or symbol, or a bigint member.
+      return undefined;
+  }
 }
 
-/** Pushes an array's parts so that they pop in order: `[`, items separated by commas, `]`. */
-function pushArray(stack: (string | Pending)[], items: readonly unknown[], depth: number): void {
-  stack.push(']');
-  for (let index = items.length - 1; index >= 0; index--) {
+function encodeArray(items: readonly unknown[], depth: number, maxDepth: number): string | undefined {
+  let text = '[';
+  for (let index = 0; index < items.length; index++) {
     const item = items[index];
-    stack.push(omittedByJson(item) ? 'null' : new Pending(item, depth));
-    if (index > 0) stack.push(',');
+    const encoded = omittedByJson(item) ? 'null' : encode(item, depth, maxDepth);
+    if (encoded === undefined) return undefined;
+    text += index === 0 ? encoded : `,${encoded}`;
   }
-  stack.push('[');
+  return `${text}]`;
 }
 
-/** Pushes an object's members, sorted by key, so that they pop in order. */
-function pushObject(stack: (string | Pending)[], members: Record<string, unknown>, depth: number): void {
-  const keys = Object.keys(members)
-    .filter((key) => !omittedByJson(members[key]))
-    .sort();
-  stack.push('}');
-  for (let index = keys.length - 1; index >= 0; index--) {
-    const key = keys[index]!;
-    stack.push(new Pending(members[key], depth));
-    stack.push(`${index > 0 ? ',' : ''}${JSON.stringify(key)}:`);
+/** Members sorted by key; those JSON omits are left out. */
+function encodeObject(members: Record<string, unknown>, depth: number, maxDepth: number): string | undefined {
+  const keys = Object.keys(members).sort();
+  let text = '{';
+  for (const key of keys) {
+    const member = members[key];
+    if (omittedByJson(member)) continue;
+    const encoded = encode(member, depth, maxDepth);
+    if (encoded === undefined) return undefined;
+    text += `${text.length === 1 ? '' : ','}${JSON.stringify(key)}:${encoded}`;
   }
-  stack.push('{');
+  return `${text}}`;
 }
 
 /** Values `JSON.stringify` leaves out of objects (and writes as `null` in arrays). */
