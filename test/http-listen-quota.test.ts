@@ -8,13 +8,19 @@
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { firstValueFrom } from 'rxjs';
 import { describe, expect, it } from 'vitest';
+import { Client } from '../lib/client/client';
+import { EraCache } from '../lib/client/era-cache';
+import { listen as listenWith } from '../lib/client/listen';
+import { McpError } from '../lib/jsonrpc/errors';
 import type { JsonObject } from '../lib/jsonrpc/types';
 import { META } from '../lib/protocol/modern';
 import { defineServer } from '../lib/server/definition';
 import { Server } from '../lib/server/server';
 import { ListenQuota } from '../transports/http/listen-quota';
 import { SseParser } from '../transports/http/sse';
+import { StreamableHttpClientTransport } from '../transports/http/streamable-client';
 import { createStreamableHttpHandler } from '../transports/http/streamable-server';
 import { cleanups, within } from './helpers/http';
 import { MODERN_VERSION } from './helpers/modern-http';
@@ -240,6 +246,29 @@ describe('maxListenStreamsPerClient over Streamable HTTP', () => {
     }
     await fill(site, 'a', 'final');
     expect((await listen(site, 'a', 'final-over')).status).toBe(429);
+  });
+});
+
+describe('our client, refused a listen over its limit', () => {
+  it("errors the listen with the server's JSON-RPC error (the 429's body), not a transport failure", async () => {
+    const site = await serve();
+    const client = new Client({ name: 'listen-quota', version: '1' }, { eraCache: new EraCache(), listChanges: 'off' });
+    cleanups.push(() => client.close());
+    await client.connect(
+      new StreamableHttpClientTransport(new URL(`http://127.0.0.1:${site.port}/mcp`), {
+        headers: { [CLIENT_HEADER]: 'ours' },
+      }),
+    );
+    await fill(site, 'ours', 'held');
+    const refused = await within(
+      firstValueFrom(listenWith(client, { toolsListChanged: true })).catch((error: unknown) => error),
+      'the refused listen',
+    );
+    expect(refused).toBeInstanceOf(McpError);
+    expect([(refused as McpError).code, (refused as McpError).message]).toEqual([
+      -32603,
+      expect.stringContaining('maxListenStreamsPerClient'),
+    ]);
   });
 });
 
