@@ -11,6 +11,13 @@ export interface HttpLimits {
   readonly maxSessions: number;
   /** Sessions one client (see `clientKey`) may hold; one more evicts that client's oldest idle one, or gets 429. */
   readonly maxSessionsPerClient: number;
+  /**
+   * `subscriptions/listen` streams one client (see `clientKey`) may hold open at once over Streamable HTTP; one
+   * more gets 429 with a JSON-RPC error, so no client can take all of the server's `maxListenStreams`. Each
+   * stream holds a connection: keep it below `maxConnectionsPerClient`, so a client at this limit is told so
+   * (rather than having its socket closed) and still has connections for its other requests.
+   */
+  readonly maxListenStreamsPerClient: number;
   /** A session with no open request or stream for this long is closed (ms; `Infinity`: never). */
   readonly sessionIdleTimeoutMs: number;
   /** Largest POST body accepted; larger ones get 413 and the connection is closed. */
@@ -36,6 +43,7 @@ export interface HttpLimits {
 export const DEFAULT_HTTP_LIMITS: HttpLimits = Object.freeze({
   maxSessions: 10_000,
   maxSessionsPerClient: 256,
+  maxListenStreamsPerClient: 32,
   sessionIdleTimeoutMs: 10 * 60_000,
   maxBodyBytes: 4 * 1024 * 1024,
   maxDepth: DEFAULT_MAX_DEPTH,

@@ -14,6 +14,7 @@ import { createHttpListener, DEFAULT_KEEP_ALIVE_MS, type HttpListener, type Http
 import { HttpSession, SESSION_HEADER, type ResponseMode } from './http-session';
 import { remoteAddressKey } from './client-key';
 import { httpLimits } from './limits';
+import { ListenQuota } from './listen-quota';
 import { readJsonBody } from './read-body';
 import { mediaTypes, refuseAndClose, refuseOrigin, refuseRequest, singleHeader } from './request-guard';
 import type { SessionServer } from './session-server';
@@ -67,6 +68,7 @@ export function createStreamableHttpHandler(
   /** The server's stateless side, when it has one (and serves at least one modern revision). */
   const modern = server.serveModern && server.eraPolicy ? (server as SessionServer & ModernServer) : undefined;
   const sessions = new SessionTable<HttpSession>(limits);
+  const listenQuota = new ListenQuota(limits.maxListenStreamsPerClient);
   const sessionConfig = {
     store,
     responseMode: options.responseMode ?? 'auto',
@@ -142,6 +144,9 @@ export function createStreamableHttpHandler(
           if (auth!.refuseScope(verdict.request, principal, server.definition, response)) return;
           // A modern request always has params: its envelope is in their `_meta`.
           attachPrincipal(verdict.request.params!, principal);
+        }
+        if (verdict.request.method === 'subscriptions/listen') {
+          if (!listenQuota.admit(clientKey(request), verdict.request.id, response)) return;
         }
         return modern.serveModern(verdict, new HttpExchangeReply(response, sessionConfig.keepAliveMs), request.headers);
       default:
