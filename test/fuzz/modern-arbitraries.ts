@@ -51,8 +51,8 @@ export type BodyItem =
   | { readonly kind: 'cancel'; readonly target: number | 'unknown'; readonly open: boolean }
   /** A line whose answer does not depend on the era: garbage, a response, a notification. */
   | { readonly kind: 'line'; readonly text: string }
-  /** The server announces a list change on its event bus. */
-  | { readonly kind: 'publish'; readonly list: 'tools' | 'resources' }
+  /** The server announces a change on its event bus: a list changed, or the static resource was updated. */
+  | { readonly kind: 'publish'; readonly change: 'tools' | 'resources' | 'static' }
   /** An `echo` call reusing the id of the `target`-th earlier request. */
   | { readonly kind: 'duplicate'; readonly target: number }
   /** The retry of the `target`-th earlier `input_required` round. */
@@ -451,8 +451,8 @@ const bodyItem: fc.Arbitrary<BodyItem> = fc.oneof(
   {
     weight: 2,
     arbitrary: fc
-      .constantFrom('tools' as const, 'resources' as const)
-      .map((list) => ({ kind: 'publish' as const, list })),
+      .constantFrom('tools' as const, 'resources' as const, 'static' as const)
+      .map((change) => ({ kind: 'publish' as const, change })),
   },
   { weight: 1, arbitrary: fc.nat(40).map((target) => ({ kind: 'duplicate' as const, target })) },
   {

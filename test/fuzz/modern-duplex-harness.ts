@@ -10,12 +10,12 @@
 import { expect } from 'vitest';
 import type { InMemoryServerEventBus } from '../../lib/server/event-bus';
 import { LIST_CHANGED_EVENTS } from '../../lib/server/event-bus';
-import type { Server, ServerConnection } from '../../lib/server/server';
+import { Server, type ServerConnection } from '../../lib/server/server';
 import { createMemoryPair, type MemoryTransport } from '../../transports/memory';
 import { modernWireValidator, type ModernWireValidator } from '../helpers/modern-wire';
 import { FUZZ_MAX_MESSAGE_BYTES } from './definition';
-import { modernRequestText, plainEnvelope, type DuplexCase } from './modern-arbitraries';
-import { handlerRuns } from './modern-definition';
+import { modernRequestText, plainEnvelope, STATIC_URI, type DuplexCase } from './modern-arbitraries';
+import { handlerRuns, modernFuzzDefinition } from './modern-definition';
 import { checkAnswers, expectedResponseCounts, planCase, type CasePlan } from './modern-oracle';
 import { idKey, type RequestId } from './oracle';
 
@@ -111,7 +111,8 @@ async function runSteps(server: Server, session: DuplexSession, plan: CasePlan):
         break;
       case 'publish':
         await barrier(session);
-        server.events.publish(LIST_CHANGED_EVENTS[step.list]);
+        if (step.change === 'static') server.resourceUpdated(STATIC_URI);
+        else server.events.publish(LIST_CHANGED_EVENTS[step.change]);
         break;
       case 'retry': {
         await session.until(
@@ -194,9 +195,13 @@ async function expectNothingLeft(server: Server, session: DuplexSession, plan: C
     expect(answer.result?.resultType, `id ${JSON.stringify(answer.id)} is free again`).toBe('complete');
 }
 
-/** One case, start to end, on a fresh connection of `server`. */
-export async function runDuplexCase(server: Server, testCase: DuplexCase): Promise<void> {
+/**
+ * One case, start to end, on a fresh server (so that what one case leaves behind is counted in that case
+ * alone, shrinking included) and its one connection.
+ */
+export async function runDuplexCase(testCase: DuplexCase): Promise<void> {
   const plan = planCase(testCase);
+  const server = new Server(modernFuzzDefinition);
   handlerRuns.started = 0;
   handlerRuns.ended = 0;
   const session = openSession(server);
@@ -208,4 +213,5 @@ export async function runDuplexCase(server: Server, testCase: DuplexCase): Promi
     await session.close();
   }
   expect(server.connectionCount, 'the closed connection is forgotten').toBe(0);
+  await server.close();
 }

@@ -9,10 +9,8 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Server } from '../../lib/server/server';
 import { fuzzCases, fuzzParameters, fuzzTimeout } from './config';
 import { duplexCase } from './modern-arbitraries';
-import { modernFuzzDefinition } from './modern-definition';
 import { runDuplexCase } from './modern-duplex-harness';
 import { watchProcessFaults, type ProcessFaults } from './process-faults';
 
@@ -30,13 +28,11 @@ describe('fuzz: a duplex server, 2026-07-28 traffic', () => {
   it(
     `answers every request of ${fuzzCases(CASES)} connections of up to ${MAX_BODY} items as the revision says, and leaves nothing behind`,
     async () => {
-      const server = new Server(modernFuzzDefinition);
       const timersBefore = activeTimers();
       await fc.assert(
-        fc.asyncProperty(duplexCase(MAX_BODY), (testCase) => runDuplexCase(server, testCase)),
+        fc.asyncProperty(duplexCase(MAX_BODY), (testCase) => runDuplexCase(testCase)),
         fuzzParameters('server duplex modern', CASES),
       );
-      await server.close();
       expect(activeTimers(), 'timers of this process').toBeLessThanOrEqual(timersBefore);
       expect(faults.seen.splice(0), 'nothing escaped to the process').toEqual([]);
     },

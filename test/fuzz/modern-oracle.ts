@@ -50,10 +50,10 @@ export interface PlannedRequest {
   cancelled?: true;
   /** Answered after a macrotask or a promise (an input round, a sealed state): a cancel or a reused id would race it. */
   readonly deferred: boolean;
-  /** A listen stream: which list changes it honours. */
-  readonly listens?: { readonly tools: boolean; readonly resources: boolean };
-  /** List-change notifications this stream must get. */
-  readonly heard: { tools: number; resources: number };
+  /** A listen stream: which changes it honours (list changes, updates of the static resource). */
+  readonly listens?: { readonly tools: boolean; readonly resources: boolean; readonly static: boolean };
+  /** Change notifications this stream must get, by change. */
+  readonly heard: { tools: number; resources: number; static: number };
   /** A `wait` with a valid progress token: the one progress notification it sends. */
   readonly progressToken?: string | number;
 }
@@ -62,7 +62,7 @@ export type Step =
   | { readonly kind: 'send'; readonly text: string }
   /** Wait for the answer to `round`, then send the retry built from its `requestState`. */
   | { readonly kind: 'retry'; readonly round: PlannedRequest; readonly build: (requestState: string) => string }
-  | { readonly kind: 'publish'; readonly list: 'tools' | 'resources' }
+  | { readonly kind: 'publish'; readonly change: 'tools' | 'resources' | 'static' }
   /** Everything sent so far is served: the connection must still be in `state`. */
   | { readonly kind: 'checkpoint'; readonly state: 'uninitialized' | 'modern' };
 
@@ -148,7 +148,7 @@ function ladder(message: Record<string, unknown>, text: string): LadderVerdict {
 interface Served {
   readonly answer: Answer;
   readonly deferred: boolean;
-  readonly listens?: { tools: boolean; resources: boolean };
+  readonly listens?: { tools: boolean; resources: boolean; static: boolean };
 }
 
 /** The outcome of a request the ladder let through, by its method. */
@@ -220,6 +220,7 @@ function listenOutcome(filter: unknown): Served {
     listens: {
       tools: own(filter, 'toolsListChanged') === true,
       resources: own(filter, 'resourcesListChanged') === true,
+      static: Array.isArray(uris) && uris.includes(STATIC_URI),
     },
   };
 }
@@ -291,7 +292,7 @@ export function planCase(testCase: DuplexCase): CasePlan {
       answer: served.answer,
       deferred: served.deferred,
       listens: served.listens,
-      heard: { tools: 0, resources: 0 },
+      heard: { tools: 0, resources: 0, static: 0 },
       ...(served.answer.kind === 'open' &&
         served.answer.stream === 'wait' &&
         token !== undefined && { progressToken: token as string | number }),
@@ -330,7 +331,7 @@ export function planCase(testCase: DuplexCase): CasePlan {
         text,
         answer: error(expectation.outcomes[0] as number),
         deferred: false,
-        heard: { tools: 0, resources: 0 },
+        heard: { tools: 0, resources: 0, static: 0 },
       });
     else if (expectation.kind !== 'silent') throw new Error(`A line with no era-free answer: ${text}`);
   };
@@ -385,8 +386,8 @@ export function planCase(testCase: DuplexCase): CasePlan {
         sendLine(item.text);
         break;
       case 'publish':
-        steps.push({ kind: 'publish', list: item.list });
-        for (const stream of open.values()) if (stream.listens?.[item.list]) stream.heard[item.list]++;
+        steps.push({ kind: 'publish', change: item.change });
+        for (const stream of open.values()) if (stream.listens?.[item.change]) stream.heard[item.change]++;
         break;
       case 'duplicate': {
         const candidates = settled();
@@ -414,7 +415,7 @@ export function planCase(testCase: DuplexCase): CasePlan {
           text: `retry of ${String(round.id)} (${item.variant})`,
           answer,
           deferred: true,
-          heard: { tools: 0, resources: 0 },
+          heard: { tools: 0, resources: 0, static: 0 },
         });
         steps.push({ kind: 'retry', round, build });
         break;
@@ -564,6 +565,7 @@ function checkNotifications(
     bump(`ack ${key}`);
     bump(`notifications/tools/list_changed ${key}`, stream.heard.tools);
     bump(`notifications/resources/list_changed ${key}`, stream.heard.resources);
+    bump(`notifications/resources/updated ${key}`, stream.heard.static);
   }
   for (const request of plan.requests)
     if (request.progressToken !== undefined) bump(`progress ${JSON.stringify(request.progressToken)}`);
@@ -585,8 +587,15 @@ function checkNotifications(
           notification.params.notifications.resourcesListChanged === true,
           'the ack says resources are heard',
         ).toBe(stream.listens.resources);
+        expect(notification.params.notifications.resourceSubscriptions, 'the ack names the resources followed').toEqual(
+          stream.listens.static ? [STATIC_URI] : undefined,
+        );
       }
-    } else key = `${notification.method} ${idKey(subscription)}`;
+    } else {
+      key = `${notification.method} ${idKey(subscription)}`;
+      if (notification.method === 'notifications/resources/updated')
+        expect(notification.params.uri, 'the updated resource').toBe(STATIC_URI);
+    }
     got.set(key, (got.get(key) ?? 0) + 1);
   }
   expect(Object.fromEntries(got), 'the notifications').toEqual(Object.fromEntries(expected));
