@@ -376,9 +376,11 @@ export function planCase(testCase: DuplexCase): CasePlan {
           kind: 'send',
           text: `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${idText},"reason":"fuzz"}}`,
         });
-        if (target && open.get(idKey(target.id)) === target) {
-          open.delete(idKey(target.id));
-          target.cancelled = true;
+        // A cancel names an id: it ends whatever request is in flight with that id now.
+        const inFlight = target && open.get(idKey(target.id));
+        if (inFlight) {
+          open.delete(idKey(inFlight.id));
+          inFlight.cancelled = true;
         }
         break;
       }
