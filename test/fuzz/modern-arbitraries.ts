@@ -395,9 +395,19 @@ const probe = wellFormedEnvelope().map((envelope) => ({ envelope, method: 'serve
 export const eraIndependentLine: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom('{', 'nope', '{"jsonrpc":"2.0","id":', '\u0000'),
   fc.constantFrom('null', '"just a string"', '42', '[]', '[1]', '{}', '{"jsonrpc":"2.0","id":"g-1"}'),
-  fc.constantFrom(
-    `[{"jsonrpc":"2.0","id":"g-b","method":"tools/list","params":{"_meta":{"${CLAIM_KEY}":"${MODERN_VERSION}","${CAPABILITIES_KEY}":{}}}}]`,
-  ),
+  // Claimed, but no valid JSON-RPC request: a batch (2026-07-28 has none), no "jsonrpc", an id JSON-RPC forbids.
+  fc
+    .constantFrom(
+      '[{"jsonrpc":"2.0","id":"g-b","method":"tools/list","params":%s}]',
+      '{"id":"g-v","method":"tools/list","params":%s}',
+      '{"jsonrpc":"1.0","id":"g-w","method":"tools/list","params":%s}',
+      '{"jsonrpc":"2.0","id":null,"method":"tools/list","params":%s}',
+      '{"jsonrpc":"2.0","id":{"__proto__":1},"method":"tools/list","params":%s}',
+      '{"jsonrpc":"2.0","id":"g-m","method":7,"params":%s}',
+    )
+    .map((template) =>
+      template.replace('%s', `{"_meta":{"${CLAIM_KEY}":"${MODERN_VERSION}","${CAPABILITIES_KEY}":{}}}`),
+    ),
   fc.constantFrom(
     '{"jsonrpc":"2.0","id":"g-r","result":{}}',
     '{"jsonrpc":"2.0","id":9,"error":{"code":1,"message":"x"}}',
