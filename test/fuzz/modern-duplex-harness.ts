@@ -16,7 +16,8 @@ import { modernWireValidator, type ModernWireValidator } from '../helpers/modern
 import { FUZZ_MAX_MESSAGE_BYTES } from './definition';
 import { modernRequestText, plainEnvelope, STATIC_URI, type DuplexCase } from './modern-arbitraries';
 import { handlerRuns, modernFuzzDefinition } from './modern-definition';
-import { checkAnswers, expectedResponseCounts, planCase, type CasePlan } from './modern-oracle';
+import { checkAnswers, expectedResponseCounts } from './modern-check';
+import { planCase, type CasePlan } from './modern-plan';
 import { idKey, type RequestId } from './oracle';
 
 /** How long a case waits for any answer before it fails as a hang. */
