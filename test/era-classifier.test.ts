@@ -374,6 +374,14 @@ describe('classifyInbound: the rejection ladder', () => {
     expect((classifyInbound(row[1]) as RejectVerdict).error.data).toEqual(row[5]);
   });
 
+  it('echoes a claimed version of 20,000 characters as a bounded excerpt in data.requested', () => {
+    const claim = 'v'.repeat(20_000);
+    const verdict = classifyInbound(stdio(request('s9', 'tools/list', {}, envelope({ [META.protocolVersion]: claim }))));
+    const requested = (verdict as RejectVerdict).error.data as { requested: string };
+    expect(requested.requested.length).toBeLessThanOrEqual(200);
+    expect(claim.startsWith(requested.requested.slice(0, -1))).toBe(true);
+  });
+
   it.each(REJECTIONS)('answers %s with an error response the 2026-07-28 schema accepts', (_name, input) => {
     expect(schemaProblems(classifyInbound(input) as RejectVerdict)).toEqual([]);
   });

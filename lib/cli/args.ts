@@ -48,6 +48,7 @@ export interface ServeHttp {
 export const HTTP_LIMIT_FLAGS: Readonly<Record<string, readonly [keyof HttpLimits, 'ms' | 'bytes' | 'count']>> = {
   'max-sessions': ['maxSessions', 'count'],
   'max-sessions-per-client': ['maxSessionsPerClient', 'count'],
+  'max-listen-streams-per-client': ['maxListenStreamsPerClient', 'count'],
   'session-idle-timeout': ['sessionIdleTimeoutMs', 'ms'],
   'max-body-bytes': ['maxBodyBytes', 'bytes'],
   'max-depth': ['maxDepth', 'count'],

@@ -60,6 +60,9 @@ HTTP options (with --http; times in milliseconds; a client is a remote address):
                                      recently used idle session is evicted for a newcomer
   --max-sessions-per-client <n>      sessions per client (default ${L.maxSessionsPerClient}); one more evicts the
                                      client's oldest idle session, or gets 429 if all are busy
+  --max-listen-streams-per-client <n>
+                                     subscriptions/listen streams per client (default
+                                     ${L.maxListenStreamsPerClient}); one more gets 429
   --session-idle-timeout <ms>        close a session idle this long (default ${L.sessionIdleTimeoutMs})
   --max-connections <n>              open sockets at once (default ${L.maxConnections}; keep it below ulimit -n)
   --max-connections-per-client <n>   open sockets per client (default ${L.maxConnectionsPerClient})

@@ -27,7 +27,7 @@
  */
 import { classifyMessage, describeInvalid, isRequestId } from '../jsonrpc/classify';
 import { ErrorCode } from '../jsonrpc/errors';
-import { excerpt } from '../jsonrpc/excerpt';
+import { clipText, excerpt } from '../jsonrpc/excerpt';
 import type {
   JsonRpcErrorObject,
   JsonRpcErrorResponse,
@@ -272,7 +272,8 @@ function modernRungs(
     const error = {
       code: ErrorCode.UnsupportedProtocolVersion,
       message: `Unsupported protocol version ${excerpt(version)}: this server serves ${policy.supportedVersions.join(', ')}`,
-      data: { supported: [...policy.supportedVersions], requested: version },
+      // A claim is the peer's text: a version is short, and a 20 KB one is not echoed whole.
+      data: { supported: [...policy.supportedVersions], requested: clipText(version) },
     };
     return reject(400, error, readableId(message), kind === 'request');
   }

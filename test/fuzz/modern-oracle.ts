@@ -72,7 +72,9 @@ export function ladder(message: Record<string, unknown>, text: string): LadderVe
     return {
       refused: error(UNSUPPORTED_VERSION, (e) => {
         expect(e.data?.supported, '-32022 names the revisions served').toContain(MODERN_VERSION);
-        expect(e.data?.requested, '-32022 names the revision requested').toBe(claim);
+        // The claim is the peer's text: echoed whole up to 200 characters, else its first 199 and an ellipsis.
+        const echoed = claim.length > 200 ? `${claim.slice(0, 199)}\u2026` : claim;
+        expect(e.data?.requested, '-32022 names the revision requested').toBe(echoed);
       }),
     };
   }

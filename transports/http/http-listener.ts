@@ -17,7 +17,7 @@ import { refuseRequest, type OriginPolicy } from './request-guard';
 export interface HttpServerOptions extends OriginPolicy, Partial<HttpLimits> {
   /** An SSE stream with nothing to send gets a `: keep-alive` comment this often (default 15 s; 0: never). */
   readonly keepAliveMs?: number;
-  /** Who a request counts against in `maxSessionsPerClient` (default: its remote address). */
+  /** Who a request counts against in `maxSessionsPerClient` and `maxListenStreamsPerClient` (default: its remote address). */
   readonly clientKey?: ClientKey;
   /** Passed to `server.connect` for every session. */
   readonly connectionOptions?: ConnectionOptions;
