@@ -206,7 +206,7 @@ export class ServerConnection extends Connection {
       return {
         code: ErrorCode.UnsupportedProtocolVersion,
         message: `Unsupported protocol version: this connection speaks ${supported.join(', ')} (stateless, no initialize)`,
-        data: { supported, requested: typeof requested === 'string' ? requested : '' },
+        data: { supported, requested: typeof requested === 'string' ? clipText(requested) : '' },
       };
     }
     return {

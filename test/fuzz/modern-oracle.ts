@@ -63,6 +63,11 @@ export const result = (check?: (result: any) => void): Answer => ({ kind: 'resul
 /** The verdict of the ladder on a claimed request: an error, or served (and whether it latches the era). */
 export type LadderVerdict = { readonly refused: Answer } | { readonly served: true };
 
+/** How -32022 echoes a requested version, the peer's text: whole up to 200 characters, else its first 199 and an ellipsis. */
+export function echoedVersion(requested: string): string {
+  return requested.length > 200 ? `${requested.slice(0, 199)}\u2026` : requested;
+}
+
 export function ladder(message: Record<string, unknown>, text: string): LadderVerdict {
   if (depthOf(text) > MAX_DEPTH) return { refused: error(INVALID_REQUEST) };
   const meta = own(own(message, 'params'), '_meta');
@@ -72,9 +77,7 @@ export function ladder(message: Record<string, unknown>, text: string): LadderVe
     return {
       refused: error(UNSUPPORTED_VERSION, (e) => {
         expect(e.data?.supported, '-32022 names the revisions served').toContain(MODERN_VERSION);
-        // The claim is the peer's text: echoed whole up to 200 characters, else its first 199 and an ellipsis.
-        const echoed = claim.length > 200 ? `${claim.slice(0, 199)}\u2026` : claim;
-        expect(e.data?.requested, '-32022 names the revision requested').toBe(echoed);
+        expect(e.data?.requested, '-32022 names the revision requested').toBe(echoedVersion(claim));
       }),
     };
   }

@@ -17,6 +17,7 @@ import {
   type RetryVariant,
 } from './modern-arbitraries';
 import {
+  echoedVersion,
   error,
   INVALID_PARAMS,
   INVALID_REQUEST,
@@ -154,7 +155,7 @@ export function planCase(testCase: DuplexCase): CasePlan {
           item.method === 'initialize'
             ? error(UNSUPPORTED_VERSION, (e) => {
                 expect(e.data?.supported).toContain(MODERN_VERSION);
-                expect(e.data?.requested).toBe(typeof requested === 'string' ? requested : '');
+                expect(e.data?.requested).toBe(typeof requested === 'string' ? echoedVersion(requested) : '');
               })
             : error(INVALID_PARAMS);
         planned(id, item.method, legacyRequestText(item.method, item.params, idText), { answer, deferred: false });
