@@ -77,7 +77,9 @@ export interface CallCommand {
   readonly protocolVersion?: ProtocolVersion | ModernProtocolVersion;
   /** `--era`: which era to speak (absent: probe, or what `protocolVersion` implies). */
   readonly era?: EraChoice;
-  /** Say on stderr which era and revision the connection speaks. */
+  /** Keep era verdicts between runs, in the config directory (off with `--no-era-cache`). */
+  readonly eraCache: boolean;
+  /** Say on stderr which era and revision the connection speaks, and whether the era came from the cache. */
   readonly verbose: boolean;
   readonly trace: boolean;
   /** NDJSON trace to this file. */
@@ -116,6 +118,7 @@ const CALL_OPTIONS: Options = {
   timeout: { type: 'string' },
   'protocol-version': { type: 'string' },
   era: { type: 'string' },
+  'no-era-cache': { type: 'boolean' },
   verbose: { type: 'boolean' },
   trace: { type: 'boolean' },
   'trace-file': { type: 'string' },
@@ -280,6 +283,7 @@ function parseCall(args: readonly string[]): Command {
     timeoutMs: parseTimeout(values.timeout as string | undefined),
     ...(protocolVersion && { protocolVersion }),
     ...(era && { era }),
+    eraCache: values['no-era-cache'] !== true,
     verbose: values.verbose === true,
     trace: values.trace === true,
     ...(traceFile !== undefined && { traceFile }),

@@ -2,7 +2,9 @@
  * `switchboard call`: a one-shot client. Connects (Streamable HTTP, or a child process over stdio), performs
  * the handshake, sends one request (or notification), prints the result as JSON on stdout and closes. The
  * server's log messages, its progress reports and (stdio) its stderr go to stderr; the trace (`--trace`,
- * `--trace-file`) is the client connection's.
+ * `--trace-file`) is the client connection's. The era the server speaks is remembered between calls
+ * (call-era-cache.ts) unless `--no-era-cache`; a remembered era the server no longer speaks costs one more
+ * connection, which probes.
  */
 import { StdioClientTransport } from '../../transports/stdio';
 import type { Transport } from '../../transports/transport';
@@ -12,7 +14,11 @@ import { collectPages } from '../client/pages';
 import { McpError, RequestCancelledError, RequestTimeoutError } from '../jsonrpc/errors';
 import { namesModernRevision } from '../protocol/modern';
 import type { ProtocolVersion } from '../protocol/versions';
+import { adoptedVerdict, forcedEra } from '../client/era-negotiation';
+import type { EraChoice } from '../client/era-probe';
+import type { EraVerdict } from '../client/era-verdict';
 import { LIST_KEYS, type CallCommand, type CallTarget } from './args';
+import { callEraCache, mayMeanAnotherEra, type CallEraCache } from './call-era-cache';
 import { CliFailure, cliFailureIn, EXIT_INTERRUPTED, EXIT_OK } from './errors';
 import { commandLine } from './hints';
 import type { CliIo } from './io';
@@ -25,33 +31,74 @@ export function call(command: CallCommand, io: CliIo): Promise<number> {
 }
 
 async function callOnce(command: CallCommand, io: CliIo): Promise<number> {
+  const eraCache = command.eraCache ? callEraCache(command, io) : undefined;
+  try {
+    const outcome = await attempt(command, io, eraCache, undefined);
+    // The remembered era is in doubt and forgotten: this connection probes.
+    return typeof outcome === 'number' ? outcome : ((await attempt(command, io, eraCache, outcome)) as number);
+  } finally {
+    // The process exits right after: the cache file must be written by then.
+    await eraCache?.cache.flush();
+  }
+}
+
+/** A connection in the era the cache remembered failed as a server of the other era would fail it. */
+interface EraDoubt {
+  readonly error: unknown;
+  /** Whether the request had been sent (a modern one) or the connection failed (a refused `initialize`). */
+  readonly during: 'connect' | 'request';
+}
+
+/**
+ * One connection and its request. The first attempt may end in an `EraDoubt` (the remembered era is then
+ * forgotten); the second, given it, probes. If that probe finds the server modern after all, the request's
+ * failure was its real answer: it fails with it, and the request is not sent again.
+ */
+async function attempt(
+  command: CallCommand,
+  io: CliIo,
+  eraCache: CallEraCache | undefined,
+  doubt: EraDoubt | undefined,
+): Promise<number | EraDoubt> {
   const { transport, stderrEnded } = await openTransport(command, io);
-  const client = new Client(
-    { name: 'switchboard', version: VERSION },
-    // One call and out: no stream for list changes nobody would read.
-    { defaultTimeout: command.timeoutMs, listChanges: 'off', ...eraOptions(command) },
-  );
-  client.logs$.subscribe(({ level, logger, data }) =>
-    io.err(
-      `[${level}]${logger === undefined ? '' : ` ${logger}:`} ${typeof data === 'string' ? data : JSON.stringify(data)}`,
-    ),
-  );
+  const key = transport.eraKey;
+  const choice = forcedEra(command.era, command.protocolVersion);
+  const cached = eraCache && key !== undefined ? adoptedVerdict(choice, await eraCache.cache.recall(key)) : undefined;
+  const client = callClient(command, io, eraCache);
+  const doubted = (error: unknown, during: EraDoubt['during']): EraDoubt | undefined => {
+    if (doubt !== undefined || cached === undefined || !mayMeanAnotherEra(error, command.target.kind)) return undefined;
+    eraCache!.cache.delete(key!);
+    if (command.verbose) io.err(`era: the remembered ${cached.era} era is in doubt (${messageOf(error)}): probing`);
+    return { error, during };
+  };
   // Ctrl-C cancels: the server gets notifications/cancelled for the request in flight, then the connection closes.
   const interrupt = new AbortController();
   const undoSignals = onStopSignal((signal) => interrupt.abort(signal));
   try {
-    await client
-      .connect(transport, { timeout: command.timeoutMs, signal: interrupt.signal })
-      .catch(async (error: unknown) => {
-        throw await connectFailure(command.target, transport, error);
-      });
-    if (command.verbose) io.err(connectedLine(client));
+    try {
+      await client.connect(transport, { timeout: command.timeoutMs, signal: interrupt.signal });
+    } catch (error) {
+      const inDoubt = doubted(error, 'connect');
+      if (inDoubt) return inDoubt;
+      throw await connectFailure(command.target, transport, error);
+    }
+    if (command.verbose) {
+      io.err(eraSourceLine(choice, cached, eraCache));
+      io.err(connectedLine(client));
+    }
+    if (doubt?.during === 'request' && client.connectedEra === 'modern')
+      throw requestFailure(command.method, doubt.error);
     // A handshake-era server sends every log message until asked for less; a 2026-07-28 one sends a request's
     // log messages only at the level that request names: ask for all of them, as before.
     if (client.connectedEra === 'modern') await client.setLoggingLevel('debug');
-    const result = await send(client, command, interrupt.signal, io).catch((error: unknown) => {
+    let result: unknown;
+    try {
+      result = await send(client, command, interrupt.signal, io);
+    } catch (error) {
+      const inDoubt = doubted(error, 'request');
+      if (inDoubt) return inDoubt;
       throw requestFailure(command.method, error);
-    });
+    }
     if (result !== undefined) io.out(JSON.stringify(result, null, 2));
     return EXIT_OK;
   } finally {
@@ -61,6 +108,26 @@ async function callOnce(command: CallCommand, io: CliIo): Promise<number> {
     // The child has exited; what it wrote to stderr last (its goodbye, its trace) is still in the pipe.
     await Promise.race([stderrEnded, delay(STDERR_DRAIN_MS)]);
   }
+}
+
+/** The client of one call: the server's log messages on stderr. */
+function callClient(command: CallCommand, io: CliIo, eraCache: CallEraCache | undefined): Client {
+  const client = new Client(
+    { name: 'switchboard', version: VERSION },
+    // One call and out: no stream for list changes nobody would read.
+    {
+      defaultTimeout: command.timeoutMs,
+      listChanges: 'off',
+      eraCache: eraCache?.cache ?? false,
+      ...eraOptions(command),
+    },
+  );
+  client.logs$.subscribe(({ level, logger, data }) =>
+    io.err(
+      `[${level}]${logger === undefined ? '' : ` ${logger}:`} ${typeof data === 'string' ? data : JSON.stringify(data)}`,
+    ),
+  );
+  return client;
 }
 
 /**
@@ -76,6 +143,13 @@ function eraOptions({ protocolVersion, era }: CallCommand): ClientOptions {
         ? { protocolVersion }
         : { protocolVersion, protocolVersions: [protocolVersion as ProtocolVersion] };
   return era === undefined ? version : { ...version, era };
+}
+
+/** `--verbose`: where the era came from, `era: from the cache (<file>)`, `era: probed ...` or forced. */
+function eraSourceLine(choice: EraChoice, cached: EraVerdict | undefined, eraCache: CallEraCache | undefined): string {
+  if (choice === 'legacy') return 'era: the handshake, as asked (no probe)';
+  if (cached !== undefined) return `era: from the cache (${eraCache!.path}), no probe`;
+  return eraCache ? `era: probed, remembered in ${eraCache.path}` : 'era: probed (--no-era-cache)';
 }
 
 /** `--verbose`: the revision and the era the connection speaks, `connected: 2026-07-28 (stateless)`. */
@@ -95,7 +169,9 @@ async function openTransport(
 ): Promise<{ transport: Transport; stderrEnded: Promise<void> }> {
   const { target } = command;
   if (target.kind === 'stdio') {
-    const child = new StdioClientTransport({ command: target.command, args: target.args });
+    // The working directory as well, though the child would inherit it: it names the server in the era
+    // cache, where `node server.js` run in two folders is two servers.
+    const child = new StdioClientTransport({ command: target.command, args: target.args, cwd: process.cwd() });
     // The server's own logging: passed through, as any MCP host shows it.
     const stderrEnded = new Promise<void>((resolve) =>
       child.stderr$.subscribe({ next: (line) => io.err(line), complete: resolve, error: () => resolve() }),

@@ -107,8 +107,13 @@ Options:
                                a handshake revision (2025-11-25 ... 2024-11-05) skips server/discover
   --era auto|legacy|modern     auto (default) probes; legacy always performs the handshake; modern
                                speaks 2026-07-28 or fails
+  --no-era-cache               probe every time: by default the era a server speaks is remembered for
+                               24 hours (per server, command line and login or --header set) in
+                               era-cache.json under the config directory, and a second call skips the
+                               probe; a remembered era that no longer holds is probed again
   --verbose                    say on stderr which revision and era the connection speaks
                                (connected: 2026-07-28 (stateless), or connected: 2025-11-25 (handshake))
+                               and where the era came from (era: from the cache, era: probed, ...)
   --all                        follow nextCursor through every page of tools/list, resources/list,
                                resources/templates/list or prompts/list and print all items
   --trace                      print every message and lifecycle change to stderr

@@ -37,19 +37,25 @@ export interface EraNegotiation {
 export async function negotiateEra(transport: Transport, how: EraNegotiation): Promise<EraVerdict> {
   if (how.choice === 'legacy') return LEGACY;
   const key = transport.eraKey;
-  if (how.choice === 'auto') {
-    if (key === undefined) return LEGACY;
-    const cached = how.cache?.get(key);
+  if (key === undefined && how.choice === 'auto') return LEGACY;
+  if (key !== undefined) {
+    const cached = adoptedVerdict(how.choice, await how.cache?.recall(key));
     if (cached) return cached;
-  } else if (key !== undefined) {
-    const cached = how.cache?.get(key);
-    if (cached?.era === 'modern') return cached;
   }
   const verdict = await probe(transport, how);
   if (verdict.era === 'legacy' && how.choice === 'modern') throw notModernError(verdict.reason);
   const settled: EraVerdict = verdict.era === 'legacy' ? LEGACY : verdict;
   if (key !== undefined) how.cache?.set(key, settled);
   return settled;
+}
+
+/**
+ * The cached verdict a connection adopts without probing: any under `auto`, only a modern one under
+ * `modern` (a forced era is never overruled by the cache), none under `legacy` (it never probes).
+ */
+export function adoptedVerdict(choice: EraChoice, cached: EraVerdict | undefined): EraVerdict | undefined {
+  if (choice === 'auto') return cached;
+  return choice === 'modern' && cached?.era === 'modern' ? cached : undefined;
 }
 
 const LEGACY: EraVerdict = Object.freeze({ era: 'legacy' });
