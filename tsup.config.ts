@@ -12,6 +12,7 @@ const entry: Record<string, string> = {
   'transports/http': 'transports/http/index.ts',
   auth: 'lib/auth/index.ts',
   'auth/node': 'lib/auth/node/index.ts',
+  'client/node': 'lib/client/node/index.ts',
   cli: 'lib/cli/main.ts',
   'trace/otel': 'lib/trace/otel.ts',
   'trace/file': 'lib/trace/sinks/file.ts',

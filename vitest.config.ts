@@ -5,6 +5,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // Messages passed by reference are immutable by contract: freeze them in every test so a mutation fails.
     env: { SWITCHBOARD_FREEZE_MESSAGES: '1' },
+    globalSetup: ['test/setup/config-dir.ts'],
     testTimeout: 20_000,
     pool: 'forks',
   },

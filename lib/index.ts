@@ -66,7 +66,13 @@ export type {
   ClientHost,
 } from './client/features';
 export { ListCache } from './client/list-cache';
-export { EraCache } from './client/era-cache';
+export {
+  DEFAULT_ERA_MAX_AGE_MS,
+  EraCache,
+  type EraCacheOptions,
+  type EraStore,
+  type EraVerdict as ClientEraVerdict,
+} from './client/era-cache';
 export type { EraChoice } from './client/era-probe';
 export { acknowledgedFilter, type ListenFilter } from './client/listen';
 export { readUrlElicitations, urlElicitationRequiredData } from './client/elicitation';

@@ -9,7 +9,7 @@ import { createServer, type IncomingHttpHeaders, type Server as HttpServer } fro
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli as runInProcess } from '../lib/cli/run';
 import { defineServer } from '../lib/server/definition';
 import { Server } from '../lib/server/server';
@@ -69,6 +69,14 @@ export default new Server(defineServer({ name: 'adder', version: '1', tools: [ad
 });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+// `call` remembers each server's era in the config dir: each test starts with none remembered.
+const sharedConfigDir = process.env['MCP_SWITCHBOARD_CONFIG_DIR'];
+beforeEach(() => {
+  process.env['MCP_SWITCHBOARD_CONFIG_DIR'] = mkdtempSync(join(dir, 'config-'));
+});
+afterEach(() => {
+  process.env['MCP_SWITCHBOARD_CONFIG_DIR'] = sharedConfigDir;
+});
 
 async function inProcess(...argv: string[]) {
   const out: string[] = [];
