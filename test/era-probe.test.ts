@@ -189,6 +189,14 @@ describe('isLegacyLookingFailure', () => {
     expect(isLegacyLookingFailure(new HttpStatusError('gone', 404))).toBe(true);
   });
 
+  it("the SDK's -32000 for a request without a session is legacy-looking", () => {
+    expect(isLegacyLookingFailure(new McpError(-32000, 'Bad Request: Server not initialized'))).toBe(true);
+  });
+
+  it('a -32602 (the request was read, and refused on its merits) is not', () => {
+    expect(isLegacyLookingFailure(new McpError(-32602, 'Invalid params'))).toBe(false);
+  });
+
   it('a network failure is not', () => {
     expect(isLegacyLookingFailure(new TransportError('ECONNRESET'))).toBe(false);
   });

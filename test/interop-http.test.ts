@@ -15,6 +15,7 @@ import { filter, firstValueFrom, Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Client } from '../lib/client/client';
+import { EraCache } from '../lib/client/era-cache';
 import type { Transport } from '../transports/transport';
 import { LegacySseClientTransport } from '../transports/http/legacy-sse-client';
 import { StreamableHttpClientTransport, type HttpClientEvent } from '../transports/http/streamable-client';
@@ -297,6 +298,41 @@ describe('the SDK Streamable HTTP server, SSE answers', () => {
     await client.close();
     expect(sdk.seen.at(-1)).toMatchObject({ method: 'DELETE' });
     expect(sdk.sessions.size).toBe(0);
+  });
+});
+
+describe('a stale 2026-07-28 verdict for the SDK Streamable HTTP server (a handshake-era server)', () => {
+  /** A cache that wrongly remembers `url` as modern, as one kept on disk may after the server was replaced. */
+  function staleCache(url: string): EraCache {
+    const cache = new EraCache();
+    const discover = { supportedVersions: ['2026-07-28'], capabilities: { tools: {} }, serverInfo: { name: 'was' } };
+    cache.set(new StreamableHttpClientTransport(url).eraKey, { era: 'modern', version: '2026-07-28', discover });
+    return cache;
+  }
+
+  async function callWithStaleVerdict() {
+    const sdk = await startSdkStreamable(true);
+    const eraCache = staleCache(sdk.url);
+    const client = new Client({ name: 'switchboard-http', version: '1.0.0' }, { eraCache });
+    cleanups.push(() => client.close());
+    await client.connect(new StreamableHttpClientTransport(sdk.url), { timeout: 5000 });
+    const failure = await client.callTool('echo', { message: 'stale' }).catch((error: unknown) => error);
+    return { sdk, eraCache, client, failure };
+  }
+
+  it("the request fails with the SDK's -32000 (no session): the client adopted the cached verdict", async () => {
+    const { client, failure } = await callWithStaleVerdict();
+    expect(client.connectedEra).toBe('modern');
+    expect(failure).toMatchObject({ code: -32000 });
+  });
+
+  it('the failure drops the verdict, so the next client probes, falls back to initialize and calls', async () => {
+    const { sdk, eraCache } = await callWithStaleVerdict();
+    const next = new Client({ name: 'switchboard-http', version: '1.0.0' }, { eraCache });
+    cleanups.push(() => next.close());
+    await next.connect(new StreamableHttpClientTransport(sdk.url), { timeout: 5000 });
+    expect(next.connectedEra).toBe('legacy');
+    expect(text(await next.callTool('echo', { message: 'fresh' }))).toBe('echo: fresh');
   });
 });
 

@@ -140,14 +140,18 @@ function numberAnnotation(tool: Tool, params: readonly ParamHeader[]): string | 
   return undefined;
 }
 
+/** The JSON-RPC implementation-defined server error the SDKs answer a request without a session with. */
+const SERVER_ERROR = -32000;
+
 /**
- * A failure of a modern request that says the server no longer serves the stateless revision (it was
- * replaced, or the verdict was wrong): an HTTP 400, 404 or 405 without a JSON-RPC body, or a JSON-RPC
- * "Invalid Request" (what a handshake-era server answers a request before `initialize`). The cached era
- * verdict is dropped then, so the next connection probes again.
+ * A failure of a modern request that says the server may no longer serve the stateless revision (it was
+ * replaced, or the verdict was wrong): an HTTP 400, 404 or 405 without a JSON-RPC body, a JSON-RPC
+ * "Invalid Request", or the -32000 a handshake-era SDK server answers a request before `initialize`
+ * (HTTP 400 "Server not initialized"). The cached era verdict is dropped then, so the next connection
+ * probes again: a modern server's own -32000 costs no more than that one probe.
  */
 export function isLegacyLookingFailure(error: unknown): boolean {
-  if (error instanceof McpError) return error.code === ErrorCode.InvalidRequest;
+  if (error instanceof McpError) return error.code === ErrorCode.InvalidRequest || error.code === SERVER_ERROR;
   if (!(error instanceof TransportError)) return false;
   const status = (error as { httpStatus?: unknown }).httpStatus;
   return status === 400 || status === 404 || status === 405;
