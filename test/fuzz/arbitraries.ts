@@ -356,13 +356,15 @@ const modernCapabilities = fc.oneof(
     arbitrary: fc.integer({ min: 1, max: 110 }).map((depth) => `{"experimental":${nested(depth, 'object')}}`),
   },
 );
-const malformedCapabilities = fc.constantFrom(
+/** `clientCapabilities` values the envelope check must refuse (shared with the duplex fuzz). */
+export const malformedCapabilities = fc.constantFrom(
   '"all"',
   '[]',
   'null',
   '{"roots":true}',
   '{"elicitation":[]}',
   '{"tasks":"yes"}',
+  '{"experimental":null}',
 );
 
 const extraMetaMember = fc.oneof(

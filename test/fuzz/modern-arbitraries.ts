@@ -10,7 +10,7 @@
  * same text and applies the revision's rules to say what must come back.
  */
 import fc from 'fast-check';
-import { CAPABILITIES_KEY, CLAIM_KEY, MODERN_VERSION, nested, objectText } from './arbitraries';
+import { CAPABILITIES_KEY, CLAIM_KEY, malformedCapabilities, MODERN_VERSION, nested, objectText } from './arbitraries';
 
 export type Member = readonly [key: string, valueText: string];
 
@@ -128,16 +128,6 @@ const refusedClaim = fc.oneof(
   fc.constantFrom('5', 'null', 'true', '""', '{}', '["2026-07-28"]', '{"__proto__":"2026-07-28"}'),
   fc.constantFrom('"2099-01-01"', '"2025-11-25"', '"__proto__"', '"2026-07-28 "', '"toString"'),
   fc.integer({ min: 1_000, max: 20_000 }).map((length) => JSON.stringify(`2026-07-28${'x'.repeat(length)}`)),
-);
-
-const malformedCapabilities = fc.constantFrom(
-  '"all"',
-  '[]',
-  'null',
-  '{"roots":true}',
-  '{"elicitation":[]}',
-  '{"tasks":"yes"}',
-  '{"experimental":null}',
 );
 
 /** An envelope with one part broken (or missing), the rest well formed. */
