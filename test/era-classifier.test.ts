@@ -376,7 +376,9 @@ describe('classifyInbound: the rejection ladder', () => {
 
   it('echoes a claimed version of 20,000 characters as a bounded excerpt in data.requested', () => {
     const claim = 'v'.repeat(20_000);
-    const verdict = classifyInbound(stdio(request('s9', 'tools/list', {}, envelope({ [META.protocolVersion]: claim }))));
+    const verdict = classifyInbound(
+      stdio(request('s9', 'tools/list', {}, envelope({ [META.protocolVersion]: claim }))),
+    );
     const requested = (verdict as RejectVerdict).error.data as { requested: string };
     expect(requested.requested.length).toBeLessThanOrEqual(200);
     expect(claim.startsWith(requested.requested.slice(0, -1))).toBe(true);
