@@ -23,6 +23,7 @@ import { cleanups, listenHttp, sseReader } from './helpers/http';
 import { startTestIssuer, type TestIssuer } from './helpers/jwt-issuer';
 import { mirroredHeaders, postModern } from './helpers/modern-http';
 import { text, WHOAMI_TOOL, WRITE_TOOL } from './helpers/protected-tools';
+import { askName } from './helpers/fixtures';
 
 const DEFINITION = defineServer({
   name: 'protected',
@@ -34,11 +35,7 @@ const DEFINITION = defineServer({
       name: 'greet',
       inputSchema: { type: 'object' },
       handler: async (_args, ctx: ServerContext) => {
-        const answer = await ctx.elicit(
-          { message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } },
-          { key: 'name' },
-        );
-        return text(`Hello ${(answer.content as { name: string }).name}`);
+        return text(`Hello ${(await askName(ctx)).name}`);
       },
     },
   ],

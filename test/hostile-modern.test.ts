@@ -24,6 +24,7 @@ import { SseParser, type SseEvent } from '../transports/http/sse';
 import { createStreamableHttpHandler } from '../transports/http/streamable-server';
 import { cleanups, eventually, within } from './helpers/http';
 import { RawPeer } from './helpers/raw-peer';
+import { askName } from './helpers/fixtures';
 
 const VERSION = '2026-07-28';
 const SECOND_CLIENT = '127.0.0.2';
@@ -74,11 +75,7 @@ function newServer(options: ServerOptions = {}): Server {
         handler: async (_args, ctx: ServerContext) => {
           record.started++;
           try {
-            const answer = await ctx.elicit(
-              { message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } },
-              { key: 'name' },
-            );
-            return text(`Hi, ${(answer.content as { name?: string } | undefined)?.name}`);
+            return text(`Hi, ${(await askName(ctx)).name}`);
           } finally {
             record.ended++;
           }

@@ -23,6 +23,7 @@ import { cleanups, listenHttp, sseReader } from './helpers/http';
 import { validateEveryModernExchange } from './helpers/modern-wire';
 import { within } from './helpers/wait';
 import { mirroredHeaders, postModern } from './helpers/modern-http';
+import { askName } from './helpers/fixtures';
 
 const VERSION = '2026-07-28';
 const ENVELOPE = {
@@ -140,11 +141,7 @@ async function hubOverModernUpstream() {
           name: 'greet',
           inputSchema: { type: 'object' },
           handler: async (_args, ctx: ServerContext) => {
-            const answer = await ctx.elicit(
-              { message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } },
-              { key: 'name' },
-            );
-            return text(`Hello, ${(answer.content as { name?: string } | undefined)?.name}`);
+            return text(`Hello, ${(await askName(ctx)).name}`);
           },
         },
         {

@@ -21,6 +21,7 @@ import { modernWireValidator, validateEveryModernExchange } from './helpers/mode
 import { RawPeer } from './helpers/raw-peer';
 import { mirroredHeaders, postModern } from './helpers/modern-http';
 import { eventually, within } from './helpers/wait';
+import { askName } from './helpers/fixtures';
 
 const VERSION = '2026-07-28';
 const ENVELOPE = {
@@ -48,12 +49,7 @@ const SPEC: ServerSpec = {
       inputSchema: { type: 'object', properties: { formal: { type: 'boolean' } } },
       handler: async (args: { formal?: boolean }, ctx: ServerContext) => {
         ran('greet');
-        const answer = await ctx.elicit(
-          { message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } },
-          { key: 'name' },
-        );
-        const name = (answer.content as { name?: string } | undefined)?.name;
-        return text(`${args.formal ? 'Good day' : 'Hi'}, ${name}`);
+        return text(`${args.formal ? 'Good day' : 'Hi'}, ${(await askName(ctx)).name}`);
       },
     },
     {

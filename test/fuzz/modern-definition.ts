@@ -7,6 +7,7 @@
 import { defineServer, type ServerDefinition } from '../../lib/server/definition';
 import type { ServerContext } from '../../lib/server/context';
 import { STATIC_URI } from './modern-arbitraries';
+import { askName } from '../helpers/fixtures';
 
 const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
 
@@ -37,12 +38,8 @@ export const modernFuzzDefinition: ServerDefinition = defineServer({
       handler: async (_args, ctx: ServerContext) => {
         handlerRuns.started++;
         try {
-          const answer = await ctx.elicit(
-            { message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } },
-            { key: 'name' },
-          );
-          const name = (answer.content as { name?: unknown } | undefined)?.name;
-          return text(answer.action === 'accept' ? `Hi, ${String(name)}` : answer.action);
+          const { action, name } = await askName(ctx);
+          return text(action === 'accept' ? `Hi, ${String(name)}` : action);
         } finally {
           handlerRuns.ended++;
         }

@@ -1,4 +1,5 @@
 import type { Logger } from '../../lib/core/logger';
+import type { ServerContext } from '../../lib/server/context';
 import { defineServer, type ServerDefinition, type ServerSpec } from '../../lib/server/definition';
 import type { ToolDefinition, ToolHandler } from '../../lib/server/tools';
 
@@ -10,6 +11,18 @@ export function tool(name: string, handler?: ToolHandler<any>, extra: Partial<To
     handler: handler ?? (() => ({ content: [{ type: 'text', text: name }] })),
     ...extra,
   };
+}
+
+/**
+ * Asks the client for a name (a form elicitation under the key `name`: one `input_required` round on a
+ * 2026-07-28 request, an `elicitation/create` request on a session): the action and the name given.
+ */
+export async function askName(ctx: ServerContext): Promise<{ action: string; name: unknown }> {
+  const answer = await ctx.elicit(
+    { message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } },
+    { key: 'name' },
+  );
+  return { action: answer.action, name: (answer.content as { name?: unknown } | undefined)?.name };
 }
 
 /** A server named `s`, version `1`, with these tools (and any other spec fields). */
