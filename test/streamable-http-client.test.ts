@@ -19,7 +19,7 @@ import { UnreadableFrame } from '../lib/jsonrpc/types';
 import type { ServerDefinition } from '../lib/server/definition';
 import { Server } from '../lib/server/server';
 import type { TraceEvent } from '../lib/trace/types';
-import { headerList, httpTarget, sendHttpRequest } from '../transports/http/client-request';
+import { headerList, httpTarget, HttpStatusError, sendHttpRequest } from '../transports/http/client-request';
 import { createMcpHttpHandler } from '../transports/http/endpoint';
 import type { HttpSession } from '../transports/http/http-session';
 import { createStreamableHttpHandler, type StreamableHttpOptions } from '../transports/http/streamable-server';
@@ -759,6 +759,18 @@ describe('the fallback to HTTP+SSE', () => {
       .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(TransportError);
     expect((failure as Error).message).toMatch(/HTTP 404.*nothing at POST.*falling back.*HTTP 404.*nothing at GET/);
+  });
+
+  it('keeps the status of the refused initialize POST on the combined failure', async () => {
+    const site = await listenWithStreams((request, response) => {
+      response.writeHead(request.method === 'POST' ? 405 : 404, { 'content-type': 'text/plain' }).end('no');
+    });
+    const client = new Client({ name: 'c', version: '1' });
+    const failure = await client
+      .connect(new StreamableHttpClientTransport(`${site.origin}/mcp`))
+      .catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(HttpStatusError);
+    expect((failure as HttpStatusError).httpStatus).toBe(405);
   });
 });
 

@@ -372,7 +372,8 @@ export class StreamableClientSession
       legacy = await connectLegacyFallback(this.peer, this.options, response, exchange.describe());
     } catch (error) {
       this.tell({ type: 'legacy.failed' });
-      return exchange.failPending((error as Error).message);
+      // The status is the refused POST's: what the server said to the request the caller made.
+      return exchange.failPending((error as Error).message, response.statusCode ?? 0);
     }
     if (this.state !== 'fallingBack') {
       await legacy.close();
