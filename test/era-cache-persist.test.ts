@@ -3,7 +3,8 @@
  * lib/client/node/file-era-store.ts): what is saved comes back, expires, stays bounded, is kept apart per
  * authorization context, and a file that is corrupt or edited by hand is never trusted.
  */
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -300,5 +301,50 @@ describe('a store that fails', () => {
     cache.set(ENDPOINT, LEGACY);
     await cache.flush();
     expect([errors.length > 0, cache.get(ENDPOINT)]).toEqual([true, LEGACY]);
+  });
+});
+
+describe('temporary files a killed process left', () => {
+  /** The pid of a process that has exited (pids are not reused at once). */
+  function deadPid(): number {
+    const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+      encoding: 'utf8',
+    });
+    return Number(child.stdout);
+  }
+
+  /** A temporary file of the writer `pid`, as writeFileAtomic names it, last modified `ageMs` ago. */
+  function tempFile(pid: number, ageMs: number): string {
+    const path = `${fileOf()}.${pid}.0123456789ab.tmp`;
+    writeFileSync(path, '{"half": ');
+    const then = new Date(Date.now() - ageMs);
+    utimesSync(path, then, then);
+    return path;
+  }
+
+  it('are removed at the next save once their writer is gone', async () => {
+    const orphan = tempFile(deadPid(), 5 * 60_000);
+    await saved(LEGACY);
+    expect(existsSync(orphan)).toBe(false);
+  });
+
+  it('are kept while their writer runs (the save may be under way)', async () => {
+    const live = tempFile(process.pid, 5 * 60_000);
+    await saved(LEGACY);
+    expect(existsSync(live)).toBe(true);
+  });
+
+  it('are kept for their first minute even when no process here has their pid (a writer on another host)', async () => {
+    const fresh = tempFile(deadPid(), 1_000);
+    await saved(LEGACY);
+    expect(existsSync(fresh)).toBe(true);
+  });
+
+  it('leave files that are not temporary files of the cache alone', async () => {
+    const other = join(configDir, `notes.json.${deadPid()}.0123456789ab.tmp`);
+    writeFileSync(other, 'x');
+    utimesSync(other, new Date(0), new Date(0));
+    await saved(LEGACY);
+    expect(existsSync(other)).toBe(true);
   });
 });

@@ -4,8 +4,9 @@
  * renamed over the target.
  */
 import { randomBytes } from 'node:crypto';
-import { open, readdir, rename, unlink } from 'node:fs/promises';
+import { open, readdir, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { isProcessAlive } from './process-alive';
 
 const TEMP_SUFFIX = '.tmp';
 
@@ -63,6 +64,42 @@ export async function removeStrayTempFiles(target: string): Promise<void> {
   for (const name of names) {
     if (name.startsWith(prefix) && name.endsWith(TEMP_SUFFIX))
       await unlink(join(directory, name)).catch(() => undefined);
+  }
+}
+
+/** How old a dead writer's temporary file must be before `removeOrphanedTempFiles` takes it. */
+export const ORPHAN_MIN_AGE_MS = 60_000;
+
+/**
+ * Removes the temporary files that writers of `target` which died before their rename left behind, for
+ * files written without a lock (there, `removeStrayTempFiles` could take a live writer's file). Safe without
+ * one: a file is taken only when the pid in its name runs no process on this host (a dead writer renames
+ * nothing) and it is older than `minAgeMs` (a writer on another host sharing the directory has a pid that
+ * means nothing here; its write takes milliseconds). Best effort: what cannot be read or removed is left.
+ */
+export async function removeOrphanedTempFiles(
+  target: string,
+  minAgeMs = ORPHAN_MIN_AGE_MS,
+  now = Date.now(),
+): Promise<void> {
+  const directory = dirname(target);
+  const prefix = `${basename(target)}.`;
+  let names: string[];
+  try {
+    names = await readdir(directory);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !name.endsWith(TEMP_SUFFIX)) continue;
+    const pid = Number(name.slice(prefix.length).split('.', 1)[0]);
+    if (!Number.isSafeInteger(pid) || isProcessAlive(pid)) continue;
+    const path = join(directory, name);
+    const modified = await stat(path).then(
+      (stats) => stats.mtimeMs,
+      () => undefined,
+    );
+    if (modified !== undefined && now - modified >= minAgeMs) await unlink(path).catch(() => undefined);
   }
 }
 

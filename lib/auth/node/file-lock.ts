@@ -14,6 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { open, unlink, utimes } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { unlinkIfPresent } from './atomic-file';
+import { isProcessAlive } from './process-alive';
 
 export interface FileLockOptions {
   /** How long to wait for the lock before failing. */
@@ -188,16 +189,6 @@ function parseHolder(text: string): LockHolder | undefined {
     // empty (being written) or not ours
   }
   return undefined;
-}
-
-function isProcessAlive(pid: number): boolean {
-  if (pid <= 0) return true; // not a pid we can probe: leave the judgement to the stale limit
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'; // alive, owned by another user
-  }
 }
 
 async function touch(path: string): Promise<void> {

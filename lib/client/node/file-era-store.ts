@@ -5,11 +5,12 @@
  * version or another. No lock: the cache reads the file again just before each save, and when two processes
  * save at once the last one wins, which for a cache costs at most one probe. A file that is missing, too
  * large or not JSON loads as nothing (and is replaced at the next save); its entries are checked by the
- * cache (lib/client/era-verdict.ts). Node only.
+ * cache (lib/client/era-verdict.ts). The temporary file of a process killed mid-save is removed by a later
+ * save, once its writer is gone (`removeOrphanedTempFiles`). Node only.
  */
 import { mkdir, open } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { writeFileAtomic } from '../../auth/node/atomic-file';
+import { removeOrphanedTempFiles, writeFileAtomic } from '../../auth/node/atomic-file';
 import { defaultConfigDir } from '../../auth/node/config-dir';
 import type { EraStore } from '../era-cache';
 import type { EraStoreDocument } from '../era-verdict';
@@ -45,6 +46,8 @@ export class FileEraStore implements EraStore {
   async save(document: EraStoreDocument): Promise<void> {
     await mkdir(dirname(this.path), { recursive: true, mode: DIRECTORY_MODE });
     await writeFileAtomic(this.path, `${JSON.stringify(document, null, 2)}\n`, FILE_MODE);
+    // A process killed between its write and its rename left its temporary file: tidy up after it.
+    await removeOrphanedTempFiles(this.path);
   }
 }
 
