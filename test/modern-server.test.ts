@@ -157,6 +157,31 @@ async function overHttp(server: Server) {
 }
 
 describe('a modern request over Streamable HTTP', () => {
+  it('is answered 500 with -32603 when serving it throws, and the next request is served', async () => {
+    class FailsOnce extends Server {
+      failed = false;
+      override serveModern(...args: Parameters<Server['serveModern']>): void {
+        if (!this.failed) {
+          this.failed = true;
+          throw new Error('the server broke');
+        }
+        super.serveModern(...args);
+      }
+    }
+    const server = new FailsOnce(defineServer(SPEC));
+    problems = validateEveryModernExchange(server);
+    const { call } = await overHttp(server);
+    const failed = await call(1, 'tools/call', { name: 'plain', arguments: {} });
+    expect([failed.status, failed.body.error.code, failed.body.error.message]).toEqual([
+      500,
+      -32603,
+      'Internal error: the server broke',
+    ]);
+    expect((await call(2, 'tools/call', { name: 'plain', arguments: {} })).body.result.content).toEqual(
+      text('plain').content,
+    );
+  });
+
   it('server/discover answers the definition: versions, capabilities, identity in _meta, default cache hint', async () => {
     const { call } = await overHttp(newServer({ instructions: 'Be brief' }));
     const { status, body } = await call(1, 'server/discover');

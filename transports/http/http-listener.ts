@@ -51,6 +51,16 @@ export interface HttpListener {
   close(): Promise<void>;
 }
 
+/** Answers 500 with a JSON-RPC internal error naming `error` (or drops a response whose answer had started). */
+export function answerInternalError(response: ServerResponse, error: unknown): void {
+  refuseRequest(
+    response,
+    500,
+    `Internal error: ${(error as Error)?.message ?? String(error)}`,
+    ErrorCode.InternalError,
+  );
+}
+
 /**
  * The listener for `handle`: a request it fails (throwing or rejecting) is answered 500 with a JSON-RPC
  * internal error, or dropped when its answer had already started.
@@ -59,16 +69,12 @@ export function createHttpListener(
   handle: (request: IncomingMessage, response: ServerResponse) => unknown,
   sessions: { count(): number; close(): Promise<void> },
 ): HttpListener {
-  const fail = (response: ServerResponse, error: unknown) => {
-    const message = `Internal error: ${(error as Error)?.message ?? String(error)}`;
-    refuseRequest(response, 500, message, ErrorCode.InternalError);
-  };
   const listener = (request: IncomingMessage, response: ServerResponse) => {
     try {
       const handling = handle(request, response);
-      if (handling instanceof Promise) handling.catch((error: unknown) => fail(response, error));
+      if (handling instanceof Promise) handling.catch((error: unknown) => answerInternalError(response, error));
     } catch (error) {
-      fail(response, error);
+      answerInternalError(response, error);
     }
   };
   return Object.defineProperties(listener, {
