@@ -9,8 +9,9 @@ export type BodyFailure = 'too-large' | 'too-slow' | 'aborted';
 /**
  * Reads the body and calls `done` with it as text, or with why there is none: 'too-large' as soon as it
  * exceeds `maxBytes`, 'too-slow' when it has not arrived whole within `timeoutMs`, 'aborted' when the client
- * went away. `done` runs once, from the request's own events: a callback, not a promise, because a body
- * read on every POST was three promise steps of a request that is otherwise served synchronously.
+ * went away. `done` runs once: at once for a declared length over the limit, otherwise from the request's
+ * own events. A callback, not a promise: a body read on every POST was three promise steps of a request
+ * that is otherwise served synchronously.
  */
 export function readBody(
   request: IncomingMessage,
