@@ -301,6 +301,25 @@ describe('list cache hints in the stateless revision', () => {
   });
 });
 
+describe('results of the stateless revision as the caller gets them', () => {
+  it('come without resultType, and a member named "__proto__" stays a member, not the prototype', async () => {
+    const odd = {
+      name: 'odd',
+      description: 'A result with an own __proto__ member, as JSON.parse makes one',
+      inputSchema: NO_ARGUMENTS,
+      handler: () => JSON.parse('{"content":[{"type":"text","text":"odd"}],"__proto__":{"isError":true}}'),
+    };
+    const { client } = await connect('modern over memory', { ...SPEC, tools: [odd] });
+    const result = (await client.callTool('odd', {})) as Record<string, unknown>;
+    expect([
+      'resultType' in result,
+      Object.getPrototypeOf(result) === Object.prototype,
+      Object.hasOwn(result, '__proto__'),
+      result.isError,
+    ]).toEqual([false, true, true, undefined]);
+  });
+});
+
 describe('the filter of the list-change stream', () => {
   it('asks for the lists the server declares listChanged for, and only those', () => {
     expect(listChangeFilter({ tools: { listChanged: true }, prompts: {}, resources: { listChanged: true } })).toEqual({

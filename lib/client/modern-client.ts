@@ -238,7 +238,18 @@ export function listChangeFilter(capabilities: ServerCapabilities | undefined): 
  */
 function withoutResultType(result: JsonObject, retried: boolean): JsonObject {
   if (result.resultType !== 'complete') return result;
-  const { resultType: _complete, ...answer } = result;
+  // A key loop: on V8 (Node 20) rest destructuring (`{ resultType, ...answer }`) takes twice as long.
+  const answer: JsonObject = {};
+  const keys = Object.keys(result);
+  for (let index = 0; index < keys.length; index++) {
+    const key = keys[index]!;
+    if (key === 'resultType') continue;
+    // An own "__proto__" member (JSON.parse makes one) stays a member: assigning it would set the prototype.
+    if (key === '__proto__') Object.defineProperty(answer, key, { ...OWN_MEMBER, value: result[key] });
+    else answer[key] = result[key];
+  }
   if (retried) markRetried(answer);
   return answer;
 }
+
+const OWN_MEMBER = { enumerable: true, writable: true, configurable: true } as const;
