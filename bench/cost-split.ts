@@ -19,6 +19,7 @@ import { createKeyRing, open, seal } from '../lib/server/request-state';
 import { Server } from '../lib/server/server';
 import { createMcpHttpHandler } from '../transports/http/endpoint';
 import type { SessionServer } from '../transports/http/session-server';
+import { bareEchoListener } from './bare-echo';
 import { ENVELOPE } from './modern';
 import { dualEraDefinition } from './modern-servers';
 
@@ -66,21 +67,6 @@ function connectInMemory(server: http.Server): MemorySocket {
   server.emit('connection', served);
   return client;
 }
-
-const bare: http.RequestListener = (request, response) => {
-  const chunks: Buffer[] = [];
-  request.on('data', (chunk: Buffer) => chunks.push(chunk));
-  request.on('end', () => {
-    const message = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    const body = JSON.stringify({
-      jsonrpc: '2.0',
-      id: message.id,
-      result: { content: [{ type: 'text', text: message.params.arguments.text }] },
-    });
-    response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-    response.end(body);
-  });
-};
 
 /** Our server's era policy and sessions, with every modern request answered at once by the stub. */
 function stubbedServer(server: Server): SessionServer & ModernServer {
@@ -146,7 +132,7 @@ async function nsPerCall(run: () => unknown, calls: number, rounds = 5): Promise
 async function httpSplit(): Promise<void> {
   const server = new Server(dualEraDefinition());
   const listeners: Record<string, http.RequestListener> = {
-    bare,
+    bare: bareEchoListener,
     transport: createMcpHttpHandler(stubbedServer(server), { responseMode: 'json' }),
     server: createMcpHttpHandler(server, { responseMode: 'json' }),
   };

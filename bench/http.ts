@@ -27,6 +27,7 @@ import { HANDSHAKE_ERA } from './config';
 import { StreamableHttpClientTransport } from '../transports/http/streamable-client';
 import type { CallPair } from './contender';
 import { startServerChild } from './server-child';
+import { bareEchoListener } from './bare-echo';
 
 const THIS_FILE = fileURLToPath(import.meta.url);
 const SERVE_FLAG = '--serve-http';
@@ -86,20 +87,7 @@ async function createSdkServer(): Promise<http.Server> {
 }
 
 function createBareServer(): http.Server {
-  return http.createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const message = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      const body = JSON.stringify({
-        jsonrpc: '2.0',
-        id: message.id,
-        result: { content: [{ type: 'text', text: message.params.arguments.text }] },
-      });
-      response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-      response.end(body);
-    });
-  });
+  return http.createServer(bareEchoListener);
 }
 
 const SERVERS: Record<HttpServerName, () => Promise<http.Server> | http.Server> = {

@@ -48,23 +48,27 @@ async function syncDirectory(directory: string): Promise<void> {
   }
 }
 
-/**
- * Removes the temporary files a crash between write and rename left next to `target`. Call it only while
- * holding whatever serialises writers of `target`, or it may remove a writer's file before its rename.
- */
-export async function removeStrayTempFiles(target: string): Promise<void> {
+/** The temporary files `writeFileAtomic` left next to `target` (paths, with the writer's pid); none when unreadable. */
+async function tempFilesOf(target: string): Promise<{ path: string; pid: number }[]> {
   const directory = dirname(target);
   const prefix = `${basename(target)}.`;
   let names: string[];
   try {
     names = await readdir(directory);
   } catch {
-    return;
+    return [];
   }
-  for (const name of names) {
-    if (name.startsWith(prefix) && name.endsWith(TEMP_SUFFIX))
-      await unlink(join(directory, name)).catch(() => undefined);
-  }
+  return names
+    .filter((name) => name.startsWith(prefix) && name.endsWith(TEMP_SUFFIX))
+    .map((name) => ({ path: join(directory, name), pid: Number(name.slice(prefix.length).split('.', 1)[0]) }));
+}
+
+/**
+ * Removes the temporary files a crash between write and rename left next to `target`. Call it only while
+ * holding whatever serialises writers of `target`, or it may remove a writer's file before its rename.
+ */
+export async function removeStrayTempFiles(target: string): Promise<void> {
+  for (const { path } of await tempFilesOf(target)) await unlink(path).catch(() => undefined);
 }
 
 /** How old a dead writer's temporary file must be before `removeOrphanedTempFiles` takes it. */
@@ -82,19 +86,8 @@ export async function removeOrphanedTempFiles(
   minAgeMs = ORPHAN_MIN_AGE_MS,
   now = Date.now(),
 ): Promise<void> {
-  const directory = dirname(target);
-  const prefix = `${basename(target)}.`;
-  let names: string[];
-  try {
-    names = await readdir(directory);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (!name.startsWith(prefix) || !name.endsWith(TEMP_SUFFIX)) continue;
-    const pid = Number(name.slice(prefix.length).split('.', 1)[0]);
+  for (const { path, pid } of await tempFilesOf(target)) {
     if (!Number.isSafeInteger(pid) || isProcessAlive(pid)) continue;
-    const path = join(directory, name);
     const modified = await stat(path).then(
       (stats) => stats.mtimeMs,
       () => undefined,
