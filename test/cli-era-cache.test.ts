@@ -109,6 +109,13 @@ function expectEchoed(run: { code: number | null; stdout: string; stderr: string
   expect(JSON.parse(run.stdout).content).toEqual([{ type: 'text', text: '{"n":1}' }]);
 }
 
+/** The call's --verbose lines say the era came from the cache file (no probe) and which one it connected with. */
+function expectEraFromCache(run: { stderr: string }, connected: string): void {
+  expect(run.stderr.split('\n')).toEqual(
+    expect.arrayContaining([`era: from the cache (${join(configDir, 'era-cache.json')}), no probe`, connected]),
+  );
+}
+
 describe('a server that speaks 2026-07-28', () => {
   it('is not probed by a second call', async () => {
     const server = await serve();
@@ -120,13 +127,7 @@ describe('a server that speaks 2026-07-28', () => {
   it('is spoken to in 2026-07-28 by the second call, which says the era came from the cache', async () => {
     const server = await serve();
     await call(server.url);
-    const second = await call(server.url);
-    expect(second.stderr.split('\n')).toEqual(
-      expect.arrayContaining([
-        `era: from the cache (${join(configDir, 'era-cache.json')}), no probe`,
-        'connected: 2026-07-28 (stateless)',
-      ]),
-    );
+    expectEraFromCache(await call(server.url), 'connected: 2026-07-28 (stateless)');
   });
 
   it('is remembered in a file readable only by the user', async () => {
@@ -183,13 +184,7 @@ describe('a server that speaks only the handshake', () => {
     const server = await serve();
     server.speaks = 'handshake only';
     await call(server.url);
-    const second = await call(server.url);
-    expect(second.stderr.split('\n')).toEqual(
-      expect.arrayContaining([
-        `era: from the cache (${join(configDir, 'era-cache.json')}), no probe`,
-        'connected: 2025-11-25 (handshake)',
-      ]),
-    );
+    expectEraFromCache(await call(server.url), 'connected: 2025-11-25 (handshake)');
   });
 });
 
