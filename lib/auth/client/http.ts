@@ -4,6 +4,9 @@
  * (a server on the developer's machine, the tests), never elsewhere.
  */
 import * as oauth from 'oauth4webapi';
+import { isLoopback } from '../loopback';
+
+export { isLoopback };
 
 export type Fetch = (input: string | URL, init?: RequestInit) => Promise<Response>;
 
@@ -97,17 +100,6 @@ function bounded(response: Response, limit: number, url: string): Response {
   // oauth4webapi reads the URL a response came from in some checks; a Response made here has none.
   Object.defineProperty(copy, 'url', { value: response.url });
   return copy;
-}
-
-/** `localhost`, `*.localhost`, 127.0.0.0/8 or `[::1]`. */
-export function isLoopback(url: string | URL): boolean {
-  let host: string;
-  try {
-    host = (typeof url === 'string' ? new URL(url) : url).hostname.toLowerCase();
-  } catch {
-    return false;
-  }
-  return host === 'localhost' || host.endsWith('.localhost') || /^127(\.\d{1,3}){3}$/.test(host) || host === '[::1]';
 }
 
 /** Authorization could not be obtained: the reason says which step failed and why. */
