@@ -14,7 +14,7 @@ import { DEFAULT_HOST } from '../lib/cli/args';
 import { describeError } from '../lib/cli/errors';
 import { processIo } from '../lib/cli/io';
 import { callLine, inspectorLine, mcpServersSnippet, nodeCommand, type StdioCommand } from '../lib/cli/hints';
-import { isLoopback, listenHttp } from '../lib/cli/http-listener';
+import { listenHttp } from '../lib/cli/http-listener';
 import { stopSignal } from '../lib/cli/signals';
 import { CommandTrace } from '../lib/cli/trace';
 import { Server } from '../lib/index';
@@ -42,7 +42,6 @@ const handlers = new Map<string, McpHttpHandler>(
     createMcpHttpHandler(trace.serving(server), {
       path: `/${name}/mcp`,
       legacy: { ssePath: `/${name}/sse`, messagePath: `/${name}/messages` },
-      localhostOnly: isLoopback(host),
     }),
   ]),
 );

@@ -631,6 +631,27 @@ describe('serve a hub config (the mcpServers shape)', () => {
     expect(await flagged.server.stop('SIGTERM')).toEqual({ code: 0, signal: null });
   });
 
+  it('serve --http --host 127.0.0.2 accepts requests to the URL it prints (Host: 127.0.0.2:<port>)', async () => {
+    const { process: server, match } = await LongRunning.start(
+      switchboard('serve', fixture('adder.mjs'), '--http', '0', '--host', '127.0.0.2'),
+      /over Streamable HTTP at (http:\/\/127\.0\.0\.2:\d+\/mcp)/,
+    );
+    // fetch sends Host: 127.0.0.2:<port>, the printed address.
+    const response = await fetch(match[1]!, {
+      method: 'POST',
+      headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      }),
+    });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain('"serverInfo"');
+    expect(await server.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+  });
+
   it('exits 1 with every mistake of a bad config named', async () => {
     writeFileSync(fixture('bad-hub.json'), JSON.stringify({ mcpServers: { broken: { args: [] }, worse: 3 } }));
     const run = await runSwitchboard('serve', fixture('bad-hub.json'));

@@ -289,11 +289,10 @@ describe('request ids', () => {
   });
 });
 
-describe('Origin and Host on a non-loopback bind', () => {
+describe('Origin and Host on another address than 127.0.0.1', () => {
   it('accepts the bind address and listed names; refuses others with 403 saying what to configure', async () => {
-    // 127.0.0.2 stands in for a non-loopback address: the server is told it is not localhost-only.
     const { port } = await start(
-      { localhostOnly: false, allowedHosts: [`mcp.example:1`], allowedOrigins: ['https://app.example'] },
+      { allowedHosts: [`mcp.example:1`], allowedOrigins: ['https://app.example'] },
       SECOND_CLIENT,
     );
     await openSession(port, SECOND_CLIENT, SECOND_CLIENT);
@@ -329,7 +328,7 @@ describe('switchboard serve options', () => {
     ]) as ServeCommand;
     expect(command.http!.limits).toEqual({ maxConnectionsPerClient: 2, maxSessionsPerClient: 1 });
     const options = httpHandlerOptions(command.http!);
-    expect(options).toMatchObject({ localhostOnly: true, allowedHosts: ['mcp.example:8080'], maxSessionsPerClient: 1 });
+    expect(options).toMatchObject({ allowedHosts: ['mcp.example:8080'], maxSessionsPerClient: 1 });
     const server = new Server(serverWith([tool('echo')]));
     const handler = createStreamableHttpHandler(server, options);
     const listener = await listenCli(handler, 0, '127.0.0.1', command.http!.limits);

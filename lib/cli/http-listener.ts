@@ -21,14 +21,9 @@ export function urlHost(host: string): string {
   return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
 }
 
-export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
-
 /** The handler options `serve --http` implies: the origin policy for its bind address, its lists, its limits. */
 export function httpHandlerOptions(http: ServeHttp): McpHttpOptions {
   return {
-    localhostOnly: isLoopback(http.host),
     ...(http.allowedHosts.length > 0 && { allowedHosts: http.allowedHosts }),
     ...(http.allowedOrigins.length > 0 && { allowedOrigins: http.allowedOrigins }),
     ...http.limits,

@@ -32,7 +32,6 @@ export interface HttpServerOptions extends OriginPolicy, Partial<HttpLimits> {
 export const HTTP_SERVER_OPTION_NAMES = [
   'allowedOrigins',
   'allowedHosts',
-  'localhostOnly',
   'keepAliveMs',
   'clientKey',
   'connectionOptions',

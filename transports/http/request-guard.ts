@@ -11,17 +11,15 @@ import type { JsonRpcErrorResponse, RequestId } from '../../lib/jsonrpc/types';
 
 /**
  * The DNS-rebinding defence: which `Host` and `Origin` headers are accepted. It is always on: localhost
- * names are always accepted (a web page cannot make a browser send them for its own origin); a server
- * that is not localhost-only also accepts the address the request reached (the bind address); anything
- * else must be listed.
+ * names are accepted, and so is the address the request reached, written as an address (`127.0.0.2`, the
+ * bind address or the interface of a wildcard bind): a rebinding page is named by its own host name, never
+ * by the address it was rebound to. Any other name must be listed.
  */
 export interface OriginPolicy {
-  /** Origins (`scheme://host[:port]`) accepted besides localhost ones and, when not localhost-only, the bind address. */
+  /** Origins (`scheme://host[:port]`) accepted besides localhost ones and the address the request reached. */
   readonly allowedOrigins?: readonly string[];
-  /** Host header values (`host[:port]`) accepted besides localhost ones and, when not localhost-only, the bind address. */
+  /** Host header values (`host[:port]`) accepted besides localhost ones and the address the request reached. */
   readonly allowedHosts?: readonly string[];
-  /** The server listens on a loopback address: only localhost names (and the lists) are accepted (default true). */
-  readonly localhostOnly?: boolean;
 }
 
 /** Distinct header values remembered per parser; past that the memory starts afresh. */
@@ -64,8 +62,8 @@ function isBindAddress(request: IncomingMessage, hostname: string): boolean {
   return hostname === (local.startsWith('::ffff:') ? local.slice(7) : local).toLowerCase();
 }
 
-function acceptedHostname(request: IncomingMessage, hostname: string, policy: OriginPolicy): boolean {
-  return isLocalName(hostname) || (policy.localhostOnly === false && isBindAddress(request, hostname));
+function acceptedHostname(request: IncomingMessage, hostname: string): boolean {
+  return isLocalName(hostname) || isBindAddress(request, hostname);
 }
 
 /**
@@ -74,16 +72,13 @@ function acceptedHostname(request: IncomingMessage, hostname: string, policy: Or
  */
 export function refuseOrigin(request: IncomingMessage, policy: OriginPolicy): string | undefined {
   const host = request.headers.host;
-  if (
-    host === undefined ||
-    !(policy.allowedHosts?.includes(host) || acceptedHostname(request, hostHostname(host), policy))
-  ) {
+  if (host === undefined || !(policy.allowedHosts?.includes(host) || acceptedHostname(request, hostHostname(host)))) {
     return `Host ${host ?? '(none)'} is not allowed: list it in allowedHosts (switchboard serve --allowed-host ${host ?? '<host:port>'})`;
   }
   const origin = request.headers.origin;
   if (
     origin !== undefined &&
-    !(policy.allowedOrigins?.includes(origin) || acceptedHostname(request, originHostname(origin), policy))
+    !(policy.allowedOrigins?.includes(origin) || acceptedHostname(request, originHostname(origin)))
   ) {
     return `Origin ${origin} is not allowed: list it in allowedOrigins (switchboard serve --allowed-origin ${origin})`;
   }
