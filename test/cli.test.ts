@@ -4,7 +4,7 @@
  * `switchboard call` as the client), as a user would run them.
  */
 import http from 'node:http';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -368,6 +368,8 @@ describe('serve over stdio, called with switchboard call', () => {
     // Nothing on stderr: the trace went to the files only.
     expect(run.stderr).toBe('');
 
+    // Traces hold tool arguments and results: for the owner's eyes only.
+    for (const file of [served, called]) expect(statSync(file).mode & 0o777).toBe(0o600);
     // The call has ended, so has the server it ran: both files are complete.
     const serverEvents = traceFile(served);
     expect(hops(serverEvents)).toEqual([

@@ -2,7 +2,7 @@
  * The sinks (NDJSON to a file, pretty lines) and redaction, which every sink sees applied: the stream
  * subscribers, the NDJSON and pretty sinks, the file, and the payloads OpenTelemetry records.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SpanKind } from '@opentelemetry/api';
@@ -101,6 +101,19 @@ describe('the NDJSON file sink', () => {
     second.next(lifecycleEvent);
     await second.close();
     expect(lines(path)).toEqual([toNdjsonLine(lifecycleEvent), toNdjsonLine(lifecycleEvent), '']);
+  });
+
+  it('writes the file for its owner only (0600), a file that was there too', async () => {
+    const fresh = join(directory, 'fresh.ndjson');
+    const existing = join(directory, 'existing.ndjson');
+    writeFileSync(existing, '', { mode: 0o644 });
+    chmodSync(existing, 0o644);
+    for (const path of [fresh, existing]) {
+      const sink = createNdjsonFileSink(path, { append: path === existing });
+      sink.next(lifecycleEvent);
+      await sink.close();
+      expect(statSync(path).mode & 0o777).toBe(0o600);
+    }
   });
 
   it('drops, and counts, events while the disk is too far behind', async () => {

@@ -1,7 +1,8 @@
 /**
- * NDJSON trace to a file (`--trace-file`). Node only: imported from `mcp-switchboard/trace/file`.
+ * NDJSON trace to a file (`--trace-file`). Node only: imported from `mcp-switchboard/trace/file`. A trace
+ * holds tool arguments and results, so the file is the owner's alone (0600) unless told otherwise.
  */
-import { createWriteStream } from 'node:fs';
+import * as fs from 'node:fs';
 import type { TraceEvent } from '../types';
 import { toNdjsonLine } from './ndjson';
 import type { TraceSink } from './sink';
@@ -11,6 +12,8 @@ export interface NdjsonFileSinkOptions {
   readonly append?: boolean;
   /** Bytes waiting for the disk beyond which events are dropped (and counted) rather than buffered: 16 MiB. */
   readonly maxBufferedBytes?: number;
+  /** The file's permissions, also applied to a file that exists already (default 0o600: the owner only). */
+  readonly mode?: number;
 }
 
 export interface NdjsonFileSink extends TraceSink {
@@ -20,6 +23,7 @@ export interface NdjsonFileSink extends TraceSink {
 }
 
 const DEFAULT_MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_TRACE_FILE_MODE = 0o600;
 
 /**
  * Writes every event as one JSON line to `path`. `close()` resolves once the file is flushed and closed,
@@ -27,7 +31,8 @@ const DEFAULT_MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
  */
 export function createNdjsonFileSink(path: string, options: NdjsonFileSinkOptions = {}): NdjsonFileSink {
   const maxBuffered = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
-  const stream = createWriteStream(path, { flags: options.append ? 'a' : 'w' });
+  const mode = options.mode ?? DEFAULT_TRACE_FILE_MODE;
+  const stream = fs.createWriteStream(path, { flags: options.append ? 'a' : 'w', mode, fs: openingWithMode });
   let failure: Error | undefined;
   let ending = false;
   let dropped = 0;
@@ -62,3 +67,19 @@ export function createNdjsonFileSink(path: string, options: NdjsonFileSinkOption
     close,
   };
 }
+
+/**
+ * `fs` for the write stream, whose open also sets the mode of a file that existed (an open's `mode` applies
+ * only to a file it creates), before the first write. A file of another owner keeps its mode.
+ */
+const openingWithMode = {
+  open(path: fs.PathLike, flags: string, mode: number, done: (error: Error | null, fd?: number) => void): void {
+    fs.open(path, flags, mode, (error, fd) => {
+      if (error) return done(error);
+      fs.fchmod(fd, mode, () => done(null, fd));
+    });
+  },
+  write: fs.write,
+  writev: fs.writev,
+  close: fs.close,
+};
