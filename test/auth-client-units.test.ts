@@ -43,8 +43,8 @@ describe('WWW-Authenticate challenges', () => {
     expect(parseChallenges('Bearer scope="a", scope="b"')[0]?.params.scope).toBe('a');
   });
 
-  it('stops at an unterminated quoted string without throwing', () => {
-    expect(parseChallenges('Bearer scope="a')).toEqual([{ scheme: 'bearer', params: {} }]);
+  it('refuses a header with an unterminated quoted string whole, without throwing', () => {
+    expect(parseChallenges('Bearer realm="r", scope="a')).toEqual([]);
   });
 
   it('reads nothing from a header over 16 KiB', () => {
