@@ -5,7 +5,17 @@
  * URL the CLI prints, GETs it (the authorization server approves with a 302 to the loopback redirect URI)
  * and follows that redirect to the CLI's listener.
  */
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -14,14 +24,14 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createJwtVerifier } from '../lib/auth/server/jwt-verifier';
 import { parseCommandLine } from '../lib/cli/args';
 import { DEFAULT_CALLBACK_PORT, DEFAULT_LOGIN_TIMEOUT_MS } from '../lib/cli/auth-args';
-import { browserCommand } from '../lib/cli/browser';
+import { browserCommand, openBrowser } from '../lib/cli/browser';
 import { runCli } from '../lib/cli/run';
 import { defineServer } from '../lib/server/definition';
 import type { ServerContext } from '../lib/server/context';
 import { Server } from '../lib/server/server';
 import { createMcpHttpHandler, type McpHttpHandler } from '../transports/http/endpoint';
 import { buildCli, LongRunning, runToEnd } from './helpers/cli-process';
-import { cleanups, listenHttp } from './helpers/http';
+import { cleanups, eventually, listenHttp } from './helpers/http';
 import {
   startAuthorizationServer,
   type AuthorizationServer,
@@ -229,8 +239,8 @@ describe('switchboard login', () => {
 });
 
 describe('switchboard login and the browser', () => {
-  /** Runs `login` (browser allowed) with PATH holding only `openers`: executables by name, with their text. */
-  async function loginWithOpeners(url: string, openers: Record<string, string>) {
+  /** Runs `fn` with PATH holding only `openers`: executables by name, with their text. */
+  function withOpeners<T>(openers: Record<string, string>, fn: () => T): T {
     const bin = join(configDir, 'bin');
     rmSync(bin, { recursive: true, force: true });
     mkdirSync(bin);
@@ -241,10 +251,22 @@ describe('switchboard login and the browser', () => {
     const path = process.env['PATH'];
     process.env['PATH'] = bin;
     try {
-      return LongRunning.run(switchboard('login', '--callback-port', '0', url));
+      return fn();
     } finally {
       process.env['PATH'] = path;
     }
+  }
+
+  /** Runs `login` (browser allowed) with PATH holding only `openers`. */
+  async function loginWithOpeners(url: string, openers: Record<string, string>, ...options: string[]) {
+    return withOpeners(openers, () => LongRunning.run(switchboard('login', '--callback-port', '0', ...options, url)));
+  }
+
+  /** Openers that write the URL they were given to `opened` (in the config directory) and do nothing else. */
+  function recordingOpeners(): { openers: Record<string, string>; opened: string } {
+    const opened = join(configDir, 'opened');
+    const recorder = `#!/bin/sh\necho "$1" >> '${opened}'\n`;
+    return { opened, openers: { 'xdg-open': recorder, open: recorder } };
   }
 
   it('opens the authorization URL with the platform opener (here a stand-in that plays the browser)', async () => {
@@ -274,6 +296,36 @@ await (await fetch(approval.headers.get('location'))).text();
     const exit = await login.stop('SIGINT');
     expect(exit.code).toBe(130);
     expect(login.stderr).toContain('Interrupted: the login was cancelled');
+  });
+
+  it('opens no file: authorization endpoint (CVE-2025-6514): fails saying why, printing nothing to open', async () => {
+    const hostile = 'file:///C:/Windows/System32/calc.exe';
+    const { url } = await protectedServer({ metadataOverrides: { authorization_endpoint: hostile } });
+    const { openers, opened } = recordingOpeners();
+    const login = await loginWithOpeners(url, openers, '--timeout', '5000');
+    const { code } = await login.finished();
+    expect(code).toBe(1);
+    expect(login.stderr).toMatch(/Login to .* failed: "authorization_endpoint" in .* has the scheme "file:"/);
+    expect(login.stderr).not.toContain('calc.exe');
+    expect(login.stderr).not.toContain('Open this URL');
+    expect(existsSync(opened)).toBe(false);
+  });
+
+  it('starts the opener for http: and https: URLs only', async () => {
+    const { openers, opened } = recordingOpeners();
+    const started = withOpeners(openers, () =>
+      [
+        'file:///C:/Windows/System32/calc.exe',
+        'javascript:alert(1)',
+        'smb://host/share',
+        'not a url',
+        'https://as.example/authorize?a=1&b=2',
+      ].map((url) => openBrowser(url)),
+    );
+    expect(started).toEqual([false, false, false, false, true]);
+    // The opener is detached: nothing announces that it ran but the line it writes.
+    await eventually(() => existsSync(opened) && readFileSync(opened, 'utf8').length > 0, 'the opener to run');
+    expect(readFileSync(opened, 'utf8')).toBe('https://as.example/authorize?a=1&b=2\n');
   });
 
   it('names the opener of each platform', () => {

@@ -5,7 +5,7 @@
  */
 import * as oauth from 'oauth4webapi';
 import type { StoredClient } from '../token-store';
-import { AuthHttp, AuthorizationError, type AuthHttpOptions } from './http';
+import { AuthHttp, AuthorizationError, requireEndpointUrl, type AuthHttpOptions } from './http';
 import { clientAuthentication, describe } from './registration';
 import { retryingDpopNonce } from './dpop';
 
@@ -33,18 +33,25 @@ export async function authorizationCodeGrant(
   http: AuthHttp,
 ): Promise<oauth.TokenEndpointResponse> {
   const { as, client, interaction, scopes, resource } = request;
-  const methods = as.code_challenge_methods_supported;
-  if (methods !== undefined && !methods.includes('S256')) {
+  // MCP authorization (2025-11-25 and later): no advertised S256, no authorization. Metadata-less servers
+  // (2025-03-26) get S256 from their defaults (discovery.ts).
+  const methods: unknown = as.code_challenge_methods_supported;
+  if (!Array.isArray(methods) || !methods.includes('S256')) {
     throw new AuthorizationError(
-      `The authorization server ${as.issuer} does not support PKCE with S256: refusing to authorize`,
+      `The authorization server ${as.issuer} does not advertise PKCE with S256 support (code_challenge_methods_supported): refusing to authorize`,
     );
   }
   if (as.authorization_endpoint === undefined) {
     throw new AuthorizationError(`The authorization server ${as.issuer} names no authorization endpoint`);
   }
+  // Checked again here (discovery checked it), whatever built `as`: no interaction sees another scheme.
+  const url = requireEndpointUrl(
+    as.authorization_endpoint,
+    'authorization_endpoint',
+    `the metadata of the authorization server ${as.issuer}`,
+  );
   const verifier = oauth.generateRandomCodeVerifier();
   const state = oauth.generateRandomState();
-  const url = new URL(as.authorization_endpoint);
   const params = url.searchParams;
   params.set('response_type', 'code');
   params.set('client_id', client.clientId);

@@ -5,7 +5,7 @@
  * origin is the authorization server; no metadata at all: `/authorize`, `/token`, `/register` there).
  */
 import * as oauth from 'oauth4webapi';
-import { AuthorizationError, type AuthHttp } from './http';
+import { AuthorizationError, requireEndpointUrl, type AuthHttp } from './http';
 import type { Challenge } from './www-authenticate';
 
 export interface ProtectedResource {
@@ -19,16 +19,23 @@ export interface ProtectedResource {
 
 const PRM_WELL_KNOWN = '/.well-known/oauth-protected-resource';
 
-/** Where to look for the server's resource metadata, in order: the challenge's URL, then path-based, then root. */
+/**
+ * Where to look for the server's resource metadata, in order: the challenge's URL, then path-based, then root.
+ * The challenge's URL may be on another origin (RFC 9728), but only `https:` (or `http:` on this machine).
+ */
 export function resourceMetadataCandidates(serverUrl: URL, challenge: Challenge | undefined): URL[] {
   const candidates: URL[] = [];
   const advertised = challenge?.params.resource_metadata;
-  if (advertised !== undefined) {
-    try {
-      candidates.push(new URL(advertised, serverUrl));
-    } catch {
-      // an unreadable URL: the well-known locations remain
-    }
+  let resolved: URL | undefined;
+  try {
+    if (advertised !== undefined) resolved = new URL(advertised, serverUrl);
+  } catch {
+    // an unreadable URL: the well-known locations remain
+  }
+  if (resolved) {
+    candidates.push(
+      requireEndpointUrl(resolved.href, 'resource_metadata', `the WWW-Authenticate challenge of ${serverUrl.href}`),
+    );
   }
   const path = serverUrl.pathname.replace(/\/$/, '');
   if (path !== '') candidates.push(new URL(`${PRM_WELL_KNOWN}${path}`, serverUrl.origin));
@@ -62,11 +69,15 @@ export async function discoverProtectedResource(
       );
     }
     const servers = document.authorization_servers;
+    const authorizationServers = Array.isArray(servers)
+      ? servers.filter((item): item is string => typeof item === 'string')
+      : [];
+    for (const issuer of authorizationServers) {
+      requireEndpointUrl(issuer, 'authorization_servers', `the protected resource metadata at ${url.href}`);
+    }
     return {
       resource,
-      authorizationServers: Array.isArray(servers)
-        ? servers.filter((item): item is string => typeof item === 'string')
-        : [],
+      authorizationServers,
       ...(isStringArray(document.scopes_supported) && { scopesSupported: document.scopes_supported }),
       url: url.href,
     };
@@ -122,19 +133,40 @@ export async function discoverAuthorizationServer(issuer: string, http: AuthHttp
       await response.body?.cancel();
       continue;
     }
+    let as: oauth.AuthorizationServer;
     try {
-      return await oauth.processDiscoveryResponse(issuerUrl, response);
+      as = await oauth.processDiscoveryResponse(issuerUrl, response);
     } catch (error) {
       throw new AuthorizationError(
         `The authorization server metadata at ${url.href} cannot be used: ${(error as Error).message}`,
         { cause: error },
       );
     }
+    for (const field of ENDPOINT_FIELDS) {
+      if (as[field] !== undefined) {
+        requireEndpointUrl(as[field], field, `the authorization server metadata at ${url.href}`);
+      }
+    }
+    return as;
   }
   return defaultEndpoints(issuer);
 }
 
-/** The 2025-03-26 fallback: the default endpoint paths at the issuer's origin. */
+/** The metadata members the client may send a request or the user to. */
+const ENDPOINT_FIELDS = [
+  'authorization_endpoint',
+  'token_endpoint',
+  'registration_endpoint',
+  'jwks_uri',
+  'revocation_endpoint',
+  'introspection_endpoint',
+] as const;
+
+/**
+ * The 2025-03-26 fallback: the default endpoint paths at the issuer's origin. That revision has every client
+ * use PKCE (OAuth 2.1) without metadata to say so, so its defaults include S256; later revisions require the
+ * metadata to advertise it (`authorizationCodeGrant` refuses otherwise).
+ */
 function defaultEndpoints(issuer: string): oauth.AuthorizationServer {
   const origin = new URL(issuer).origin;
   return {
@@ -142,6 +174,7 @@ function defaultEndpoints(issuer: string): oauth.AuthorizationServer {
     authorization_endpoint: `${origin}/authorize`,
     token_endpoint: `${origin}/token`,
     registration_endpoint: `${origin}/register`,
+    code_challenge_methods_supported: ['S256'],
   };
 }
 

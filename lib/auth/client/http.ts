@@ -4,7 +4,7 @@
  * (a server on the developer's machine, the tests), never elsewhere.
  */
 import * as oauth from 'oauth4webapi';
-import { isLoopback } from '../loopback';
+import { isLoopback, isSecureOrLoopback } from '../loopback';
 
 export { isLoopback };
 
@@ -49,7 +49,7 @@ export class AuthHttp {
 
   /** A GET of a JSON document; the response whatever its status (the caller decides what a 404 means). */
   getJson(url: URL): Promise<Response> {
-    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url))) {
+    if (!isSecureOrLoopback(url)) {
       return Promise.reject(
         new AuthorizationError(`Refusing to fetch ${url.href}: OAuth metadata must be served over https`),
       );
@@ -100,6 +100,32 @@ function bounded(response: Response, limit: number, url: string): Response {
   // oauth4webapi reads the URL a response came from in some checks; a Response made here has none.
   Object.defineProperty(copy, 'url', { value: response.url });
   return copy;
+}
+
+/**
+ * `value`, an endpoint a peer named (metadata, a challenge), as a URL the client may send a request or the user
+ * to: `https:`, or `http:` on this machine, without credentials in it. Anything else (a `file:` or
+ * `javascript:` authorization endpoint handed to a browser, plain `http:` across the network) is refused with
+ * an error naming `field` and `source` and why, never the value itself (it may be huge, or hold a password).
+ */
+export function requireEndpointUrl(value: unknown, field: string, source: string): URL {
+  const refuse = (why: string) => new AuthorizationError(`"${field}" in ${source} ${why}: refusing to authorize`);
+  if (typeof value !== 'string') throw refuse('is not a string');
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw refuse('is not a URL');
+  }
+  if (url.protocol === 'http:' && !isLoopback(url)) {
+    throw refuse('is plain http: to a host other than this machine (only https:, or http: on this machine)');
+  }
+  if (!isSecureOrLoopback(url)) {
+    const scheme = url.protocol.length > 20 ? `${url.protocol.slice(0, 20)}…` : url.protocol;
+    throw refuse(`has the scheme "${scheme}" (only https:, or http: on this machine)`);
+  }
+  if (url.username !== '' || url.password !== '') throw refuse('has credentials (user:password@) in it');
+  return url;
 }
 
 /** Authorization could not be obtained: the reason says which step failed and why. */
