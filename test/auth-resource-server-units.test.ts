@@ -1,11 +1,12 @@
 /**
- * The resource server's pure parts: challenge quoting, the metadata paths, the introspection cache's
- * bounds (entries, TTL, the token's own expiry; on an injected clock), and credential redaction.
+ * The resource server's pure parts: challenge quoting, the metadata paths, the verdict cache's bounds
+ * (entries, a finite TTL, the token's own expiry; on an injected clock), principal ids, and credential
+ * redaction.
  */
 import { describe, expect, it } from 'vitest';
 import { bearerChallenge } from '../lib/auth/server/challenge';
 import { canonicalResource, metadataPaths } from '../lib/auth/server/metadata';
-import { principalFromClaims } from '../lib/auth/server/principal';
+import { InvalidTokenError, principalFromClaims, principalIdOf } from '../lib/auth/server/principal';
 import { checkScopes } from '../lib/auth/server/scopes';
 import { TokenCache, tokenKey } from '../lib/auth/server/token-cache';
 import { redactSecrets } from '../lib/trace/redact';
@@ -76,6 +77,10 @@ describe('TokenCache', () => {
     expect([cache.get('a'), cache.size]).toEqual([undefined, 2]);
   });
 
+  it('refuses a TTL that would keep entries forever', () => {
+    expect(() => new TokenCache(10, Infinity, () => 0)).toThrow(/finite/);
+  });
+
   it('keys a token by a hash that does not contain it', async () => {
     expect(await tokenKey('secret-token')).not.toContain('secret');
   });
@@ -84,6 +89,20 @@ describe('TokenCache', () => {
 describe('principalFromClaims', () => {
   it('names a client-credentials token by its issuer and client', () => {
     expect(principalFromClaims({ iss: 'https://as', client_id: 'svc' }, undefined).id).toBe('https://as client:svc');
+  });
+
+  it('gives distinct ids to callers whose issuer and subject only join the same way', () => {
+    const ids = [
+      { iss: 'https://as sub:b', sub: 'c' },
+      { iss: 'https://as', sub: 'b sub:c' },
+      { iss: 'https://as%20sub:b', sub: 'c' },
+    ].map((claims) => principalFromClaims(claims, undefined).id);
+    expect(new Set(ids).size).toBe(3);
+  });
+
+  it('refuses claims that name no one, rather than make one principal of them all', () => {
+    expect(() => principalFromClaims({ iss: 'https://as' }, undefined)).toThrow(InvalidTokenError);
+    expect(() => principalIdOf('https://as', undefined, undefined)).toThrow(TypeError);
   });
 });
 

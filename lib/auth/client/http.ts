@@ -4,6 +4,7 @@
  * (a server on the developer's machine, the tests), never elsewhere.
  */
 import * as oauth from 'oauth4webapi';
+import { boundedResponse } from '../bounded-response';
 import { isLoopback, isSecureOrLoopback } from '../loopback';
 
 export { isLoopback };
@@ -30,7 +31,13 @@ export class AuthHttp {
   constructor(options: AuthHttpOptions = {}) {
     const inner: Fetch = options.fetch ?? ((input, init) => fetch(input, init));
     const limit = options.maxResponseBytes ?? DEFAULT_MAX_OAUTH_RESPONSE_BYTES;
-    this.fetchImpl = async (input, init) => bounded(await inner(input, init), limit, String(input));
+    this.fetchImpl = async (input, init) =>
+      boundedResponse(
+        await inner(input, init),
+        limit,
+        () =>
+          new AuthorizationError(`The answer from ${String(input)} is larger than ${limit} bytes: refusing to read it`),
+      );
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   }
 
@@ -65,41 +72,6 @@ export class AuthHttp {
   fetch(input: string | URL, init?: RequestInit): Promise<Response> {
     return this.fetchImpl(input, { signal: AbortSignal.timeout(this.timeoutMs), ...init });
   }
-}
-
-/**
- * `response` whose body fails once more than `limit` bytes arrive (or at once when its `Content-Length` says
- * so): what reads it (oauth4webapi's checks, our JSON) then fails with a clear error instead of buffering
- * whatever a hostile or broken server sends.
- */
-function bounded(response: Response, limit: number, url: string): Response {
-  const declared = Number(response.headers.get('content-length'));
-  const tooLarge = () =>
-    new AuthorizationError(`The answer from ${url} is larger than ${limit} bytes: refusing to read it`);
-  if (declared > limit) {
-    void response.body?.cancel();
-    throw tooLarge();
-  }
-  const body = response.body;
-  if (body === null) return response;
-  let received = 0;
-  const limited = body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        received += chunk.byteLength;
-        if (received > limit) controller.error(tooLarge());
-        else controller.enqueue(chunk);
-      },
-    }),
-  );
-  const copy = new Response(limited, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  });
-  // oauth4webapi reads the URL a response came from in some checks; a Response made here has none.
-  Object.defineProperty(copy, 'url', { value: response.url });
-  return copy;
 }
 
 /**

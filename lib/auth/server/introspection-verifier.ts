@@ -1,26 +1,40 @@
 /**
  * Opaque access tokens, checked by asking the authorization server (RFC 7662 token introspection, through
- * oauth4webapi): the token must be `active`, for this resource (`aud`), and not expired. Active answers
- * are cached (token-cache.ts), so a client reusing its token costs one introspection per TTL.
+ * oauth4webapi): the token must be `active`, an access token (`token_type`, when given), for this resource
+ * (`aud`), and not expired. Active answers are cached by the resource server (token-cache.ts), so a client
+ * reusing its token costs one introspection per TTL; refusals, time, size and concurrency are bounded by
+ * introspection-limits.ts.
  */
 import {
   allowInsecureRequests,
   ClientSecretBasic,
   ClientSecretPost,
+  customFetch,
   introspectionRequest,
   None,
   processIntrospectionResponse,
   type AuthorizationServer,
   type Client,
   type ClientAuth,
+  type IntrospectionRequestOptions,
 } from 'oauth4webapi';
+import { boundedFetch, outboundUrl } from './bounded-fetch';
+import {
+  DEFAULT_MAX_INTROSPECTION_BYTES,
+  withIntrospectionLimits,
+  type IntrospectionLimits,
+} from './introspection-limits';
 import { InvalidTokenError, principalFromClaims } from './principal';
 import type { TokenVerifier } from './token-verifier';
 
 export const DEFAULT_INTROSPECTION_CACHE_ENTRIES = 1_000;
 export const DEFAULT_INTROSPECTION_CACHE_TTL_MS = 60_000;
 
-export interface IntrospectionOptions {
+/** `token_type` values (RFC 7662 §2.2, compared without case) that name an access token. */
+const ACCESS_TOKEN_TYPES = new Set(['bearer', 'dpop', 'access_token', 'urn:ietf:params:oauth:token-type:access_token']);
+
+/** The limits (timeout, answer size, concurrency, remembered refusals) are `IntrospectionLimits`'. */
+export interface IntrospectionOptions extends IntrospectionLimits {
   /** The introspection endpoint (`introspection_endpoint` of the authorization server's metadata). */
   readonly endpoint: string | URL;
   /** The authorization server's issuer identifier (default: the endpoint's origin). */
@@ -40,36 +54,45 @@ export interface IntrospectionOptions {
   readonly cacheEntries?: number;
   /**
    * How long a `ResourceServer` keeps an answer at most (default `DEFAULT_INTROSPECTION_CACHE_TTL_MS`); never
-   * past the token's `exp`. The verifier itself keeps nothing: each call is one introspection.
+   * past the token's `exp`. The verifier itself keeps only refusals (`negativeCacheEntries`).
    */
   readonly cacheTtlMs?: number;
   /** Allow a plain `http:` endpoint (default: only for loopback hosts). */
   readonly allowInsecureRequests?: boolean;
   /** Put the raw token on the principal (`principal.token`). Default false. */
   readonly exposeToken?: boolean;
-  /** The current time in epoch ms, for tests (default `Date.now`). */
+  /** The current time in epoch ms, for tests and remembered refusals (default `Date.now`). */
   readonly now?: () => number;
 }
 
 export function createIntrospectionVerifier(options: IntrospectionOptions): TokenVerifier {
-  const endpoint = new URL(options.endpoint);
+  const endpoint = outboundUrl(options.endpoint, options.allowInsecureRequests, 'introspection: the endpoint');
   const as: AuthorizationServer = {
     issuer: options.issuer ?? endpoint.origin,
     introspection_endpoint: endpoint.href,
   };
   const client: Client = { client_id: options.clientId };
   const authentication = clientAuthOf(options);
-  const insecure = options.allowInsecureRequests ?? isLoopback(endpoint);
-  const requestOptions = insecure ? { [allowInsecureRequests]: true } : {};
+  const insecure = endpoint.protocol === 'http:';
+  const fetchAnswer = boundedFetch(options.maxResponseBytes ?? DEFAULT_MAX_INTROSPECTION_BYTES, 'introspection answer');
   const audiences =
     options.audience === undefined ? [] : typeof options.audience === 'string' ? [options.audience] : options.audience;
   const requireAudience = options.requireAudience ?? true;
   const now = options.now ?? Date.now;
 
-  return async (token) => {
+  const introspect = async (token: string, signal: AbortSignal) => {
+    const requestOptions: IntrospectionRequestOptions = {
+      additionalParameters: { token_type_hint: 'access_token' },
+      signal,
+      [customFetch]: fetchAnswer,
+      ...(insecure && { [allowInsecureRequests]: true }),
+    };
     const response = await introspectionRequest(as, client, authentication, token, requestOptions);
     const answer = await processIntrospectionResponse(as, client, response);
     if (!answer.active) throw new InvalidTokenError('the token is not active');
+    if (answer.token_type !== undefined && !ACCESS_TOKEN_TYPES.has(String(answer.token_type).toLowerCase())) {
+      throw new InvalidTokenError('the token is not an access token (token_type)');
+    }
     if (typeof answer.exp === 'number' && answer.exp * 1000 <= now())
       throw new InvalidTokenError('the token has expired');
     const aud = answer.aud === undefined ? [] : typeof answer.aud === 'string' ? [answer.aud] : answer.aud;
@@ -78,6 +101,7 @@ export function createIntrospectionVerifier(options: IntrospectionOptions): Toke
     }
     return principalFromClaims(answer, options.exposeToken ? token : undefined);
   };
+  return withIntrospectionLimits(introspect, options, now);
 }
 
 function clientAuthOf(options: IntrospectionOptions): ClientAuth {
@@ -87,8 +111,4 @@ function clientAuthOf(options: IntrospectionOptions): ClientAuth {
   return method === 'client_secret_post'
     ? ClientSecretPost(options.clientSecret)
     : ClientSecretBasic(options.clientSecret);
-}
-
-function isLoopback(url: URL): boolean {
-  return url.hostname === '127.0.0.1' || url.hostname === 'localhost' || url.hostname === '[::1]';
 }

@@ -1,10 +1,12 @@
 /**
  * Access tokens that are JWTs (RFC 9068), checked locally against the authorization server's keys: the
  * signature (with an allowed algorithm only: never `none`, never a symmetric one unless listed), `iss`,
- * `aud` (this resource), `exp` and `nbf` with a clock tolerance, and the `typ` header. The key set is fetched
- * from `jwksUrl` by jose, cached, and fetched again only for a key id it does not know (after a cooldown).
+ * `aud` (this resource), `exp` (required, RFC 9068) and `nbf` with a clock tolerance, and the `typ` header.
+ * The key set is fetched from `jwksUrl` by jose, bounded in time and size, cached, and fetched again only
+ * for a key id it does not know (after a cooldown).
  */
-import { createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import { keySetFetch, outboundUrl } from './bounded-fetch';
 import { InvalidTokenError, principalFromClaims } from './principal';
 import type { TokenVerifier } from './token-verifier';
 
@@ -26,12 +28,30 @@ export const DEFAULT_JWT_ALGORITHMS: readonly string[] = [
 /** Seconds of clock difference forgiven on `exp` and `nbf` (default). */
 export const DEFAULT_CLOCK_TOLERANCE_S = 30;
 
+/** How long a fetch of the key set may take, its body included (default). */
+export const DEFAULT_JWKS_TIMEOUT_MS = 5_000;
+
+/** The largest key set read (default): a few keys take a few kilobytes. */
+export const DEFAULT_MAX_JWKS_BYTES = 512 * 1024;
+
 /** `typ` headers of an access token: RFC 9068's, and the generic ones (or none) that most servers send. */
 const ACCEPTED_TYPES = new Set(['at+jwt', 'application/at+jwt', 'jwt', 'application/jwt']);
 
+/** How the key set at `jwksUrl` is fetched. */
+export interface JwksFetchOptions {
+  /** Per fetch, its body included (default `DEFAULT_JWKS_TIMEOUT_MS`): slower is a 503. */
+  readonly timeoutMs?: number;
+  /** The largest key set read (default `DEFAULT_MAX_JWKS_BYTES`): larger is a 503. */
+  readonly maxBytes?: number;
+  /** Allow a plain `http:` URL on any host (default: only on loopback hosts). */
+  readonly allowInsecureRequests?: boolean;
+}
+
 export interface JwtVerifierOptions {
-  /** The authorization server's JWKS (`jwks_uri` of its metadata). */
+  /** The authorization server's JWKS (`jwks_uri` of its metadata): `https:`, or `http:` on a loopback host. */
   readonly jwksUrl?: string | URL;
+  /** How it is fetched: timeout, size limit. */
+  readonly jwksFetch?: JwksFetchOptions;
   /** Or the keys themselves (jose's `createLocalJWKSet`, or any key function). */
   readonly keys?: JWTVerifyGetKey;
   /** The issuers accepted (`iss`). */
@@ -50,9 +70,10 @@ export interface JwtVerifierOptions {
 
 export function createJwtVerifier(options: JwtVerifierOptions): TokenVerifier {
   const keys =
-    options.keys ?? (options.jwksUrl !== undefined ? createRemoteJWKSet(new URL(options.jwksUrl)) : undefined);
+    options.keys ?? (options.jwksUrl !== undefined ? remoteKeySet(options.jwksUrl, options.jwksFetch) : undefined);
   if (!keys) throw new TypeError('createJwtVerifier needs jwksUrl or keys');
   const verifyOptions = {
+    requiredClaims: ['exp'],
     issuer: listOf(options.issuer),
     audience: listOf(options.audience),
     algorithms: [...(options.algorithms ?? DEFAULT_JWT_ALGORITHMS)],
@@ -74,20 +95,41 @@ export function createJwtVerifier(options: JwtVerifierOptions): TokenVerifier {
   };
 }
 
+/** jose's remote key set, fetched within the timeout and size limit, from a URL that may be fetched at all. */
+function remoteKeySet(jwksUrl: string | URL, options: JwksFetchOptions = {}): JWTVerifyGetKey {
+  const url = outboundUrl(jwksUrl, options.allowInsecureRequests, 'createJwtVerifier: the JWKS URL');
+  return createRemoteJWKSet(url, {
+    timeoutDuration: options.timeoutMs ?? DEFAULT_JWKS_TIMEOUT_MS,
+    [customFetch]: keySetFetch(options.maxBytes ?? DEFAULT_MAX_JWKS_BYTES),
+  });
+}
+
 function listOf(value: string | readonly string[]): string[] {
   return typeof value === 'string' ? [value] : [...value];
 }
 
 /**
  * What a failed check means: the token's fault (`InvalidTokenError`, its message from jose's code and
- * claim, never the token), or the keys could not be had (rethrown as it is: answered 503).
+ * claim, never the token), or the keys could not be had (rethrown as it is: answered 503). Decided by class:
+ * jose's plain `JOSEError` is only thrown while fetching the key set (not 200, not JSON), `JWKSInvalid` and
+ * `JWKSTimeout` are the key set's too, and anything not jose's (the network, `TokenCheckUnavailableError`)
+ * is not the token's. Every other jose error is about the token (its form, signature, algorithm, key id).
  */
 function refusalOf(error: unknown): unknown {
   if (error instanceof errors.JWTExpired) return new InvalidTokenError('the token has expired');
   if (error instanceof errors.JWTClaimValidationFailed) {
-    return new InvalidTokenError(`the token's ${error.claim} claim is not accepted (${error.reason})`);
+    return new InvalidTokenError(
+      error.reason === 'missing'
+        ? `the token has no ${error.claim} claim (an access token must have one)`
+        : `the token's ${error.claim} claim is not accepted (${error.reason})`,
+    );
   }
-  if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid) return error;
-  if (error instanceof errors.JOSEError) return new InvalidTokenError(`the token is not valid (${error.code})`);
-  return error; // not jose's verdict on the token: the key set could not be fetched
+  if (!(error instanceof errors.JOSEError) || isKeySetFault(error)) return error;
+  return new InvalidTokenError(`the token is not valid (${error.code})`);
+}
+
+function isKeySetFault(error: errors.JOSEError): boolean {
+  return (
+    error.constructor === errors.JOSEError || error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid
+  );
 }

@@ -36,18 +36,32 @@ export function scopesOf(claims: TokenClaims): readonly string[] {
 
 /**
  * One caller, whatever token it shows: the issuer with the subject, or with the client id for a token a
- * client got for itself (client credentials, no subject). Tokens with neither share one id per issuer.
+ * client got for itself (client credentials, no subject). Unambiguous: the issuer's spaces and `%` are
+ * escaped, so the first space always ends it (`https://as.example sub:alice`).
  */
 export function principalIdOf(issuer: string | undefined, subject: string | undefined, clientId: string | undefined) {
-  const who = subject !== undefined ? `sub:${subject}` : clientId !== undefined ? `client:${clientId}` : 'anonymous';
-  return `${issuer ?? ''} ${who}`;
+  const who = subject !== undefined ? `sub:${subject}` : clientId !== undefined ? `client:${clientId}` : undefined;
+  if (who === undefined) throw new TypeError('principalIdOf needs a subject or a client id');
+  return `${(issuer ?? '').replace(/[% ]/g, (char) => (char === '%' ? '%25' : '%20'))} ${who}`;
 }
 
-/** The principal of a token with these claims; `token` only when the server exposes it to handlers. */
+/**
+ * The principal of a token with these claims; `token` only when the server exposes it to handlers. Refuses
+ * (`InvalidTokenError`) a token whose `iss`, `sub`, `client_id` or `azp` is there but not a non-empty string
+ * (a number would be dropped, and users 1001 and 1002 would become one), and a token naming neither a subject
+ * nor a client: nothing tells its callers apart.
+ */
 export function principalFromClaims(claims: TokenClaims, token: string | undefined): Principal {
-  const issuer = stringOr(claims.iss);
-  const subject = stringOr(claims.sub);
-  const clientId = stringOr(claims.client_id) ?? stringOr(claims.azp);
+  const issuer = stringClaim(claims, 'iss');
+  const subject = stringClaim(claims, 'sub');
+  const clientIdClaim = stringClaim(claims, 'client_id');
+  const authorizedParty = stringClaim(claims, 'azp');
+  const clientId = clientIdClaim ?? authorizedParty;
+  if (subject === undefined && clientId === undefined) {
+    throw new InvalidTokenError(
+      'the token names no subject or client: it cannot be told apart from others; check such tokens with your own `verifier`',
+    );
+  }
   const expiresAt = typeof claims.exp === 'number' ? claims.exp * 1000 : undefined;
   return Object.freeze({
     id: principalIdOf(issuer, subject, clientId),
@@ -61,6 +75,10 @@ export function principalFromClaims(claims: TokenClaims, token: string | undefin
   });
 }
 
-function stringOr(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
+/** The claim `name` when it is a non-empty string; undefined when absent; refused when anything else. */
+function stringClaim(claims: TokenClaims, name: 'iss' | 'sub' | 'client_id' | 'azp'): string | undefined {
+  const value = claims[name];
+  if (value === undefined) return undefined;
+  if (typeof value === 'string' && value !== '') return value;
+  throw new InvalidTokenError(`the token's ${name} claim is not a non-empty string`);
 }

@@ -18,3 +18,11 @@ export interface TokenRequestInfo {
  * keys or the introspection endpoint unreachable: answered 503, the client's token is not blamed).
  */
 export type TokenVerifier = (token: string, request: TokenRequestInfo) => Promise<Principal>;
+
+/**
+ * The check could not be made (the key set or the introspection endpoint slow, unreachable, broken, or too
+ * many checks already waiting): answered 503, the token is not blamed. Its message never quotes the token.
+ */
+export class TokenCheckUnavailableError extends Error {
+  override readonly name = 'TokenCheckUnavailableError';
+}
