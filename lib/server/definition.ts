@@ -9,6 +9,7 @@ import { defineTool, ToolCatalog, type ToolDefinition } from './tools';
 import { MODERN_PROTOCOL_VERSIONS } from '../protocol/modern';
 import { checkCacheHint, type CacheHints, type CacheableName } from './modern/results';
 import type { ScopeRequirements } from '../auth/server/scopes';
+import { methodTarget, type ItemKind, type ItemScopes } from '../protocol/method-targets';
 
 function isModernVersion(version: string): boolean {
   return (MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(version);
@@ -62,6 +63,13 @@ export interface ServerSpec extends Implementation {
    * handler's own hint wins. Default `DEFAULT_CACHE_HINT` (stale at once, private).
    */
   readonly cacheHints?: CacheHints;
+  /**
+   * Lists (`tools/list`, `prompts/list`, `resources/list`, `resources/templates/list`, `resources/search`)
+   * show a caller only the items whose `scopes` its token grants (`ctx.auth`, on an HTTP endpoint with
+   * `auth`); a request without a principal (stdio, no `auth`) sees everything. Default false: every item is
+   * listed and a call lacking scopes gets 403 `insufficient_scope`, which sends the client to step up.
+   */
+  readonly hideUnauthorized?: boolean;
 }
 
 export const DEFAULT_PAGE_SIZE = 100;
@@ -70,7 +78,7 @@ export const DEFAULT_PAGE_SIZE = 100;
  * What a server offers: immutable, and shared by any number of connections (one per client). A changed
  * server is a new definition (`withTools`, `withResources`, ...), handed to `Server.update`.
  */
-export class ServerDefinition implements ScopeRequirements {
+export class ServerDefinition implements ScopeRequirements, ItemScopes {
   readonly info: Implementation;
   readonly instructions: string | undefined;
   readonly tools: ToolCatalog | undefined;
@@ -81,6 +89,7 @@ export class ServerDefinition implements ScopeRequirements {
   readonly protocolVersions: readonly ProtocolVersion[];
   readonly modernProtocolVersions: readonly string[];
   readonly cacheHints: CacheHints | undefined;
+  readonly hideUnauthorized: boolean;
   readonly capabilities: ServerCapabilities;
 
   private constructor(
@@ -129,6 +138,7 @@ export class ServerDefinition implements ScopeRequirements {
     if (unknown !== undefined)
       throw new RangeError(`modernProtocolVersions: ${unknown} is not a stateless revision we serve`);
     this.cacheHints = spec.cacheHints && checkCacheHints(spec.cacheHints);
+    this.hideUnauthorized = spec.hideUnauthorized === true;
     this.capabilities =
       spec.experimental || spec.searchResources
         ? deepFreeze({
@@ -181,20 +191,24 @@ export class ServerDefinition implements ScopeRequirements {
   }
 
   /**
-   * The OAuth scopes a request needs of its caller's token besides the endpoint's: its tool's, resource's
-   * (or template's) or prompt's `scopes` (an HTTP endpoint with `auth` checks them before the call).
+   * The OAuth scopes a request needs of its caller's token besides the endpoint's: those of the items it
+   * names, as the method table says (`METHOD_TARGETS`). An HTTP endpoint with `auth` checks them before the call.
    */
   requiredScopes(method: string, params: unknown): readonly string[] | undefined {
-    const target = params as { name?: unknown; uri?: unknown } | undefined;
-    switch (method) {
-      case 'tools/call':
-        return typeof target?.name === 'string' ? this.tools?.definitionOf(target.name)?.scopes : undefined;
-      case 'prompts/get':
-        return typeof target?.name === 'string' ? this.prompts?.get(target.name)?.scopes : undefined;
-      case 'resources/read':
-        return typeof target?.uri === 'string' ? this.resources?.scopesOf(target.uri) : undefined;
-      default:
-        return undefined;
+    return methodTarget(method)?.scopes?.(params, this);
+  }
+
+  /** The `scopes` of a tool, prompt, resource (its own or its template's, by URI) or resource template. */
+  scopesOf(kind: ItemKind, key: string): readonly string[] | undefined {
+    switch (kind) {
+      case 'tool':
+        return this.tools?.definitionOf(key)?.scopes;
+      case 'prompt':
+        return this.prompts?.get(key)?.scopes;
+      case 'resource':
+        return this.resources?.scopesOf(key);
+      case 'resourceTemplate':
+        return this.resources?.template(key)?.definition.scopes;
     }
   }
 

@@ -11,11 +11,12 @@ import {
   type LoggingLevel,
 } from '../protocol/types';
 import { negotiateVersion, type ProtocolVersion } from '../protocol/versions';
+import { grantsAll } from '../auth/server/scopes';
 import { complete } from './completion';
 import type { ListName, ServerHost } from './context';
 import type { ServerDefinition } from './definition';
 import { unknownPrompt } from './prompts';
-import { resourceNotFound } from './resources';
+import { resourceNotFound, type ResourceCatalog } from './resources';
 import type { SubscriptionHub } from './subscriptions';
 import { unknownTool } from './tools';
 
@@ -94,8 +95,12 @@ const resources = {
     const query = params?.query;
     if (typeof query !== 'string') throw invalid('resources/search needs a string "query"');
     const version = context.protocolVersion!;
+    const granted = grantedScopes(context);
+    const catalog = context.connection.definition.resources;
     const respond = (found: readonly object[]) => ({
-      resources: found.map((item) => shape('Resource', item, version)),
+      resources: (granted ? found.filter((item) => mayRead(granted, catalog, item)) : found).map((item) =>
+        shape('Resource', item, version),
+      ),
     });
     const output = search(query, context);
     return Array.isArray(output) ? respond(output) : (output as Promise<readonly object[]>).then(respond);
@@ -142,7 +147,7 @@ export const SERVER_HANDLERS: HandlerTable<ServerHandlersHost> = handlerTable<Se
   ...logging,
 });
 
-type PageRequest = [cursor: unknown, version: string, pageSize: number];
+type PageRequest = [cursor: unknown, version: string, pageSize: number, granted: readonly string[] | undefined];
 
 /**
  * A page of one of the current definition's lists. A later definition may have dropped a whole list:
@@ -157,7 +162,22 @@ function pageOf<C>(
 ): object {
   context.connection.listed(key);
   if (!catalog) return { [key]: [] };
-  return list(catalog, params?.cursor, context.protocolVersion!, context.connection.definition.pageSize);
+  const { pageSize } = context.connection.definition;
+  return list(catalog, params?.cursor, context.protocolVersion!, pageSize, grantedScopes(context));
+}
+
+/**
+ * The caller's scopes when its server lists only what they grant (`hideUnauthorized`); undefined (list
+ * everything) otherwise, or when the request has no principal (a transport without authentication).
+ */
+function grantedScopes(context: Context): readonly string[] | undefined {
+  return context.connection.definition.hideUnauthorized ? context.auth?.scopes : undefined;
+}
+
+/** Whether a found resource's scopes (its own or its template's, when the catalog serves it) are all granted. */
+function mayRead(granted: readonly string[], catalog: ResourceCatalog | undefined, item: object): boolean {
+  const uri = (item as { uri?: unknown }).uri;
+  return typeof uri !== 'string' || grantsAll(granted, catalog?.scopesOf(uri));
 }
 
 function uriOf(params: JsonObject | undefined): string {

@@ -1,6 +1,12 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors';
 import { shape, type ShapedType } from '../protocol/shape';
 import { decodeCursor, encodeCursor } from './cursor';
+import { grantsAll } from '../auth/server/scopes';
+
+/** What a listing knows of a source item besides its wire form: the scopes a caller needs to use it. */
+interface Scoped {
+  readonly scopes?: readonly string[];
+}
 
 export interface Page<T> {
   readonly items: readonly T[];
@@ -15,12 +21,13 @@ export interface Page<T> {
 export class Listing<T extends object> {
   private wire: readonly T[] | undefined;
   private byVersion: Map<string, readonly T[]> | undefined;
+  private anyScoped: boolean | undefined;
 
   constructor(
     /** Tags the cursors, so a cursor of one list is refused by another. */
     private readonly tag: string,
     private readonly type: ShapedType,
-    private readonly source: readonly object[],
+    private readonly source: readonly Scoped[],
     /** The wire form of one source item (a module-level function: no closure per listing). */
     private readonly toWire: (item: any) => T,
   ) {}
@@ -29,9 +36,12 @@ export class Listing<T extends object> {
     return (this.wire ??= this.source.map(this.toWire));
   }
 
-  /** Throws -32602 for a cursor this listing did not issue. */
-  page(cursor: unknown, version: string, pageSize: number): Page<T> {
-    const all = this.shaped(version);
+  /**
+   * Throws -32602 for a cursor this listing did not issue. With `granted` (the caller's scopes), only the
+   * items it grants the `scopes` of are listed, filtered before paging: one caller's cursors stay consistent.
+   */
+  page(cursor: unknown, version: string, pageSize: number, granted?: readonly string[]): Page<T> {
+    const all = granted === undefined ? this.shaped(version) : this.permitted(version, granted);
     let offset = 0;
     if (cursor !== undefined) {
       offset = decodeCursor(this.tag, cursor, all.length) ?? -1;
@@ -41,6 +51,12 @@ export class Listing<T extends object> {
     const end = offset + pageSize;
     const items = all.slice(offset, end);
     return end < all.length ? { items, nextCursor: encodeCursor(this.tag, end) } : { items };
+  }
+
+  private permitted(version: string, granted: readonly string[]): readonly T[] {
+    const all = this.shaped(version);
+    this.anyScoped ??= this.source.some((item) => item.scopes !== undefined && item.scopes.length > 0);
+    return this.anyScoped ? all.filter((_, index) => grantsAll(granted, this.source[index]!.scopes)) : all;
   }
 
   private shaped(version: string): readonly T[] {

@@ -43,8 +43,9 @@ export class PromptCatalog {
     return this.byName.get(name);
   }
 
-  list(cursor: unknown, version: string, pageSize: number) {
-    return listResult('prompts', this.listing.page(cursor, version, pageSize));
+  /** A `prompts/list` result (with `granted`, of the prompts whose scopes it holds). */
+  list(cursor: unknown, version: string, pageSize: number, granted?: readonly string[]) {
+    return listResult('prompts', this.listing.page(cursor, version, pageSize, granted));
   }
 
   /** Runs `prompts/get`. Unknown prompt, missing required argument or non-string arguments: -32602. */

@@ -112,12 +112,14 @@ export class ResourceCatalog {
     this.templateListing = new Listing('templates', 'ResourceTemplate', resourceTemplates, templateWire);
   }
 
-  list(cursor: unknown, version: string, pageSize: number) {
-    return listResult('resources', this.resourceListing.page(cursor, version, pageSize));
+  /** A `resources/list` result (with `granted`, of the resources whose scopes it holds). */
+  list(cursor: unknown, version: string, pageSize: number, granted?: readonly string[]) {
+    return listResult('resources', this.resourceListing.page(cursor, version, pageSize, granted));
   }
 
-  listTemplates(cursor: unknown, version: string, pageSize: number) {
-    return listResult('resourceTemplates', this.templateListing.page(cursor, version, pageSize));
+  /** A `resources/templates/list` result (with `granted`, of the templates whose scopes it holds). */
+  listTemplates(cursor: unknown, version: string, pageSize: number, granted?: readonly string[]) {
+    return listResult('resourceTemplates', this.templateListing.page(cursor, version, pageSize, granted));
   }
 
   /** The fixed resource or the first matching template for `uri`. */

@@ -109,9 +109,17 @@ export class ToolCatalog {
     return this.entries.get(name)?.definition;
   }
 
-  /** A `tools/list` result. Throws -32602 for a cursor we did not issue. */
-  list(cursor: unknown, version: string, pageSize: number): { tools: readonly Tool[]; nextCursor?: string } {
-    return listResult('tools', this.listing.page(cursor, version, pageSize));
+  /**
+   * A `tools/list` result (with `granted`, of the tools whose scopes it holds). Throws -32602 for a cursor we
+   * did not issue.
+   */
+  list(
+    cursor: unknown,
+    version: string,
+    pageSize: number,
+    granted?: readonly string[],
+  ): { tools: readonly Tool[]; nextCursor?: string } {
+    return listResult('tools', this.listing.page(cursor, version, pageSize, granted));
   }
 
   /** Runs `tools/call`. Protocol errors throw `McpError`; tool failures come back as `isError` results. */

@@ -16,6 +16,7 @@ import type { ScopeRequirements } from '../../lib/auth/server/scopes';
 import { attachPrincipal, type Principal } from '../../lib/core/request-context';
 import type { Logger } from '../../lib/core/logger';
 import { classifyMessage } from '../../lib/jsonrpc/classify';
+import { methodTarget } from '../../lib/protocol/method-targets';
 import type { JsonRpcBatch, JsonRpcMessage, JsonRpcRequest, RequestId } from '../../lib/jsonrpc/types';
 import { refuseWithHeaders, requestPath, singleHeader } from './request-guard';
 
@@ -26,9 +27,6 @@ export function resourceServerOf(auth: HttpAuthOption | undefined): ResourceServ
   if (auth === undefined) return undefined;
   return auth instanceof ResourceServer ? auth : new ResourceServer(auth);
 }
-
-/** The methods whose target (a tool, a resource, a prompt) may need scopes of its own. */
-const TARGETED_METHODS = new Set(['tools/call', 'resources/read', 'prompts/get']);
 
 const METADATA_HEADERS = {
   'content-type': 'application/json',
@@ -96,7 +94,8 @@ export class HttpAuth {
 
   /**
    * Refuses a POST whose body names a call `principal` lacks the scopes for (403 `insufficient_scope`,
-   * answering the call's id); true when it did. `requirements` says what each target needs.
+   * answering the call's id); true when it did. Which requests name items is the method table's say
+   * (`METHOD_TARGETS`, both eras); `requirements` says what each item needs.
    */
   refuseScope(
     body: JsonRpcMessage | JsonRpcBatch,
@@ -144,8 +143,9 @@ function attachTo(message: JsonRpcMessage, principal: Principal): JsonRpcMessage
   return withParams;
 }
 
+/** A request whose items may need scopes of their own (a tool, a prompt, a resource: see `METHOD_TARGETS`). */
 function isTargeted(message: JsonRpcMessage): message is JsonRpcRequest {
-  return 'method' in message && 'id' in message && TARGETED_METHODS.has(message.method);
+  return 'method' in message && 'id' in message && methodTarget(message.method)?.guard === 'item';
 }
 
 function hasQueryToken(request: IncomingMessage): boolean {

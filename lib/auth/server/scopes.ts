@@ -8,6 +8,11 @@ export interface ScopeRequirements {
   requiredScopes(method: string, params: unknown): readonly string[] | undefined;
 }
 
+/** Whether `granted` holds every scope of `needed` (undefined: nothing needed). */
+export function grantsAll(granted: readonly string[], needed: readonly string[] | undefined): boolean {
+  return needed === undefined || needed.every((scope) => granted.includes(scope));
+}
+
 /** The scopes of `needed` that `granted` lacks (empty when none). */
 export function missingScopes(granted: readonly string[], needed: readonly string[]): readonly string[] {
   return needed.filter((scope) => !granted.includes(scope));
