@@ -5,7 +5,11 @@
  * the principal on `ctx.auth`, sessions and sealed requestState bound to their principal, and no token in a
  * trace. Tokens come from a stand-in issuer (helpers/jwt-issuer.ts).
  */
-import { beforeEach, describe, expect, it } from 'vitest';
+import nodeCrypto from 'node:crypto';
+import { connect } from 'node:net';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { bearerChallenge as clientChallenge } from '../lib/auth/client/www-authenticate';
+import { DEFAULT_DPOP_ALGORITHMS } from '../lib/auth/server/dpop-proof';
 import type { ResourceServerOptions } from '../lib/auth/server/resource-server';
 import { Client } from '../lib/client/client';
 import { Runtime } from '../lib/core/runtime';
@@ -48,6 +52,9 @@ const ENVELOPE = {
   [META.clientCapabilities]: { elicitation: {} },
   [META.clientInfo]: { name: 'auth-test', version: '1' },
 };
+
+/** The second challenge of every 401: DPoP-bound tokens are accepted too (RFC 9449 §7.1). */
+const DPOP_OFFER = `DPoP algs="${DEFAULT_DPOP_ALGORITHMS.join(' ')}"`;
 
 const SESSION_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
@@ -151,7 +158,7 @@ describe('a request without a token', () => {
     const response = await initialize(endpoint.url, {});
     expect([response.status, response.headers.get('www-authenticate')]).toEqual([
       401,
-      `Bearer resource_metadata="${endpoint.metadataUrl}"`,
+      `Bearer resource_metadata="${endpoint.metadataUrl}", ${DPOP_OFFER}`,
     ]);
   });
 
@@ -159,7 +166,7 @@ describe('a request without a token', () => {
     const endpoint = await protectedEndpoint({ requiredScopes: ['mcp:read', 'mcp:tools'] });
     const response = await initialize(endpoint.url, {});
     expect(response.headers.get('www-authenticate')).toBe(
-      `Bearer resource_metadata="${endpoint.metadataUrl}", scope="mcp:read mcp:tools"`,
+      `Bearer resource_metadata="${endpoint.metadataUrl}", scope="mcp:read mcp:tools", ${DPOP_OFFER}`,
     );
   });
 
@@ -175,7 +182,7 @@ describe('a request without a token', () => {
     const response = await fetch(`${endpoint.origin}/sse`, { headers: { accept: 'text/event-stream' } });
     expect([response.status, response.headers.get('www-authenticate')]).toEqual([
       401,
-      `Bearer resource_metadata="${endpoint.metadataUrl}"`,
+      `Bearer resource_metadata="${endpoint.metadataUrl}", ${DPOP_OFFER}`,
     ]);
   });
 });
@@ -190,6 +197,7 @@ describe('the Protected Resource Metadata document', () => {
       scopes_supported: ['mcp:read', 'mcp:write'],
       bearer_methods_supported: ['header'],
       resource_name: 'Test',
+      dpop_signing_alg_values_supported: DEFAULT_DPOP_ALGORITHMS,
     });
   });
 
@@ -234,7 +242,7 @@ describe('JWT access tokens', () => {
       401,
       expect.stringMatching(
         new RegExp(
-          `^Bearer error="invalid_token", error_description="[^"]+", resource_metadata="${endpoint.metadataUrl}"$`,
+          `^Bearer error="invalid_token", error_description="[^"]+", resource_metadata="${endpoint.metadataUrl}", ${DPOP_OFFER}$`,
         ),
       ),
     ]);
@@ -268,6 +276,61 @@ describe('JWT access tokens', () => {
     const endpoint = await protectedEndpoint();
     const response = await initialize(endpoint.url, { authorization: 'Basic YWxpY2U6c2VjcmV0' });
     expect(response.status).toBe(400);
+  });
+});
+
+describe('the Authorization header', () => {
+  it('is refused 400 invalid_request when sent twice, even with two good tokens (RFC 6750 §2)', async () => {
+    const endpoint = await protectedEndpoint();
+    const token = await issuer.sign(endpoint.url);
+    const answer = await rawPost(endpoint.url, [`Authorization: Bearer ${token}`, `Authorization: Bearer ${token}`]);
+    expect([answer.status, answer.challenge]).toEqual([
+      400,
+      expect.stringMatching(/^Bearer error="invalid_request", /),
+    ]);
+  });
+
+  it('is served once, on the same raw request', async () => {
+    const endpoint = await protectedEndpoint();
+    const answer = await rawPost(endpoint.url, [`Authorization: Bearer ${await issuer.sign(endpoint.url)}`]);
+    expect(answer.status).toBe(200);
+  });
+
+  it('leaves the 401 challenge readable by our client: resource_metadata of the first challenge', async () => {
+    const endpoint = await protectedEndpoint();
+    const response = await initialize(endpoint.url, {});
+    expect(clientChallenge(response.headers.get('www-authenticate') ?? undefined)?.params).toEqual({
+      resource_metadata: endpoint.metadataUrl,
+    });
+  });
+
+  it('is compared with the previous request’s token in constant time (node:crypto timingSafeEqual)', async () => {
+    const endpoint = await protectedEndpoint();
+    const token = await issuer.sign(endpoint.url);
+    await initialize(endpoint.url, bearer(token));
+    const comparisons = vi.spyOn(nodeCrypto, 'timingSafeEqual');
+    cleanups.push(() => comparisons.mockRestore());
+    const again = await initialize(endpoint.url, bearer(token));
+    expect([again.status, comparisons.mock.calls.length > 0]).toEqual([200, true]);
+  });
+
+  it('tells a token from the previous one of the same length differing near its end', async () => {
+    const endpoint = await protectedEndpoint();
+    const token = await issuer.sign(endpoint.url);
+    await initialize(endpoint.url, bearer(token));
+    // Not the last character: its low bits may be padding, which base64url decoding drops.
+    const at = token.length - 8;
+    const altered = `${token.slice(0, at)}${token[at] === 'A' ? 'B' : 'A'}${token.slice(at + 1)}`;
+    expect((await initialize(endpoint.url, bearer(altered))).status).toBe(401);
+  });
+
+  it('with the DPoP scheme is refused 400 when the server takes no DPoP (dpop: false)', async () => {
+    const endpoint = await protectedEndpoint({ dpop: false });
+    const response = await initialize(endpoint.url, { authorization: `DPoP ${await issuer.sign(endpoint.url)}` });
+    expect([response.status, response.headers.get('www-authenticate')]).toEqual([
+      400,
+      expect.stringMatching(/^Bearer error="invalid_request", error_description="[^"]*must be \\"Bearer <token>\\""/),
+    ]);
   });
 });
 
@@ -535,6 +598,44 @@ describe('traces of an authenticated endpoint', () => {
     expect(JSON.stringify(events)).not.toMatch(/at-123|cs-456/);
   });
 });
+
+/**
+ * An `initialize` POST written on a raw socket (fetch and node:http merge or refuse repeated headers), with
+ * `headerLines` added: the status and challenge of the answer.
+ */
+function rawPost(url: string, headerLines: readonly string[]): Promise<{ status: number; challenge?: string }> {
+  const { hostname, port, pathname, host } = new URL(url);
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  });
+  const head = [
+    `POST ${pathname} HTTP/1.1`,
+    `Host: ${host}`,
+    'Content-Type: application/json',
+    'Accept: application/json, text/event-stream',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Connection: close',
+    ...headerLines,
+  ];
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    cleanups.push(() => void socket.destroy());
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (received += chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(received)?.[1]);
+      const challenge = /^www-authenticate: (.*)\r$/im.exec(received)?.[1];
+      resolve({ status, ...(challenge !== undefined && { challenge }) });
+    });
+    // Written, not ended: a half-closed socket makes Node abort a request still being authenticated.
+    socket.write(`${head.join('\r\n')}\r\n\r\n${body}`);
+  });
+}
 
 /** An unsigned JWT (`alg: none`) with these claims. */
 function unsigned(claims: Record<string, unknown>): string {

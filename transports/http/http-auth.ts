@@ -18,7 +18,7 @@ import type { Logger } from '../../lib/core/logger';
 import { classifyMessage } from '../../lib/jsonrpc/classify';
 import { methodTarget } from '../../lib/protocol/method-targets';
 import type { JsonRpcBatch, JsonRpcMessage, JsonRpcRequest, RequestId } from '../../lib/jsonrpc/types';
-import { refuseWithHeaders, requestPath, singleHeader } from './request-guard';
+import { refuseWithHeaders, requestPath } from './request-guard';
 
 /** The `auth` option: its settings, or a `ResourceServer` made from them (to share one between endpoints). */
 export type HttpAuthOption = ResourceServerOptions | ResourceServer;
@@ -68,15 +68,20 @@ export class HttpAuth {
   }
 
   /**
-   * The principal of the request's bearer token, or undefined once the request was refused (answered here,
-   * its body unread: the connection closes). Synchronous when the token's verdict is cached.
+   * The principal of the request's access token (Bearer, or DPoP with its proof), or undefined once the
+   * request was refused (answered here, its body unread: the connection closes). Synchronous when a Bearer
+   * token's verdict is cached.
    */
   authenticate(
     request: IncomingMessage,
     response: ServerResponse,
   ): Principal | undefined | Promise<Principal | undefined> {
-    const outcome = this.server.authenticate(singleHeader(request, 'authorization'), hasQueryToken(request), {
-      method: request.method,
+    const { authorization, dpop } = credentialHeaders(request.rawHeaders);
+    const outcome = this.server.authenticate({
+      authorization,
+      dpop,
+      tokenInQuery: hasQueryToken(request),
+      method: request.method ?? 'GET',
       path: requestPath(request),
     });
     return outcome instanceof Promise
@@ -148,6 +153,22 @@ function isTargeted(message: JsonRpcMessage): message is JsonRpcRequest {
   return 'method' in message && 'id' in message && methodTarget(message.method)?.guard === 'item';
 }
 
+/**
+ * Each `Authorization` and `DPoP` header as sent: `request.headers` keeps only the first Authorization, and
+ * a second one must be refused. One pass over the raw headers (`headersDistinct` would build every header's
+ * list, several microseconds on each request).
+ */
+function credentialHeaders(raw: readonly string[]): { authorization?: string[]; dpop?: string[] } {
+  let authorization: string[] | undefined;
+  let dpop: string[] | undefined;
+  for (let index = 0; index < raw.length; index += 2) {
+    const name = raw[index]!;
+    if (name.length === 13 && name.toLowerCase() === 'authorization') (authorization ??= []).push(raw[index + 1]!);
+    else if (name.length === 4 && name.toLowerCase() === 'dpop') (dpop ??= []).push(raw[index + 1]!);
+  }
+  return { authorization, dpop };
+}
+
 function hasQueryToken(request: IncomingMessage): boolean {
   const url = request.url ?? '';
   const query = url.indexOf('?');
@@ -156,5 +177,6 @@ function hasQueryToken(request: IncomingMessage): boolean {
 
 function refuse(response: ServerResponse, refusal: AuthRefusal, close: boolean, id?: RequestId): void {
   const headers = refusal.challenge === undefined ? [] : ['www-authenticate', refusal.challenge];
+  if (refusal.dpopNonce !== undefined) headers.push('dpop-nonce', refusal.dpopNonce);
   refuseWithHeaders(response, refusal.status, refusal.message, headers, close, id);
 }

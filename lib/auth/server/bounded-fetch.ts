@@ -8,6 +8,22 @@ import { boundedResponse } from '../bounded-response';
 import { isSecureOrLoopback } from '../loopback';
 import { TokenCheckUnavailableError } from './token-verifier';
 
+/** How long a fetch of the key set may take, its body included (default). */
+export const DEFAULT_JWKS_TIMEOUT_MS = 5_000;
+
+/** The largest key set read (default): a few keys take a few kilobytes. */
+export const DEFAULT_MAX_JWKS_BYTES = 512 * 1024;
+
+/** How the key set at `jwksUrl` is fetched (here, not beside the verifier: jose's types stay out of the options' declarations). */
+export interface JwksFetchOptions {
+  /** Per fetch, its body included (default `DEFAULT_JWKS_TIMEOUT_MS`): slower is a 503. */
+  readonly timeoutMs?: number;
+  /** The largest key set read (default `DEFAULT_MAX_JWKS_BYTES`): larger is a 503. */
+  readonly maxBytes?: number;
+  /** Allow a plain `http:` URL on any host (default: only on loopback hosts). */
+  readonly allowInsecureRequests?: boolean;
+}
+
 /** What both libraries call: the URL and the request they built. */
 export type OutboundFetch = (url: string, init: RequestInit) => Promise<Response>;
 

@@ -1,5 +1,15 @@
 /** The resource server's side of MCP authorization: token checks, the metadata document, challenges. */
-export { bearerChallenge, quotedString } from './challenge';
+export { bearerChallenge, dpopChallenge, quotedString } from './challenge';
+export { isCompactJws, parseAuthorization, type Credentials, type TokenScheme } from './authorization-header';
+export { type DpopOptions } from './dpop';
+export { DPOP_NONCE_ROTATION_MS } from './dpop-nonce';
+export {
+  ASYMMETRIC_ALGORITHMS,
+  DEFAULT_DPOP_ALGORITHMS,
+  DEFAULT_DPOP_MAX_AGE_S,
+  DEFAULT_DPOP_MAX_FUTURE_S,
+} from './dpop-proof';
+export { DEFAULT_DPOP_REPLAY_ENTRIES } from './dpop-replay';
 export {
   createIntrospectionVerifier,
   DEFAULT_INTROSPECTION_CACHE_ENTRIES,
@@ -18,12 +28,10 @@ export {
 export {
   createJwtVerifier,
   DEFAULT_CLOCK_TOLERANCE_S,
-  DEFAULT_JWKS_TIMEOUT_MS,
   DEFAULT_JWT_ALGORITHMS,
-  DEFAULT_MAX_JWKS_BYTES,
-  type JwksFetchOptions,
   type JwtVerifierOptions,
 } from './jwt-verifier';
+export { DEFAULT_JWKS_TIMEOUT_MS, DEFAULT_MAX_JWKS_BYTES, type JwksFetchOptions } from './bounded-fetch';
 export {
   canonicalResource,
   metadataPaths,
@@ -39,6 +47,12 @@ export {
   type Principal,
   type TokenClaims,
 } from './principal';
-export { ResourceServer, type AuthOutcome, type AuthRefusal, type ResourceServerOptions } from './resource-server';
+export {
+  ResourceServer,
+  type AuthOutcome,
+  type AuthRefusal,
+  type AuthRequest,
+  type ResourceServerOptions,
+} from './resource-server';
 export { missingScopes, stepUpScope, type ScopeRequirements } from './scopes';
 export { TokenCheckUnavailableError, type TokenRequestInfo, type TokenVerifier } from './token-verifier';

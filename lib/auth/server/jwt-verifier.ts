@@ -6,7 +6,13 @@
  * for a key id it does not know (after a cooldown).
  */
 import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTVerifyGetKey } from 'jose';
-import { keySetFetch, outboundUrl } from './bounded-fetch';
+import {
+  DEFAULT_JWKS_TIMEOUT_MS,
+  DEFAULT_MAX_JWKS_BYTES,
+  keySetFetch,
+  outboundUrl,
+  type JwksFetchOptions,
+} from './bounded-fetch';
 import { InvalidTokenError, principalFromClaims } from './principal';
 import type { TokenVerifier } from './token-verifier';
 
@@ -28,24 +34,8 @@ export const DEFAULT_JWT_ALGORITHMS: readonly string[] = [
 /** Seconds of clock difference forgiven on `exp` and `nbf` (default). */
 export const DEFAULT_CLOCK_TOLERANCE_S = 30;
 
-/** How long a fetch of the key set may take, its body included (default). */
-export const DEFAULT_JWKS_TIMEOUT_MS = 5_000;
-
-/** The largest key set read (default): a few keys take a few kilobytes. */
-export const DEFAULT_MAX_JWKS_BYTES = 512 * 1024;
-
 /** `typ` headers of an access token: RFC 9068's, and the generic ones (or none) that most servers send. */
 const ACCEPTED_TYPES = new Set(['at+jwt', 'application/at+jwt', 'jwt', 'application/jwt']);
-
-/** How the key set at `jwksUrl` is fetched. */
-export interface JwksFetchOptions {
-  /** Per fetch, its body included (default `DEFAULT_JWKS_TIMEOUT_MS`): slower is a 503. */
-  readonly timeoutMs?: number;
-  /** The largest key set read (default `DEFAULT_MAX_JWKS_BYTES`): larger is a 503. */
-  readonly maxBytes?: number;
-  /** Allow a plain `http:` URL on any host (default: only on loopback hosts). */
-  readonly allowInsecureRequests?: boolean;
-}
 
 export interface JwtVerifierOptions {
   /** The authorization server's JWKS (`jwks_uri` of its metadata): `https:`, or `http:` on a loopback host. */

@@ -13,6 +13,10 @@ export interface ProtectedResourceMetadata {
   readonly bearer_methods_supported: readonly string[];
   readonly resource_name?: string;
   readonly resource_documentation?: string;
+  /** The DPoP proof algorithms accepted (RFC 9728 §2), when the server accepts DPoP-bound tokens. */
+  readonly dpop_signing_alg_values_supported?: readonly string[];
+  /** Present (true) when the server accepts DPoP-bound tokens only. */
+  readonly dpop_bound_access_tokens_required?: boolean;
 }
 
 export interface MetadataInput {
@@ -21,6 +25,8 @@ export interface MetadataInput {
   readonly scopesSupported?: readonly string[];
   readonly resourceName?: string;
   readonly resourceDocumentation?: string;
+  /** DPoP as the server takes it: its proof algorithms, and whether bound tokens are required; undefined: off. */
+  readonly dpop?: { readonly algorithms: readonly string[]; readonly required: boolean };
 }
 
 export function protectedResourceMetadata(input: MetadataInput): ProtectedResourceMetadata {
@@ -31,6 +37,8 @@ export function protectedResourceMetadata(input: MetadataInput): ProtectedResour
     bearer_methods_supported: ['header'],
     ...(input.resourceName !== undefined && { resource_name: input.resourceName }),
     ...(input.resourceDocumentation !== undefined && { resource_documentation: input.resourceDocumentation }),
+    ...(input.dpop && { dpop_signing_alg_values_supported: input.dpop.algorithms }),
+    ...(input.dpop?.required && { dpop_bound_access_tokens_required: true }),
   };
 }
 

@@ -15,6 +15,8 @@ export interface Grant {
   /** Space-separated; empty when no scope was asked for. */
   readonly scope: string;
   readonly resource: string | undefined;
+  /** The thumbprint of the DPoP key the token request proved (RFC 9449): the access token is bound to it. */
+  readonly jkt?: string;
 }
 
 export interface PendingCode extends Grant {
@@ -28,7 +30,7 @@ export interface PendingCode extends Grant {
 
 export interface TokenResponse {
   readonly access_token: string;
-  readonly token_type: 'Bearer';
+  readonly token_type: 'Bearer' | 'DPoP';
   readonly expires_in: number;
   readonly scope?: string;
   readonly refresh_token?: string;
@@ -120,13 +122,14 @@ export class GrantBook {
       audience: grant.resource,
       scope: grant.scope,
       clientId: grant.clientId,
+      ...(grant.jkt !== undefined && { claims: { cnf: { jkt: grant.jkt } } }),
     });
     const refresh = withRefreshToken && this.shouldIssueRefreshToken(grant.scope) ? randomToken() : undefined;
-    if (refresh) this.refreshTokens.set(refresh, { ...grant });
+    if (refresh) this.refreshTokens.set(refresh, { ...grant, jkt: undefined });
     produced?.push(access, ...(refresh ? [refresh] : []));
     return {
       access_token: access,
-      token_type: 'Bearer',
+      token_type: grant.jkt !== undefined ? 'DPoP' : 'Bearer',
       expires_in: this.settings.accessTokenTtlSec,
       ...(grant.scope ? { scope: grant.scope } : {}),
       ...(refresh ? { refresh_token: refresh } : {}),

@@ -1,5 +1,11 @@
 /** The authorization server's metadata document (RFC 8414 / OpenID Discovery) and where it is served. */
-import type { AuthorizationServerOptions, ClientAuthMethod, GrantType, MetadataLocation } from './types';
+import {
+  DPOP_ALGORITHMS,
+  type AuthorizationServerOptions,
+  type ClientAuthMethod,
+  type GrantType,
+  type MetadataLocation,
+} from './types';
 
 export interface MetadataInput {
   readonly issuer: string;
@@ -57,6 +63,7 @@ export function metadataDocument(
     ...(options.scopesSupported ? { scopes_supported: [...options.scopesSupported] } : {}),
     authorization_response_iss_parameter_supported: options.advertiseIssParameter ?? true,
     ...(options.clientIdMetadataDocumentSupported ? { client_id_metadata_document_supported: true } : {}),
+    ...(options.dpop ? { dpop_signing_alg_values_supported: [...DPOP_ALGORITHMS] } : {}),
     ...(flavour === 'openid'
       ? { subject_types_supported: ['public'], id_token_signing_alg_values_supported: [input.signingAlgorithm] }
       : {}),

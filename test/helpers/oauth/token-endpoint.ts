@@ -5,25 +5,29 @@
 import { createHash } from 'node:crypto';
 import type http from 'node:http';
 import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
+import { isCompactJws } from '../../../lib/auth/server/authorization-header';
+import { verifyDpopProof } from '../../../lib/auth/server/dpop-proof';
 import { authenticateClient } from './client-auth';
 import type { RegisteredClient } from './clients';
 import type { RequestNotes, ServerContext } from './context';
 import { resourceOf, scopesOf, type TokenResponse } from './grants';
 import { OAuthError, readForm, sendJson } from './http-io';
-import { JWT_BEARER_GRANT, type GrantType } from './types';
+import { DPOP_ALGORITHMS, JWT_BEARER_GRANT, type GrantType } from './types';
 
 interface GrantRequest {
   readonly context: ServerContext;
   readonly form: URLSearchParams;
   readonly client: RegisteredClient;
   readonly notes: RequestNotes;
+  /** The key a DPoP proof came with (the tokens are bound to it), when the server takes DPoP. */
+  readonly jkt: string | undefined;
 }
 
 function codeChallengeOf(verifier: string): string {
   return createHash('sha256').update(verifier).digest('base64url');
 }
 
-async function authorizationCodeGrant({ context, form, client, notes }: GrantRequest): Promise<TokenResponse> {
+async function authorizationCodeGrant({ context, form, client, notes, jkt }: GrantRequest): Promise<TokenResponse> {
   const pending = context.grants.redeemCode(form.get('code'), client.clientId);
   notes.scope = pending.scope;
   if (form.get('redirect_uri') !== pending.redirectUri)
@@ -35,10 +39,10 @@ async function authorizationCodeGrant({ context, form, client, notes }: GrantReq
   notes.resource = resourceOf(form);
   if (notes.resource !== pending.resource)
     throw new OAuthError('invalid_target', 'resource differs from the authorization request');
-  return context.grants.respond(pending, true, pending.issued);
+  return context.grants.respond({ ...pending, jkt }, true, pending.issued);
 }
 
-async function refreshTokenGrant({ context, form, client, notes }: GrantRequest): Promise<TokenResponse> {
+async function refreshTokenGrant({ context, form, client, notes, jkt }: GrantRequest): Promise<TokenResponse> {
   const rotate = context.options.rotateRefreshTokens ?? true;
   const grant = context.grants.redeemRefreshToken(form.get('refresh_token'), client.clientId, rotate);
   const resource = resourceOf(form);
@@ -50,22 +54,22 @@ async function refreshTokenGrant({ context, form, client, notes }: GrantRequest)
   const beyond = scopesOf(asked).filter((scope) => !granted.includes(scope));
   if (beyond.length > 0) throw new OAuthError('invalid_scope', `beyond the original grant: ${beyond.join(' ')}`);
   notes.scope = asked === null ? grant.scope : scopesOf(asked).join(' ');
-  return context.grants.respond({ ...grant, scope: notes.scope }, rotate);
+  return context.grants.respond({ ...grant, scope: notes.scope, jkt }, rotate);
 }
 
-async function clientCredentialsGrant({ context, form, client, notes }: GrantRequest): Promise<TokenResponse> {
+async function clientCredentialsGrant({ context, form, client, notes, jkt }: GrantRequest): Promise<TokenResponse> {
   if (client.authMethod === 'none')
     throw new OAuthError('unauthorized_client', 'client_credentials needs a confidential client');
   notes.resource = resourceOf(form);
   notes.scope = context.grants.checkScope(form.get('scope'), client.scope);
   return context.grants.respond(
-    { clientId: client.clientId, subject: client.clientId, scope: notes.scope, resource: notes.resource },
+    { clientId: client.clientId, subject: client.clientId, scope: notes.scope, resource: notes.resource, jkt },
     false,
   );
 }
 
 /** RFC 7523 §2.1: a JWT from a trusted issuer stands for its `sub`. */
-async function jwtBearerGrant({ context, form, client, notes }: GrantRequest): Promise<TokenResponse> {
+async function jwtBearerGrant({ context, form, client, notes, jkt }: GrantRequest): Promise<TokenResponse> {
   const assertion = form.get('assertion');
   if (!assertion) throw new OAuthError('invalid_request', 'assertion is required');
   let subject: string;
@@ -86,7 +90,7 @@ async function jwtBearerGrant({ context, form, client, notes }: GrantRequest): P
   notes.resource = resourceOf(form);
   notes.scope = context.grants.checkScope(form.get('scope'), client.scope);
   return context.grants.respond(
-    { clientId: client.clientId, subject, scope: notes.scope, resource: notes.resource },
+    { clientId: client.clientId, subject, scope: notes.scope, resource: notes.resource, jkt },
     false,
   );
 }
@@ -118,8 +122,33 @@ export async function handleToken(
   if (!grantType || !context.grantTypes.includes(grantType as GrantType)) {
     throw new OAuthError('unsupported_grant_type', `grant_type ${grantType ?? '(none)'} is not supported`);
   }
-  const tokens = await GRANTS[grantType as GrantType]({ context, form, client, notes });
+  const jkt = await dpopKeyOf(context, request);
+  const tokens = await GRANTS[grantType as GrantType]({ context, form, client, notes, jkt });
   sendJson(response, 200, tokens);
+}
+
+/**
+ * The thumbprint of the key a token request's DPoP proof (RFC 9449 §5) was signed with, when the server
+ * takes DPoP and the request carries a proof; a bad proof is refused `invalid_dpop_proof`.
+ */
+async function dpopKeyOf(context: ServerContext, request: http.IncomingMessage): Promise<string | undefined> {
+  const proofs = request.headersDistinct.dpop;
+  if (!context.options.dpop || proofs === undefined) return undefined;
+  if (proofs.length > 1 || !isCompactJws(proofs[0]!))
+    throw new OAuthError('invalid_dpop_proof', 'one DPoP header, a signed JWT');
+  try {
+    const proof = await verifyDpopProof(proofs[0]!, {
+      method: 'POST',
+      url: `${context.issuer}/token`,
+      algorithms: DPOP_ALGORITHMS,
+      now: context.clientAuth.now(),
+      maxAgeS: 60,
+      maxFutureS: 5,
+    });
+    return proof.jkt;
+  } catch (failure) {
+    throw new OAuthError('invalid_dpop_proof', (failure as Error).message);
+  }
 }
 
 /** RFC 7662: only an authenticated confidential client may ask. */

@@ -8,6 +8,9 @@ import type { JSONWebKeySet } from 'jose';
 export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 export const JWT_CLIENT_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
+/** The DPoP proof algorithms the server advertises and accepts when `dpop` is on. */
+export const DPOP_ALGORITHMS: readonly string[] = ['ES256', 'EdDSA', 'RS256'];
+
 export type GrantType = 'authorization_code' | 'refresh_token' | 'client_credentials' | typeof JWT_BEARER_GRANT;
 export type ClientAuthMethod = 'none' | 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt';
 
@@ -97,6 +100,11 @@ export interface AuthorizationServerOptions {
   readonly denyAuthorization?: boolean;
   /** Issuers whose JWTs the jwt-bearer grant accepts, with their public keys (RFC 7523 §2.1). */
   readonly trustedAssertionIssuers?: Readonly<Record<string, JSONWebKeySet>>;
+  /**
+   * DPoP (RFC 9449): advertise `dpop_signing_alg_values_supported`, and bind the tokens of a token request that
+   * carries a DPoP proof to its key (`cnf.jkt`, `token_type: DPoP`). Default false.
+   */
+  readonly dpop?: boolean;
   /** The clock in milliseconds (codes, tokens, assertions); default `Date.now`. */
   readonly now?: () => number;
 }

@@ -1,0 +1,109 @@
+/**
+ * One DPoP proof (RFC 9449 §4.3) checked against the request it came with: a JWS of type `dpop+jwt`, signed
+ * with an asymmetric algorithm by the public key its header carries, naming the request's method (`htm`) and
+ * URL (`htu`), issued within a window around now, with a `jti`, and, for a request to a resource server, the
+ * hash of the access token it goes with (`ath`). Replay (`jti`), the server's nonce and the key the token is
+ * bound to are the caller's checks: they need state this function does not keep.
+ */
+import { base64url, calculateJwkThumbprint, EmbeddedJWK, jwtVerify, type JWK } from 'jose';
+
+/** The asymmetric JWS algorithms jose verifies: the only ones a proof may use (never `none`, never an HMAC). */
+export const ASYMMETRIC_ALGORITHMS: readonly string[] = [
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+];
+
+/** The proof algorithms accepted by default (and named in challenges and the metadata document). */
+export const DEFAULT_DPOP_ALGORITHMS: readonly string[] = ['ES256', 'ES384', 'EdDSA', 'RS256', 'PS256'];
+
+/** A proof may be this old (its `iat`), and no older. */
+export const DEFAULT_DPOP_MAX_AGE_S = 60;
+/** A proof may be issued this far in the future (the client's clock ahead of ours). */
+export const DEFAULT_DPOP_MAX_FUTURE_S = 5;
+/** Longer `jti` values are refused: the replay cache keeps each one. */
+const MAX_JTI_LENGTH = 256;
+
+/** A proof was refused. The message says why (for `error_description`); it never quotes the token. */
+export class DpopProofError extends Error {
+  override readonly name = 'DpopProofError';
+}
+
+export interface ProofExpectations {
+  /** The request's method. */
+  readonly method: string;
+  /** The request's URL; compared without query and fragment, both sides normalised. */
+  readonly url: string;
+  /** The access token the request carries (checked against `ath`); undefined at a token endpoint. */
+  readonly accessToken?: string;
+  readonly algorithms: readonly string[];
+  /** Now, in milliseconds since the epoch. */
+  readonly now: number;
+  readonly maxAgeS: number;
+  readonly maxFutureS: number;
+}
+
+export interface CheckedProof {
+  /** The JWK SHA-256 thumbprint (RFC 7638) of the proof's key: what a bound token's `cnf.jkt` names. */
+  readonly jkt: string;
+  readonly jti: string;
+  /** Seconds since the epoch. */
+  readonly iat: number;
+  readonly nonce?: string;
+}
+
+/** Checks `proof` against the request; rejects with `DpopProofError` saying why it is refused. */
+export async function verifyDpopProof(proof: string, expected: ProofExpectations): Promise<CheckedProof> {
+  let payload: Record<string, unknown>;
+  let jwk: JWK;
+  try {
+    const verified = await jwtVerify(proof, EmbeddedJWK, {
+      typ: 'dpop+jwt',
+      algorithms: [...expected.algorithms],
+      currentDate: new Date(expected.now),
+    });
+    payload = verified.payload;
+    jwk = verified.protectedHeader.jwk!;
+  } catch (error) {
+    throw new DpopProofError(`the DPoP proof is invalid: ${(error as Error).message}`);
+  }
+  const { htm, htu, iat, jti, ath, nonce } = payload;
+  if (htm !== expected.method) throw new DpopProofError('the DPoP proof is for another method (htm)');
+  const url = comparableUrl(expected.url);
+  if (typeof htu !== 'string' || url === '' || comparableUrl(htu) !== url)
+    throw new DpopProofError('the DPoP proof is for another URL (htu)');
+  if (typeof iat !== 'number' || !Number.isFinite(iat)) throw new DpopProofError('the DPoP proof has no iat');
+  const nowS = expected.now / 1000;
+  if (iat < nowS - expected.maxAgeS) throw new DpopProofError('the DPoP proof is too old (iat)');
+  if (iat > nowS + expected.maxFutureS) throw new DpopProofError('the DPoP proof is issued in the future (iat)');
+  if (typeof jti !== 'string' || jti === '' || jti.length > MAX_JTI_LENGTH)
+    throw new DpopProofError('the DPoP proof has no usable jti');
+  if (nonce !== undefined && typeof nonce !== 'string') throw new DpopProofError('the DPoP proof nonce is no string');
+  if (expected.accessToken !== undefined && ath !== (await accessTokenHash(expected.accessToken)))
+    throw new DpopProofError('the DPoP proof is for another access token (ath)');
+  return { jkt: await calculateJwkThumbprint(jwk, 'sha256'), jti, iat, ...(nonce !== undefined && { nonce }) };
+}
+
+/** `ath`: base64url(SHA-256(the access token)). */
+async function accessTokenHash(token: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(token));
+  return base64url.encode(new Uint8Array(digest));
+}
+
+/**
+ * A URL as `htu` is compared (RFC 9449 §4.3): scheme, host, port and path, normalised (case, default port,
+ * dot segments), without query and fragment; '' for what is no absolute URL.
+ */
+export function comparableUrl(url: string): string {
+  if (!URL.canParse(url)) return '';
+  const parsed = new URL(url);
+  return `${parsed.origin}${parsed.pathname}`;
+}
