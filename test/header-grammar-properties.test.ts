@@ -5,9 +5,11 @@
  * (written here independently, as regular expressions of the RFC's ABNF) refuses, and what the grammar
  * builds is read back exactly.
  */
+import { validateHeaderValue } from 'node:http';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseChallenges, type Challenge } from '../lib/auth/client/www-authenticate';
+import { bearerChallenge, dpopChallenge } from '../lib/auth/server/challenge';
 import { decodeHeaderValue, encodeHeaderValue } from '../lib/protocol/header-value';
 
 const RUNS = { numRuns: 500 };
@@ -142,6 +144,27 @@ describe('WWW-Authenticate: parseChallenges', () => {
     ['garbage after the parameters', 'Bearer realm="x" trailing'],
   ])('refuses the whole header for %s', (_why, header) => {
     expect(parseChallenges(header)).toEqual([]);
+  });
+});
+
+describe("WWW-Authenticate: the resource server's challenges", () => {
+  it('are headers Node sends and the grammar accepts, read back by our client, whatever the parameter values', () => {
+    const values = fc.dictionary(tokenArb, fc.string({ unit: 'binary', maxLength: 40 }), { minKeys: 1, maxKeys: 4 });
+    fc.assert(
+      fc.property(values, fc.constantFrom(bearerChallenge, dpopChallenge), (params, make) => {
+        const header = make(params);
+        expect(() => validateHeaderValue('www-authenticate', header)).not.toThrow();
+        expect(header).toMatch(WWW_AUTHENTICATE);
+        const sent = Object.entries(params).map(([name, value]) => ({
+          name,
+          // eslint-disable-next-line no-control-regex
+          value: value.replace(/[\u0000-\u001f\u007f]/g, '').replace(/[\u0080-\uffff]/g, '?'),
+        }));
+        const scheme = make === bearerChallenge ? 'Bearer' : 'DPoP';
+        expect(parseChallenges(header)).toEqual([expectedChallenge({ scheme, params: sent })]);
+      }),
+      RUNS,
+    );
   });
 });
 

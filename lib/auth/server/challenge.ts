@@ -1,7 +1,9 @@
 /**
  * `WWW-Authenticate` challenges: `Bearer …` (RFC 6750 §3, with RFC 9728 §5.1's `resource_metadata`) and
  * `DPoP …` (RFC 9449 §7.1, with `algs`). Values are quoted-strings: `"` and `\` escaped, control characters
- * (a header cannot carry them) dropped. Several challenges go in one header value, separated by commas.
+ * (a header cannot carry them) dropped, anything beyond ASCII written `?` (RFC 6750 allows ASCII only, and
+ * Node refuses to send a header holding characters beyond Latin-1: a message from a user's verifier must
+ * never make the answer fail). Several challenges go in one header value, separated by commas.
  */
 
 /** The parameters of a challenge, in the order given; undefined ones are left out. */
@@ -25,6 +27,9 @@ export function dpopChallenge(params: ChallengeParams): string {
 }
 
 export function quotedString(value: string): string {
-  // eslint-disable-next-line no-control-regex
-  return `"${value.replace(/[\u0000-\u001f\u007f]/g, '').replace(/[\\"]/g, '\\$&')}"`;
+  const ascii = value
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .replace(/[\u0080-\uffff]/g, '?');
+  return `"${ascii.replace(/[\\"]/g, '\\$&')}"`;
 }
