@@ -5,7 +5,16 @@
  * hash of the access token it goes with (`ath`). Replay (`jti`), the server's nonce and the key the token is
  * bound to are the caller's checks: they need state this function does not keep.
  */
-import { base64url, calculateJwkThumbprint, EmbeddedJWK, jwtVerify, type JWK } from 'jose';
+import {
+  calculateJwkThumbprint,
+  EmbeddedJWK,
+  jwtVerify,
+  type CryptoKey,
+  type FlattenedJWSInput,
+  type JWK,
+  type JWSHeaderParameters,
+} from 'jose';
+import { tokenKey } from './token-cache';
 
 /** The asymmetric JWS algorithms jose verifies: the only ones a proof may use (never `none`, never an HMAC). */
 export const ASYMMETRIC_ALGORITHMS: readonly string[] = [
@@ -31,6 +40,8 @@ export const DEFAULT_DPOP_MAX_AGE_S = 60;
 export const DEFAULT_DPOP_MAX_FUTURE_S = 5;
 /** Longer `jti` values are refused: the replay cache keeps each one. */
 const MAX_JTI_LENGTH = 256;
+/** Proof keys kept imported, with their thumbprints: a client signs every proof with one key. */
+const KEPT_PROOF_KEYS = 1_000;
 
 /** A proof was refused. The message says why (for `error_description`); it never quotes the token. */
 export class DpopProofError extends Error {
@@ -65,7 +76,7 @@ export async function verifyDpopProof(proof: string, expected: ProofExpectations
   let payload: Record<string, unknown>;
   let jwk: JWK;
   try {
-    const verified = await jwtVerify(proof, EmbeddedJWK, {
+    const verified = await jwtVerify(proof, embeddedKey, {
       typ: 'dpop+jwt',
       algorithms: [...expected.algorithms],
       currentDate: new Date(expected.now),
@@ -87,15 +98,35 @@ export async function verifyDpopProof(proof: string, expected: ProofExpectations
   if (typeof jti !== 'string' || jti === '' || jti.length > MAX_JTI_LENGTH)
     throw new DpopProofError('the DPoP proof has no usable jti');
   if (nonce !== undefined && typeof nonce !== 'string') throw new DpopProofError('the DPoP proof nonce is no string');
-  if (expected.accessToken !== undefined && ath !== (await accessTokenHash(expected.accessToken)))
+  // `ath` is base64url(SHA-256(the access token)): the verdict cache's key of the token.
+  if (expected.accessToken !== undefined && ath !== (await tokenKey(expected.accessToken)))
     throw new DpopProofError('the DPoP proof is for another access token (ath)');
-  return { jkt: await calculateJwkThumbprint(jwk, 'sha256'), jti, iat, ...(nonce !== undefined && { nonce }) };
+  return { jkt: await thumbprintOf(jwk), jti, iat, ...(nonce !== undefined && { nonce }) };
 }
 
-/** `ath`: base64url(SHA-256(the access token)). */
-async function accessTokenHash(token: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(token));
-  return base64url.encode(new Uint8Array(digest));
+/**
+ * Proof keys as imported, with their thumbprints, by the header's `jwk` as sent: importing a key and hashing
+ * its thumbprint cost more than verifying the signature (WebCrypto: about 180 and 80 µs of CPU here), and a
+ * client signs every proof with one key. Only keys `EmbeddedJWK` accepted (public ones) are kept; a header
+ * that differs in any member (a private `d` added) is another entry, checked afresh. Bounded: the oldest
+ * goes first.
+ */
+const proofKeys = new Map<string, { readonly key: CryptoKey | Uint8Array; readonly jkt: Promise<string> }>();
+
+/** jose's `EmbeddedJWK` (the header's public key), imported once per key. */
+async function embeddedKey(header: JWSHeaderParameters, token: FlattenedJWSInput): Promise<CryptoKey | Uint8Array> {
+  const id = JSON.stringify(header.jwk);
+  const known = proofKeys.get(id);
+  if (known !== undefined) return known.key;
+  const key = await EmbeddedJWK(header, token);
+  if (proofKeys.size >= KEPT_PROOF_KEYS) proofKeys.delete(proofKeys.keys().next().value!);
+  proofKeys.set(id, { key, jkt: calculateJwkThumbprint(header.jwk!, 'sha256') });
+  return key;
+}
+
+/** The JWK SHA-256 thumbprint of a proof's key (kept beside it once imported). */
+function thumbprintOf(jwk: JWK): Promise<string> {
+  return proofKeys.get(JSON.stringify(jwk))?.jkt ?? calculateJwkThumbprint(jwk, 'sha256');
 }
 
 /**

@@ -111,9 +111,6 @@ export interface AuthRequest {
 type Verdict = Principal | AuthRefusal;
 const isRefusal = (verdict: Verdict): verdict is AuthRefusal => 'status' in verdict;
 
-const encoder = new TextEncoder();
-const node = nodeCrypto();
-
 /**
  * The decisions of one protected endpoint; made once per endpoint (`createMcpHttpHandler` shares it between
  * the Streamable HTTP and the legacy HTTP+SSE transports, so both use one key cache).
@@ -126,7 +123,7 @@ export class ResourceServer {
   readonly metadataUrl: string;
   private readonly verify: TokenVerifier;
   private readonly verdicts: TokenCache | undefined;
-  /** The last token hashed (its bytes, compared in constant time), and its key. */
+  /** The last token hashed (as Latin-1 bytes: a token68 is ASCII; compared in constant time), and its key. */
   private lastToken: Uint8Array | undefined;
   private lastKey: string | undefined;
   private readonly requiredScopes: readonly string[];
@@ -228,7 +225,7 @@ export class ResourceServer {
    * would tell a timing attacker how much of another client's token it has guessed).
    */
   private keyOf(token: string): string | Promise<string> {
-    const bytes = encoder.encode(token);
+    const bytes = latin1Bytes(token);
     if (this.lastToken !== undefined && sameBytes(bytes, this.lastToken)) return this.lastKey!;
     const key = tokenKey(token);
     if (typeof key !== 'string') return key;
@@ -340,7 +337,18 @@ function refused(refusal: AuthRefusal): AuthOutcome {
   return { ok: false, refusal };
 }
 
-/** Equal bytes, in a time that depends on the length only. */
+const node = nodeCrypto();
+const NodeBuffer = (globalThis as { Buffer?: { from(text: string, encoding: 'latin1'): Uint8Array } }).Buffer;
+
+/** One byte per character (a token is ASCII): `Buffer`'s Latin-1 is 2x faster than `TextEncoder`'s UTF-8. */
+function latin1Bytes(text: string): Uint8Array {
+  if (NodeBuffer) return NodeBuffer.from(text, 'latin1');
+  const bytes = new Uint8Array(text.length);
+  for (let index = 0; index < text.length; index++) bytes[index] = text.charCodeAt(index);
+  return bytes;
+}
+
+/** Equal bytes, in a time that depends on the length only (no early exit at the first difference). */
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
   if (node) return node.timingSafeEqual(a, b);
