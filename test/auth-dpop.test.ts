@@ -32,6 +32,7 @@ import { startTestIssuer, type TestIssuer } from './helpers/jwt-issuer';
 import { mirroredHeaders, postModern } from './helpers/modern-http';
 import { startAuthorizationServer, type AuthorizationServer } from './helpers/oauth-server';
 import { protectedToolsDefinition } from './helpers/protected-tools';
+import { serveProtected } from './helpers/protected-endpoint';
 
 const ENVELOPE = {
   [META.protocolVersion]: '2026-07-28',
@@ -104,18 +105,13 @@ interface Endpoint {
 }
 
 /** Our server behind `createMcpHttpHandler` with `auth` (JWT by the issuer's JWKS, `resource` the endpoint's URL). */
-async function protectedEndpoint(auth: Partial<ResourceServerOptions> = {}): Promise<Endpoint> {
-  const server = new Server(protectedToolsDefinition());
-  cleanups.push(() => server.close());
-  let handler: McpHttpHandler | undefined;
-  const { origin } = await listenHttp((request, response) => handler!(request, response));
-  const url = `${origin}/mcp`;
-  handler = createMcpHttpHandler(server, {
-    path: '/mcp',
-    auth: { resource: url, authorizationServers: [issuer.issuer], jwks: issuer.jwksUrl, ...auth },
-  });
-  cleanups.push(() => handler!.close());
-  return { url, metadataUrl: `${origin}/.well-known/oauth-protected-resource/mcp` };
+function protectedEndpoint(auth: Partial<ResourceServerOptions> = {}): Promise<Endpoint> {
+  return serveProtected(protectedToolsDefinition(), (url) => ({
+    resource: url,
+    authorizationServers: [issuer.issuer],
+    jwks: issuer.jwksUrl,
+    ...auth,
+  }));
 }
 
 interface Answer {

@@ -17,11 +17,9 @@ import { createJwtVerifier } from '../lib/auth/server';
 import type { ResourceServerOptions } from '../lib/auth/server/resource-server';
 import { Client } from '../lib/client/client';
 import { Runtime } from '../lib/core/runtime';
-import { Server } from '../lib/server/server';
 import type { TraceEvent } from '../lib/trace/types';
-import { createMcpHttpHandler, type McpHttpHandler } from '../transports/http/endpoint';
 import { StreamableHttpClientTransport } from '../transports/http/streamable-client';
-import { cleanups, listenHttp } from './helpers/http';
+import { cleanups } from './helpers/http';
 import {
   startAuthorizationServer,
   type AuthorizationServer,
@@ -29,6 +27,7 @@ import {
   type AuthorizationServerOptions,
 } from './helpers/oauth-server';
 import { protectedToolsDefinition } from './helpers/protected-tools';
+import { serveProtected } from './helpers/protected-endpoint';
 
 const REDIRECT_URI = 'http://127.0.0.1:53682/callback';
 const HOUR_MS = 3_600_000;
@@ -68,23 +67,18 @@ async function setup(options: SetupOptions = {}): Promise<Setup> {
   });
   cleanups.push(() => as.close());
   const runtime = new Runtime();
-  const server = new Server(DEFINITION, { runtime });
-  cleanups.push(() => server.close());
-  let handler: McpHttpHandler | undefined;
-  const { origin } = await listenHttp((request, response) => handler!(request, response));
-  const url = `${origin}/mcp`;
-  handler = createMcpHttpHandler(server, {
-    path: '/mcp',
-    auth: {
+  const { url } = await serveProtected(
+    DEFINITION,
+    (url) => ({
       resource: url,
       authorizationServers: [as.issuer],
       jwks: as.url('/jwks'),
       scopesSupported: ['mcp:read', 'mcp:write'],
       requiredScopes: ['mcp:read'],
       ...options.auth?.(as, url, now),
-    },
-  });
-  cleanups.push(() => handler!.close());
+    }),
+    { server: { runtime } },
+  );
   return { as, url, runtime, now, advance: (ms) => void (skewMs += ms) };
 }
 

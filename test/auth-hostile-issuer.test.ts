@@ -12,11 +12,10 @@ import { createJwtVerifier, type JwtVerifierOptions } from '../lib/auth/server/j
 import { InvalidTokenError } from '../lib/auth/server/principal';
 import type { ResourceServerOptions } from '../lib/auth/server/resource-server';
 import { TokenCheckUnavailableError, type TokenVerifier } from '../lib/auth/server/token-verifier';
-import { Server } from '../lib/server/server';
-import { createMcpHttpHandler, type McpHttpHandler } from '../transports/http/endpoint';
-import { cleanups, listenHttp, within } from './helpers/http';
+import { postInitialize, within } from './helpers/http';
 import { startTestIssuer, type TestIssuer } from './helpers/jwt-issuer';
 import { protectedToolsDefinition } from './helpers/protected-tools';
+import { serveProtected } from './helpers/protected-endpoint';
 
 const AUDIENCE = 'https://mcp.example.com/mcp';
 /** Larger than every default body limit (64 KiB introspection, 512 KiB key set). */
@@ -52,37 +51,17 @@ async function rejectionOf(verifying: Promise<unknown>): Promise<unknown> {
 
 /** Our server behind `createMcpHttpHandler` with `auth` for the resource `<origin>/mcp`: its URL. */
 async function protectedEndpoint(auth: (url: string) => Partial<ResourceServerOptions>): Promise<string> {
-  const server = new Server(protectedToolsDefinition());
-  cleanups.push(() => server.close());
-  let handler: McpHttpHandler | undefined;
-  const { origin } = await listenHttp((request, response) => handler!(request, response));
-  const url = `${origin}/mcp`;
-  handler = createMcpHttpHandler(server, {
-    path: '/mcp',
-    auth: { resource: url, authorizationServers: [issuer.issuer], ...auth(url) },
-  });
-  cleanups.push(() => handler!.close());
-  return url;
+  const endpoint = await serveProtected(protectedToolsDefinition(), (url) => ({
+    resource: url,
+    authorizationServers: [issuer.issuer],
+    ...auth(url),
+  }));
+  return endpoint.url;
 }
 
 /** The status of an `initialize` POST to `url` with `token`. */
 async function statusOfInitialize(url: string, token: string): Promise<number> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      authorization: `Bearer ${token}`,
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-    }),
-  });
-  await response.body?.cancel();
-  return response.status;
+  return (await postInitialize(url, { authorization: `Bearer ${token}` })).status;
 }
 
 describe('introspection against a hostile endpoint', () => {

@@ -19,15 +19,15 @@ import { defineServer } from '../lib/server/definition';
 import { Server } from '../lib/server/server';
 import { createRedactor } from '../lib/trace/redact';
 import type { TraceEvent } from '../lib/trace/types';
-import { createMcpHttpHandler, type McpHttpHandler } from '../transports/http/endpoint';
 import { LegacySseClientTransport } from '../transports/http/legacy-sse-client';
 import { StreamableHttpClientTransport } from '../transports/http/streamable-client';
 import { createMemoryPair } from '../transports/memory';
-import { cleanups, listenHttp, sseReader } from './helpers/http';
+import { cleanups, sseReader } from './helpers/http';
 import { startTestIssuer, type TestIssuer } from './helpers/jwt-issuer';
 import { mirroredHeaders, postModern } from './helpers/modern-http';
 import { text, WHOAMI_TOOL, WRITE_TOOL } from './helpers/protected-tools';
 import { askName } from './helpers/fixtures';
+import { serveProtected } from './helpers/protected-endpoint';
 
 const DEFINITION = defineServer({
   name: 'protected',
@@ -76,18 +76,11 @@ async function protectedEndpoint(
   path = '/mcp',
   runtime?: Runtime,
 ): Promise<Endpoint> {
-  const server = new Server(DEFINITION, runtime ? { runtime } : {});
-  cleanups.push(() => server.close());
-  let handler: McpHttpHandler | undefined;
-  const { origin } = await listenHttp((request, response) => handler!(request, response));
-  const url = path === '/' ? origin : `${origin}${path}`;
-  handler = createMcpHttpHandler(server, {
-    path,
-    auth: { resource: url, authorizationServers: [issuer.issuer], jwks: issuer.jwksUrl, ...auth },
-  });
-  cleanups.push(() => handler!.close());
-  const wellKnown = path === '/' ? '' : path;
-  return { url, origin, metadataUrl: `${origin}/.well-known/oauth-protected-resource${wellKnown}` };
+  return serveProtected(
+    DEFINITION,
+    (url) => ({ resource: url, authorizationServers: [issuer.issuer], jwks: issuer.jwksUrl, ...auth }),
+    { path, ...(runtime && { server: { runtime } }) },
+  );
 }
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });

@@ -17,13 +17,13 @@ import { defineServer, type ServerDefinition, type ServerSpec } from '../lib/ser
 import { SERVER_HANDLERS } from '../lib/server/handlers';
 import { MODERN_HANDLERS } from '../lib/server/modern/handlers';
 import { Server } from '../lib/server/server';
-import { createMcpHttpHandler, type McpHttpHandler } from '../transports/http/endpoint';
 import { StreamableHttpClientTransport } from '../transports/http/streamable-client';
 import { createMemoryPair } from '../transports/memory';
-import { cleanups, listenHttp, sseReader } from './helpers/http';
+import { cleanups, sseReader } from './helpers/http';
 import { startTestIssuer, type TestIssuer } from './helpers/jwt-issuer';
 import { postModern } from './helpers/modern-http';
 import { WHOAMI_TOOL, WRITE_TOOL } from './helpers/protected-tools';
+import { serveProtected } from './helpers/protected-endpoint';
 
 // ---- the server: one unscoped and one scoped item of each kind ----------------------------------------------
 
@@ -89,18 +89,12 @@ interface Endpoint {
   readonly origin: string;
 }
 
-async function protectedEndpoint(definition: ServerDefinition = defineServer(SPEC)): Promise<Endpoint> {
-  const server = new Server(definition);
-  cleanups.push(() => server.close());
-  let handler: McpHttpHandler | undefined;
-  const { origin } = await listenHttp((request, response) => handler!(request, response));
-  const url = `${origin}/mcp`;
-  handler = createMcpHttpHandler(server, {
-    path: '/mcp',
-    auth: { resource: url, authorizationServers: [issuer.issuer], jwks: issuer.jwksUrl },
-  });
-  cleanups.push(() => handler!.close());
-  return { url, origin };
+function protectedEndpoint(definition: ServerDefinition = defineServer(SPEC)): Promise<Endpoint> {
+  return serveProtected(definition, (url) => ({
+    resource: url,
+    authorizationServers: [issuer.issuer],
+    jwks: issuer.jwksUrl,
+  }));
 }
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });

@@ -23,7 +23,7 @@ import { createMcpHttpHandler, type McpHttpHandler } from '../transports/http/en
 import { StreamableHttpClientTransport } from '../transports/http/streamable-client';
 import { text, textOf } from './helpers/content';
 import { tool } from './helpers/fixtures';
-import { cleanups, listenHttp, type SeenRequest } from './helpers/http';
+import { cleanups, listenHttp, postInitialize, type SeenRequest } from './helpers/http';
 import { connectToHub } from './helpers/hub';
 import { startAuthorizationServer, type AuthorizationServer } from './helpers/oauth-server';
 
@@ -239,17 +239,7 @@ describe("the hub's own endpoint", () => {
   it('refuses a client without a token with 401 and the resource metadata challenge', async () => {
     const as = await authorizationServer();
     const { url } = await protectedHub(as);
-    const response = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-      }),
-    });
-    await response.body?.cancel();
+    const response = await postInitialize(url);
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toContain('resource_metadata=');
   });

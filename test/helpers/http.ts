@@ -66,6 +66,22 @@ export function statusOfGet(url: string, headers: Record<string, string>): Promi
   });
 }
 
+/** An `initialize` POST (2025-06-18) to `url`, with `headers` besides the content types; its body left unread. */
+export async function postInitialize(url: string, headers: Record<string, string> = {}): Promise<Response> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    }),
+  });
+  await response.body?.cancel();
+  return response;
+}
+
 /** Reads the SSE events of a fetch response as they arrive: `next()` is undefined once the stream ended. */
 export function sseReader(response: Response) {
   const reader = response.body!.getReader();

@@ -7,7 +7,7 @@
  * this is only what a resource server sees of one.
  */
 import type http from 'node:http';
-import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { exportJWK, generateKeyPair, SignJWT, type GenerateKeyPairResult } from 'jose';
 import { listenHttp } from './http';
 
 export interface TestIssuer {
@@ -57,9 +57,17 @@ export type Misbehaviour =
 
 const KID = 'test-key';
 
+/**
+ * The signing key and a foreign one, made once per test process: an RSA key pair takes 100-400 ms to make,
+ * and the suites start an issuer for every test. Each issuer is still its own (its own origin and `iss`).
+ */
+let keyPairs: Promise<[GenerateKeyPairResult, GenerateKeyPairResult]> | undefined;
+
 export async function startTestIssuer(): Promise<TestIssuer> {
-  const { publicKey, privateKey } = await generateKeyPair('RS256');
-  const foreign = await generateKeyPair('RS256');
+  const [{ publicKey, privateKey }, foreign] = await (keyPairs ??= Promise.all([
+    generateKeyPair('RS256'),
+    generateKeyPair('RS256'),
+  ]));
   const jwks = { keys: [{ ...(await exportJWK(publicKey)), kid: KID, alg: 'RS256', use: 'sig' }] };
   const answers = new Map<string, Record<string, unknown>>();
   const behaviours = new Map<string, Misbehaviour>();

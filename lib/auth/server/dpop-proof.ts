@@ -16,21 +16,6 @@ import {
 } from 'jose';
 import { tokenKey } from './token-cache';
 
-/** The asymmetric JWS algorithms jose verifies: the only ones a proof may use (never `none`, never an HMAC). */
-export const ASYMMETRIC_ALGORITHMS: readonly string[] = [
-  'ES256',
-  'ES384',
-  'ES512',
-  'EdDSA',
-  'Ed25519',
-  'RS256',
-  'RS384',
-  'RS512',
-  'PS256',
-  'PS384',
-  'PS512',
-];
-
 /** The proof algorithms accepted by default (and named in challenges and the metadata document). */
 export const DEFAULT_DPOP_ALGORITHMS: readonly string[] = ['ES256', 'ES384', 'EdDSA', 'RS256', 'PS256'];
 

@@ -6,8 +6,8 @@
  */
 import { isCompactJws } from './authorization-header';
 import { DpopNonces } from './dpop-nonce';
+import { ASYMMETRIC_ALGORITHMS } from './algorithms';
 import {
-  ASYMMETRIC_ALGORITHMS,
   DEFAULT_DPOP_ALGORITHMS,
   DEFAULT_DPOP_MAX_AGE_S,
   DEFAULT_DPOP_MAX_FUTURE_S,

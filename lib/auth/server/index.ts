@@ -3,12 +3,8 @@ export { bearerChallenge, dpopChallenge, quotedString } from './challenge';
 export { isCompactJws, parseAuthorization, type Credentials, type TokenScheme } from './authorization-header';
 export { type DpopOptions } from './dpop';
 export { DPOP_NONCE_ROTATION_MS } from './dpop-nonce';
-export {
-  ASYMMETRIC_ALGORITHMS,
-  DEFAULT_DPOP_ALGORITHMS,
-  DEFAULT_DPOP_MAX_AGE_S,
-  DEFAULT_DPOP_MAX_FUTURE_S,
-} from './dpop-proof';
+export { ASYMMETRIC_ALGORITHMS } from './algorithms';
+export { DEFAULT_DPOP_ALGORITHMS, DEFAULT_DPOP_MAX_AGE_S, DEFAULT_DPOP_MAX_FUTURE_S } from './dpop-proof';
 export { DEFAULT_DPOP_REPLAY_ENTRIES } from './dpop-replay';
 export {
   createIntrospectionVerifier,

@@ -6,6 +6,7 @@
  * for a key id it does not know (after a cooldown).
  */
 import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import { ASYMMETRIC_ALGORITHMS } from './algorithms';
 import {
   DEFAULT_JWKS_TIMEOUT_MS,
   DEFAULT_MAX_JWKS_BYTES,
@@ -16,20 +17,8 @@ import {
 import { InvalidTokenError, principalFromClaims } from './principal';
 import type { TokenVerifier } from './token-verifier';
 
-/** Asymmetric algorithms a JWKS serves: the default list of what a token may be signed with. */
-export const DEFAULT_JWT_ALGORITHMS: readonly string[] = [
-  'RS256',
-  'RS384',
-  'RS512',
-  'PS256',
-  'PS384',
-  'PS512',
-  'ES256',
-  'ES384',
-  'ES512',
-  'EdDSA',
-  'Ed25519',
-];
+/** What a token may be signed with by default: the asymmetric algorithms (a JWKS serves public keys). */
+export const DEFAULT_JWT_ALGORITHMS: readonly string[] = ASYMMETRIC_ALGORITHMS;
 
 /** Seconds of clock difference forgiven on `exp` and `nbf` (default). */
 export const DEFAULT_CLOCK_TOLERANCE_S = 30;
