@@ -32,7 +32,7 @@ import { startTestIssuer, type TestIssuer } from './helpers/jwt-issuer';
 import { mirroredHeaders, postModern } from './helpers/modern-http';
 import { startAuthorizationServer, type AuthorizationServer } from './helpers/oauth-server';
 import { protectedToolsDefinition } from './helpers/protected-tools';
-import { serveProtected } from './helpers/protected-endpoint';
+import { serveProtected, type ProtectedEndpoint } from './helpers/protected-endpoint';
 
 const ENVELOPE = {
   [META.protocolVersion]: '2026-07-28',
@@ -99,13 +99,8 @@ function unsignedProof(header: Record<string, unknown>, payload: JWTPayload): st
 
 // ---- the protected endpoint ------------------------------------------------------------------------------
 
-interface Endpoint {
-  readonly url: string;
-  readonly metadataUrl: string;
-}
-
 /** Our server behind `createMcpHttpHandler` with `auth` (JWT by the issuer's JWKS, `resource` the endpoint's URL). */
-function protectedEndpoint(auth: Partial<ResourceServerOptions> = {}): Promise<Endpoint> {
+function protectedEndpoint(auth: Partial<ResourceServerOptions> = {}): Promise<ProtectedEndpoint> {
   return serveProtected(protectedToolsDefinition(), (url) => ({
     resource: url,
     authorizationServers: [issuer.issuer],
@@ -143,7 +138,7 @@ const dpopHeaders = (token: string, proofValue: string) => ({ authorization: `DP
 const caller = (answer: Answer) => JSON.parse(answer.body.result.content[0].text) as Record<string, any>;
 
 /** A bound token for `endpoint`, and the key it is bound to. */
-async function boundToken(endpoint: Endpoint, claims: JWTPayload = {}) {
+async function boundToken(endpoint: ProtectedEndpoint, claims: JWTPayload = {}) {
   const key = await proofKey();
   return { key, token: await issuer.sign(endpoint.url, { cnf: { jkt: key.jkt }, ...claims }) };
 }

@@ -16,18 +16,17 @@ import { Runtime } from '../lib/core/runtime';
 import { META } from '../lib/protocol/modern';
 import type { ServerContext } from '../lib/server/context';
 import { defineServer } from '../lib/server/definition';
-import { Server } from '../lib/server/server';
 import { createRedactor } from '../lib/trace/redact';
 import type { TraceEvent } from '../lib/trace/types';
 import { LegacySseClientTransport } from '../transports/http/legacy-sse-client';
 import { StreamableHttpClientTransport } from '../transports/http/streamable-client';
-import { createMemoryPair } from '../transports/memory';
 import { cleanups, sseReader } from './helpers/http';
 import { startTestIssuer, type TestIssuer } from './helpers/jwt-issuer';
 import { mirroredHeaders, postModern } from './helpers/modern-http';
 import { text, WHOAMI_TOOL, WRITE_TOOL } from './helpers/protected-tools';
 import { askName } from './helpers/fixtures';
-import { serveProtected } from './helpers/protected-endpoint';
+import { connectPair } from './helpers/pair';
+import { serveProtected, type ProtectedEndpoint } from './helpers/protected-endpoint';
 
 const DEFINITION = defineServer({
   name: 'protected',
@@ -63,19 +62,12 @@ beforeEach(async () => {
   issuer = await startTestIssuer();
 });
 
-interface Endpoint {
-  /** The MCP endpoint's URL, which is also the resource. */
-  readonly url: string;
-  readonly origin: string;
-  readonly metadataUrl: string;
-}
-
 /** Our server behind `createMcpHttpHandler` with `auth` (JWT by the issuer's JWKS unless `auth` says else). */
 async function protectedEndpoint(
   auth: Partial<ResourceServerOptions> = {},
   path = '/mcp',
   runtime?: Runtime,
-): Promise<Endpoint> {
+): Promise<ProtectedEndpoint> {
   return serveProtected(
     DEFINITION,
     (url) => ({ resource: url, authorizationServers: [issuer.issuer], jwks: issuer.jwksUrl, ...auth }),
@@ -220,7 +212,7 @@ describe('JWT access tokens', () => {
     expect(response.status).toBe(200);
   });
 
-  const refusals: [string, (endpoint: Endpoint) => Promise<string>][] = [
+  const refusals: [string, (endpoint: ProtectedEndpoint) => Promise<string>][] = [
     ['for another audience', () => issuer.sign('https://other.example/mcp')],
     ['expired', (endpoint) => issuer.sign(endpoint.url, { exp: Math.floor(Date.now() / 1000) - 600 })],
     ['from another issuer', (endpoint) => issuer.sign(endpoint.url, { iss: 'https://evil.example' })],
@@ -332,7 +324,12 @@ describe('introspected tokens', () => {
     jwks: undefined,
     introspection: { endpoint: issuer.introspectionUrl, clientId: 'rs' },
   });
-  const active = (endpoint: Endpoint) => ({ active: true, sub: 'carol', aud: endpoint.url, scope: 'mcp:read' });
+  const active = (endpoint: ProtectedEndpoint) => ({
+    active: true,
+    sub: 'carol',
+    aud: endpoint.url,
+    scope: 'mcp:read',
+  });
 
   it('are accepted when the authorization server says they are active for this resource', async () => {
     const endpoint = await protectedEndpoint(introspection());
@@ -429,13 +426,11 @@ describe('scopes per tool, resource and prompt', () => {
   });
 
   it('are not checked on a transport without authentication', async () => {
-    const server = new Server(DEFINITION);
-    cleanups.push(() => server.close());
-    const [clientSide, serverSide] = createMemoryPair();
-    server.connect(serverSide);
-    const client = new Client({ name: 'local', version: '1' });
-    cleanups.push(() => client.close());
-    await client.connect(clientSide);
+    const { client, server } = await connectPair(DEFINITION);
+    cleanups.push(
+      () => client.close(),
+      () => server.close(),
+    );
     expect((await client.callTool('write', {})).content).toEqual([{ type: 'text', text: 'written' }]);
   });
 });
@@ -467,13 +462,11 @@ describe('the principal on ctx.auth', () => {
   });
 
   it('is undefined without authentication', async () => {
-    const server = new Server(DEFINITION);
-    cleanups.push(() => server.close());
-    const [clientSide, serverSide] = createMemoryPair();
-    server.connect(serverSide);
-    const client = new Client({ name: 'local', version: '1' });
-    cleanups.push(() => client.close());
-    await client.connect(clientSide);
+    const { client, server } = await connectPair(DEFINITION);
+    cleanups.push(
+      () => client.close(),
+      () => server.close(),
+    );
     expect(await whoami(client)).toBeNull();
   });
 });
@@ -540,11 +533,11 @@ describe('a legacy HTTP+SSE (2024-11-05) session', () => {
 });
 
 describe('a 2026-07-28 input round', () => {
-  async function firstRound(endpoint: Endpoint, token: string): Promise<string> {
+  async function firstRound(endpoint: ProtectedEndpoint, token: string): Promise<string> {
     const round = await modernCall(endpoint.url, token, 1, 'tools/call', { name: 'greet', arguments: {} });
     return round.body.result.requestState as string;
   }
-  const retry = (endpoint: Endpoint, token: string, requestState: string) =>
+  const retry = (endpoint: ProtectedEndpoint, token: string, requestState: string) =>
     modernCall(endpoint.url, token, 2, 'tools/call', {
       name: 'greet',
       arguments: {},

@@ -16,14 +16,13 @@ import { standardHeaders } from '../lib/protocol/http-headers';
 import { defineServer, type ServerDefinition, type ServerSpec } from '../lib/server/definition';
 import { SERVER_HANDLERS } from '../lib/server/handlers';
 import { MODERN_HANDLERS } from '../lib/server/modern/handlers';
-import { Server } from '../lib/server/server';
 import { StreamableHttpClientTransport } from '../transports/http/streamable-client';
-import { createMemoryPair } from '../transports/memory';
 import { cleanups, sseReader } from './helpers/http';
 import { startTestIssuer, type TestIssuer } from './helpers/jwt-issuer';
 import { postModern } from './helpers/modern-http';
 import { WHOAMI_TOOL, WRITE_TOOL } from './helpers/protected-tools';
-import { serveProtected } from './helpers/protected-endpoint';
+import { connectPair } from './helpers/pair';
+import { serveProtected, type ProtectedEndpoint } from './helpers/protected-endpoint';
 
 // ---- the server: one unscoped and one scoped item of each kind ----------------------------------------------
 
@@ -84,12 +83,7 @@ beforeEach(async () => {
   issuer = await startTestIssuer();
 });
 
-interface Endpoint {
-  readonly url: string;
-  readonly origin: string;
-}
-
-function protectedEndpoint(definition: ServerDefinition = defineServer(SPEC)): Promise<Endpoint> {
+function protectedEndpoint(definition: ServerDefinition = defineServer(SPEC)): Promise<ProtectedEndpoint> {
   return serveProtected(definition, (url) => ({
     resource: url,
     authorizationServers: [issuer.issuer],
@@ -113,7 +107,7 @@ interface Way {
   readonly name: string;
   readonly era: 'legacy' | 'modern';
   /** Opens what the way needs with `token` (a session, a stream) and sends requests with it. */
-  connect(endpoint: Endpoint, token: string): Promise<Send>;
+  connect(endpoint: ProtectedEndpoint, token: string): Promise<Send>;
 }
 
 let nextId = 1;
@@ -389,7 +383,7 @@ const PUBLIC_ONLY: Lists = {
   found: ['test://public'],
 };
 
-async function httpClient(endpoint: Endpoint, scope: string, era: 'legacy' | 'modern'): Promise<Client> {
+async function httpClient(endpoint: ProtectedEndpoint, scope: string, era: 'legacy' | 'modern'): Promise<Client> {
   const token = await issuer.sign(endpoint.url, { scope });
   const client = new Client({ name: 'scope-test', version: '1.0.0' }, { eraCache: false, era });
   cleanups.push(() => client.close());
@@ -437,13 +431,11 @@ describe.each(['legacy', 'modern'] as const)('hideUnauthorized, in the %s era', 
 
 describe('hideUnauthorized without authentication', () => {
   it('lists everything: there is no principal to hide from', async () => {
-    const server = new Server(hiding());
-    cleanups.push(() => server.close());
-    const [clientSide, serverSide] = createMemoryPair();
-    server.connect(serverSide);
-    const client = new Client({ name: 'local', version: '1' });
-    cleanups.push(() => client.close());
-    await client.connect(clientSide);
+    const { client, server } = await connectPair(hiding());
+    cleanups.push(
+      () => client.close(),
+      () => server.close(),
+    );
     expect(await listsOf(client)).toEqual(EVERYTHING);
   });
 });
