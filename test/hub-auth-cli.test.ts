@@ -78,7 +78,12 @@ describe('switchboard serve <hub.json> with auth', () => {
     hubUrl = await serveHub(
       {
         mcpServers: { notes: { url: notes, auth: { type: 'oauth' } } },
-        auth: { resource: HUB_RESOURCE, authorizationServers: [as.issuer], jwks: as.url('/jwks') },
+        auth: {
+          resource: HUB_RESOURCE,
+          authorizationServers: [as.issuer],
+          jwks: as.url('/jwks'),
+          dpop: { algorithms: ['ES256'] },
+        },
       },
       configDir,
     );
@@ -90,7 +95,7 @@ describe('switchboard serve <hub.json> with auth', () => {
     for (const cleanup of kept.reverse()) await Promise.resolve(cleanup()).catch(() => undefined);
   });
 
-  it('refuses a client without a token', async () => {
+  it('refuses a client without a token, offering DPoP as the config says', async () => {
     const response = await fetch(hubUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
@@ -98,6 +103,7 @@ describe('switchboard serve <hub.json> with auth', () => {
     });
     await response.body?.cancel();
     expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toMatch(/, DPoP algs="ES256"$/);
   });
 
   it("reaches the upstream with the login's tokens from the config directory", async () => {

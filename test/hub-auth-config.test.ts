@@ -172,6 +172,23 @@ describe("the hub endpoint's auth", () => {
     expect(endpointProblems({ ...ENDPOINT, resource: 'hub' })).toEqual(['auth.resource is not a URL: "hub"']);
   });
 
+  it('reads DPoP settings: off, or required, with a nonce, narrowed to some algorithms', () => {
+    const read = (dpop: unknown) =>
+      parseConfig({ mcpServers: { a: { url: URL_A } }, auth: { ...ENDPOINT, dpop } }).http.auth;
+    expect(read(false)).toEqual({ ...ENDPOINT, dpop: false });
+    const dpop = { required: true, nonce: true, algorithms: ['ES256'] };
+    expect(read(dpop)).toEqual({ ...ENDPOINT, dpop });
+  });
+
+  it('refuses DPoP settings it cannot apply, naming each', () => {
+    expect(endpointProblems({ ...ENDPOINT, dpop: { required: 'yes', algorithms: ['HS256'], nonces: true } })).toEqual([
+      'Unknown key "nonces" in auth.dpop: did you mean "nonce"?',
+      'auth.dpop.required must be true or false, got "yes"',
+      expect.stringMatching(/^auth\.dpop\.algorithms\[0\] must be one of ES256, .*, got "HS256"$/),
+    ]);
+    expect(endpointProblems({ ...ENDPOINT, dpop: true })).toEqual(['auth.dpop must be false or an object, got true']);
+  });
+
   it('names an unknown key with the closest known one', () => {
     expect(endpointProblems({ ...ENDPOINT, requiredScope: ['x'] })).toEqual([
       'Unknown key "requiredScope" in auth: did you mean "requiredScopes"?',

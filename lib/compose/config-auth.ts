@@ -17,11 +17,13 @@
  *     "resource": "https://hub.example.com/mcp",
  *     "authorizationServers": ["https://login.example.com"],
  *     "jwks": "https://login.example.com/jwks",
- *     "requiredScopes": ["hub:use"]
+ *     "requiredScopes": ["hub:use"],
+ *     "dpop": { "required": true }
  *   }
  * }
  * ```
  */
+import { ASYMMETRIC_ALGORITHMS } from '../auth/server/algorithms';
 import { describe, isObject, isUrl, type Reader } from './config-reader';
 import { hasAuthorizationHeader, type UpstreamAuth } from './upstream-auth';
 
@@ -46,6 +48,9 @@ export interface HubEndpointAuth {
   };
   readonly scopesSupported?: readonly string[];
   readonly requiredScopes?: readonly string[];
+  /** DPoP-bound tokens (accepted by default): `false` refuses the scheme, `required` refuses Bearer tokens. */
+  readonly dpop?:
+    false | { readonly required?: boolean; readonly nonce?: boolean; readonly algorithms?: readonly string[] };
 }
 
 const AUTH_TYPES = ['oauth', 'bearer', 'client_credentials'] as const;
@@ -63,7 +68,9 @@ const ENDPOINT_AUTH_KEYS = new Set([
   'introspection',
   'scopesSupported',
   'requiredScopes',
+  'dpop',
 ]);
+const DPOP_KEYS = new Set(['required', 'nonce', 'algorithms']);
 const INTROSPECTION_KEYS = new Set(['endpoint', 'clientId', 'clientSecret', 'issuer', 'authMethod']);
 const INTROSPECTION_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -162,6 +169,7 @@ export function readEndpointAuth(value: unknown, reader: Reader): HubEndpointAut
   }
   const scopesSupported = reader.strings(value.scopesSupported, `${where}.scopesSupported`);
   const requiredScopes = reader.strings(value.requiredScopes, `${where}.requiredScopes`);
+  const dpop = readDpop(value.dpop, `${where}.dpop`, reader);
   if (resource === undefined || !servers || servers.length === 0 || (jwks ?? introspection) === undefined)
     return undefined;
   return {
@@ -171,6 +179,29 @@ export function readEndpointAuth(value: unknown, reader: Reader): HubEndpointAut
     ...(introspection && { introspection }),
     ...(scopesSupported && { scopesSupported }),
     ...(requiredScopes && { requiredScopes }),
+    ...(dpop !== undefined && { dpop }),
+  };
+}
+
+function readDpop(value: unknown, where: string, reader: Reader): HubEndpointAuth['dpop'] {
+  if (value === undefined || value === false) return value;
+  if (!isObject(value)) return reader.fail(where, `must be false or an object, got ${describe(value)}`);
+  reader.unknownKeys(value, DPOP_KEYS, where);
+  const required = reader.boolean(value.required, `${where}.required`);
+  const nonce = reader.boolean(value.nonce, `${where}.nonce`);
+  const algorithms = reader.strings(value.algorithms, `${where}.algorithms`);
+  algorithms?.forEach((algorithm, index) => {
+    if (!ASYMMETRIC_ALGORITHMS.includes(algorithm)) {
+      reader.fail(
+        `${where}.algorithms[${index}]`,
+        `must be one of ${ASYMMETRIC_ALGORITHMS.join(', ')}, got ${describe(algorithm)}`,
+      );
+    }
+  });
+  return {
+    ...(required !== undefined && { required }),
+    ...(nonce !== undefined && { nonce }),
+    ...(algorithms && { algorithms }),
   };
 }
 
