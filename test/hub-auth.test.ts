@@ -184,8 +184,12 @@ describe('an upstream with a static bearer token', () => {
 });
 
 describe('an upstream with client credentials', () => {
-  it('gets a token with the client credentials grant and calls its tools', async () => {
-    const as = await authorizationServer({ clients: [{ clientId: 'hub', clientSecret: 's3cret' }] });
+  it.each([
+    ['Bearer', false],
+    ['DPoP', true],
+  ])('gets a token with the client credentials grant and calls its tools (%s)', async (scheme, dpop) => {
+    // With DPoP offered, the token is bound to the hub's key and our server checks its proofs (issue 23 item 4).
+    const as = await authorizationServer({ clients: [{ clientId: 'hub', clientSecret: 's3cret' }], dpop });
     const jobs = await upstreamServer('jobs', as);
     const hub = hubFromConfig(
       {
@@ -204,6 +208,9 @@ describe('an upstream with client credentials', () => {
     expect(as.events.filter((event) => event.endpoint === 'token')).toMatchObject([
       { grantType: 'client_credentials', clientId: 'hub', status: 200 },
     ]);
+    // Requests before the grant carry no token (their 401 starts it); every one that does names the scheme.
+    const schemes = authorizationsSeen(jobs).flatMap((header) => (header === undefined ? [] : [header.split(' ')[0]]));
+    expect(new Set(schemes)).toEqual(new Set([scheme]));
   });
 });
 
