@@ -212,6 +212,18 @@ describe('JWT verification against a broken key set', () => {
     });
   });
 
+  it("fetches the key set once for a flood of tokens naming key ids it does not hold (jose's cooldown)", async () => {
+    const verify = jwtVerifier({});
+    const forged = await Promise.all(
+      Array.from({ length: 20 }, (_, index) => issuer.sign(AUDIENCE, {}, { kid: `forged-${index}` })),
+    );
+    // One after another: concurrent checks would share one fetch anyway.
+    const errors: unknown[] = [];
+    for (const token of forged) errors.push(await rejectionOf(verify(token, {})));
+    expect(errors.every((error) => error instanceof InvalidTokenError)).toBe(true);
+    expect(issuer.jwksFetches).toBe(1);
+  });
+
   it('answers 503, not 401, over HTTP when the key set is garbage', async () => {
     issuer.misbehave('jwks', { kind: 'answer', status: 200, body: '<html>' });
     const url = await protectedEndpoint(() => ({ jwks: issuer.jwksUrl }));

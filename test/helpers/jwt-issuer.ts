@@ -38,6 +38,8 @@ export interface SignOptions {
   /** Sign with a key the JWKS does not hold (same `kid`). */
   readonly foreignKey?: boolean;
   readonly typ?: string;
+  /** The `kid` header (default the JWKS's one). */
+  readonly kid?: string;
   /** Claims left out of the token (`exp`, `sub`, `client_id`...). */
   readonly without?: readonly string[];
 }
@@ -130,7 +132,7 @@ export async function startTestIssuer(): Promise<TestIssuer> {
       };
       for (const claim of options.without ?? []) delete payload[claim];
       return new SignJWT(payload)
-        .setProtectedHeader({ alg: 'RS256', kid: KID, typ: options.typ ?? 'at+jwt' })
+        .setProtectedHeader({ alg: 'RS256', kid: options.kid ?? KID, typ: options.typ ?? 'at+jwt' })
         .sign(options.foreignKey ? foreign.privateKey : privateKey);
     },
     introspect(token, answer) {
