@@ -5,7 +5,7 @@
  */
 import { expect, it } from 'vitest';
 import {
-  CONFORMANCE_CLIENT_COMMAND,
+  conformanceClientCommand,
   explainClientRun,
   runClientScenario,
   type ScenarioResult,
@@ -21,7 +21,8 @@ export function passesEveryCheck(
   it.each(Object.entries(expected))(
     '%s: %i checks pass, none fails or warns',
     async (scenario, passes) => {
-      const run = await runClientScenario(CONFORMANCE_CLIENT_COMMAND, scenario, requirements ? { requirements } : {});
+      const command = await conformanceClientCommand();
+      const run = await runClientScenario(command, scenario, requirements ? { requirements } : {});
       results.push(run.result);
       expect({ failed: run.result.failed, warnings: run.result.warnings }, explainClientRun(run)).toEqual({
         failed: 0,
