@@ -26,6 +26,7 @@ import {
   ProtocolViolationError,
   RequestCancelledError,
   SwitchboardError,
+  type LocalErrorCode,
 } from '../jsonrpc/errors';
 import { excerpt } from '../jsonrpc/excerpt';
 import type { JsonObject } from '../jsonrpc/types';
@@ -212,8 +213,9 @@ export function retryParams(params: JsonObject | undefined, retry: RetryInput): 
 // ---- answering with the client's features ------------------------------------------------------------
 
 /** An answer that failed in the application's handler (its error is the `cause`). */
-export class InputRequestError extends Error {
+export class InputRequestError extends SwitchboardError {
   override readonly name = 'InputRequestError';
+  readonly code: LocalErrorCode = 'INPUT_REQUEST_FAILED';
 
   constructor(
     readonly key: string,

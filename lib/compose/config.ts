@@ -43,6 +43,7 @@ import { Hub, type HubOptions } from './hub';
 import type { NamingOptions } from './naming';
 import type { UpstreamSource } from './sources';
 import type { UpstreamOptions } from './upstream';
+import { SwitchboardError, type LocalErrorCode } from '../jsonrpc/errors';
 
 export interface ConfigOptions {
   /** Relative `cwd`s and relative stdio commands starting with `./` are resolved against it (the file's directory). */
@@ -72,8 +73,9 @@ export interface ParsedConfig {
 }
 
 /** Everything wrong with a config file, one line per mistake. */
-export class ConfigError extends Error {
+export class ConfigError extends SwitchboardError {
   override readonly name = 'ConfigError';
+  readonly code: LocalErrorCode = 'INVALID_CONFIG';
 
   constructor(
     readonly problems: readonly string[],

@@ -28,6 +28,7 @@ import type { HubOptions } from './hub-options';
 import { namingPolicy } from './naming';
 import { PerClientUpstream } from './per-client';
 import { Upstream, type DownstreamTarget, type HubForUpstream, type UpstreamStatus } from './upstream';
+import { SwitchboardError, type LocalErrorCode } from '../jsonrpc/errors';
 
 export type { HubOptions } from './hub-options';
 
@@ -38,8 +39,9 @@ export type UpstreamHandle = Pick<Upstream, 'name' | 'status' | 'status$' | 'cli
 type Member = Upstream | PerClientUpstream;
 
 /** The catalog has conflicts its policies call errors (collisions under `collision: 'error'`). */
-export class CatalogConflictError extends Error {
+export class CatalogConflictError extends SwitchboardError {
   override readonly name = 'CatalogConflictError';
+  readonly code: LocalErrorCode = 'CATALOG_CONFLICT';
 
   constructor(readonly problems: readonly CatalogProblem[]) {
     super(`The hub's catalog has conflicts:\n${problems.map((problem) => `- ${problem.message}`).join('\n')}`);

@@ -69,7 +69,16 @@ export type LocalErrorCode =
   | 'LIMIT_EXCEEDED'
   | 'UNSUPPORTED_PROTOCOL_VERSION'
   | 'RESULT_VALIDATION'
-  | 'PROTOCOL_VIOLATION';
+  | 'PROTOCOL_VIOLATION'
+  | 'AUTHORIZATION_FAILED'
+  | 'LOGIN_REQUIRED'
+  | 'INVALID_TOKEN'
+  | 'TOKEN_CHECK_UNAVAILABLE'
+  | 'INVALID_DPOP_PROOF'
+  | 'LOCK_TIMEOUT'
+  | 'CATALOG_CONFLICT'
+  | 'INVALID_CONFIG'
+  | 'INPUT_REQUEST_FAILED';
 
 /** Base of every local (never on the wire) error. `code` is a stable string to switch on. */
 export abstract class SwitchboardError extends Error {

@@ -6,6 +6,7 @@
 import * as oauth from 'oauth4webapi';
 import { boundedResponse } from '../bounded-response';
 import { isLoopback, isSecureOrLoopback } from '../loopback';
+import { SwitchboardError, type LocalErrorCode } from '../../jsonrpc/errors';
 
 export { isLoopback };
 
@@ -101,7 +102,9 @@ export function requireEndpointUrl(value: unknown, field: string, source: string
 }
 
 /** Authorization could not be obtained: the reason says which step failed and why. */
-export class AuthorizationError extends Error {
+export class AuthorizationError extends SwitchboardError {
+  readonly code: LocalErrorCode = 'AUTHORIZATION_FAILED';
+
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'AuthorizationError';
@@ -110,6 +113,8 @@ export class AuthorizationError extends Error {
 
 /** Authorization needs a user, and the client has no way to ask one (no interaction): someone must log in. */
 export class LoginRequiredError extends AuthorizationError {
+  override readonly code: LocalErrorCode = 'LOGIN_REQUIRED';
+
   constructor(message: string) {
     super(message);
     this.name = 'LoginRequiredError';

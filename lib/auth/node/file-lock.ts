@@ -15,6 +15,7 @@ import { open, unlink, utimes } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { unlinkIfPresent } from './atomic-file';
 import { isProcessAlive } from './process-alive';
+import { SwitchboardError, type LocalErrorCode } from '../../jsonrpc/errors';
 
 export interface FileLockOptions {
   /** How long to wait for the lock before failing. */
@@ -33,8 +34,9 @@ interface LockHolder {
 }
 
 /** The lock stayed held by someone else for the whole timeout. */
-export class LockTimeoutError extends Error {
+export class LockTimeoutError extends SwitchboardError {
   override readonly name = 'LockTimeoutError';
+  readonly code: LocalErrorCode = 'LOCK_TIMEOUT';
   constructor(
     readonly lockPath: string,
     timeoutMs: number,

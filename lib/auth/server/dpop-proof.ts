@@ -15,6 +15,7 @@ import {
   type JWSHeaderParameters,
 } from 'jose';
 import { tokenKey } from './token-cache';
+import { SwitchboardError, type LocalErrorCode } from '../../jsonrpc/errors';
 
 /** The proof algorithms accepted by default (and named in challenges and the metadata document). */
 export const DEFAULT_DPOP_ALGORITHMS: readonly string[] = ['ES256', 'ES384', 'EdDSA', 'RS256', 'PS256'];
@@ -29,8 +30,9 @@ const MAX_JTI_LENGTH = 256;
 const KEPT_PROOF_KEYS = 1_000;
 
 /** A proof was refused. The message says why (for `error_description`); it never quotes the token. */
-export class DpopProofError extends Error {
+export class DpopProofError extends SwitchboardError {
   override readonly name = 'DpopProofError';
+  readonly code: LocalErrorCode = 'INVALID_DPOP_PROOF';
 }
 
 export interface ProofExpectations {

@@ -4,6 +4,7 @@
  * answer, the same way for both.
  */
 import type { Principal } from '../../core/request-context';
+import { SwitchboardError, type LocalErrorCode } from '../../jsonrpc/errors';
 
 export type { Principal };
 
@@ -11,8 +12,9 @@ export type { Principal };
  * A token was refused: expired, for another audience or issuer, badly signed, inactive. The message says
  * why for logs and the `error_description`; it never quotes the token.
  */
-export class InvalidTokenError extends Error {
+export class InvalidTokenError extends SwitchboardError {
   override readonly name = 'InvalidTokenError';
+  readonly code: LocalErrorCode = 'INVALID_TOKEN';
 }
 
 /** The claims a principal is read from: a JWT access token's payload or an RFC 7662 answer. */

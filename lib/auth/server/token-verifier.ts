@@ -3,6 +3,7 @@
  * server's keys (jwt-verifier.ts), an RFC 7662 introspection (introspection-verifier.ts), or your own.
  */
 import type { Principal } from './principal';
+import { SwitchboardError, type LocalErrorCode } from '../../jsonrpc/errors';
 
 /** What a verifier may want to know of the request that carried the token. */
 export interface TokenRequestInfo {
@@ -23,6 +24,7 @@ export type TokenVerifier = (token: string, request: TokenRequestInfo) => Promis
  * The check could not be made (the key set or the introspection endpoint slow, unreachable, broken, or too
  * many checks already waiting): answered 503, the token is not blamed. Its message never quotes the token.
  */
-export class TokenCheckUnavailableError extends Error {
+export class TokenCheckUnavailableError extends SwitchboardError {
   override readonly name = 'TokenCheckUnavailableError';
+  readonly code: LocalErrorCode = 'TOKEN_CHECK_UNAVAILABLE';
 }
