@@ -26,15 +26,11 @@ const PRM_WELL_KNOWN = '/.well-known/oauth-protected-resource';
 export function resourceMetadataCandidates(serverUrl: URL, challenge: Challenge | undefined): URL[] {
   const candidates: URL[] = [];
   const advertised = challenge?.params.resource_metadata;
-  let resolved: URL | undefined;
-  try {
-    if (advertised !== undefined) resolved = new URL(advertised, serverUrl);
-  } catch {
-    // an unreadable URL: the well-known locations remain
-  }
-  if (resolved) {
+  // An unreadable URL is passed over: the well-known locations remain.
+  if (advertised !== undefined && URL.canParse(advertised, serverUrl)) {
+    const resolved = new URL(advertised, serverUrl).href;
     candidates.push(
-      requireEndpointUrl(resolved.href, 'resource_metadata', `the WWW-Authenticate challenge of ${serverUrl.href}`),
+      requireEndpointUrl(resolved, 'resource_metadata', `the WWW-Authenticate challenge of ${serverUrl.href}`),
     );
   }
   const path = serverUrl.pathname.replace(/\/$/, '');

@@ -6,6 +6,7 @@
  */
 import { boundedResponse } from '../bounded-response';
 import { isSecureOrLoopback } from '../loopback';
+import { checkedNumber } from './option-check';
 import { TokenCheckUnavailableError } from './token-verifier';
 
 /** How long a fetch of the key set may take, its body included (default). */
@@ -50,9 +51,7 @@ export function outboundUrl(url: string | URL, allowInsecureRequests: boolean | 
  * report a body cut short as JSON they could not parse). The signal in `init` bounds the reading too.
  */
 export function boundedFetch(maxBytes: number, what: string): OutboundFetch {
-  if (!Number.isSafeInteger(maxBytes) || maxBytes <= 0) {
-    throw new TypeError(`the largest ${what} read must be a positive integer (bytes), not ${maxBytes}`);
-  }
+  checkedNumber(`the largest ${what} read (bytes)`, maxBytes, 1);
   return async (url, init) => {
     const response = await fetch(url, init);
     const body = await boundedResponse(response, maxBytes, () => tooLarge(what, url, maxBytes)).arrayBuffer();

@@ -6,6 +6,7 @@
  */
 import { isCompactJws } from './authorization-header';
 import { DpopNonces } from './dpop-nonce';
+import { checkedNumber } from './option-check';
 import { ASYMMETRIC_ALGORITHMS } from './algorithms';
 import {
   DEFAULT_DPOP_ALGORITHMS,
@@ -73,10 +74,18 @@ export class DpopGuard {
   ) {
     this.required = options.required ?? false;
     this.algorithms = checkedAlgorithms(options.algorithms ?? DEFAULT_DPOP_ALGORITHMS);
-    this.maxAgeS = positive(options.maxProofAgeS ?? DEFAULT_DPOP_MAX_AGE_S, 'maxProofAgeS', 0);
-    this.maxFutureS = positive(options.maxProofFutureS ?? DEFAULT_DPOP_MAX_FUTURE_S, 'maxProofFutureS', 0);
-    const entries = positive(options.replayCacheEntries ?? DEFAULT_DPOP_REPLAY_ENTRIES, 'replayCacheEntries', 1);
-    this.replay = new ProofReplayCache(Math.floor(entries), this.maxAgeS + this.maxFutureS);
+    this.maxAgeS = checkedNumber('dpop.maxProofAgeS', options.maxProofAgeS ?? DEFAULT_DPOP_MAX_AGE_S, 0, false);
+    this.maxFutureS = checkedNumber(
+      'dpop.maxProofFutureS',
+      options.maxProofFutureS ?? DEFAULT_DPOP_MAX_FUTURE_S,
+      0,
+      false,
+    );
+    const entries = options.replayCacheEntries ?? DEFAULT_DPOP_REPLAY_ENTRIES;
+    this.replay = new ProofReplayCache(
+      checkedNumber('dpop.replayCacheEntries', entries, 1),
+      this.maxAgeS + this.maxFutureS,
+    );
     this.nonces = options.nonce ? new DpopNonces(now) : undefined;
   }
 
@@ -144,9 +153,4 @@ function checkedAlgorithms(algorithms: readonly string[]): readonly string[] {
       throw new TypeError(`auth: dpop.algorithms: ${algorithm} is not an asymmetric JWS algorithm`);
   }
   return Object.freeze([...algorithms]);
-}
-
-function positive(value: number, name: string, least: number): number {
-  if (!Number.isFinite(value) || value < least) throw new TypeError(`auth: dpop.${name} must be a number ≥ ${least}`);
-  return value;
 }

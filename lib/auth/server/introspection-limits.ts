@@ -5,6 +5,7 @@
  * of one bad token costs one introspection and a flood of different ones costs the cap. Active answers are
  * the resource server's verdict cache's business (`cacheEntries`, `cacheTtlMs`).
  */
+import { checkedNumber } from './option-check';
 import { InvalidTokenError, type Principal } from './principal';
 import { TokenCache, tokenKey } from './token-cache';
 import { TokenCheckUnavailableError, type TokenVerifier } from './token-verifier';
@@ -59,14 +60,22 @@ export function withIntrospectionLimits(
   limits: IntrospectionLimits,
   now: () => number,
 ): TokenVerifier {
-  const timeoutMs = positive('timeoutMs', limits.timeoutMs ?? DEFAULT_INTROSPECTION_TIMEOUT_MS);
+  const timeoutMs = checkedNumber('introspection.timeoutMs', limits.timeoutMs ?? DEFAULT_INTROSPECTION_TIMEOUT_MS, 1);
   const slots = new Slots(
-    positive('maxConcurrent', limits.maxConcurrent ?? DEFAULT_MAX_CONCURRENT_INTROSPECTIONS),
-    atLeastZero('maxQueued', limits.maxQueued ?? DEFAULT_MAX_QUEUED_INTROSPECTIONS),
+    checkedNumber('introspection.maxConcurrent', limits.maxConcurrent ?? DEFAULT_MAX_CONCURRENT_INTROSPECTIONS, 1),
+    checkedNumber('introspection.maxQueued', limits.maxQueued ?? DEFAULT_MAX_QUEUED_INTROSPECTIONS, 0),
   );
   const refusals = new TokenCache<Refusal>(
-    atLeastZero('negativeCacheEntries', limits.negativeCacheEntries ?? DEFAULT_INTROSPECTION_NEGATIVE_CACHE_ENTRIES),
-    atLeastZero('negativeCacheTtlMs', limits.negativeCacheTtlMs ?? DEFAULT_INTROSPECTION_NEGATIVE_CACHE_TTL_MS),
+    checkedNumber(
+      'introspection.negativeCacheEntries',
+      limits.negativeCacheEntries ?? DEFAULT_INTROSPECTION_NEGATIVE_CACHE_ENTRIES,
+      0,
+    ),
+    checkedNumber(
+      'introspection.negativeCacheTtlMs',
+      limits.negativeCacheTtlMs ?? DEFAULT_INTROSPECTION_NEGATIVE_CACHE_TTL_MS,
+      0,
+    ),
     now,
   );
   const inFlight = new Map<string, Promise<Principal>>();
@@ -151,16 +160,4 @@ class Slots {
     this.waiting.delete(next.value);
     next.value();
   }
-}
-
-function positive(name: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value <= 0)
-    throw new TypeError(`introspection: ${name} must be a positive integer`);
-  return value;
-}
-
-function atLeastZero(name: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value < 0)
-    throw new TypeError(`introspection: ${name} must be an integer, 0 or more`);
-  return value;
 }
