@@ -1,7 +1,8 @@
 /**
  * The hub: one MCP server in front of many upstream servers in one process. Downstream clients see one
  * catalog (named by each upstream's policy, filtered, and rebuilt atomically when an upstream's list
- * changes); each request goes to the upstream that owns the entry, with progress, cancellation and `_meta`;
+ * changes); each request goes to the upstream that owns the entry, with progress, cancellation and the
+ * `_meta` that crosses a hub (forwarded-meta.ts: the hub's own envelope, never the caller's);
  * what upstreams send back (logs, resource updates, sampling, elicitation, roots) reaches the right
  * downstream clients. Each upstream is supervised (machines/upstream.ts): restarted with backoff, its
  * entries withdrawn while it is down, its status observable. `trace$` shows all of it: both sides' messages
@@ -22,6 +23,7 @@ import { defineServer, type ServerDefinition, type ServerSpec } from '../server/
 import { Server, type ServerConnection } from '../server/server';
 import type { SchemaValidator } from '../validation/json-schema';
 import { HubCatalog, type BuiltCatalog, type CatalogProblem } from './catalog';
+import { swapLists } from './catalog-swap';
 import { MemoryTokenStore } from '../auth/memory-token-store';
 import { Downstream } from './downstream';
 import type { HubOptions } from './hub-options';
@@ -53,8 +55,6 @@ const ACCEPT_ALL: SchemaValidator = { compile: () => () => undefined };
 
 const DEFAULT_LIST_CHANGED_DEBOUNCE_MS = 50;
 const DEFAULT_LOG_LEVEL: LoggingLevel = 'info';
-/** Names and URIs handed to `withoutTools(...)` and friends per call, well under the engine's argument limit. */
-const CHUNK = 10_000;
 
 /** The capability a downstream client must have declared to receive a server-to-client request. */
 const CAPABILITY_OF: Readonly<Record<string, string>> = {
@@ -405,57 +405,4 @@ export class Hub {
       if (upstream.lazy && upstream.status.state === 'idle') upstream.start();
     }
   }
-}
-
-/** `current` with each list that changed replaced as a whole (lists that did not change keep their catalog). */
-function swapLists(current: ServerDefinition, before: BuiltCatalog, after: BuiltCatalog): ServerDefinition {
-  let next = current;
-  next = swap(
-    next,
-    before.tools,
-    after.tools,
-    (tool) => tool.name,
-    (definition, names) => definition.withoutTools(...names),
-    (definition, tools) => definition.withTools(...tools),
-  );
-  next = swap(
-    next,
-    before.prompts,
-    after.prompts,
-    (prompt) => prompt.name,
-    (definition, names) => definition.withoutPrompts(...names),
-    (definition, prompts) => definition.withPrompts(...prompts),
-  );
-  next = swap(
-    next,
-    before.resources,
-    after.resources,
-    (resource) => resource.uri,
-    (definition, uris) => definition.withoutResources(...uris),
-    (definition, resources) => definition.withResources(...resources),
-  );
-  return swap(
-    next,
-    before.resourceTemplates,
-    after.resourceTemplates,
-    (template) => template.uriTemplate,
-    (definition, templates) => definition.withoutResourceTemplates(...templates),
-    (definition, templates) => definition.withResourceTemplates(...templates),
-  );
-}
-
-function swap<T>(
-  definition: ServerDefinition,
-  before: readonly T[],
-  after: readonly T[],
-  key: (item: T) => string,
-  remove: (definition: ServerDefinition, keys: string[]) => ServerDefinition,
-  add: (definition: ServerDefinition, items: T[]) => ServerDefinition,
-): ServerDefinition {
-  if (before.length === after.length && before.every((item, index) => item === after[index])) return definition;
-  let next = definition;
-  const keys = before.map(key);
-  for (let start = 0; start < keys.length; start += CHUNK) next = remove(next, keys.slice(start, start + CHUNK));
-  for (let start = 0; start < after.length; start += CHUNK) next = add(next, after.slice(start, start + CHUNK));
-  return next;
 }

@@ -2,22 +2,11 @@
  * One upstream server of a hub: its supervision actor (machines/upstream.ts, which decides when it runs,
  * restarts, rests when unused and wakes), its session (session-slot.ts), the catalog it last listed, and
  * everything that crosses it — downstream requests forwarded with their progress, cancellation and
- * `_meta` (their bookkeeping in upstream-calls.ts); resource subscriptions (one upstream subscription per
+ * `_meta` (upstream-forwarding.ts; their bookkeeping in upstream-calls.ts); resource subscriptions (one upstream subscription per
  * URI, kept across reconnects); its server-to-client requests routed to the downstream client whose call
  * caused them (upstream-requests.ts); its logs; its status (upstream-status.ts).
  */
-import {
-  catchError,
-  EMPTY,
-  filter,
-  firstValueFrom,
-  fromEvent,
-  map,
-  merge,
-  Observable,
-  switchMap,
-  takeUntil,
-} from 'rxjs';
+import { catchError, EMPTY, filter, firstValueFrom, Observable, switchMap } from 'rxjs';
 import { createActor, type Actor } from 'xstate';
 import {
   DEFAULT_SUPERVISION,
@@ -34,13 +23,12 @@ import { DEFAULT_REQUEST_TIMEOUT_MS } from '../core/correlation';
 import type { Logger } from '../core/logger';
 import type { ServerContext } from '../server/context';
 import type { Runtime } from '../core/runtime';
-import { ConnectionClosedError, McpError, RelayedError } from '../jsonrpc/errors';
+import { ConnectionClosedError } from '../jsonrpc/errors';
 import type { JsonObject } from '../jsonrpc/types';
 import type { Root } from '../protocol/client-features';
 import type {
   CallToolResult,
   CompleteParams,
-  CompleteResult,
   Completion,
   GetPromptResult,
   Implementation,
@@ -49,16 +37,16 @@ import type {
   ReadResourceResult,
 } from '../protocol/types';
 import type { CatalogSource } from './catalog';
-import type { ForwardedMethod } from './direct';
 import { compileFilter, type NamePredicate } from './name-filter';
 import { namingPolicy, type NamingPolicy } from './naming';
 import { sameListsAs, UpstreamSession, type ListKind, type SessionEvents, type UpstreamCatalog } from './session';
 import { SessionSlot } from './session-slot';
 import { SourceOpener } from './sources';
-import { CallsInFlight, type UpstreamCancel } from './upstream-calls';
+import { CallsInFlight } from './upstream-calls';
+import { UpstreamForwarding } from './upstream-forwarding';
 import type { DownstreamTarget, ForwardedFeatures, UpstreamOptions, UpstreamStatus } from './upstream-options';
 import { UpstreamRequestRouter } from './upstream-requests';
-import { explainEndedCall, GIVEN_UP, StatusTracker, unavailableError, upstreamText } from './upstream-status';
+import { StatusTracker, upstreamText } from './upstream-status';
 
 type Context = ServerContext;
 
@@ -75,6 +63,7 @@ export interface HubForUpstream {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly runtime: Runtime;
+  /** Who the hub is to its upstreams: the client info of every session it opens (and every envelope). */
   readonly clientInfo: Implementation;
   readonly defaultNaming: NamingPolicy;
   readonly listChangedDebounceMs: number;
@@ -96,7 +85,6 @@ export interface HubForUpstream {
 }
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
-const DEFAULT_UNAVAILABLE_WAIT_MS = 10_000;
 
 export class Upstream implements CatalogSource {
   readonly name: string;
@@ -113,6 +101,7 @@ export class Upstream implements CatalogSource {
   private readonly calls: CallsInFlight;
   private readonly requests: UpstreamRequestRouter;
   private readonly tracker: StatusTracker;
+  private readonly forwarding: UpstreamForwarding;
   /** The catalog of its last session, kept while it is down (its names stay reserved). */
   private lastCatalog: UpstreamCatalog | undefined;
 
@@ -174,6 +163,17 @@ export class Upstream implements CatalogSource {
         hub.logger.info(`[${this.name}] Unused for ${options.idleTimeoutMs} ms: stopped (its entries stay listed)`);
       }
       hub.stateChanged(this, change.from, change.to, change.reason);
+    });
+    this.forwarding = new UpstreamForwarding({
+      name: this.name,
+      clock: hub.clock,
+      slot: this.slot,
+      calls: this.calls,
+      tracker: this.tracker,
+      unavailableWaitMs: options.unavailableWaitMs,
+      connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+      state: () => this.state,
+      use: () => this.send({ type: 'use' }),
     });
     this.actor.start();
   }
@@ -242,37 +242,20 @@ export class Upstream implements CatalogSource {
 
   // ---- forwarding (CatalogSource) ----------------------------------------------------------------
 
-  /**
-   * The upstream's error response to `tools/call` (an unknown tool, invalid params) reaches the client as
-   * that same JSON-RPC error; the hub's own failures (the upstream is down, the call timed out) become
-   * `isError` results, as any tool's failure does.
-   */
   callTool(name: string, args: JsonObject, context: Context): CallToolResult | Promise<CallToolResult> {
-    let result: unknown;
-    try {
-      result = this.forward('tools/call', withMeta({ name, arguments: args }, context), context);
-    } catch (error) {
-      return relayErrorResponse(error);
-    }
-    return (isThenable(result) ? result.then(undefined, relayErrorResponse) : result) as
-      CallToolResult | Promise<CallToolResult>;
+    return this.forwarding.callTool(name, args, context);
   }
 
-  async getPrompt(name: string, args: Readonly<Record<string, string>>, context: Context): Promise<GetPromptResult> {
-    return (await this.forward(
-      'prompts/get',
-      withMeta({ name, arguments: args }, context),
-      context,
-    )) as GetPromptResult;
+  getPrompt(name: string, args: Readonly<Record<string, string>>, context: Context): Promise<GetPromptResult> {
+    return this.forwarding.getPrompt(name, args, context);
   }
 
-  async readResource(uri: string, context: Context): Promise<ReadResourceResult> {
-    return (await this.forward('resources/read', withMeta({ uri }, context), context)) as ReadResourceResult;
+  readResource(uri: string, context: Context): Promise<ReadResourceResult> {
+    return this.forwarding.readResource(uri, context);
   }
 
-  async complete(params: CompleteParams, context: Context): Promise<Completion> {
-    const result = await this.forward('completion/complete', params as unknown as JsonObject, context);
-    return (result as CompleteResult).completion;
+  complete(params: CompleteParams, context: Context): Promise<Completion> {
+    return this.forwarding.complete(params, context);
   }
 
   resourceUpdates(uri: string): Observable<string> {
@@ -317,86 +300,6 @@ export class Upstream implements CatalogSource {
     const client = this.slot.current?.client;
     if (!this.features.roots || !client?.roots) return;
     client.setRoots(roots).catch((error) => this.hub.logger.debug(`[${this.name}] Could not update roots`, error));
-  }
-
-  private forward(method: ForwardedMethod, params: JsonObject, context: Context): unknown {
-    let session = this.slot.current;
-    // A session whose connection just ended is reported lost a microtask later: it counts as gone already.
-    // (In-process sessions are called directly: nothing to check on that path.)
-    if (session && !session.direct && !session.usable) session = undefined;
-    const calls = this.calls;
-    let result: unknown;
-    let cancel: UpstreamCancel | undefined;
-    if (session?.direct) {
-      // The upstream's handler gets the downstream request itself, its cancellation included.
-      result = session.forward(method, params, context);
-      if (!isThenable(result)) {
-        calls.answered();
-        return result;
-      }
-    } else {
-      cancel = calls.cancelWith(context);
-      const signal = cancel.signal;
-      result = session
-        ? session.forward(method, params, context, signal)
-        : this.whenUp(method, context).then((up) => up.forward(method, params, context, signal));
-    }
-    calls.begin(context);
-    return (result as Promise<unknown>).then(
-      (value) => {
-        calls.end(context, cancel);
-        return value;
-      },
-      (error) => {
-        calls.end(context, cancel);
-        throw explainEndedCall(this.name, this.state, method, error);
-      },
-    );
-  }
-
-  /**
-   * The session once the upstream is up: a dormant (idle-stopped) or lazy one is started first; one that is
-   * starting or restarting is waited for, up to `unavailableWaitMs` (or until the downstream request ends).
-   */
-  private async whenUp(method: string, context: Context): Promise<UpstreamSession> {
-    this.send({ type: 'use' });
-    const { unavailableWaitMs = DEFAULT_UNAVAILABLE_WAIT_MS, connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS } =
-      this.options;
-    if (GIVEN_UP.has(this.state)) throw unavailableError(this.status, method, 0);
-    // A start that no failure interrupted (lazy, woken from idle, per client) may take its whole connect
-    // timeout: that is not being down. If it fails, the wait for the next attempt is bounded as any other.
-    if (this.tracker.downSinceAt === undefined) {
-      const startBound = Math.max(unavailableWaitMs, connectTimeoutMs);
-      const session = await this.nextSession(startBound, context.signal, true);
-      if (session) return session;
-      if (this.state !== 'reconnecting' || context.signal.aborted) {
-        throw unavailableError(this.status, method, startBound);
-      }
-    }
-    const session = unavailableWaitMs > 0 ? await this.nextSession(unavailableWaitMs, context.signal) : undefined;
-    if (!session) throw unavailableError(this.status, method, unavailableWaitMs);
-    return session;
-  }
-
-  /**
-   * The next usable session; undefined after `bound` ms, once it gives up or is stopped, when `signal`
-   * aborts, or (`untilFailure`) when an attempt fails.
-   */
-  private nextSession(bound: number, signal: AbortSignal, untilFailure = false): Promise<UpstreamSession | undefined> {
-    if (signal.aborted) return Promise.resolve(undefined);
-    const clock = this.hub.clock;
-    const expired = new Observable<void>((subscriber) => {
-      const timer = clock.setTimeout(() => subscriber.next(), bound);
-      return () => clock.clearTimeout(timer);
-    });
-    const outcome = merge(
-      this.slot.sessions$.pipe(filter((session): session is UpstreamSession => session?.usable === true)),
-      this.status$.pipe(
-        filter((status) => GIVEN_UP.has(status.state) || (untilFailure && status.state === 'reconnecting')),
-        map(() => undefined),
-      ),
-    ).pipe(takeUntil(merge(expired, fromEvent(signal, 'abort'))));
-    return firstValueFrom(outcome, { defaultValue: undefined });
   }
 
   // ---- its session -------------------------------------------------------------------------------
@@ -472,22 +375,4 @@ export class Upstream implements CatalogSource {
       ...(features.roots && { roots: this.hub.roots() }),
     };
   }
-}
-
-/** The downstream request's `_meta` without its progress token (the upstream request gets its own). */
-function withMeta(params: JsonObject, context: Context): JsonObject {
-  const meta = context._meta;
-  if (meta === undefined) return params;
-  const { progressToken: _token, ...rest } = meta;
-  for (const _key in rest) return { ...params, _meta: rest as JsonObject };
-  return params;
-}
-
-function isThenable(value: unknown): value is Promise<unknown> {
-  return typeof (value as Promise<unknown> | undefined)?.then === 'function';
-}
-
-/** An upstream's error response goes on unchanged; anything else is left to the tool-failure path. */
-function relayErrorResponse(error: unknown): never {
-  throw error instanceof McpError ? RelayedError.of(error) : error;
 }
