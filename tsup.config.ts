@@ -3,6 +3,7 @@ import type { Options } from 'tsup';
 /** The build's entry points: `dist/<key>.{js,cjs,d.ts,d.cts}`. Each subpath export of package.json names one. */
 const entry: Record<string, string> = {
   index: 'lib/index.ts',
+  protocol: 'lib/protocol/public.ts',
   'transports/memory': 'transports/memory.ts',
   'transports/sdk-adapter': 'transports/sdk-adapter.ts',
   'transports/websocket': 'transports/websocket.ts',

@@ -22,6 +22,14 @@ export interface BenchSettings {
   readonly notificationBatch: number;
   /** Pairs alive at once for the heap figure. */
   readonly heapPairs: number;
+  /** The connect rows (bench/connect.ts): pairs opened and kept alive, after `connectWarmupPairs` untimed ones. */
+  readonly connectPairs: number;
+  readonly connectWarmupPairs: number;
+  /** Connect-then-close loops of one era, after `connectCloseWarmup` untimed ones. */
+  readonly connectCloseLoops: number;
+  readonly connectCloseWarmup: number;
+  /** Pairs alive at once for the heap figure of each era. */
+  readonly connectHeapPairs: number;
   /** `--only <prefix>`: only the scenarios whose id starts with it (and the tables built from them). */
   readonly only?: string;
 }
@@ -37,6 +45,11 @@ const FULL: BenchSettings = {
   modernHttpConcurrency: 16,
   notificationBatch: 256,
   heapPairs: 1000,
+  connectPairs: 1000,
+  connectWarmupPairs: 50,
+  connectCloseLoops: 10_000,
+  connectCloseWarmup: 1000,
+  connectHeapPairs: 2000,
 };
 
 const QUICK: BenchSettings = {
@@ -50,12 +63,25 @@ const QUICK: BenchSettings = {
   modernHttpConcurrency: 16,
   notificationBatch: 256,
   heapPairs: 200,
+  connectPairs: 300,
+  connectWarmupPairs: 50,
+  connectCloseLoops: 2000,
+  connectCloseWarmup: 200,
+  connectHeapPairs: 500,
 };
 
 /** The warm-up pass: every code path once, short. */
 export function warmupSettings(settings: BenchSettings): BenchSettings {
   const window = { durationMs: 150, warmupMs: 50 };
-  return { ...settings, window, ioWindow: window, heapPairs: 100 };
+  return {
+    ...settings,
+    window,
+    ioWindow: window,
+    heapPairs: 100,
+    connectPairs: 100,
+    connectCloseLoops: 500,
+    connectHeapPairs: 100,
+  };
 }
 
 export function settingsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): BenchSettings {

@@ -27,6 +27,7 @@ import { describeEnvironment } from './environment';
 import { formatListing, formatTable, summarizeListing, summarizeTable } from './report';
 import { ResultStore } from './results';
 import { AUTH_OVERHEAD, AUTH_SCENARIOS } from './auth';
+import { CONNECT_ERAS, CONNECT_SCENARIOS } from './connect';
 import { HUB_OVERHEAD, HUB_SCENARIOS } from './hub';
 import { MODERN_SCENARIOS } from './modern';
 import { MODERN_IN_PROCESS_SCENARIOS } from './modern-in-process';
@@ -65,7 +66,14 @@ function resultFileName(settings: BenchSettings): string {
 
 function chosenScenarios(settings: BenchSettings): readonly Scenario[] {
   const only = settings.only;
-  const all = [...SCENARIOS, ...MODERN_IN_PROCESS_SCENARIOS, ...MODERN_SCENARIOS, ...HUB_SCENARIOS, ...AUTH_SCENARIOS];
+  const all = [
+    ...SCENARIOS,
+    ...CONNECT_SCENARIOS,
+    ...MODERN_IN_PROCESS_SCENARIOS,
+    ...MODERN_SCENARIOS,
+    ...HUB_SCENARIOS,
+    ...AUTH_SCENARIOS,
+  ];
   return only === undefined ? all : all.filter((scenario) => scenario.id.startsWith(only));
 }
 
@@ -91,6 +99,7 @@ async function main(): Promise<void> {
   const wasMeasured = (refs: readonly SeriesRef[]) => refs.every((ref) => measured.has(ref.scenario));
   const tables = [
     OURS_VS_SDK,
+    CONNECT_ERAS,
     STDIO_VS_BARE,
     STDIO_VS_SDK,
     FRAMED_VS_LINES,

@@ -1,84 +1,224 @@
 /**
- * mcp-switchboard: the runtime-neutral entry. Node-only transports live behind subpath exports.
+ * mcp-switchboard: the runtime-neutral entry. What a user of `Client`, `Server` and `defineServer`, the hub,
+ * tracing and the errors needs, named one by one (api/mcp-switchboard.api.md is its report). Node-only
+ * transports and helpers live behind subpath exports; the protocol's low-level pieces (codec, method table,
+ * gate, era classifier, lifecycle machines) are in `mcp-switchboard/protocol`.
  */
-export * from './jsonrpc';
-export * from './protocol';
-export { Connection, handlerTable } from './core/connection';
-export type { ConnectionOptions, ConnectionEvents, HandlerTable, RequestHandler, SendOptions } from './core/connection';
+
+// JSON-RPC messages and the two error families.
+export {
+  UnreadableFrame,
+  type InboundFrame,
+  type JsonObject,
+  type JsonRpcBatch,
+  type JsonRpcErrorObject,
+  type JsonRpcErrorResponse,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  type JsonRpcResultResponse,
+  type RequestId,
+} from './jsonrpc/types';
+export {
+  CapabilityNotSupportedError,
+  ConnectionClosedError,
+  ErrorCode,
+  LimitExceededError,
+  McpError,
+  MethodRemovedError,
+  NotReadyError,
+  PeerError,
+  ProtocolViolationError,
+  RelayedError,
+  RequestCancelledError,
+  RequestTimeoutError,
+  ResultValidationError,
+  SwitchboardError,
+  TransportError,
+  UnsupportedProtocolVersionError,
+  type ClosedConnectionReason,
+  type LocalErrorCode,
+} from './jsonrpc/errors';
+
+// MCP's data types and protocol revisions.
+export type {
+  Annotations,
+  AudioContent,
+  BlobResourceContents,
+  CallToolResult,
+  CancelledParams,
+  ClientCapabilities,
+  CompleteParams,
+  CompleteResult,
+  Completion,
+  CompletionReference,
+  ContentBlock,
+  EmbeddedResource,
+  GetPromptResult,
+  Icon,
+  ImageContent,
+  Implementation,
+  InitializeResult,
+  JsonSchema,
+  ListToolsResult,
+  LoggingLevel,
+  LoggingMessageParams,
+  MessageRole,
+  Meta,
+  Progress,
+  ProgressParams,
+  Prompt,
+  PromptArgument,
+  PromptMessage,
+  ReadResourceResult,
+  Resource,
+  ResourceContents,
+  ResourceLink,
+  ResourceTemplate,
+  ResourceUpdatedParams,
+  ServerCapabilities,
+  TextContent,
+  TextResourceContents,
+  Tool,
+  ToolAnnotations,
+} from './protocol/types';
+export { LOGGING_LEVELS } from './protocol/types';
+export type {
+  BooleanSchema,
+  CreateMessageParams,
+  CreateMessageResult,
+  ElicitFormParams,
+  ElicitParams,
+  ElicitResult,
+  ElicitUrlParams,
+  ElicitValue,
+  EnumOption,
+  IncludeContext,
+  LegacyTitledEnumSchema,
+  ModelPreferences,
+  NumberSchema,
+  PrimitiveSchema,
+  RequestedSchema,
+  Root,
+  SamplingContent,
+  SamplingMessage,
+  SamplingTool,
+  StringFormat,
+  StringSchema,
+  TitledMultiSelectEnumSchema,
+  TitledSingleSelectEnumSchema,
+  ToolChoice,
+  ToolResultContent,
+  ToolUseContent,
+  UntitledMultiSelectEnumSchema,
+  UntitledSingleSelectEnumSchema,
+} from './protocol/client-features';
+export { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type ProtocolVersion } from './protocol/versions';
+export { MODERN_PROTOCOL_VERSIONS, type ModernProtocolVersion } from './protocol/modern';
+export { RESOURCE_SEARCH_EXTENSION } from './protocol/method-table';
+export type { ListChangedKind, ListenFilter } from './protocol/list-changes';
+
+// A connection, its lifecycle and the runtime it runs on.
+export {
+  Connection,
+  handlerTable,
+  type ConnectionEvents,
+  type ConnectionOptions,
+  type HandlerTable,
+  type RequestHandler,
+  type SendOptions,
+} from './core/connection';
 export type { RequestOptions } from './core/correlation';
 export { RequestContext, type Era, type InputRequestOptions, type Principal } from './core/request-context';
-export type { ExchangeReply, ModernServer } from './core/exchange';
-export { MODERN_PROTOCOL_VERSIONS, META, type ModernProtocolVersion } from './protocol/modern';
-export { classifyInbound, type EraPolicy, type EraVerdict } from './protocol/era';
 export { systemClock, type Clock } from './core/clock';
-export { createStderrLogger, silentLogger, type Logger } from './core/logger';
+export { createStderrLogger, silentLogger, type Logger, type StderrLoggerOptions } from './core/logger';
 export { EventFacade } from './core/events';
-export type { TraceEvent, TraceKind } from './trace/types';
-export { CONNECTION_TRANSITIONS, connectionLifecycle } from '../machines/connection';
 export { Runtime, defaultRuntime, type RuntimeOptions } from './core/runtime';
-export type { QuitReason, Negotiated, ConnectionState } from '../machines/connection';
-export {
-  defineServer,
-  ServerDefinition,
-  RESOURCE_SEARCH_EXTENSION,
-  type ServerSpec,
-  type ResourceSearch,
-} from './server/definition';
+export type { ConnectionState, Negotiated, QuitReason } from '../machines/connection';
+export type { Transport, TransportSendOptions } from '../transports/transport';
+
+// The server.
+export { defineServer, ServerDefinition, type ResourceSearch, type ServerSpec } from './server/definition';
+export { defineTool, ToolCatalog, type ToolDefinition, type ToolHandler } from './server/tools';
 export {
   ResourceCatalog,
-  type ResourceDefinition,
-  type ResourceTemplateDefinition,
   type ContentsInput,
+  type ContentsItem,
+  type ResourceDefinition,
+  type ResourceMatch,
+  type ResourceTemplateDefinition,
   type TemplateVariables,
 } from './server/resources';
 export { PromptCatalog, type PromptDefinition } from './server/prompts';
 export { MAX_COMPLETION_VALUES } from './server/completion';
 export type { Completer, CompletionContext, ServerContext, ServerHost } from './server/context';
-export type { TokenStore, AuthKey, AuthRecord, StoredClient, StoredTokens } from './auth/token-store';
-export type { HttpAuthorization, AuthorizationRefusal } from './auth/http-authorization';
+export { Server, ServerConnection, type ServerConnectionEvents, type ServerOptions } from './server/server';
+export type { Page } from './server/listing';
 export { SubscriptionHub } from './server/subscriptions';
 export { UriTemplate, type UriTemplateValue } from './server/uri-template';
-export { defineTool, ToolCatalog, type ToolDefinition, type ToolHandler } from './server/tools';
-export { Server, ServerConnection, type ServerOptions } from './server/server';
-export { DEFAULT_MAX_INPUT_ROUNDS, type InputRoundSettings } from './server/modern/exchange';
-export { DEFAULT_CACHE_HINT, type CacheHint, type CacheHints, type CacheScope } from './server/modern/results';
+export {
+  DEFAULT_MAX_INPUT_ROUNDS as DEFAULT_MAX_SERVER_INPUT_ROUNDS,
+  type InputRoundSettings,
+} from './server/modern/exchange';
+export {
+  DEFAULT_CACHE_HINT,
+  type CacheableName,
+  type CacheHint,
+  type CacheHints,
+  type CacheScope,
+} from './server/modern/results';
 export {
   createKeyRing,
   processKeyRing,
   KeyRing,
-  seal as sealRequestState,
-  open as openRequestState,
-  type RequestStateKey,
   type KeyRingOptions,
   type RequestStateBinding,
+  type RequestStateKey,
 } from './server/request-state';
-export { InMemoryServerEventBus, type ServerEventBus, type ServerEvent } from './server/event-bus';
-export { ListenStreams, DEFAULT_MAX_LISTEN_STREAMS, type SubscriptionFilter } from './server/listen';
+export { InMemoryServerEventBus, type ServerEvent, type ServerEventBus } from './server/event-bus';
+export { DEFAULT_MAX_LISTEN_STREAMS, type SubscriptionFilter } from './server/listen';
+export { createAjvValidator, defaultValidator, type SchemaCheck, type SchemaValidator } from './validation/json-schema';
+
+// The client.
 export { Client, type ClientOptions, type ClientRequestOptions, type ConnectOptions } from './client/client';
 export type {
-  SamplingHandler,
-  SamplingOptions,
+  ClientContext,
+  ClientFeatureOptions,
+  ClientHost,
   ElicitationOptions,
   FormElicitationHandler,
+  SamplingHandler,
+  SamplingOptions,
   UrlElicitationHandler,
-  ClientFeatureOptions,
-  ClientContext,
-  ClientHost,
 } from './client/features';
-export { ListCache } from './client/list-cache';
+export { ListCache, type HintedList } from './client/list-cache';
 export {
   DEFAULT_ERA_MAX_AGE_MS,
   EraCache,
   type EraCacheOptions,
   type EraStore,
-  type EraVerdict as ClientEraVerdict,
+  type EraVerdict as EraProbeVerdict,
 } from './client/era-cache';
-export type { EraChoice } from './client/era-probe';
-export { acknowledgedFilter, type ListenFilter } from './client/listen';
+export type { DiscoverInfo, EraChoice } from './client/era-probe';
+export type { EraStoreDocument } from './client/era-verdict';
+export { acknowledgedFilter } from './client/listen';
 export { readUrlElicitations, urlElicitationRequiredData } from './client/elicitation';
-export { createAjvValidator, defaultValidator, type SchemaCheck, type SchemaValidator } from './validation/json-schema';
-export type { Transport, TransportSendOptions } from '../transports/transport';
-export { createMemoryPair, MemoryTransport, type MemoryPairOptions } from '../transports/memory';
+export {
+  DEFAULT_MAX_INPUT_ROUNDS as DEFAULT_MAX_CLIENT_INPUT_ROUNDS,
+  InputRequestError,
+} from './client/input-required';
+
+// Authorization as the server and the client see it (the OAuth parts are in `mcp-switchboard/auth`).
+export type { AuthorizationRefusal, HttpAuthorization } from './auth/http-authorization';
+export type { AuthKey, AuthRecord, StoredClient, StoredTokens, TokenStore } from './auth/token-store';
+
+// The two runtime-neutral transports (also at `mcp-switchboard/transports/memory` and `.../sdk-adapter`).
+export { createMemoryPair, type MemoryPairOptions } from '../transports/memory';
+export { fromSdkTransport, type SdkAdapterOptions, type SdkTransportLike } from '../transports/sdk-adapter';
+
+// Tracing.
+export type { TraceEvent, TraceKind } from './trace/types';
 export { formatTraceEvent } from './trace/format';
 export { TraceChannel } from './trace/channel';
 export {
@@ -88,31 +228,69 @@ export {
   REDACTED,
   SECRET_KEYS,
   secretsRedactor,
-  type Redactor,
   type RedactionContext,
   type RedactionPolicy,
+  type Redactor,
   type Replacement,
 } from './trace/redact';
 export {
-  parseTraceparent,
+  BAGGAGE_META_KEY,
   formatTraceparent,
+  parseTraceparent,
   readTraceContext,
   TRACEPARENT_META_KEY,
   TRACESTATE_META_KEY,
-  BAGGAGE_META_KEY,
   type TraceParent,
 } from './trace/traceparent';
-export type { RequestInstrumentation, RequestSpan, RequestOutcome, TracedRequest } from './trace/instrumentation';
+export type { RequestInstrumentation, RequestOutcome, RequestSpan, TracedRequest } from './trace/instrumentation';
 export { observeLifecycleChanges, type LifecycleChange } from './trace/xstate-inspection';
 export { createPrettyTraceSink, type PrettySinkOptions } from './trace/sinks/pretty';
 export { createNdjsonTraceSink, toNdjsonLine } from './trace/sinks/ndjson';
-export type { TraceSink, LineWriter } from './trace/sinks/sink';
-export { fromSdkTransport, type SdkTransportLike, type SdkAdapterOptions } from '../transports/sdk-adapter';
-export * from './compose';
+export type { LineWriter, TraceSink } from './trace/sinks/sink';
+
+// The hub.
 export {
-  upstreamMachine,
+  CatalogConflictError,
+  ConfigError,
+  DEFAULT_NAMING,
+  Hub,
+  hubFromConfig,
+  hubFromConfigFile,
+  loadConfigFile,
+  parseConfig,
+  type BearerUpstreamAuth,
+  type CatalogProblem,
+  type ClientCredentialsUpstreamAuth,
+  type CollisionPolicy,
+  type ConfigOptions,
+  type ForwardedFeatures,
+  type FramedSource,
+  type HttpSource,
+  type HubEndpointAuth,
+  type HubHttpSettings,
+  type HubOptions,
+  type InProcessSource,
+  type NameFilter,
+  type NamingOptions,
+  type NamingPolicy,
+  type NamingProblem,
+  type OAuthUpstreamAuth,
+  type ParsedConfig,
+  type StdioSource,
+  type TransportSource,
+  type UpstreamAuth,
+  type UpstreamCatalog,
+  type UpstreamHandle,
+  type UpstreamInstance,
+  type UpstreamOptions,
+  type UpstreamSource,
+  type UpstreamStatus,
+  type WebSocketSource,
+} from './compose';
+export {
   DEFAULT_SUPERVISION,
+  type RestartPolicy,
+  type StopReason,
   type SupervisionPolicy,
   type UpstreamState,
-  type StopReason,
 } from '../machines/upstream';

@@ -10,8 +10,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { Client } from '../lib/client/client';
 import type { JsonObject } from '../lib/jsonrpc/types';
 import { METHOD_TARGETS, type ItemKind } from '../lib/protocol/method-targets';
-import { METHODS, maySend } from '../lib/protocol/methods';
-import { META, MODERN_CLIENT_REQUESTS, REMOVED_METHODS } from '../lib/protocol/modern';
+import { HANDSHAKE_METHODS, maySend, STATELESS_METHODS } from '../lib/protocol/methods';
+import { META } from '../lib/protocol/modern';
 import { standardHeaders } from '../lib/protocol/http-headers';
 import { defineServer, type ServerDefinition, type ServerSpec } from '../lib/server/definition';
 import { SERVER_HANDLERS } from '../lib/server/handlers';
@@ -216,8 +216,8 @@ const WAYS: readonly Way[] = [streamableSession, httpSse, statelessPosts];
 
 /** Whether a client of `era` may send `method`. */
 function sentIn(era: 'legacy' | 'modern', method: string): boolean {
-  if (era === 'modern') return MODERN_CLIENT_REQUESTS.has(method);
-  const spec = METHODS[method];
+  if (era === 'modern') return STATELESS_METHODS.clientRequests[method] !== undefined;
+  const spec = HANDSHAKE_METHODS.specs[method];
   return spec !== undefined && maySend(spec, 'client');
 }
 
@@ -226,9 +226,8 @@ function sentIn(era: 'legacy' | 'modern', method: string): boolean {
 /** Every method a client may send a server, from both eras' method tables and both eras' handlers. */
 const CLIENT_METHODS = [
   ...new Set([
-    ...Object.keys(METHODS).filter((method) => maySend(METHODS[method]!, 'client')),
-    ...MODERN_CLIENT_REQUESTS,
-    ...[...REMOVED_METHODS.keys()].filter((method) => !METHODS[method] || maySend(METHODS[method]!, 'client')),
+    ...Object.keys(HANDSHAKE_METHODS.specs).filter((method) => maySend(HANDSHAKE_METHODS.specs[method]!, 'client')),
+    ...Object.keys(STATELESS_METHODS.clientRequests),
     ...Object.keys(SERVER_HANDLERS),
     ...Object.keys(MODERN_HANDLERS),
   ]),

@@ -4,11 +4,23 @@ import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 const builds = {
-  esm: { root: await import('../dist/index.js'), memory: await import('../dist/transports/memory.js') },
-  cjs: { root: require('../dist/index.cjs'), memory: require('../dist/transports/memory.cjs') },
+  esm: {
+    root: await import('../dist/index.js'),
+    memory: await import('../dist/transports/memory.js'),
+    protocol: await import('../dist/protocol.js'),
+  },
+  cjs: {
+    root: require('../dist/index.cjs'),
+    memory: require('../dist/transports/memory.cjs'),
+    protocol: require('../dist/protocol.cjs'),
+  },
 };
 
-for (const [format, { root, memory }] of Object.entries(builds)) {
+for (const [format, { root, memory, protocol }] of Object.entries(builds)) {
+  const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };
+  if (protocol.classifyMessage(protocol.decodeFrame(protocol.encodeFrame(ping))) !== 'request') {
+    throw new Error(`${format} build: the protocol entry does not read back a request`);
+  }
   const definition = root.defineServer({
     name: 'smoke',
     version: '1.0.0',

@@ -16,7 +16,7 @@ import {
   type LegacyReason,
   type RejectVerdict,
 } from '../lib/protocol/era';
-import { METHODS } from '../lib/protocol/methods';
+import { HANDSHAKE_METHODS } from '../lib/protocol/methods';
 import { META } from '../lib/protocol/modern';
 import { readRequestEnvelope } from '../lib/protocol/envelope';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../lib/protocol/versions';
@@ -578,7 +578,7 @@ const legacyParams = fc.record(
   },
   { requiredKeys: [] },
 );
-const legacyMethod = fc.oneof(fc.constantFrom(...Object.keys(METHODS)), fc.string({ maxLength: 16 }));
+const legacyMethod = fc.oneof(fc.constantFrom(...Object.keys(HANDSHAKE_METHODS.specs)), fc.string({ maxLength: 16 }));
 
 /** Any 2025-11-25 message without the claim: request, notification, result or error. */
 const legacyMessage = fc.oneof(
@@ -638,7 +638,10 @@ const legacyInput = fc.oneof(
 const claimedInput = fc
   .record({
     id: fc.oneof(requestId, fc.constant(undefined), fc.constant(null)),
-    method: fc.oneof(fc.constantFrom(...Object.keys(METHODS), 'server/discover', 'subscriptions/listen'), fc.string()),
+    method: fc.oneof(
+      fc.constantFrom(...Object.keys(HANDSHAKE_METHODS.specs), 'server/discover', 'subscriptions/listen'),
+      fc.string(),
+    ),
     claim: fc.oneof(fc.constantFrom(VERSION, 'v999.0.0', '2025-11-25', ''), fc.jsonValue({ maxDepth: 1 })),
     meta: fc.dictionary(
       fc.constantFrom(META.clientCapabilities, META.clientInfo, META.logLevel, 'progressToken'),

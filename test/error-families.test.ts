@@ -11,7 +11,7 @@ import { TokenCheckUnavailableError } from '../lib/auth/server/token-verifier';
 import { InputRequestError } from '../lib/client/input-required';
 import { ConfigError } from '../lib/compose/config';
 import { CatalogConflictError } from '../lib/compose/hub';
-import { SwitchboardError } from '../lib/jsonrpc/errors';
+import { MethodRemovedError, SwitchboardError } from '../lib/jsonrpc/errors';
 
 const LOCAL_ERRORS: readonly [string, SwitchboardError][] = [
   ['AuthorizationError', new AuthorizationError('x')],
@@ -23,6 +23,7 @@ const LOCAL_ERRORS: readonly [string, SwitchboardError][] = [
   ['CatalogConflictError', new CatalogConflictError([])],
   ['ConfigError', new ConfigError(['x'])],
   ['InputRequestError', new InputRequestError('k', 'elicitation/create', new Error('x'))],
+  ['MethodRemovedError', new MethodRemovedError('ping', '2026-07-28', 'x')],
 ];
 
 describe('the local error family', () => {

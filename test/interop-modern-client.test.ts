@@ -120,8 +120,9 @@ describe('our client against the SDK v2 McpServer over Streamable HTTP (createMc
 
   it('sends no initialize, on no session: POSTs only', async () => {
     const { site, client } = await modernSession();
+    // A subscriber of notifications$ opens the list-change stream (the SDK server declares tools.listChanged).
+    client.notifications$.subscribe();
     await client.listTools();
-    // The list-change stream (the SDK server declares tools.listChanged) is opened beside the listing.
     expect(site.seen.map((seen) => `${seen.method} ${bodyOf(seen).method}`).sort()).toEqual([
       'POST server/discover',
       'POST subscriptions/listen',

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { hasCapability } from '../lib/protocol/capabilities';
-import { maySend, METHODS, methodSpec } from '../lib/protocol/methods';
+import { ALLOWED, inboundVerdict, outboundVerdict, type GateView } from '../lib/protocol/gate';
+import { HANDSHAKE_METHODS, maySend, methodSpec } from '../lib/protocol/methods';
 import { shape, shapeCallToolResult } from '../lib/protocol/shape';
 import { isAtLeast, negotiateVersion, SUPPORTED_PROTOCOL_VERSIONS } from '../lib/protocol/versions';
 import type { Tool } from '../lib/protocol/types';
@@ -25,7 +26,7 @@ describe('version negotiation', () => {
 
 describe('the method table', () => {
   it('lists 20 requests and 11 notifications of 2025-11-25', () => {
-    const specs = Object.values(METHODS);
+    const specs = Object.values(HANDSHAKE_METHODS.specs);
     expect(specs.filter((spec) => spec.kind === 'request')).toHaveLength(20);
     expect(specs.filter((spec) => spec.kind === 'notification')).toHaveLength(11);
   });
@@ -51,6 +52,63 @@ describe('the method table', () => {
     expect(maySend(methodSpec('tools/call')!, 'server')).toBe(false);
     expect(maySend(methodSpec('ping')!, 'server')).toBe(true);
     expect(maySend(methodSpec('roots/list')!, 'client')).toBe(false);
+  });
+});
+
+describe('the gate on a stateless (2026-07-28) connection', () => {
+  const modern = (role: 'client' | 'server'): GateView => ({
+    state: 'modern',
+    role,
+    protocolVersion: '2026-07-28',
+    capabilities: role === 'client' ? { roots: { listChanged: true }, sampling: {} } : { tools: {}, logging: {} },
+    peerCapabilities: role === 'client' ? { tools: {}, logging: {} } : { roots: { listChanged: true }, sampling: {} },
+  });
+  const request = (method: string) => ({ jsonrpc: '2.0' as const, id: 1, method, params: {} });
+
+  it('refuses to send what the revision removed, saying what replaced it', () => {
+    for (const [method, kind] of [
+      ['ping', 'request'],
+      ['logging/setLevel', 'request'],
+      ['notifications/roots/list_changed', 'notification'],
+      ['notifications/initialized', 'notification'],
+    ] as const) {
+      const verdict = outboundVerdict(modern('client'), method, kind);
+      expect(verdict, method).toMatchObject({ kind: 'refuse', reason: 'removed', removal: { revision: '2026-07-28' } });
+      expect(verdict.kind === 'refuse' && verdict.message, method).toContain('2026-07-28');
+    }
+  });
+  it('sends what the revision has, and extension methods', () => {
+    expect(outboundVerdict(modern('client'), 'server/discover', 'request')).toBe(ALLOWED);
+    expect(outboundVerdict(modern('client'), 'subscriptions/listen', 'request')).toBe(ALLOWED);
+    expect(outboundVerdict(modern('client'), 'tools/call', 'request')).toBe(ALLOWED);
+    expect(outboundVerdict(modern('client'), 'notifications/cancelled', 'notification')).toBe(ALLOWED);
+    expect(outboundVerdict(modern('client'), 'resources/search', 'request')).toBe(ALLOWED);
+    expect(outboundVerdict(modern('server'), 'notifications/progress', 'notification')).toBe(ALLOWED);
+  });
+  it('follows the revision where a direction changed: a client has no progress to report', () => {
+    expect(outboundVerdict(modern('client'), 'notifications/progress', 'notification')).toMatchObject({
+      reason: 'unsupported',
+    });
+  });
+  it('sends no input request as a JSON-RPC request', () => {
+    expect(outboundVerdict(modern('server'), 'sampling/createMessage', 'request')).toMatchObject({
+      reason: 'unsupported',
+      message: expect.stringContaining('input_required'),
+    });
+  });
+  it('serves neither a removed method nor an input request sent as a request', () => {
+    expect(inboundVerdict(modern('client'), request('ping') as never, false)).toMatchObject({
+      code: -32601,
+      message: expect.stringContaining('removed in 2026-07-28'),
+    });
+    expect(inboundVerdict(modern('client'), request('roots/list') as never, false)).toMatchObject({ code: -32601 });
+  });
+  it('keeps the handshake era as it was', () => {
+    const legacy: GateView = { ...modern('client'), state: 'ready', protocolVersion: '2025-11-25' };
+    expect(outboundVerdict(legacy, 'ping', 'request')).toBe(ALLOWED);
+    expect(outboundVerdict(legacy, 'notifications/roots/list_changed', 'notification')).toBe(ALLOWED);
+    expect(inboundVerdict(legacy, request('ping') as never, false)).toBe(ALLOWED);
+    expect(inboundVerdict(legacy, request('roots/list') as never, false)).toBe(ALLOWED);
   });
 });
 

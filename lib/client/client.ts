@@ -1,4 +1,4 @@
-import { filter, map, type Observable } from 'rxjs';
+import { filter, map, Observable } from 'rxjs';
 import type { RequestOptions } from '../core/correlation';
 import { CapabilityNotSupportedError } from '../jsonrpc/errors';
 import type { JsonObject, JsonRpcNotification } from '../jsonrpc/types';
@@ -27,13 +27,15 @@ import {
   type ClientRequestOptions,
 } from './client-connection';
 import { hintedListing, ListCache, type CacheHints } from './list-cache';
-import { listen as openListenStream, type ListenFilter } from './listen';
+import { fixedListChangesStatus, type ListChangesStatus } from './list-change-stream';
+import { listen as openListenStream, type ListenFilter, type ListenHost } from './listen';
 import { collectPages, DEFAULT_MAX_LIST_PAGES } from './pages';
 import { checkRoots } from './roots';
 import { listenedUpdates, ResourceSubscriptions, subscribedUpdates } from './resource-subscriptions';
 import { ToolOutputChecks } from './tool-output';
 
 export type { ClientRequestOptions, ConnectOptions } from './client-connection';
+export type { ListChangesState, ListChangesStatus } from './list-change-stream';
 
 export interface ClientOptions extends ClientConnectionOptions {
   readonly validator?: SchemaValidator;
@@ -76,6 +78,8 @@ export class Client extends ClientConnection {
   private toolOutput: ToolOutputChecks | undefined;
   private resourceSubscriptions: ResourceSubscriptions | undefined;
   private readonly maxListPages: number;
+  /** List caches and `notifications$` subscribers: what keeps a stateless connection's list-change stream open. */
+  private listChangeNeedCount = 0;
 
   constructor(info: Implementation, options: ClientOptions = {}) {
     super(info, options);
@@ -102,12 +106,49 @@ export class Client extends ClientConnection {
   }
 
   /**
+   * Every notification from the server. In the stateless revision (2026-07-28), where list changes come on
+   * a `subscriptions/listen` stream, a subscriber keeps that stream open (see `listChangeStatus`).
+   */
+  override get notifications$(): Observable<JsonRpcNotification> {
+    const all = super.notifications$;
+    return new Observable<JsonRpcNotification>((subscriber) => {
+      this.needListChanges();
+      const subscription = all.subscribe(subscriber);
+      return () => {
+        subscription.unsubscribe();
+        this.releaseListChanges();
+      };
+    });
+  }
+
+  /** @internal Every notification, without keeping the list-change stream open (what this client's own streams read). */
+  get serverNotifications$(): Observable<JsonRpcNotification> {
+    return super.notifications$;
+  }
+
+  /** @internal How many things need list changes now (a stateless connection reads it once its era is known). */
+  get listChangeNeeds(): number {
+    return this.listChangeNeedCount;
+  }
+
+  /**
+   * Whether the server's list changes reach `notifications$` and the list caches now, and how or why not.
+   * In the stateless revision they come on a `subscriptions/listen` stream that opens when a list cache is
+   * made or `notifications$` gets a subscriber, and closes when no subscriber is left and no cache exists;
+   * a server that refuses it (it holds a bounded number of them) gives `refused` and its reason.
+   */
+  get listChangeStatus(): ListChangesStatus {
+    if (this.modern) return this.modern.listChangesStatus;
+    return fixedListChangesStatus(this.state === 'ready' ? 'session' : 'disconnected');
+  }
+
+  /**
    * `subscriptions/listen` (2026-07-28): the stream's notifications, the acknowledgement first
    * (`acknowledgedFilter` reads what the server agreed to); one listen request per subscriber, cancelled on
    * unsubscribe.
    */
   listen(filter: ListenFilter): Observable<JsonRpcNotification> {
-    return openListenStream(this, filter);
+    return openListenStream(this.streamHost(), filter);
   }
 
   /** The stateless revision has no ping: `server/discover` is the round trip that shows the server is there. */
@@ -182,10 +223,10 @@ export class Client extends ClientConnection {
   subscribeResource(uri: string): Observable<ResourceUpdatedParams> {
     this.resourceSubscriptions ??= new ResourceSubscriptions((target) =>
       this.modern
-        ? listenedUpdates(this, this.serverCapabilities, target)
+        ? listenedUpdates(this.streamHost(), this.serverCapabilities, target)
         : subscribedUpdates(
             {
-              notifications$: this.notifications$,
+              notifications$: this.serverNotifications$,
               closed: this.closed,
               subscribe: (uri) => this.request('resources/subscribe', { uri }),
               unsubscribe: (uri) => this.request('resources/unsubscribe', { uri }),
@@ -251,7 +292,7 @@ export class Client extends ClientConnection {
 
   /** The server's log messages (`notifications/message`). */
   get logs$(): Observable<LoggingMessageParams> {
-    return this.notifications$.pipe(
+    return this.serverNotifications$.pipe(
       filter((notification) => notification.method === 'notifications/message'),
       map((notification) => notification.params as unknown as LoggingMessageParams),
     );
@@ -284,7 +325,7 @@ export class Client extends ClientConnection {
 
   /** URL-mode elicitations the server reports as completed (`notifications/elicitation/complete`). */
   get elicitationComplete$(): Observable<{ readonly elicitationId: string }> {
-    return this.notifications$.pipe(
+    return this.serverNotifications$.pipe(
       filter((notification) => notification.method === 'notifications/elicitation/complete'),
       map((notification) => notification.params as unknown as { elicitationId: string }),
     );
@@ -332,11 +373,34 @@ export class Client extends ClientConnection {
    */
   private listCache<T>(name: ListName, list: (hints: CacheHints[] | undefined) => Promise<readonly T[]>): ListCache<T> {
     const lists = (this.lists ??= {}) as Record<ListName, ListCache<T> | undefined>;
-    return (lists[name] ??= new ListCache(
+    const cached = lists[name];
+    if (cached) return cached;
+    // A cache lives as long as the client: it needs list changes until then.
+    this.needListChanges();
+    return (lists[name] = new ListCache(
       () => (this.modern ? hintedListing(list) : list(undefined)),
       (error) => this.logger.warn(`Could not refresh the ${name} list after list_changed`, error),
       this.clock,
     ));
+  }
+
+  private needListChanges(): void {
+    this.listChangeNeedCount++;
+    this.modern?.needListChanges();
+  }
+
+  private releaseListChanges(): void {
+    this.listChangeNeedCount--;
+    this.modern?.releaseListChanges();
+  }
+
+  /** This client as the host of a listen stream of its own, whose reading of notifications needs no list changes. */
+  private streamHost(): ListenHost {
+    return {
+      notifications$: this.serverNotifications$,
+      closed: this.closed,
+      request: (m, p, o) => this.request(m, p, o),
+    };
   }
 
   private call<T>(

@@ -16,7 +16,7 @@
  * - no answer in time: legacy over stdio (legacy servers may ignore requests before `initialize`), an error
  *   over HTTP; the transport ending: an error over stdio that names `era: 'legacy'`, an error elsewhere.
  */
-import type { Subscription } from 'rxjs';
+import type { Observer, Subscription } from 'rxjs';
 import type { Transport } from '../core/transport';
 import type { Clock } from '../core/clock';
 import { ErrorCode, ProtocolViolationError, TransportError } from '../jsonrpc/errors';
@@ -170,29 +170,57 @@ export function probeOnce(
   timeoutMs: number,
   clock: Clock,
 ): Promise<ProbeOutcome> {
-  return new Promise<ProbeOutcome>((resolve) => {
-    let settled = false;
-    let subscription: Subscription | undefined;
-    const finish = (outcome: ProbeOutcome) => {
-      if (settled) return;
-      settled = true;
-      clock.clearTimeout(timer);
-      subscription?.unsubscribe(); // at once: later frames wait in the transport for the connection
-      resolve(outcome);
-    };
-    const timer = clock.setTimeout(() => finish({ kind: 'timeout', afterMs: timeoutMs }), timeoutMs);
-    subscription = transport.messages.subscribe({
-      next: (frame) => {
-        const outcome = answerIn(frame, request.id);
-        if (outcome) finish(outcome);
-      },
-      error: (error: unknown) => finish({ kind: 'closed', error: asError(error) }),
-      complete: () => finish({ kind: 'closed' }),
-    });
-    if (settled) subscription.unsubscribe();
+  return new Promise<ProbeOutcome>((resolve) => new ProbeExchange(transport, request, timeoutMs, clock, resolve));
+}
+
+/**
+ * One probe in flight: the observer of the transport's frames (its own methods rather than closures: every
+ * connection in the stateless revision makes one), its timer and its send.
+ */
+class ProbeExchange implements Observer<InboundFrame> {
+  private settled = false;
+  /** Undefined while `subscribe` runs (a transport that already ended completes at once). */
+  private readonly subscription: Subscription | undefined;
+  private readonly timer: unknown;
+
+  constructor(
+    transport: Transport,
+    private readonly request: JsonRpcRequest,
+    timeoutMs: number,
+    private readonly clock: Clock,
+    private readonly resolve: (outcome: ProbeOutcome) => void,
+  ) {
+    this.timer = clock.setTimeout(() => this.finish({ kind: 'timeout', afterMs: timeoutMs }), timeoutMs);
+    const subscription = (this.subscription = transport.messages.subscribe(this));
+    if (this.settled) {
+      subscription.unsubscribe();
+      return;
+    }
     const started = transport.start ? transport.start() : Promise.resolve();
-    started.then(() => transport.send(request)).then(undefined, (error: unknown) => finish(failureOutcome(error)));
-  });
+    started.then(() => transport.send(request)).then(undefined, (error: unknown) => this.finish(failureOutcome(error)));
+  }
+
+  next(frame: InboundFrame): void {
+    const outcome = answerIn(frame, this.request.id);
+    if (outcome) this.finish(outcome);
+  }
+
+  error(error: unknown): void {
+    this.finish({ kind: 'closed', error: asError(error) });
+  }
+
+  complete(): void {
+    this.finish({ kind: 'closed' });
+  }
+
+  private finish(outcome: ProbeOutcome): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.clock.clearTimeout(this.timer);
+    // At once: later frames wait in the transport for the connection.
+    this.subscription?.unsubscribe();
+    this.resolve(outcome);
+  }
 }
 
 /** The probe's answer in `frame`, if it is there. */

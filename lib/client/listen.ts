@@ -14,16 +14,10 @@
 import { Observable } from 'rxjs';
 import { ConnectionClosedError, type ClosedConnectionReason } from '../jsonrpc/errors';
 import type { JsonObject, JsonRpcNotification, RequestId } from '../jsonrpc/types';
+import { LIST_CHANGES, type ListenFilter } from '../protocol/list-changes';
 import { META } from '../protocol/modern';
 
-/** Which notifications a listen stream asks for (schema `SubscriptionFilter`); each kind is opt-in. */
-export interface ListenFilter {
-  readonly toolsListChanged?: boolean;
-  readonly promptsListChanged?: boolean;
-  readonly resourcesListChanged?: boolean;
-  /** `notifications/resources/updated` for these URIs (what `resources/subscribe` did). */
-  readonly resourceSubscriptions?: readonly string[];
-}
+export type { ListenFilter } from '../protocol/list-changes';
 
 export interface ListenRequestOptions {
   /** Aborting it cancels the listen request. */
@@ -94,13 +88,14 @@ export function subscriptionIdOf(notification: JsonRpcNotification): unknown {
 
 /** The wire form of a filter: only the kinds asked for. */
 function filterParams(filter: ListenFilter): JsonObject {
-  const { toolsListChanged, promptsListChanged, resourcesListChanged, resourceSubscriptions } = filter;
-  return {
-    ...(toolsListChanged !== undefined && { toolsListChanged }),
-    ...(promptsListChanged !== undefined && { promptsListChanged }),
-    ...(resourcesListChanged !== undefined && { resourcesListChanged }),
-    ...(resourceSubscriptions !== undefined && { resourceSubscriptions: [...resourceSubscriptions] }),
-  };
+  const params: JsonObject = {};
+  for (const { filterField } of LIST_CHANGES) {
+    const asked = filter[filterField];
+    if (asked !== undefined) params[filterField] = asked;
+  }
+  const uris = filter.resourceSubscriptions;
+  if (uris !== undefined) params.resourceSubscriptions = [...uris];
+  return params;
 }
 
 function closedError(reason: ClosedConnectionReason, cause: ConnectionClosedError): ConnectionClosedError {

@@ -2,17 +2,16 @@
  * What a client connected in the stateless revision (2026-07-28) does beyond sending messages: each request
  * is stamped (`ModernSession`), retried once on a -32022 naming another revision we speak, and completed
  * through its `input_required` rounds; and, since such a server sends no notification outside a request's
- * stream, the list changes the server declares are heard on one background `subscriptions/listen` stream
- * kept open from connect to close.
+ * stream, the list changes the server declares are heard on one background `subscriptions/listen` stream,
+ * open while something needs them (lib/client/list-change-stream.ts).
  *
  * One per modern connection, made by `connect` once the era is known: a handshake-era client has none, and
  * its requests pay nothing for this module.
  */
-import type { Subscription } from 'rxjs';
+import type { Observable } from 'rxjs';
 import type { Clock } from '../core/clock';
 import type { Logger } from '../core/logger';
-import { ConnectionClosedError } from '../jsonrpc/errors';
-import type { JsonObject } from '../jsonrpc/types';
+import type { JsonObject, JsonRpcNotification } from '../jsonrpc/types';
 import { hasCapability } from '../protocol/capabilities';
 import type { ServerCapabilities } from '../protocol/types';
 import type { EraCache } from './era-cache';
@@ -26,14 +25,15 @@ import {
   retryParams,
   type InputAnswerer,
 } from './input-required';
-import { listen, type ListenFilter, type ListenHost } from './listen';
+import { fixedListChangesStatus, ListChangeStream, type ListChangesStatus } from './list-change-stream';
+import type { ListenFilter, ListenHost } from './listen';
 import { isLegacyLookingFailure, type ModernSession } from './modern-session';
 import type { SendOptions } from '../core/connection';
 import type { RequestCompletion } from '../core/correlation';
 
 /**
- * How a modern client hears that the server's lists changed: `listen` keeps one `subscriptions/listen`
- * stream open for the lists whose `listChanged` the server declares; `off` opens none.
+ * How a modern client hears that the server's lists changed: `listen` opens one `subscriptions/listen`
+ * stream for the lists whose `listChanged` the server declares, while something needs it; `off` opens none.
  */
 export type ListChangesChoice = 'listen' | 'off';
 
@@ -44,6 +44,13 @@ export interface ModernClientHost extends ClientHost {
   readonly logger: Logger;
   readonly notifications$: ListenHost['notifications$'];
   readonly closed: ListenHost['closed'];
+  /**
+   * Every notification, without counting as a need for list changes (a `Client`'s `notifications$` counts):
+   * what the list-change stream itself reads.
+   */
+  readonly serverNotifications$?: Observable<JsonRpcNotification>;
+  /** How many needs for list changes were registered before the connection knew its era. */
+  readonly listChangeNeeds?: number;
 }
 
 export interface ModernClientOptions {
@@ -73,7 +80,12 @@ const LIST_CHANGE_KINDS = [
 export class ModernClient {
   /** Answers `input_required` rounds with the registered features; made on the first round. */
   private answerer: InputAnswerer | undefined;
-  private listChanges: Subscription | undefined;
+  /** What `followListChanges` was told (undefined before): whether, and for which capabilities. */
+  private listChangeChoice: ListChangesChoice | undefined;
+  private listChangeCapabilities: ServerCapabilities | undefined;
+  /** Made on the first need for list changes (most clients never have one). */
+  private listChanges: ListChangeStream | undefined;
+  private stopped = false;
 
   constructor(
     readonly session: ModernSession,
@@ -106,30 +118,54 @@ export class ModernClient {
   }
 
   /**
-   * Opens the background stream of list changes, unless `choice` is `off` or the server declares no list
-   * that can change. Its notifications reach the client like any other (`notifications$`), which is how
-   * the list caches hear of them.
+   * Where list changes come from once connected: the lists `capabilities` declare can change, unless
+   * `choice` is `off`. The stream is made and opened on the first need (now, if something already needs it);
+   * its notifications reach the client like any other (`notifications$`), which is how the list caches hear them.
    */
   followListChanges(capabilities: ServerCapabilities | undefined, choice: ListChangesChoice): void {
-    if (choice === 'off' || this.listChanges) return;
-    const filter = listChangeFilter(capabilities);
-    if (filter === undefined) return;
-    const logger = this.host.logger;
-    this.listChanges = listen(this.host, filter).subscribe({
-      error: (error: unknown) => {
-        // The connection ended on its own (the server went away): the close says so, not this stream.
-        if (error instanceof ConnectionClosedError) logger.debug('The list-change stream ended with the connection');
-        else
-          logger.warn('The list-change stream (subscriptions/listen) failed: list changes are no longer heard', error);
-      },
-      complete: () => logger.debug('The server ended the list-change stream (subscriptions/listen)'),
-    });
+    this.listChangeChoice = choice;
+    this.listChangeCapabilities = capabilities;
+    const needs = this.host.listChangeNeeds ?? 0;
+    if (needs > 0) this.needListChanges(needs);
   }
 
-  /** Cancels the background stream (`close` does, before the transport goes). */
+  /** Something needs list changes (`count` things): the stream opens if it can. Undo with `releaseListChanges`. */
+  needListChanges(count = 1): void {
+    (this.listChanges ??= this.listChangeStream())?.need(count);
+  }
+
+  /** One need fewer: the stream closes when nothing needs it any more. */
+  releaseListChanges(): void {
+    this.listChanges?.release();
+  }
+
+  /** Whether list changes are heard, and how or why not. */
+  get listChangesStatus(): ListChangesStatus {
+    if (this.listChanges) return this.listChanges.status;
+    const choice = this.listChangeChoice;
+    if (choice === undefined || this.stopped) return fixedListChangesStatus('disconnected');
+    if (choice === 'off') return fixedListChangesStatus('off');
+    return fixedListChangesStatus(listChangeFilter(this.listChangeCapabilities) ? 'idle' : 'undeclared');
+  }
+
+  /** Cancels the stream for good (`close` does, before the transport goes). */
   stop(): void {
-    this.listChanges?.unsubscribe();
-    this.listChanges = undefined;
+    this.stopped = true;
+    this.listChanges?.stop();
+  }
+
+  /** The stream of the lists the server declares can change; undefined when none or when `off`. */
+  private listChangeStream(): ListChangeStream | undefined {
+    if (this.listChangeChoice !== 'listen' || this.stopped) return undefined;
+    const filter = listChangeFilter(this.listChangeCapabilities);
+    if (filter === undefined) return undefined;
+    const host = this.host;
+    const streamHost: ListenHost = {
+      notifications$: host.serverNotifications$ ?? host.notifications$,
+      closed: host.closed,
+      request: (method, params, options) => host.request(method, params, options),
+    };
+    return new ListChangeStream(streamHost, filter, host.logger);
   }
 
   /** The options of a request: a `tools/call` of a tool with `x-mcp-header` parameters adds their headers. */

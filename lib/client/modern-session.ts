@@ -16,8 +16,8 @@ export class ModernSession {
   /** The envelope without caller keys, shared by every request until the version or the log level changes. */
   private meta: JsonObject;
   private logLevel: LoggingLevel | undefined;
-  /** The tools whose calls carry `Mcp-Param-*` headers, by name (from the last `listTools`). */
-  private readonly headerTools = new Map<string, Tool>();
+  /** The tools whose calls carry `Mcp-Param-*` headers, by name (from the last `listTools`); made by the first. */
+  private headerTools: Map<string, Tool> | undefined;
 
   constructor(
     /** The revision requests claim; a -32022 retry may switch it. */
@@ -80,13 +80,13 @@ export class ModernSession {
       const plan = mcpHeaderParams(tool);
       const problem = plan.ok ? numberAnnotation(tool, plan.params) : plan.problem;
       if (problem !== undefined) {
-        this.headerTools.delete(tool.name);
+        this.headerTools?.delete(tool.name);
         report(tool, problem);
         continue;
       }
       if (!plan.ok) continue; // (for the type checker: a plan with no problem is ok)
-      if (plan.params.length > 0) this.headerTools.set(tool.name, tool);
-      else this.headerTools.delete(tool.name);
+      if (plan.params.length > 0) (this.headerTools ??= new Map()).set(tool.name, tool);
+      else this.headerTools?.delete(tool.name);
       usable.push(tool);
     }
     return usable;
@@ -94,8 +94,9 @@ export class ModernSession {
 
   /** The `Mcp-Param-*` headers of a `tools/call` with `params`, or undefined when there are none. */
   headersFor(method: string, params: JsonObject | undefined): Record<string, string> | undefined {
-    if (method !== 'tools/call' || this.headerTools.size === 0 || typeof params?.name !== 'string') return undefined;
-    const tool = this.headerTools.get(params.name);
+    const headerTools = this.headerTools;
+    if (method !== 'tools/call' || !headerTools?.size || typeof params?.name !== 'string') return undefined;
+    const tool = headerTools.get(params.name);
     if (tool === undefined) return undefined;
     const headers = paramHeaders(tool, params.arguments);
     return Object.keys(headers).length > 0 ? headers : undefined;

@@ -79,7 +79,6 @@ type Context = ServerContext;
 
 export class UpstreamSession {
   private closing = false;
-  private readonly subscription: Subscription;
   private readonly timers = new Map<ListKind | 'ping', unknown>();
   private readonly generations = new Map<ListKind, number>();
 
@@ -89,8 +88,8 @@ export class UpstreamSession {
     public catalog: UpstreamCatalog,
     private readonly options: SessionOptions,
     private readonly events: SessionEvents,
+    private readonly subscription: Subscription,
   ) {
-    this.subscription = client.notifications$.subscribe((message) => this.onNotification(message));
     client.closed.then((reason) => {
       if (!this.closing) this.events.lost(this, reason.error ?? new Error(reason.message));
       this.stopTimers();
@@ -117,6 +116,10 @@ export class UpstreamSession {
     options.onClient?.(client);
     const abandon = () => void client.close();
     signal.addEventListener('abort', abandon, { once: true });
+    let session: UpstreamSession | undefined;
+    // Subscribed before connecting: in the stateless revision a subscriber is what opens the upstream's
+    // list-change stream, and it is open by the time the catalog is listed.
+    const subscription = client.notifications$.subscribe((message) => session?.onNotification(message));
     try {
       await client.connect(opened.transport, { timeout: options.connectTimeoutMs });
       const lists = await listEverything(client, options.connectTimeoutMs);
@@ -127,8 +130,10 @@ export class UpstreamSession {
         ...(client.instructions !== undefined && { instructions: client.instructions }),
         ...lists,
       };
-      return new UpstreamSession(client, opened, catalog, options, events);
+      session = new UpstreamSession(client, opened, catalog, options, events, subscription);
+      return session;
     } catch (error) {
+      subscription.unsubscribe();
       await client.close();
       await opened.transport.close().catch(() => undefined);
       throw withStderr(error as Error, opened);

@@ -65,6 +65,7 @@ export type LocalErrorCode =
   | 'CONNECTION_CLOSED'
   | 'TRANSPORT_ERROR'
   | 'CAPABILITY_NOT_SUPPORTED'
+  | 'METHOD_REMOVED'
   | 'NOT_READY'
   | 'LIMIT_EXCEEDED'
   | 'UNSUPPORTED_PROTOCOL_VERSION'
@@ -155,6 +156,29 @@ export class CapabilityNotSupportedError extends SwitchboardError {
   ) {
     super(message);
   }
+}
+
+/**
+ * Raised locally when we would send a request or notification that the peer's protocol revision removed
+ * (`ping` or `logging/setLevel` to a 2026-07-28 server): nothing is sent. `replacement` says what replaced it.
+ */
+export class MethodRemovedError extends SwitchboardError {
+  override readonly name = 'MethodRemovedError';
+  readonly code = 'METHOD_REMOVED';
+
+  constructor(
+    readonly method: string,
+    /** The revision that removed the method (the connection's). */
+    readonly revision: string,
+    readonly replacement: string,
+  ) {
+    super(methodRemovedMessage(method, revision, replacement));
+  }
+}
+
+/** The text of a `MethodRemovedError` (also the gate's refusal). */
+export function methodRemovedMessage(method: string, revision: string, replacement: string): string {
+  return `Cannot send ${method}: protocol revision ${revision} removed it (${replacement})`;
 }
 
 /** Raised locally when a message may not flow in the connection's current lifecycle state. */

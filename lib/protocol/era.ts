@@ -38,14 +38,8 @@ import type {
 import { claimOf, isEnvelopeIssue, metaOf, readRequestEnvelope, type RequestEnvelope } from './envelope';
 import { decodeHeaderValue, readHeader, type HeaderSource } from './header-value';
 import { NAME_SOURCES } from './http-headers';
-import {
-  FIRST_MODERN_PROTOCOL_VERSION,
-  META,
-  MODERN_CLIENT_REQUESTS,
-  MODERN_PROTOCOL_VERSIONS,
-  namesModernRevision,
-  REMOVED_METHODS,
-} from './modern';
+import { STATELESS_METHODS } from './methods';
+import { FIRST_MODERN_PROTOCOL_VERSION, META, MODERN_PROTOCOL_VERSIONS, namesModernRevision } from './modern';
 
 export interface InboundMessage {
   /** The HTTP method; absent on stdio. Anything but POST is a legacy session operation (GET stream, DELETE). */
@@ -61,7 +55,7 @@ export interface EraPolicy {
   /** Modern revisions served, newest first (the `supported` of a -32022). */
   readonly supportedVersions: readonly string[];
   /**
-   * Whether the server handles a modern request method. Default: the 2026-07-28 client requests. A server
+   * Whether the server handles a modern request method. Default: the stateless era's client requests. A server
    * passes its own so that methods it does not handle (no prompts, say) are 404 here and extension methods it
    * does handle pass. Removed methods are refused before this is asked.
    */
@@ -70,7 +64,7 @@ export interface EraPolicy {
 
 export const DEFAULT_ERA_POLICY: EraPolicy = Object.freeze({
   supportedVersions: MODERN_PROTOCOL_VERSIONS,
-  isKnownMethod: (method: string) => MODERN_CLIENT_REQUESTS.has(method),
+  isKnownMethod: (method: string) => STATELESS_METHODS.clientRequests[method] !== undefined,
 });
 
 /**
@@ -288,9 +282,9 @@ function modernRungs(
     if (mismatch) return mismatch;
   }
   const method = message.method as string;
-  const removal = REMOVED_METHODS.get(method);
+  const removal = STATELESS_METHODS.removed[method];
   if (removal !== undefined || (kind === 'request' && !policy.isKnownMethod(method))) {
-    const why = removal === undefined ? '' : ` (removed in ${FIRST_MODERN_PROTOCOL_VERSION}: ${removal})`;
+    const why = removal === undefined ? '' : ` (removed in ${removal.revision}: ${removal.replacement})`;
     const error = { code: ErrorCode.MethodNotFound, message: `Method not found: ${excerpt(method)}${why}` };
     return reject(404, error, readableId(message), kind === 'request');
   }

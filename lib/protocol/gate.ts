@@ -8,11 +8,19 @@
  */
 import type { ConnectionState } from '../../machines/connection';
 import { isParamsObject } from '../jsonrpc/classify';
-import { ErrorCode } from '../jsonrpc/errors';
+import { ErrorCode, methodRemovedMessage } from '../jsonrpc/errors';
 import { clipText } from '../jsonrpc/excerpt';
 import type { JsonRpcRequest } from '../jsonrpc/types';
 import { describeCapability, hasCapability } from './capabilities';
-import { maySend, methodSpec, type MethodSpec, type Role } from './methods';
+import {
+  HANDSHAKE_METHODS,
+  maySend,
+  STATELESS_METHODS,
+  type EraMethods,
+  type MethodSpec,
+  type Removal,
+  type Role,
+} from './methods';
 import { isAtLeast } from './versions';
 
 /** What the gate reads of a connection. A connection is its own view: passing it allocates nothing. */
@@ -46,7 +54,7 @@ export interface InboundRefusal {
 /**
  * Outbound: the send fails locally. `closed`: the connection is closing or closed; `not-ready`: the
  * lifecycle does not allow it yet; `unsupported`: the method, its direction, the revision or a capability
- * rules it out.
+ * rules it out; `removed`: the peer's revision removed the method (`MethodRemovedRefusal`).
  */
 export interface OutboundRefusal {
   readonly kind: 'refuse';
@@ -54,8 +62,16 @@ export interface OutboundRefusal {
   readonly message: string;
 }
 
+/** Outbound: the connection's revision removed the method; `removal` says in which revision, and what replaced it. */
+export interface MethodRemovedRefusal {
+  readonly kind: 'refuse';
+  readonly reason: 'removed';
+  readonly message: string;
+  readonly removal: Removal;
+}
+
 export type InboundVerdict = Allowed | Dropped | InboundRefusal;
-export type OutboundVerdict = Allowed | OutboundRefusal;
+export type OutboundVerdict = Allowed | OutboundRefusal | MethodRemovedRefusal;
 
 export const ALLOWED: Allowed = Object.freeze({ kind: 'allow' });
 export const DROPPED: Dropped = Object.freeze({ kind: 'drop' });
@@ -66,12 +82,24 @@ export function peerRole(role: Role): Role {
   return role === 'client' ? 'server' : 'client';
 }
 
+/** The column of the table a connection in `state` reads: a stateless connection's, else the handshake era's. */
+export function methodsIn(state: ConnectionState): EraMethods {
+  return state === 'modern' ? STATELESS_METHODS : HANDSHAKE_METHODS;
+}
+
 /** May the peer's request be served now? (Whether a handler exists is the connection's question, asked first.) */
 export function inboundVerdict(view: GateView, message: JsonRpcRequest, inBatch: boolean): InboundVerdict {
   const method = message.method;
-  const spec = methodSpec(method);
-  if (spec && (spec.kind !== 'request' || !maySend(spec, peerRole(view.role)))) return methodNotFound(method);
   const state = view.state;
+  const methods = methodsIn(state);
+  const spec = methods.specs[method];
+  if (spec) {
+    if (spec.kind !== 'request' || spec.inputRequest || !maySend(spec, peerRole(view.role)))
+      return methodNotFound(method);
+  } else {
+    const removal = methods.removed[method];
+    if (removal) return methodNotFound(method, removal);
+  }
   if (state === 'closing' || state === 'closed') return DROPPED;
   if (method === 'initialize') {
     if (state !== 'uninitialized')
@@ -105,9 +133,10 @@ export function inboundVerdict(view: GateView, message: JsonRpcRequest, inBatch:
   return ALLOWED;
 }
 
-/** The refusal for a request this side does not serve (no handler, or the method goes the other way). */
-export function methodNotFound(method: string): InboundRefusal {
-  return refuseIn(ErrorCode.MethodNotFound, `Method not found: ${clipText(method)}`);
+/** The refusal for a request this side does not serve (no handler, the method goes the other way, or was removed). */
+export function methodNotFound(method: string, removal?: Removal): InboundRefusal {
+  const why = removal ? ` (removed in ${removal.revision}: ${removal.replacement})` : '';
+  return refuseIn(ErrorCode.MethodNotFound, `Method not found: ${clipText(method)}${why}`);
 }
 
 /** May this side send `method` (as a `kind`) now? Extension methods (not in the method table) pass once ready. */
@@ -116,10 +145,17 @@ export function outboundVerdict(view: GateView, method: string, kind: MessageKin
   if (state === 'closing' || state === 'closed')
     return refuseOut('closed', `Cannot send ${method}: the connection is ${state}`);
   const role = view.role;
-  const spec = methodSpec(method);
+  const methods = methodsIn(state);
+  const spec = methods.specs[method];
   if (spec) {
     if (spec.kind !== kind) return refuseOut('unsupported', `${method} is a ${spec.kind}, not a ${kind}`);
     if (!maySend(spec, role)) return refuseOut('unsupported', `A ${role} cannot send ${method}`);
+    if (spec.inputRequest) {
+      return refuseOut('unsupported', `${method} travels only inside an input_required result in this revision`);
+    }
+  } else {
+    const removal = methods.removed[method];
+    if (removal) return refuseRemoved(method, removal);
   }
   if (state !== 'ready' && state !== 'modern') {
     return mayPrecedeReady(method, role, state)
@@ -192,4 +228,9 @@ function refuseIn(code: number, message: string): InboundRefusal {
 
 function refuseOut(reason: OutboundRefusal['reason'], message: string): OutboundRefusal {
   return { kind: 'refuse', reason, message };
+}
+
+function refuseRemoved(method: string, removal: Removal): MethodRemovedRefusal {
+  const message = methodRemovedMessage(method, removal.revision, removal.replacement);
+  return { kind: 'refuse', reason: 'removed', message, removal };
 }

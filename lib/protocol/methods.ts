@@ -1,92 +1,91 @@
-import type { CapabilityPath } from './capabilities';
-import type { ProtocolVersion } from './versions';
+/**
+ * The method table's per-era lookups (the table is lib/protocol/method-table.ts), built once at load: the
+ * gate, the era classifier, the server and the client read them on every message's path, so each is a
+ * frozen null-prototype object (a lookup allocates nothing, and `constructor` is no method).
+ */
+import { hasCapability } from './capabilities';
+import { METHOD_TABLE, type MethodSpec, type ProtocolEra, type Removal } from './method-table';
+
+export {
+  METHOD_TABLE,
+  type Direction,
+  type MethodRow,
+  type MethodSpec,
+  type ProtocolEra,
+  type Removal,
+  type Revision,
+} from './method-table';
 
 export type Role = 'client' | 'server';
 
-/** Who may send a message: the client, the server, or either. */
-export type Direction = 'toServer' | 'toClient' | 'both';
-
-export interface MethodSpec {
-  readonly kind: 'request' | 'notification';
-  readonly direction: Direction;
-  /**
-   * The capability that gates the method. For requests it is always the receiver's; for notifications
-   * `capabilityOf` says whose (list_changed flags are the sender's, `elicitation.url` is the receiver's).
-   */
-  readonly capability?: CapabilityPath;
-  readonly capabilityOf?: 'sender' | 'receiver';
-  /** The first revision in which the capability gate applies (completions had no flag in 2024-11-05). */
-  readonly capabilitySince?: ProtocolVersion;
-  /** The first revision that defines the method. */
-  readonly since: ProtocolVersion;
+/** One era's column of the table, indexed. */
+export interface EraMethods {
+  readonly era: ProtocolEra;
+  /** The era's MCP methods by name. Extension methods are not in it: the gate lets them pass once ready. */
+  readonly specs: Readonly<Record<string, MethodSpec>>;
+  /** The methods this era removed, with what replaced them (none in the handshake era). */
+  readonly removed: Readonly<Record<string, Removal>>;
+  /** The era's JSON-RPC requests a client may send (not those carried in results). */
+  readonly clientRequests: Readonly<Record<string, MethodSpec>>;
+  /** Our extension methods (not MCP) in this era: declared under `capabilities.experimental`. */
+  readonly extensions: Readonly<Record<string, MethodSpec>>;
 }
 
-const request = (
-  direction: Direction,
-  since: ProtocolVersion,
-  capability?: CapabilityPath,
-  capabilitySince?: ProtocolVersion,
-): MethodSpec => ({
-  kind: 'request',
-  direction,
-  since,
-  ...(capability && { capability, capabilityOf: 'receiver' as const }),
-  ...(capabilitySince && { capabilitySince }),
-});
+/** Whether `spec` is a JSON-RPC request a client sends (not an input request carried in a result). */
+function isClientRequest(spec: MethodSpec): boolean {
+  return spec.kind === 'request' && spec.direction !== 'toClient' && spec.inputRequest !== true;
+}
 
-const notification = (
-  direction: Direction,
-  since: ProtocolVersion,
-  capability?: CapabilityPath,
-  capabilityOf: 'sender' | 'receiver' = 'sender',
-): MethodSpec => ({
-  kind: 'notification',
-  direction,
-  since,
-  ...(capability && { capability, capabilityOf }),
-});
+function eraMethods(era: ProtocolEra): EraMethods {
+  const specs = Object.create(null) as Record<string, MethodSpec>;
+  const removed = Object.create(null) as Record<string, Removal>;
+  const clientRequests = Object.create(null) as Record<string, MethodSpec>;
+  const extensions = Object.create(null) as Record<string, MethodSpec>;
+  for (const row of METHOD_TABLE) {
+    const spec = row[era];
+    if (era === 'stateless' && row.removed) removed[row.method] = row.removed;
+    if (!spec) continue;
+    if (row.extension) extensions[row.method] = spec;
+    else {
+      specs[row.method] = spec;
+      if (isClientRequest(spec)) clientRequests[row.method] = spec;
+    }
+  }
+  return Object.freeze({
+    era,
+    specs: Object.freeze(specs),
+    removed: Object.freeze(removed),
+    clientRequests: Object.freeze(clientRequests),
+    extensions: Object.freeze(extensions),
+  });
+}
 
-/** Every MCP method and notification of revisions 2024-11-05 to 2025-11-25. */
-export const METHODS: Readonly<Record<string, MethodSpec>> = Object.freeze({
-  initialize: request('toServer', '2024-11-05'),
-  ping: request('both', '2024-11-05'),
-  'tools/list': request('toServer', '2024-11-05', ['tools']),
-  'tools/call': request('toServer', '2024-11-05', ['tools']),
-  'resources/list': request('toServer', '2024-11-05', ['resources']),
-  'resources/templates/list': request('toServer', '2024-11-05', ['resources']),
-  'resources/read': request('toServer', '2024-11-05', ['resources']),
-  'resources/subscribe': request('toServer', '2024-11-05', ['resources', 'subscribe']),
-  'resources/unsubscribe': request('toServer', '2024-11-05', ['resources', 'subscribe']),
-  'prompts/list': request('toServer', '2024-11-05', ['prompts']),
-  'prompts/get': request('toServer', '2024-11-05', ['prompts']),
-  'completion/complete': request('toServer', '2024-11-05', ['completions'], '2025-03-26'),
-  'logging/setLevel': request('toServer', '2024-11-05', ['logging']),
-  'sampling/createMessage': request('toClient', '2024-11-05', ['sampling']),
-  'roots/list': request('toClient', '2024-11-05', ['roots']),
-  'elicitation/create': request('toClient', '2025-06-18', ['elicitation']),
-  'tasks/get': request('both', '2025-11-25', ['tasks']),
-  'tasks/result': request('both', '2025-11-25', ['tasks']),
-  'tasks/list': request('both', '2025-11-25', ['tasks', 'list']),
-  'tasks/cancel': request('both', '2025-11-25', ['tasks', 'cancel']),
+/** The handshake era's column (2024-11-05 to 2025-11-25). */
+export const HANDSHAKE_METHODS: EraMethods = eraMethods('handshake');
 
-  'notifications/initialized': notification('toServer', '2024-11-05'),
-  'notifications/cancelled': notification('both', '2024-11-05'),
-  'notifications/progress': notification('both', '2024-11-05'),
-  'notifications/message': notification('toClient', '2024-11-05', ['logging']),
-  'notifications/resources/list_changed': notification('toClient', '2024-11-05', ['resources', 'listChanged']),
-  'notifications/resources/updated': notification('toClient', '2024-11-05', ['resources', 'subscribe']),
-  'notifications/prompts/list_changed': notification('toClient', '2024-11-05', ['prompts', 'listChanged']),
-  'notifications/tools/list_changed': notification('toClient', '2024-11-05', ['tools', 'listChanged']),
-  'notifications/roots/list_changed': notification('toServer', '2024-11-05', ['roots', 'listChanged']),
-  'notifications/elicitation/complete': notification('toClient', '2025-11-25', ['elicitation', 'url'], 'receiver'),
-  'notifications/tasks/status': notification('both', '2025-11-25'),
-});
+/** The stateless era's column (2026-07-28). */
+export const STATELESS_METHODS: EraMethods = eraMethods('stateless');
 
-export function methodSpec(method: string): MethodSpec | undefined {
-  return Object.prototype.hasOwnProperty.call(METHODS, method) ? METHODS[method] : undefined;
+export function methodsOf(era: ProtocolEra): EraMethods {
+  return era === 'stateless' ? STATELESS_METHODS : HANDSHAKE_METHODS;
+}
+
+/** `method`'s column in `era` (the handshake era by default); undefined for extension and unknown methods. */
+export function methodSpec(method: string, era: ProtocolEra = 'handshake'): MethodSpec | undefined {
+  return methodsOf(era).specs[method];
 }
 
 /** Whether a party in `role` may send this method at all. */
 export function maySend(spec: MethodSpec, role: Role): boolean {
   return spec.direction === 'both' || spec.direction === (role === 'client' ? 'toServer' : 'toClient');
+}
+
+/**
+ * Whether `capabilities` declare the method: its capability, or any of `declaredByAny`; a method with
+ * neither is always declared. The stateless era serves exactly the requests its server declares.
+ */
+export function declares(spec: MethodSpec, capabilities: object | undefined): boolean {
+  const any = spec.declaredByAny;
+  if (any !== undefined) return any.some((path) => hasCapability(capabilities, path));
+  return spec.capability === undefined || hasCapability(capabilities, spec.capability);
 }

@@ -5,6 +5,7 @@
  */
 import { ResultValidationError } from '../jsonrpc/errors';
 import type { JsonObject } from '../jsonrpc/types';
+import { STATELESS_METHODS } from './methods';
 import { namesModernRevision } from './modern';
 import { resultRules } from './result-rules';
 import { isPlainObject, problem, type Rule } from './rules';
@@ -59,7 +60,6 @@ export function resultChecks(version: string | undefined): ReadonlyMap<string, R
  * resources/read) is checked for its own shape: the method's rule does not apply to it.
  */
 const MODERN_BASE: ProtocolVersion = '2025-11-25';
-const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);
 const CACHE_SCOPES: ReadonlySet<unknown> = new Set(['public', 'private']);
 
 let modernTable: Map<string, ResultCheck> | undefined;
@@ -69,7 +69,7 @@ function modernRule(method: string, base: Rule | undefined): Rule {
     if (!isPlainObject(result)) return problem('must be an object');
     const type = result.resultType;
     if (type === 'input_required') {
-      if (!INPUT_REQUIRED_METHODS.has(method))
+      if (STATELESS_METHODS.specs[method]?.mayRequireInput !== true)
         return { path: 'resultType', message: `"input_required" is not allowed for ${method}` };
       return inputRequiredProblem(result);
     }

@@ -27,6 +27,6 @@ export function negotiateVersion(
 }
 
 /** True when `version` is `minimum` or a later revision. */
-export function isAtLeast(version: string, minimum: ProtocolVersion): boolean {
+export function isAtLeast(version: string, minimum: string): boolean {
   return version >= minimum;
 }

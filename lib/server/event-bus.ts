@@ -9,8 +9,10 @@
  * over its own pub/sub (Redis, NATS) and passes it to the server.
  */
 import { Subject, type Observer, type Subscribable, type Unsubscribable } from 'rxjs';
+import { LIST_CHANGES, type ListChangedKind, type ListName } from '../protocol/list-changes';
 
-export type ListChangedKind = 'toolsListChanged' | 'promptsListChanged' | 'resourcesListChanged';
+/** A list's change event is named by the listen filter field that asks for it. */
+export type { ListChangedKind } from '../protocol/list-changes';
 
 export type ServerEvent =
   | { readonly kind: ListChangedKind }
@@ -55,8 +57,8 @@ export class InMemoryServerEventBus implements ServerEventBus {
 }
 
 /** The event of each list a definition update may change (shared: publishing one allocates nothing). */
-export const LIST_CHANGED_EVENTS: Readonly<Record<'tools' | 'prompts' | 'resources', ServerEvent>> = Object.freeze({
-  tools: Object.freeze({ kind: 'toolsListChanged' }),
-  prompts: Object.freeze({ kind: 'promptsListChanged' }),
-  resources: Object.freeze({ kind: 'resourcesListChanged' }),
-});
+export const LIST_CHANGED_EVENTS: Readonly<Record<ListName, ServerEvent>> = Object.freeze(
+  Object.fromEntries(
+    LIST_CHANGES.map(({ list, filterField }) => [list, Object.freeze({ kind: filterField })]),
+  ) as Record<ListName, ServerEvent>,
+);

@@ -11,17 +11,13 @@ import type { RequestContext, RequestHost } from '../core/request-context';
 import { ErrorCode, McpError } from '../jsonrpc/errors';
 import type { JsonObject, RequestId } from '../jsonrpc/types';
 import { hasCapability } from '../protocol/capabilities';
+import { LIST_CHANGE_OF_FILTER, LIST_CHANGES, type ListChangedKind, type ListenFilter } from '../protocol/list-changes';
 import { META } from '../protocol/modern';
 import type { ServerCapabilities } from '../protocol/types';
-import type { ListChangedKind, ServerEvent, ServerEventBus } from './event-bus';
+import type { ServerEvent, ServerEventBus } from './event-bus';
 
-/** Which notifications a listen stream opts in to (schema `SubscriptionFilter`). */
-export interface SubscriptionFilter {
-  readonly toolsListChanged?: boolean;
-  readonly promptsListChanged?: boolean;
-  readonly resourcesListChanged?: boolean;
-  readonly resourceSubscriptions?: readonly string[];
-}
+/** Which notifications a listen stream opts in to: the schema's name for `ListenFilter` (lib/protocol/list-changes.ts). */
+export type SubscriptionFilter = ListenFilter;
 
 /** How a listen stream ends when the server closes it (schema `SubscriptionsListenResult`). */
 export interface SubscriptionsListenResult {
@@ -57,14 +53,7 @@ export const LISTEN_SEND_WINDOW = 32;
  */
 export const MAX_HELD_RESOURCE_URIS = 256;
 
-/** The list notifications, by the filter field that asks for them and the capability that announces them. */
-const LISTS: Readonly<Record<ListChangedKind, { readonly method: string; readonly capability: readonly string[] }>> = {
-  toolsListChanged: { method: 'notifications/tools/list_changed', capability: ['tools', 'listChanged'] },
-  promptsListChanged: { method: 'notifications/prompts/list_changed', capability: ['prompts', 'listChanged'] },
-  resourcesListChanged: { method: 'notifications/resources/list_changed', capability: ['resources', 'listChanged'] },
-};
-
-const LIST_KINDS = Object.keys(LISTS) as ListChangedKind[];
+const LIST_KINDS: readonly ListChangedKind[] = LIST_CHANGES.map((change) => change.filterField);
 
 /**
  * The open listen streams of one server: each stream follows the event bus (one subscription each), and the
@@ -165,7 +154,7 @@ class ListenStream implements Partial<Observer<ServerEvent>> {
   start(filter: SubscriptionFilter, capabilities: ServerCapabilities): Promise<SubscriptionsListenResult> {
     const honoured: { -readonly [K in keyof SubscriptionFilter]: SubscriptionFilter[K] } = {};
     for (const kind of LIST_KINDS) {
-      if (filter[kind] === true && hasCapability(capabilities, LISTS[kind].capability)) {
+      if (filter[kind] === true && hasCapability(capabilities, LIST_CHANGE_OF_FILTER[kind].capability)) {
         this.lists.add(kind);
         honoured[kind] = true;
       }
@@ -237,7 +226,7 @@ class ListenStream implements Partial<Observer<ServerEvent>> {
   }
 
   private sendListChange(kind: ListChangedKind): void {
-    this.send(LISTS[kind].method, this.listParams);
+    this.send(LIST_CHANGE_OF_FILTER[kind].method, this.listParams);
   }
 
   private sendUpdate(uri: string): void {

@@ -22,6 +22,7 @@ export {
   type StreamableHttpClientOptions,
 } from './streamable-client';
 export { LegacySseClientTransport } from './legacy-sse-client';
+export { HttpStatusError } from './client-request';
 export { createMcpHttpHandler, DEFAULT_MCP_PATH, type McpHttpHandler, type McpHttpOptions } from './endpoint';
 export type { SessionConnection, SessionServer } from './session-server';
 export { MemoryEventStore, type EventStore, type StoredEvent } from './event-store';

@@ -8,34 +8,24 @@ import { handlerTable, type HandlerTable } from '../../core/inbound-requests';
 import { listen } from '../listen';
 import type { RequestContext } from '../../core/request-context';
 import type { EraPolicy } from '../../protocol/era';
+import { declares, STATELESS_METHODS, type MethodSpec } from '../../protocol/methods';
 import { META } from '../../protocol/modern';
 import { shape } from '../../protocol/shape';
-import type { ServerCapabilities } from '../../protocol/types';
-import { RESOURCE_SEARCH_EXTENSION, type ServerDefinition } from '../definition';
+import type { ServerDefinition } from '../definition';
 import { SERVER_HANDLERS, type ServerHandlersHost } from '../handlers';
 import type { ModernExchange, ModernHost } from './exchange';
 
-/** The request methods a 2026-07-28 server may serve, with the capability that declares each. */
-const DECLARED_BY: Readonly<Record<string, (capabilities: ServerCapabilities) => boolean>> = {
-  'server/discover': () => true,
-  'tools/list': (capabilities) => capabilities.tools !== undefined,
-  'tools/call': (capabilities) => capabilities.tools !== undefined,
-  'resources/list': (capabilities) => capabilities.resources !== undefined,
-  'resources/templates/list': (capabilities) => capabilities.resources !== undefined,
-  'resources/read': (capabilities) => capabilities.resources !== undefined,
-  'prompts/list': (capabilities) => capabilities.prompts !== undefined,
-  'prompts/get': (capabilities) => capabilities.prompts !== undefined,
-  'completion/complete': (capabilities) => capabilities.completions !== undefined,
-  'resources/search': (capabilities) => capabilities.experimental?.[RESOURCE_SEARCH_EXTENSION] !== undefined,
-  // Something to listen to: a list that can change, or resources to follow.
-  'subscriptions/listen': (capabilities) =>
-    !!(
-      capabilities.tools?.listChanged ||
-      capabilities.prompts?.listChanged ||
-      capabilities.resources?.listChanged ||
-      capabilities.resources?.subscribe
-    ),
-};
+/**
+ * The requests a 2026-07-28 server may serve, with their columns of the method table: the era's client
+ * requests and our extensions. Each is served when the server's capabilities declare it (`declares`).
+ */
+const SERVABLE: Readonly<Record<string, MethodSpec>> = Object.freeze(
+  Object.assign(
+    Object.create(null) as Record<string, MethodSpec>,
+    STATELESS_METHODS.clientRequests,
+    STATELESS_METHODS.extensions,
+  ),
+);
 
 function discover(context: RequestContext<ServerHandlersHost>): object {
   const exchange = context.connection as ModernExchange;
@@ -52,7 +42,7 @@ export const MODERN_HANDLERS: HandlerTable<ModernHost> = handlerTable<ModernHost
   'server/discover': discover,
   'subscriptions/listen': listen,
   ...Object.fromEntries(
-    Object.keys(DECLARED_BY)
+    Object.keys(SERVABLE)
       .filter((method) => SERVER_HANDLERS[method] !== undefined)
       .map((method) => [method, SERVER_HANDLERS[method]!]),
   ),
@@ -65,8 +55,8 @@ export function eraPolicyOf(current: () => ServerDefinition): EraPolicy {
       return current().modernProtocolVersions;
     },
     isKnownMethod: (method: string) => {
-      const declared = DECLARED_BY[method];
-      return declared !== undefined && MODERN_HANDLERS[method] !== undefined && declared(current().capabilities);
+      const spec = SERVABLE[method];
+      return spec !== undefined && MODERN_HANDLERS[method] !== undefined && declares(spec, current().capabilities);
     },
   };
 }

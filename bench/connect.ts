@@ -1,0 +1,197 @@
+/**
+ * Connecting, measured the way a hub or an agent opens connections: a new client per pair against one shared
+ * server in this process (bench/connect-entrants.ts), every contender in turn.
+ * - `connect`: `connectPairs` pairs opened one after the other and kept alive, after `connectWarmupPairs`
+ *   untimed ones; pairs/s = pairs / wall time; all closed afterwards, untimed.
+ * - `connectClose`: our three eras, connect then close, `connectCloseLoops` times after `connectCloseWarmup`.
+ * - `connectHeap`: heap per connected pair with `connectHeapPairs` alive, both eras (a stateless client opens
+ *   no `subscriptions/listen` stream until something needs list changes).
+ *
+ * Standalone: `node --expose-gc --import tsx bench/connect.ts [--quick]`. For bench/run.ts: `CONNECT_SCENARIOS`
+ * and `CONNECT_ERAS` (a ComparisonTable).
+ */
+import { pathToFileURL } from 'node:url';
+import type { Comparison, ComparisonTable, Target } from './comparisons';
+import { settingsFrom, warmupSettings, type BenchSettings } from './config';
+import { CONNECT_ENTRANTS, OUR_ERAS, type OpenedPair, type OpenPair } from './connect-entrants';
+import { measureHeapPerItem } from './harness';
+import { formatTable, summarizeTable } from './report';
+import { ResultStore } from './results';
+import type { Figures, Scenario } from './scenarios';
+
+/** Pairs per second, opened one after the other and kept alive; every pair is closed afterwards. */
+async function keptAlive(open: OpenPair, settings: BenchSettings): Promise<Figures> {
+  const pairs: OpenedPair[] = [];
+  try {
+    for (let i = 0; i < settings.connectWarmupPairs; i++) pairs.push(await open());
+    const start = performance.now();
+    for (let i = 0; i < settings.connectPairs; i++) pairs.push(await open());
+    return { perSecond: (settings.connectPairs / (performance.now() - start)) * 1000 };
+  } finally {
+    await Promise.all(pairs.map((pair) => pair.close()));
+  }
+}
+
+/** Connect-then-close loops per second. */
+async function connectThenClose(open: OpenPair, settings: BenchSettings): Promise<Figures> {
+  for (let i = 0; i < settings.connectCloseWarmup; i++) await (await open()).close();
+  const start = performance.now();
+  for (let i = 0; i < settings.connectCloseLoops; i++) await (await open()).close();
+  return { perSecond: (settings.connectCloseLoops / (performance.now() - start)) * 1000 };
+}
+
+async function heapPerPair(open: OpenPair, settings: BenchSettings): Promise<Figures> {
+  const heap = await measureHeapPerItem(open, settings.connectHeapPairs, (pairs) =>
+    Promise.all(pairs.map((pair) => pair.close())),
+  );
+  return { bytesPerPair: heap.bytesPerItem, retainedAfterCloseBytesPerPair: heap.retainedAfterDisposeBytesPerItem };
+}
+
+function scenario(
+  id: string,
+  entrants: Readonly<Record<string, OpenPair>>,
+  measure: (open: OpenPair, settings: BenchSettings) => Promise<Figures>,
+): Scenario {
+  return {
+    id,
+    entrants: Object.entries(entrants).map(([name, open]) => ({
+      name,
+      measure: (settings) => measure(open, settings),
+    })),
+  };
+}
+
+export const CONNECT_SCENARIOS: readonly Scenario[] = [
+  scenario('connect', CONNECT_ENTRANTS, keptAlive),
+  scenario('connectClose', OUR_ERAS, connectThenClose),
+  scenario(
+    'connectHeap',
+    { 'ours-legacy': OUR_ERAS['ours-legacy']!, 'ours-modern': OUR_ERAS['ours-modern']! },
+    heapPerPair,
+  ),
+];
+
+const atLeast = (ratio: number): Target => ({ bound: 'atLeast', ratio, text: `>= ${ratio}x` });
+const AT_MOST_EQUAL: Target = { bound: 'atMost', ratio: 1, text: '<= 1x' };
+
+const CONNECT_NOTE =
+  "One shared Server (echo) for our three eras; a new Client per pair on an unfrozen memory pair: auto = the default (a memory pair names no eraKey, so it connects with initialize, after the era choice), legacy = era: 'legacy' (initialize), modern = era: 'modern' (server/discover, no handshake). SDK v1 = @modelcontextprotocol/sdk Client + a new McpServer per pair (InMemoryTransport); SDK v2 = @modelcontextprotocol/client 2.4.0 Client (default negotiation: the handshake era) + a new @modelcontextprotocol/server McpServer per pair (its InMemoryTransport); bare = one JSON-RPC initialize request and answer, JSON.stringify/parse on both ends, a microtask each way. 1,000 pairs opened one after the other and kept alive, after 50 untimed ones; pairs/s = pairs / wall time.";
+const CLOSE_NOTE = 'Connect then close (awaited), 10,000 times after 1,000 untimed; loops/s = loops / wall time.';
+const HEAP_NOTE =
+  '(heapUsed after gc with 2,000 connected pairs of the shared Server alive - heapUsed after gc before) / 2,000.';
+
+function row(
+  scenarioId: string,
+  figure: string,
+  label: string,
+  unit: string,
+  better: 'higher' | 'lower',
+  subject: string,
+  baseline: string,
+  extra: Partial<Pick<Comparison, 'target' | 'note'>> = {},
+): Comparison {
+  return {
+    label,
+    unit,
+    better,
+    subject: { scenario: scenarioId, entrant: subject, figure },
+    baseline: { scenario: scenarioId, entrant: baseline, figure },
+    ...extra,
+  };
+}
+
+/** For each of our eras: against SDK v1, SDK v2 and bare. */
+const againstOthers = (era: string, note?: string): Comparison[] => [
+  row('connect', 'perSecond', `connect ${era} vs SDK v1`, 'pairs/s', 'higher', `ours-${era}`, 'sdk-v1', {
+    target: atLeast(20),
+    ...(note !== undefined && { note }),
+  }),
+  row('connect', 'perSecond', `connect ${era} vs SDK v2`, 'pairs/s', 'higher', `ours-${era}`, 'sdk-v2', {
+    target: atLeast(10),
+  }),
+  row('connect', 'perSecond', `connect ${era} vs bare`, 'pairs/s', 'higher', `ours-${era}`, 'bare'),
+];
+
+export const CONNECT_ERAS: ComparisonTable = {
+  title: 'Connecting in process, one shared Server: our three eras vs SDK v1, SDK v2 and a bare JSON echo',
+  subjectName: 'ours',
+  baselineName: 'other',
+  comparisons: [
+    ...againstOthers('auto', CONNECT_NOTE),
+    ...againstOthers('legacy'),
+    ...againstOthers('modern'),
+    row('connect', 'perSecond', 'connect modern vs legacy', 'pairs/s', 'higher', 'ours-modern', 'ours-legacy', {
+      target: atLeast(1),
+    }),
+    row(
+      'connectClose',
+      'perSecond',
+      'connect + close, modern vs legacy',
+      'loops/s',
+      'higher',
+      'ours-modern',
+      'ours-legacy',
+      {
+        target: atLeast(1),
+        note: CLOSE_NOTE,
+      },
+    ),
+    row(
+      'connectClose',
+      'perSecond',
+      'connect + close, auto vs legacy',
+      'loops/s',
+      'higher',
+      'ours-auto',
+      'ours-legacy',
+    ),
+    row(
+      'connectHeap',
+      'bytesPerPair',
+      'heap per pair, modern vs legacy',
+      'bytes',
+      'lower',
+      'ours-modern',
+      'ours-legacy',
+      {
+        target: AT_MOST_EQUAL,
+        note: HEAP_NOTE,
+      },
+    ),
+  ],
+};
+
+async function main(): Promise<void> {
+  if (typeof globalThis.gc !== 'function') throw new Error('Run with node --expose-gc --import tsx bench/connect.ts');
+  const settings = settingsFrom(process.argv.slice(2), process.env);
+  const progress = (line: string) => process.stderr.write(`${line}\n`);
+  const runAll = async (runSettings: BenchSettings, runIndex: number, store?: ResultStore) => {
+    for (const { id, entrants } of CONNECT_SCENARIOS) {
+      for (const entrant of runIndex % 2 === 1 ? [...entrants].reverse() : entrants) {
+        globalThis.gc!();
+        const figures = await entrant.measure(runSettings);
+        store?.record(id, entrant.name, figures);
+        const shown = Object.entries(figures).map(([name, value]) => `${name}=${Number(value.toPrecision(4))}`);
+        progress(`  ${id.padEnd(14)} ${entrant.name.padEnd(12)} ${shown.join(' ')}`);
+      }
+    }
+  };
+  progress(`bench/connect: ${settings.mode}, ${settings.runs} run(s), node ${process.version}`);
+  if (settings.warmupPass) await runAll(warmupSettings(settings), 0);
+  const store = new ResultStore();
+  for (let run = 0; run < settings.runs; run++) {
+    progress(`run ${run + 1}/${settings.runs}`);
+    await runAll(settings, run, store);
+  }
+  process.stdout.write(`\n${formatTable(summarizeTable(CONNECT_ERAS, store))}\n`);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main().then(
+    () => process.exit(0),
+    (error) => {
+      process.stderr.write(`${(error as Error).stack ?? error}\n`);
+      process.exit(1);
+    },
+  );
+}
