@@ -1,7 +1,7 @@
 /**
  * A client transport's side of authorization (`HttpClientOptions.authorization`): a 401, or a 403 carrying a
  * challenge, goes to the authorization, which renews the token (or steps up its scopes) and says whether the
- * request should be sent again.
+ * request should be sent again. `SessionAuthorization` is that side for one Streamable HTTP client session.
  */
 import type { IncomingMessage } from 'node:http';
 import type { HttpAuthorization } from '../../lib/auth/http-authorization';
@@ -12,6 +12,9 @@ import {
   type HttpExchange,
   type HttpRequestSpec,
 } from './client-request';
+
+/** Times one message is sent again after the authorization was renewed (a new token, a refresh, a step-up). */
+export const MAX_AUTHORIZATION_RETRIES = 3;
 
 /** 401, or 403: a refusal the authorization may be able to answer. */
 export const isRefusal = (status: number | undefined): boolean => status === 401 || status === 403;
@@ -60,4 +63,47 @@ export function sendAuthorizedRequest(
     written: started.then((exchange) => exchange.written),
     response: started.then((exchange) => exchange.response),
   };
+}
+
+/**
+ * The authorization of one client session's requests, or none (`HttpClientOptions.authorization` unset):
+ * the stored tokens read before the first request, the header each request carries, what it adds to each
+ * one (a DPoP proof), and whether a refused request may go again.
+ */
+export class SessionAuthorization {
+  private preparing: Promise<void> | undefined;
+  private prepared: boolean;
+
+  constructor(
+    private readonly authorization: HttpAuthorization | undefined,
+    private readonly url: URL,
+  ) {
+    this.prepared = authorization?.prepare === undefined;
+  }
+
+  /** What the first request waits for (the stored tokens being read); undefined once there is nothing to wait for. */
+  ready(): Promise<void> | undefined {
+    if (this.prepared) return undefined;
+    return (this.preparing ??= this.authorization!.prepare!().then(() => {
+      this.prepared = true;
+    }));
+  }
+
+  /** The `Authorization` header a request sent now carries (undefined: none, or no authorization). */
+  current(): string | undefined {
+    return this.authorization?.authorization();
+  }
+
+  /** Sends `spec` with what the authorization adds to each request. */
+  send(spec: HttpRequestSpec): HttpExchange {
+    return sendAuthorizedRequest(spec, this.authorization, this.url);
+  }
+
+  /**
+   * The server refused a request that carried `sentAuthorization` (401 or 403): true when the authorization
+   * was renewed and the request may go again (the response was then discarded); false when it must fail.
+   */
+  again(response: IncomingMessage, sentAuthorization: string | undefined): Promise<boolean> {
+    return renewedAuthorization(this.authorization, this.url, response, sentAuthorization);
+  }
 }

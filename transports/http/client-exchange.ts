@@ -1,7 +1,7 @@
 /**
  * One POST that carries requests, from the POST to the last answer: the answer is read as a JSON body or
  * followed as an SSE stream (resumed with GET + `Last-Event-ID` when it breaks), and the POST is sent once
- * more on a new session after a 404 for the session it carried.
+ * more on a new session after a 404 for the session it carried (`client-post.ts`).
  *
  * `run()` (what `send()` returns) resolves once every request in it is answered or finished, and rejects
  * with a `TransportError` when the exchange failed without the server's answer: a local failure, never a
@@ -29,7 +29,6 @@ import {
   type HeaderList,
   readResponseText,
   type HttpExchange,
-  type HttpPeer,
 } from './client-request';
 import {
   followSseStream,
@@ -40,43 +39,28 @@ import {
   type StreamOutcome,
 } from './client-sse-stream';
 import type { HttpClientEvent } from './client-events';
-import { isRefusal } from './client-authorization';
+import { postUntilFinal, type PostChannel, type SentPost, type SessionLost } from './client-post';
 import type { SseEvent } from './sse';
 
-/** A POST on its way, and the session it carried. */
-export interface SentPost {
-  readonly exchange: HttpExchange;
-  readonly session: string | undefined;
-  /** A modern POST's own abort: closing its response is how the revision cancels a request over HTTP. */
-  readonly abort?: () => void;
-  /** The `Authorization` header it carried (undefined: none). */
-  readonly authorization?: string;
-}
-
-/** Times one message is sent again after the authorization was renewed (a new token, a refresh, a step-up). */
-export const MAX_AUTHORIZATION_RETRIES = 3;
-
-/** What an exchange needs of its transport. */
-export interface ExchangeHost {
-  readonly peer: HttpPeer;
+/** What an exchange needs of its session: its POST, and GETs resuming its answer's stream. */
+export interface ExchangeChannel extends PostChannel {
   readonly policy: ReconnectPolicy;
   /** Aborted when the transport closes or ends. */
   readonly signal: AbortSignal;
+  /** The inbound frame limit in bytes. */
+  readonly maxMessageBytes: number;
   /**
-   * POSTs `body` on the current session (an `initialize` without the revision header); a modern request
-   * (`modernHeaders` given) on none, with those headers.
+   * GETs the stream to resume after `lastEventId`: on the session current once any renewal is done; for an
+   * `opening` exchange's stream (an `initialize`, maybe a renewal's own) at once, on the session it named.
    */
-  post(body: string, initialize: boolean, modernHeaders?: HeaderList): SentPost;
-  /** GETs the stream to resume after `lastEventId`. */
-  openStream(lastEventId: string | undefined): Promise<StreamOpening>;
+  openStream(lastEventId: string | undefined, opening: boolean): Promise<StreamOpening>;
   report(event: HttpClientEvent): void;
-  /**
-   * The server refused `sent` with 401 or 403: true when the authorization was renewed and the message may be
-   * sent again (the response was then discarded); false when it must fail (the response is left to read).
-   */
-  authorizeAgain(response: IncomingMessage, sent: SentPost): Promise<boolean>;
-  /** The server answered 404 for `session`: resolves once a new one is ready; rejects if there will be none. */
-  sessionLost(session: string): Promise<void>;
+}
+
+/** Where an exchange's outcome goes. */
+export interface ExchangeListener {
+  /** Renews the session after a 404 for it; undefined: a 404 is final. */
+  readonly sessionLost: SessionLost | undefined;
   /** Every frame of the answer, in order. */
   deliver(frame: InboundFrame): void;
   /** The exchange got a 2xx answer. */
@@ -121,7 +105,8 @@ export class RequestExchange implements FollowedStream {
   private abortPost: (() => void) | undefined;
 
   constructor(
-    private readonly host: ExchangeHost,
+    private readonly channel: ExchangeChannel,
+    private readonly listener: ExchangeListener,
     readonly message: JsonRpcMessage | JsonRpcBatch,
     readonly ids: readonly RequestId[],
     private readonly body: string,
@@ -134,66 +119,52 @@ export class RequestExchange implements FollowedStream {
   }
 
   get policy(): ReconnectPolicy {
-    return this.host.policy;
+    return this.channel.policy;
   }
 
   get signal(): AbortSignal {
-    return this.host.signal;
+    return this.channel.signal;
   }
 
   get maxLineLength(): number {
-    return this.host.peer.maxMessageBytes + 1024;
+    return this.channel.maxMessageBytes + 1024;
   }
 
   /** POSTs the message and reads its answer (see the module comment). */
   async run(): Promise<void> {
-    let sent = this.host.post(this.body, this.opening !== undefined, this.modernHeaders);
-    this.abortPost = sent.abort;
-    if (!this.opening) void this.handOverOnceWritten(sent.exchange);
-    let authorizations = 0;
+    const initialize = this.opening !== undefined;
+    const post = () => this.posted(this.channel.post(this.body, initialize, this.modernHeaders));
+    const first = post();
+    if (!initialize) void this.handOverOnceWritten(first.exchange);
     try {
-      for (let retried = false; ; retried = true) {
-        let response: IncomingMessage;
-        try {
-          response = await sent.exchange.response;
-        } catch (error) {
-          if (this.pending.size > 0) throw error; // a TransportError: never written, or the connection failed
-          return;
-        }
-        const status = response.statusCode ?? 0;
-        if (
-          isRefusal(status) &&
-          authorizations < MAX_AUTHORIZATION_RETRIES &&
-          (await this.host.authorizeAgain(response, sent))
-        ) {
-          authorizations++;
-          sent = this.host.post(this.body, this.opening !== undefined, this.modernHeaders);
-          this.abortPost = sent.abort;
-          continue;
-        }
-        const ok = status >= 200 && status < 300;
-        if (this.opening) {
-          if (ok) this.opening.opened(response);
-          else {
-            const fallback = this.opening.refused(this, response);
-            if (fallback) return await fallback;
-          }
-          this.handOver();
-        }
-        if (status === 404 && sent.session !== undefined && !retried) {
-          discardResponse(response);
-          await this.host.sessionLost(sent.session);
-          sent = this.host.post(this.body, false);
-          continue;
-        }
-        if (!ok) return await this.refusedWith(response);
-        this.host.gotThrough();
-        return await this.read(response);
+      const outcome = await postUntilFinal(this.channel, first, post, this.listener.sessionLost);
+      if (!outcome.answered) {
+        if (this.pending.size > 0) throw outcome.error; // a TransportError: never written, or the connection failed
+        return;
       }
+      const { response } = outcome;
+      const status = response.statusCode ?? 0;
+      const ok = status >= 200 && status < 300;
+      if (this.opening) {
+        if (ok) this.opening.opened(response);
+        else {
+          const fallback = this.opening.refused(this, response);
+          if (fallback) return await fallback;
+        }
+        this.handOver();
+      }
+      if (!ok) return await this.refusedWith(response);
+      this.listener.gotThrough();
+      return await this.read(response);
     } finally {
       this.handOver();
-      this.host.forget(this);
+      this.listener.forget(this);
     }
+  }
+
+  private posted(sent: SentPost): SentPost {
+    this.abortPost = sent.abort;
+    return sent;
   }
 
   /** A request of this exchange was finished on our side: it is not waited for any more. */
@@ -206,9 +177,9 @@ export class RequestExchange implements FollowedStream {
   /** Names the POST in failure messages. */
   describe(): string {
     const message = this.message;
-    if (Array.isArray(message)) return `POST ${this.host.peer.url.href} (a batch of ${message.length})`;
+    if (Array.isArray(message)) return `POST ${this.channel.url.href} (a batch of ${message.length})`;
     const single = message as { method?: string; id?: RequestId };
-    return `POST ${this.host.peer.url.href} (${single.method} ${JSON.stringify(single.id)})`;
+    return `POST ${this.channel.url.href} (${single.method} ${JSON.stringify(single.id)})`;
   }
 
   /**
@@ -233,14 +204,14 @@ export class RequestExchange implements FollowedStream {
   handOver(): void {
     if (this.handedOver) return;
     this.handedOver = true;
-    this.host.handedOver();
+    this.listener.handedOver();
   }
 
   /** An HTTP error status: the server's JSON-RPC error answers the requests; anything else fails the exchange. */
   private async refusedWith(response: IncomingMessage): Promise<void> {
     const failure = await describeHttpFailure(response, this.describe());
     if (!failure.error) return this.failPending(failure.message, response.statusCode ?? 0);
-    for (const id of this.pending) this.host.deliver({ jsonrpc: '2.0', id, error: failure.error });
+    for (const id of this.pending) this.listener.deliver({ jsonrpc: '2.0', id, error: failure.error });
     this.pending.clear();
   }
 
@@ -251,7 +222,8 @@ export class RequestExchange implements FollowedStream {
     if (type === 'text/event-stream') {
       this.interruption = new Interruption();
       const outcome = await followSseStream(this, response);
-      if (outcome.kind === 'lost') this.host.report({ type: 'stream-lost', stream: 'request', error: outcome.error });
+      if (outcome.kind === 'lost')
+        this.channel.report({ type: 'stream-lost', stream: 'request', error: outcome.error });
       return this.failPending(`${this.describe()}: ${describeOutcome(outcome)}`);
     }
     discardResponse(response);
@@ -261,10 +233,10 @@ export class RequestExchange implements FollowedStream {
   }
 
   private async readJson(response: IncomingMessage): Promise<void> {
-    const { maxMessageBytes } = this.host.peer;
+    const { maxMessageBytes } = this.channel;
     const text = await readResponseText(response, maxMessageBytes);
     if (text === 'too-large') {
-      this.host.deliver(
+      this.listener.deliver(
         new UnreadableFrame(ErrorCode.InvalidRequest, `Message too large: the limit is ${maxMessageBytes} bytes`),
       );
       return this.failPending(`${this.describe()}: the response is larger than the limit of ${maxMessageBytes} bytes`);
@@ -273,7 +245,7 @@ export class RequestExchange implements FollowedStream {
       return this.failPending(`${this.describe()}: the connection was lost before the response arrived`);
     const frame = decodeFrame(text, maxMessageBytes);
     this.crossOff(frame);
-    this.host.deliver(frame);
+    this.listener.deliver(frame);
     const why = frame instanceof UnreadableFrame ? frame.message : 'the JSON body holds no response for the request';
     this.failPending(`${this.describe()}: ${why}`);
   }
@@ -291,14 +263,14 @@ export class RequestExchange implements FollowedStream {
   // ---- the SSE stream (FollowedStream) -----------------------------------------------------------
 
   open(lastEventId: string | undefined): Promise<StreamOpening> {
-    return this.host.openStream(lastEventId);
+    return this.channel.openStream(lastEventId, this.opening !== undefined);
   }
 
   onEvent(event: SseEvent): void {
-    const frame = frameOf(event, this.host.peer.maxMessageBytes);
+    const frame = frameOf(event, this.channel.maxMessageBytes);
     if (!frame) return;
     this.crossOff(frame);
-    this.host.deliver(frame);
+    this.listener.deliver(frame);
   }
 
   isDone(): boolean {
@@ -306,7 +278,7 @@ export class RequestExchange implements FollowedStream {
   }
 
   onReconnecting(attempt: number, delayMs: number, lastEventId: string | undefined): void {
-    this.host.report({ type: 'reconnecting', stream: 'request', attempt, delayMs, lastEventId });
+    this.channel.report({ type: 'reconnecting', stream: 'request', attempt, delayMs, lastEventId });
   }
 }
 

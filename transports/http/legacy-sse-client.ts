@@ -30,8 +30,12 @@ import {
   type HttpRequestSpec,
   type HttpTarget,
 } from './client-request';
-import { isRefusal, renewedAuthorization, sendAuthorizedRequest } from './client-authorization';
-import { MAX_AUTHORIZATION_RETRIES } from './client-exchange';
+import {
+  isRefusal,
+  MAX_AUTHORIZATION_RETRIES,
+  renewedAuthorization,
+  sendAuthorizedRequest,
+} from './client-authorization';
 import { readSseResponse } from './client-sse-stream';
 
 export class LegacySseClientTransport implements Transport {
