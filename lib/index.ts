@@ -160,7 +160,7 @@ export { UriTemplate, type UriTemplateValue } from './server/uri-template';
 export {
   DEFAULT_MAX_INPUT_ROUNDS as DEFAULT_MAX_SERVER_INPUT_ROUNDS,
   type InputRoundSettings,
-} from './server/modern/exchange';
+} from './server/modern/modern-request';
 export {
   DEFAULT_CACHE_HINT,
   type CacheableName,

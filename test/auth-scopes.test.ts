@@ -14,7 +14,7 @@ import { HANDSHAKE_METHODS, maySend, STATELESS_METHODS } from '../lib/protocol/m
 import { META } from '../lib/protocol/modern';
 import { standardHeaders } from '../lib/protocol/http-headers';
 import { defineServer, type ServerDefinition, type ServerSpec } from '../lib/server/definition';
-import { SERVER_HANDLERS } from '../lib/server/handlers';
+import { SESSION_HANDLERS } from '../lib/server/handlers';
 import { MODERN_HANDLERS } from '../lib/server/modern/handlers';
 import { StreamableHttpClientTransport } from '../transports/http/streamable-client';
 import { cleanups, sseReader } from './helpers/http';
@@ -228,7 +228,7 @@ const CLIENT_METHODS = [
   ...new Set([
     ...Object.keys(HANDSHAKE_METHODS.specs).filter((method) => maySend(HANDSHAKE_METHODS.specs[method]!, 'client')),
     ...Object.keys(STATELESS_METHODS.clientRequests),
-    ...Object.keys(SERVER_HANDLERS),
+    ...Object.keys(SESSION_HANDLERS),
     ...Object.keys(MODERN_HANDLERS),
   ]),
 ].sort();

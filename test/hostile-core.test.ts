@@ -104,11 +104,29 @@ class LineChild {
     this.send('{"jsonrpc":"2.0","method":"notifications/initialized"}');
   }
 
+  /** Starts the era: the handshake (`initialize`), or nothing for the stateless one (each call carries its envelope). */
+  async begin(era: Era): Promise<void> {
+    this.era = era;
+    if (era === 'handshake') await this.initialize();
+  }
+
   async call(id: string, name: string, args: object = {}): Promise<any> {
-    this.send(JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } }));
+    const params = { name, arguments: args, ...(this.era === 'stateless' && { _meta: STATELESS_ENVELOPE }) };
+    this.send(JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params }));
     return (await this.answerTo(id)).message;
   }
+
+  private era: Era = 'handshake';
 }
+
+type Era = 'handshake' | 'stateless';
+
+/** The `_meta` envelope every 2026-07-28 request carries. */
+const STATELESS_ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'hostile', version: '0' },
+};
 
 describe('a stdio server fed hostile lines (a real child process)', () => {
   it('answers a 5,000-deep and a 2,000-deep "jsonrpc" member with a small -32600, and goes on', async () => {
@@ -175,18 +193,21 @@ describe('a stdio server fed hostile lines (a real child process)', () => {
     expect(server.alive).toBe(true);
   });
 
-  it('fails a call whose result cannot be serialized (a cycle, 10,000 levels) with -32603, and goes on', async () => {
-    const server = LineChild.spawn();
-    await server.initialize();
-    const cyclic = await server.call('cyclic', 'cyclic');
-    expect(cyclic.error.code).toBe(-32603);
-    expect(cyclic.error.message).toMatch(/^Internal error: the result could not be sent: .*circular/);
-    const deep = await server.call('deep', 'deep', { depth: 10_000 });
-    expect(deep.error.code).toBe(-32603);
-    expect(deep.error.message).toMatch(/^Internal error: the result could not be sent: .*call stack/);
-    expect((await server.call('after', 'echo', { ok: 2 })).result.content[0].text).toBe('{"ok":2}');
-    expect(server.alive).toBe(true);
-  });
+  it.each<Era>(['handshake', 'stateless'])(
+    'fails a call whose result cannot be serialized (a cycle, 10,000 levels) with -32603, and goes on (%s era)',
+    async (era) => {
+      const server = LineChild.spawn();
+      await server.begin(era);
+      const cyclic = await server.call('cyclic', 'cyclic');
+      expect(cyclic.error.code).toBe(-32603);
+      expect(cyclic.error.message).toMatch(/^Internal error: the result could not be sent: .*circular/);
+      const deep = await server.call('deep', 'deep', { depth: 10_000 });
+      expect(deep.error.code).toBe(-32603);
+      expect(deep.error.message).toMatch(/^Internal error: the result could not be sent: .*call stack/);
+      expect((await server.call('after', 'echo', { ok: 2 })).result.content[0].text).toBe('{"ok":2}');
+      expect(server.alive).toBe(true);
+    },
+  );
 
   it('serves on while its trace redactor and trace sink throw', async () => {
     const server = LineChild.spawn({ HOSTILE_TRACE: 'throw' });

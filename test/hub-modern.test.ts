@@ -32,6 +32,12 @@ const ENVELOPE = {
   [META.clientInfo]: { name: 'raw', version: '1' },
 };
 const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
+/** A complete stateless result of the hub: the upstream's answer, with the hub's own identity in `_meta`. */
+const fromHub = (hub: Hub, value: object) => ({
+  ...value,
+  resultType: 'complete',
+  _meta: { [META.serverInfo]: { name: hub.server.definition.info.name, version: hub.server.definition.info.version } },
+});
 
 let upstreamCalls = 0;
 
@@ -83,17 +89,17 @@ async function hubOverHttp() {
 
 describe('a modern downstream client of the hub', () => {
   it('lists and calls the upstream tools without a session', async () => {
-    const { call, problems } = await hubOverHttp();
+    const { call, problems, hub } = await hubOverHttp();
     const listed = await call(1, 'tools/list');
     expect(listed.result.tools.map((tool: { name: string }) => tool.name).sort()).toEqual(['echo', 'greet']);
     expect(listed.result).toMatchObject({ resultType: 'complete', ttlMs: 0, cacheScope: 'private' });
     const echoed = await call(2, 'tools/call', { name: 'echo', arguments: { n: 1 } });
-    expect(echoed.result).toEqual({ ...text('{"n":1}'), resultType: 'complete' });
+    expect(echoed.result).toEqual(fromHub(hub, text('{"n":1}')));
     expect(problems).toEqual([]);
   });
 
   it('gets an upstream’s elicitation as an input_required round, and the retry completes the call', async () => {
-    const { call, problems } = await hubOverHttp();
+    const { call, problems, hub } = await hubOverHttp();
     upstreamCalls = 0;
     const first = await call(1, 'tools/call', { name: 'greet', arguments: {} });
     const round = first.result;
@@ -107,7 +113,7 @@ describe('a modern downstream client of the hub', () => {
       inputResponses: { [key]: { action: 'accept', content: { name: 'Ada' } } },
       requestState: round.requestState,
     });
-    expect(done.result).toEqual({ ...text('Hello, Ada'), resultType: 'complete' });
+    expect(done.result).toEqual(fromHub(hub, text('Hello, Ada')));
     // The round ended the first run of the forwarded call; the retry ran it again.
     expect(upstreamCalls).toBe(2);
     expect(problems).toEqual([]);
@@ -234,7 +240,7 @@ describe('2026-07-28 on both sides of the hub', () => {
       inputResponses: { [key]: { action: 'accept', content: { name: 'Lin' } } },
       requestState: round.requestState,
     });
-    expect(done.result).toEqual({ ...text('Hello, Lin'), resultType: 'complete' });
+    expect(done.result).toEqual(fromHub(hub, text('Hello, Lin')));
     expect(problems).toEqual([]);
     expect(downstreamProblems).toEqual([]);
   });

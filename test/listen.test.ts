@@ -18,7 +18,7 @@ import { listen, ListenStreams, type ListenHost, type SubscriptionsListenResult 
 import { ResourceCatalog, type ResourceDefinition, type ResourceTemplateDefinition } from '../lib/server/resources';
 import { SubscriptionHub, type ResourceSubscriber } from '../lib/server/subscriptions';
 import { handlerTable } from '../lib/core/inbound-requests';
-import { SERVER_HANDLERS } from '../lib/server/handlers';
+import { SESSION_HANDLERS } from '../lib/server/handlers';
 import { Server, ServerConnection } from '../lib/server/server';
 import { createMemoryPair } from '../transports/memory';
 import { createAjv } from './helpers/ajv';
@@ -478,7 +478,7 @@ function legacySubscriber(): ResourceSubscriber & { sent: Sent[] } {
 
 /** A legacy session that also serves `subscriptions/listen` (as an extension method): the real request path. */
 class ListeningConnection extends ServerConnection {
-  protected override readonly handlers = handlerTable<any>({ ...SERVER_HANDLERS, 'subscriptions/listen': listen });
+  protected override readonly handlers = handlerTable<any>({ ...SESSION_HANDLERS, 'subscriptions/listen': listen });
 
   constructor(
     server: Server,

@@ -13,7 +13,7 @@ import { Server, type ServerOptions } from '../lib/server/server';
 import type { ServerContext } from '../lib/server/context';
 import { createKeyRing } from '../lib/server/request-state';
 import { createMemoryPair } from '../transports/memory';
-import { createMcpHttpHandler } from '../transports/http/endpoint';
+import { createMcpHttpHandler, type McpHttpOptions } from '../transports/http/endpoint';
 import { StreamableHttpClientTransport } from '../transports/http/streamable-client';
 import { Client } from '../lib/client/client';
 import { cleanups, listenHttp, sseReader } from './helpers/http';
@@ -31,6 +31,10 @@ const ENVELOPE = {
 };
 
 const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
+/** What every stateless result of this server says of it in `_meta`. */
+const IDENTITY = { [META.serverInfo]: { name: 'modern-test', version: '1.0.0' } };
+/** A complete stateless result carrying `value`. */
+const complete = (value: object) => ({ ...value, resultType: 'complete', _meta: IDENTITY });
 const NO_ARGUMENTS = { type: 'object' } as const;
 
 /** Runs of each tool's handler, to show what ran and what did not. */
@@ -43,6 +47,12 @@ const SPEC: ServerSpec = {
   version: '1.0.0',
   tools: [
     { name: 'plain', description: 'Answers at once', inputSchema: NO_ARGUMENTS, handler: () => text('plain') },
+    {
+      name: 'stamped',
+      description: 'Answers with a _meta of its own',
+      inputSchema: NO_ARGUMENTS,
+      handler: () => ({ ...text('stamped'), _meta: { 'com.example/trace': 'abc' } }),
+    },
     {
       name: 'greet',
       description: 'Asks for a name',
@@ -138,8 +148,8 @@ afterEach(() => {
 });
 
 /** Serves `server` over HTTP and posts modern requests to it. */
-async function overHttp(server: Server) {
-  const handler = createMcpHttpHandler(server);
+async function overHttp(server: Server, options: McpHttpOptions = {}) {
+  const handler = createMcpHttpHandler(server, options);
   cleanups.push(() => handler.close());
   const { origin } = await listenHttp(handler);
   const url = `${origin}/mcp`;
@@ -227,7 +237,7 @@ describe('a modern request over Streamable HTTP', () => {
     const { call } = await overHttp(newServer());
     const { type, body } = await call(4, 'tools/call', { name: 'plain', arguments: {} });
     expect(type).toBe('application/json');
-    expect(body.result).toEqual({ ...text('plain'), resultType: 'complete' });
+    expect(body.result).toEqual(complete(text('plain')));
   });
 
   it('streams progress on the request’s own SSE response, then the result', async () => {
@@ -248,6 +258,49 @@ describe('a modern request over Streamable HTTP', () => {
       'result 5',
     ]);
     expect(events[0].params).toMatchObject({ progressToken: 'p1', progress: 1, total: 2 });
+  });
+
+  it('names the server in every result’s _meta, beside what the handler put there', async () => {
+    const { call } = await overHttp(newServer());
+    const { body } = await call(30, 'tools/call', { name: 'stamped', arguments: {} });
+    expect(body.result._meta).toEqual({ ...IDENTITY, 'com.example/trace': 'abc' });
+  });
+
+  describe('follows the endpoint’s responseMode, as a handshake-era session does', () => {
+    const progressCall = (id: number) =>
+      modernRequest(id, 'tools/call', { name: 'progress', arguments: {}, _meta: { progressToken: `p${id}` } });
+    const progressHeaders = { 'mcp-method': 'tools/call', 'mcp-name': 'progress' };
+
+    it('json: one JSON body even after progress, the notifications left out', async () => {
+      const { post } = await overHttp(newServer(), { responseMode: 'json' });
+      const response = await post(progressCall(20), progressHeaders);
+      expect(response.headers.get('content-type')).toBe('application/json');
+      expect((await response.json()).result).toMatchObject({ ...text('done'), resultType: 'complete' });
+    });
+
+    it('sse: a stream even when nothing precedes the answer', async () => {
+      const { post } = await overHttp(newServer(), { responseMode: 'sse' });
+      const response = await post(modernRequest(21, 'tools/call', { name: 'plain', arguments: {} }), {
+        'mcp-method': 'tools/call',
+        'mcp-name': 'plain',
+      });
+      expect(response.headers.get('content-type')).toBe('text/event-stream');
+      const reader = sseReader(response);
+      const events = [];
+      for (let event = await reader.next(); event; event = await reader.next()) events.push(JSON.parse(event.data));
+      expect(events).toEqual([{ jsonrpc: '2.0', id: 21, result: complete(text('plain')) }]);
+    });
+
+    it('json: subscriptions/listen, which is nothing but its stream, is refused with -32601', async () => {
+      const { post } = await overHttp(newServer(), { responseMode: 'json' });
+      const listen = modernRequest(22, 'subscriptions/listen', { notifications: { toolsListChanged: true } });
+      const response = await post(listen, { 'mcp-method': 'subscriptions/listen' });
+      expect(response.status).toBe(404);
+      expect((await response.json()).error).toMatchObject({
+        code: -32601,
+        message: expect.stringContaining('JSON only'),
+      });
+    });
   });
 
   it('sends no log message without a log level in _meta', async () => {
@@ -362,7 +415,7 @@ describe('input_required rounds', () => {
     });
     expect(typeof first.requestState).toBe('string');
     const retry = await answerGreet(call, 2, 'Ada', first.requestState);
-    expect(retry.body.result).toEqual({ ...text('Hi, Ada'), resultType: 'complete' });
+    expect(retry.body.result).toEqual(complete(text('Hi, Ada')));
   });
 
   it('works without requestState when the answers come with the first request', async () => {

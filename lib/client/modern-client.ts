@@ -13,6 +13,7 @@ import type { Clock } from '../core/clock';
 import type { Logger } from '../core/logger';
 import type { JsonObject, JsonRpcNotification } from '../jsonrpc/types';
 import { hasCapability } from '../protocol/capabilities';
+import { META } from '../protocol/modern';
 import type { ServerCapabilities } from '../protocol/types';
 import type { EraCache } from './era-cache';
 import type { ClientFeatures, ClientHost } from './features';
@@ -269,8 +270,9 @@ export function listChangeFilter(capabilities: ServerCapabilities | undefined): 
 
 /**
  * A complete result as the caller sees it in either era: `resultType: "complete"` is how the stateless
- * revision frames an answer on the wire, not part of what was answered. A result completed by retries stays
- * marked as such (it is never cached).
+ * revision frames an answer on the wire, and the server's identity in `_meta` (which the revision asks of
+ * every result) is already the client's `serverInfo`: neither is part of what was answered. A result
+ * completed by retries stays marked as such (it is never cached).
  */
 function withoutResultType(result: JsonObject, retried: boolean): JsonObject {
   if (result.resultType !== 'complete') return result;
@@ -280,12 +282,30 @@ function withoutResultType(result: JsonObject, retried: boolean): JsonObject {
   for (let index = 0; index < keys.length; index++) {
     const key = keys[index]!;
     if (key === 'resultType') continue;
+    if (key === '_meta') {
+      const meta = withoutIdentity(result._meta);
+      if (meta !== undefined) answer._meta = meta;
+      continue;
+    }
     // An own "__proto__" member (JSON.parse makes one) stays a member: assigning it would set the prototype.
     if (key === '__proto__') Object.defineProperty(answer, key, { ...OWN_MEMBER, value: result[key] });
     else answer[key] = result[key];
   }
   if (retried) markRetried(answer);
   return answer;
+}
+
+/** A result's `_meta` without the server's identity; undefined when nothing else is left. */
+function withoutIdentity(meta: unknown): JsonObject | undefined {
+  if (typeof meta !== 'object' || meta === null || !(META.serverInfo in meta)) return meta as JsonObject | undefined;
+  const rest: JsonObject = {};
+  let kept = false;
+  for (const key of Object.keys(meta)) {
+    if (key === META.serverInfo) continue;
+    rest[key] = (meta as JsonObject)[key];
+    kept = true;
+  }
+  return kept ? rest : undefined;
 }
 
 const OWN_MEMBER = { enumerable: true, writable: true, configurable: true } as const;

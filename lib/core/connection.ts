@@ -51,14 +51,6 @@ export interface ConnectionOptions {
   readonly progressReplyDelayMs?: number;
 }
 
-/** The request a response answers, for its trace event (method and latency). */
-export interface AnsweredRequest {
-  readonly id: RequestId;
-  readonly method: string;
-  /** The clock's time when the request arrived. */
-  readonly startedAt: number;
-}
-
 export interface ConnectionEvents {
   notification: (message: JsonRpcNotification) => void;
   close: (reason: QuitReason) => void;
@@ -99,6 +91,8 @@ export abstract class Connection {
   private readonly tracing: ConnectionTrace;
   /** Requests we sent; created with the transport. */
   private outbound: OutboundRequests | undefined;
+  /** Requests the peer sent, of either era; created with the first (a client may never get one). */
+  private inboundTable: InboundRequests | undefined;
   /** Routes the transport's frames; created with the transport. */
   private router: Router | undefined;
   private transport: Transport | undefined;
@@ -150,7 +144,7 @@ export abstract class Connection {
 
   /** Inbound requests whose handlers have not finished. */
   get activeHandlerCount(): number {
-    return this.router?.inbound?.size ?? 0;
+    return this.inboundTable?.size ?? 0;
   }
 
   // ---- streams and events ------------------------------------------------------------------------
@@ -205,8 +199,7 @@ export abstract class Connection {
     if (instrumentation) {
       const related = options?.relatedRequestId;
       parent =
-        options?.parentRequest?.traceSpan ??
-        (related === undefined ? undefined : this.router?.inbound?.spanOf(related));
+        options?.parentRequest?.traceSpan ?? (related === undefined ? undefined : this.inboundTable?.spanOf(related));
     }
     const check = this.resultCheck(method, options);
     return this.outbound!.request(method, params, options, check, completion, instrumentation, parent);
@@ -255,34 +248,20 @@ export abstract class Connection {
     transport.start?.().then(undefined, (error: unknown) => this.transportEnded(error));
   }
 
-  /** Sends a message as it is, past the gate (a role that answers requests itself, like a modern exchange). */
-  protected sendMessage(
-    message: JsonRpcMessage,
-    options?: TransportSendOptions,
-    answering?: AnsweredRequest,
-  ): Promise<void> {
+  /** Sends a message as it is, past the gate, traced (what a stateless request's handler sends on its way). */
+  protected sendMessage(message: JsonRpcMessage, options?: TransportSendOptions): Promise<void> {
     const outbound = this.outbound;
     if (!outbound || this.state === 'closed')
       return Promise.reject(new ConnectionClosedError('The connection is closed'));
-    if (answering && this.tracing.on) {
-      const kind = 'error' in message ? 'error' : 'result';
-      const latency = this.clock.now() - answering.startedAt;
-      this.tracing.message(kind, 'out', message, answering.method, answering.id, undefined, latency);
-      return this.transport!.send(message, options);
-    }
     return outbound.send(message, options);
   }
 
   /**
    * @internal Role hook, asked by the router for each request before the gate: true when the role served
-   * (or refused) it itself. A server takes the requests of the stateless revision here.
+   * (or refused) it itself. A server serves the requests of the stateless revision here, through the same
+   * inbound requests (`inbound`) as the others.
    */
   takeRequest(_message: JsonRpcRequest, _inBatch: boolean): boolean {
-    return false;
-  }
-
-  /** @internal Role hook: `notifications/cancelled` for a request the role serves itself (see `takeRequest`). */
-  cancelOwnRequest(_requestId: RequestId, _reason: string | undefined): boolean {
     return false;
   }
 
@@ -386,12 +365,18 @@ export abstract class Connection {
 
   private releaseInFlight(reason: QuitReason): void {
     this.outbound?.failAll(reason.message, reason.error);
-    this.router?.inbound?.cancelAll(reason.message);
+    this.inboundTable?.cancelAll(reason.message);
   }
 
-  /** @internal The router's bookkeeping of the peer's requests, made with the first one. */
-  inboundRequests(): InboundRequests {
-    return new InboundRequests(this, this.transport!, this.tracing, this.runtime.instrumentation, this.options);
+  /** @internal The requests the peer sent that are being handled, whatever their era (made with the first). */
+  get inbound(): InboundRequests {
+    return (this.inboundTable ??= new InboundRequests(
+      this,
+      this.transport!,
+      this.tracing,
+      this.runtime.instrumentation,
+      this.options,
+    ));
   }
 
   /** @internal The handler of inbound `method` (the router asks per request). */

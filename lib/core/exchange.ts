@@ -1,19 +1,15 @@
 /**
- * The seam between a transport and whatever serves stateless (2026-07-28) requests. A modern request has no
- * connection lifecycle: the transport classifies it (lib/protocol/era.ts), hands it over with an
- * `ExchangeReply` (its way back to the requester), and the server answers through that reply alone. On HTTP
- * the reply is the POST's response; on stdio it is the connection's transport, tagged with the request id.
+ * The seam between an HTTP transport and whatever serves stateless (2026-07-28) requests without a
+ * connection: the transport classifies a POST (lib/protocol/era.ts), hands its request over with an
+ * `ExchangeReply` (the POST's response, its way back to the requester), and the server answers through that
+ * reply alone. On a duplex connection (stdio, WebSocket, in memory) such requests are the connection's,
+ * served and answered like any other (lib/core/inbound-requests.ts).
  */
 import type { EraPolicy, ModernRequestVerdict } from '../protocol/era';
 import type { HeaderSource } from '../protocol/header-value';
 import type { JsonRpcNotification, JsonRpcResponse } from '../jsonrpc/types';
 
 export interface ExchangeReply {
-  /**
-   * True when what goes through this reply is traced on its way (a duplex connection traces its own
-   * messages); otherwise the exchange traces the request and everything it sends (HTTP).
-   */
-  readonly traced?: boolean;
   /**
    * A notification for the requester on this request's stream (progress, log messages, listen events),
    * before the answer. Resolves once handed to the transport; rejects when the stream is gone.

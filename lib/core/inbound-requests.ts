@@ -1,32 +1,26 @@
 /**
- * The requests a peer sent us that are being handled: one `RequestContext` each, from creation to the
- * last write of its response. They run their handler, answer (or stay silent once cancelled), honour
- * `notifications/cancelled`, and are all cancelled when the connection closes.
+ * The requests a peer sent on one connection that are being handled, whatever the era of each: one
+ * `RequestContext` each, from creation to the last write of its answer. Their handlers run through the one
+ * handler run (handler-run.ts), with this table as their way back (the connection's transport, or the
+ * batch a request came in); they honour `notifications/cancelled`, and are all cancelled when the
+ * connection closes.
  */
 import type { ConnectionState } from '../../machines/connection';
 import { isRequestId } from '../jsonrpc/classify';
-import { ConnectionClosedError, ErrorCode, RequestCancelledError, toWireError } from '../jsonrpc/errors';
-import { clipText, excerpt } from '../jsonrpc/excerpt';
-import type {
-  JsonObject,
-  JsonRpcErrorResponse,
-  JsonRpcRequest,
-  JsonRpcResponse,
-  JsonRpcResultResponse,
-  RequestId,
-} from '../jsonrpc/types';
+import { ConnectionClosedError, ErrorCode, RequestCancelledError } from '../jsonrpc/errors';
+import { excerpt } from '../jsonrpc/excerpt';
+import type { JsonRpcErrorResponse, JsonRpcRequest, JsonRpcResponse, RequestId } from '../jsonrpc/types';
 import type { CancelledParams } from '../protocol/types';
-import type { RequestInstrumentation, RequestOutcome, RequestSpan } from '../trace/instrumentation';
+import type { RequestInstrumentation, RequestSpan } from '../trace/instrumentation';
 import type { BatchReply } from './batch';
+import type { Clock } from './clock';
 import type { ConnectionTrace } from './connection-trace';
+import { runHandler, type RequestHandler, type RunChannel } from './handler-run';
+import type { Logger } from './logger';
 import { RequestContext, type RequestHost } from './request-context';
 import type { Transport } from './transport';
 
-/** Serves one inbound request: its result, or a promise of it; what it throws becomes the error response. */
-export type RequestHandler<H extends RequestHost = RequestHost> = (
-  context: RequestContext<H>,
-  params: JsonObject | undefined,
-) => unknown;
+export { PROGRESS_REPLY_DELAY_MS, type RequestHandler } from './handler-run';
 
 /** Method -> handler. A null-prototype object, so no inherited key can pose as a method. */
 export type HandlerTable<H extends RequestHost = RequestHost> = Readonly<Record<string, RequestHandler<H>>>;
@@ -41,8 +35,6 @@ export interface InboundHost extends RequestHost {
   readonly state: ConnectionState;
   /** Something threw while answering: the connection closes with an `internal-error` quit reason. */
   failInternally(error: unknown): void;
-  /** A cancel for a request these records do not hold: true when the role cancelled one of its own. */
-  cancelOwnRequest(requestId: RequestId, reason: string | undefined): boolean;
 }
 
 /** The connection's options read here (`ConnectionOptions` is one); defaults apply at use, so none is copied. */
@@ -55,13 +47,13 @@ export interface InboundLimits {
 
 export const DEFAULT_MAX_CONCURRENT_HANDLERS = 10_000;
 
-export class InboundRequests {
-  private readonly handling = new Map<RequestId, RequestContext>();
+export class InboundRequests implements RunChannel {
+  private readonly handling = new Map<RequestId, RequestContext<any>>();
 
   constructor(
     private readonly host: InboundHost,
     private readonly transport: Transport,
-    private readonly trace: ConnectionTrace,
+    readonly trace: ConnectionTrace,
     private readonly instrumentation: RequestInstrumentation | undefined,
     private readonly limits: InboundLimits,
   ) {}
@@ -78,38 +70,36 @@ export class InboundRequests {
 
   /** Runs `handler` for a request the gate let through, unless its id is in use or the limit is reached. */
   serve(message: JsonRpcRequest, handler: RequestHandler<any>, batch: BatchReply | undefined): void {
+    const context = this.admit(message, this.host, batch);
+    if (context) runHandler(this, context, handler);
+  }
+
+  /**
+   * Records a request served by `host` (the connection, or a stateless request's own host) and returns its
+   * context, which the caller runs (`runHandler`) or answers; or refuses it (its id in use, or the limit
+   * reached) and returns undefined.
+   */
+  admit<H extends RequestHost>(
+    message: JsonRpcRequest,
+    host: H,
+    batch: BatchReply | undefined,
+  ): RequestContext<H> | undefined {
     const id = message.id;
     if (this.handling.has(id)) {
       const why = `Request id ${excerpt(id)} is already in use by a request in flight`;
-      return this.refuse(message, ErrorCode.InvalidRequest, why, batch);
+      return void this.refuse(message, ErrorCode.InvalidRequest, why, batch);
     }
     const max = this.limits.maxConcurrentHandlers ?? DEFAULT_MAX_CONCURRENT_HANDLERS;
     if (this.handling.size >= max) {
       const why = `Too many requests in flight (limit ${max})`;
-      return this.refuse(message, ErrorCode.InternalError, why, batch);
+      return void this.refuse(message, ErrorCode.InternalError, why, batch);
     }
-    const trace = this.trace;
-    const span = trace.startInboundSpan(this.instrumentation, message);
-    const startedAt = trace.on ? this.host.clock.now() : 0;
-    const params = message.params;
-    const context = new RequestContext(this.host, id, message.method, params, startedAt, batch, span);
+    const span = this.trace.startInboundSpan(this.instrumentation, message);
+    const startedAt = this.trace.on ? this.host.clock.now() : 0;
+    const context = new RequestContext(host, id, message.method, message.params, startedAt, batch, span);
     this.handling.set(id, context);
     batch?.expect();
-    let result: unknown;
-    try {
-      result = span?.run ? span.run(() => handler(context, params)) : handler(context, params);
-    } catch (error) {
-      this.answerError(context, error);
-      return;
-    }
-    if (isThenable(result)) {
-      result.then(
-        (value) => this.settle(context, value, false),
-        (error) => this.settle(context, error, true),
-      );
-    } else {
-      this.answer(context, result);
-    }
+    return context;
   }
 
   /** Answers a request with an error instead of serving it (its span, if any, starts and ends here). */
@@ -123,8 +113,6 @@ export class InboundRequests {
   cancel(params: CancelledParams | undefined): void {
     const requestId = params?.requestId;
     const context = isRequestId(requestId) ? this.handling.get(requestId) : undefined;
-    const reason = typeof params?.reason === 'string' ? params.reason : undefined;
-    if (!context && isRequestId(requestId) && this.host.cancelOwnRequest(requestId, reason)) return;
     if (!context || context.method === 'initialize') {
       this.trace.message(
         'ignored',
@@ -136,6 +124,7 @@ export class InboundRequests {
       );
       return;
     }
+    const reason = typeof params?.reason === 'string' ? params.reason : undefined;
     this.handling.delete(context.id);
     context.cancel(new RequestCancelledError(context.method, reason));
   }
@@ -156,145 +145,43 @@ export class InboundRequests {
         : { jsonrpc: '2.0', id, error: { code, message } };
     this.trace.message('error', 'out', response, undefined, id);
     if (batch) batch.reject(response);
-    else this.transmit(response, id);
+    else this.transmit(response, id).catch((error) => this.host.logger.debug('Could not send a response', error));
   }
 
-  /** An async handler finished: its answer, outside the router's guard, so guarded here. */
-  private settle(context: RequestContext, outcome: unknown, failed: boolean): void {
-    try {
-      if (failed) this.answerError(context, outcome);
-      else this.answer(context, outcome);
-    } catch (error) {
-      this.host.failInternally(error);
-    }
+  // ---- the way back of the runs (RunChannel) ------------------------------------------------------------
+
+  get logger(): Logger {
+    return this.host.logger;
   }
 
-  private answer(context: RequestContext, value: unknown): void {
-    if (!this.finish(context)) return;
-    const result = (value === undefined || value === null ? {} : value) as JsonObject;
-    const response: JsonRpcResultResponse = { jsonrpc: '2.0', id: context.id, result };
-    this.replyAfterProgress(context, response, 'result');
+  get clock(): Clock {
+    return this.host.clock;
   }
 
-  private answerError(context: RequestContext, error: unknown): void {
-    if (!this.finish(context)) return;
-    if (!(error instanceof Error && 'code' in error && typeof error.code === 'number')) {
-      this.host.logger.debug(`Handler for ${context.method} failed`, error);
-    }
-    const response: JsonRpcErrorResponse = { jsonrpc: '2.0', id: context.id, error: toWireError(error) };
-    this.replyAfterProgress(context, response, 'error');
+  get progressReplyDelayMs(): number | undefined {
+    return this.limits.progressReplyDelayMs;
   }
 
-  /** Ends a handler's record; false when its answer must not be sent (cancelled, or the connection closed). */
-  private finish(context: RequestContext): boolean {
+  get canReplace(): boolean {
+    const state = this.host.state;
+    return state !== 'closing' && state !== 'closed';
+  }
+
+  release(context: RequestContext<any>): boolean {
     if (this.handling.get(context.id) === context) this.handling.delete(context.id);
-    if (!context.finish()) {
-      context.batch?.skip();
-      this.trace.message(
-        'ignored',
-        'out',
-        undefined,
-        context.method,
-        context.id,
-        'The request was cancelled: no response is sent',
-      );
-      return false;
-    }
     return this.host.state !== 'closed';
   }
 
-  /**
-   * Replies at once, except to a request that sent progress: then the reply waits until the last progress
-   * notification was handed to the transport, and `progressReplyDelayMs` more, so it leaves in a later
-   * write that the peer reads apart. SDK v1 clients drop a progress notification that arrives in the same
-   * chunk as its result (they dispatch notifications a microtask late, responses at once). Requests without
-   * progress pay nothing.
-   */
-  private replyAfterProgress(context: RequestContext, response: JsonRpcResponse, kind: 'result' | 'error'): void {
-    const progressSent = context.progressSent;
-    if (progressSent === undefined) {
-      this.reply(context, response, kind);
-      return;
-    }
-    const delay = () => afterDelay(this.limits.progressReplyDelayMs ?? PROGRESS_REPLY_DELAY_MS);
-    progressSent
-      .then(delay, delay)
-      .then(() => this.reply(context, response, kind))
-      .then(undefined, (error: unknown) => this.host.failInternally(error));
+  deliver(response: JsonRpcResponse, context: RequestContext<any>): Promise<void> {
+    return this.transmit(response, context.id);
   }
 
-  private reply(context: RequestContext, response: JsonRpcResponse, kind: 'result' | 'error'): void {
-    const span = context.traceSpan;
-    if (span) {
-      const outcome: RequestOutcome =
-        kind === 'result'
-          ? { kind, result: (response as JsonRpcResultResponse).result }
-          : { kind, error: (response as JsonRpcErrorResponse).error };
-      this.trace.endSpan(span, outcome);
-    }
-    if (this.trace.on) {
-      const latency = context.startedAt ? this.host.clock.now() - context.startedAt : undefined;
-      this.trace.message(kind, 'out', response, context.method, context.id, undefined, latency);
-    }
-    if (context.batch) context.batch.answer(response);
-    else this.transmit(response, context.id);
+  failInternally(error: unknown): void {
+    this.host.failInternally(error);
   }
 
-  private transmit(response: JsonRpcResponse, relatedRequestId: RequestId | undefined): void {
-    if (this.host.state === 'closed') return;
-    let sent: Promise<void>;
-    try {
-      sent = this.transport.send(response, relatedRequestId === undefined ? undefined : { relatedRequestId });
-    } catch (error) {
-      sent = Promise.reject(error); // a transport must not throw; one that does fails this response only
-    }
-    sent.then(undefined, (error) => this.onSendFailure(response, relatedRequestId, error));
+  private transmit(response: JsonRpcResponse, relatedRequestId: RequestId | undefined): Promise<void> {
+    if (this.host.state === 'closed') return Promise.resolve();
+    return this.transport.send(response, relatedRequestId === undefined ? undefined : { relatedRequestId });
   }
-
-  /**
-   * A response could not be sent. While the connection is open that is this response's fault (a result
-   * JSON cannot encode: a cycle, nesting too deep): the request gets an error in its place, so the peer
-   * is not left waiting. A failed error response, or any failure once closing, is only logged.
-   */
-  private onSendFailure(response: JsonRpcResponse, relatedRequestId: RequestId | undefined, error: unknown): void {
-    const id = response.id;
-    const state = this.host.state;
-    if (!('result' in response) || id === undefined || state === 'closing' || state === 'closed') {
-      this.host.logger.debug('Could not send a response', error);
-      return;
-    }
-    const cause = (error as Error)?.cause ?? error;
-    const why = clipText((cause as Error)?.message ?? String(cause));
-    this.host.logger.warn(`Connection ${this.host.id}: the result of request ${excerpt(id)} could not be sent: ${why}`);
-    const replacement: JsonRpcErrorResponse = {
-      jsonrpc: '2.0',
-      id,
-      error: { code: ErrorCode.InternalError, message: `Internal error: the result could not be sent: ${why}` },
-    };
-    this.trace.message('error', 'out', replacement, undefined, id, 'The result could not be sent');
-    this.transmit(replacement, relatedRequestId);
-  }
-}
-
-/**
- * How long a response waits after its request's last progress notification was handed to the transport.
- * A later write is not enough across a pipe: a reader that wakes late reads both writes as one chunk, and
- * SDK v1 clients drop progress that shares a chunk with its result. 10 ms covers a reader's wake-up on a
- * loaded machine (measured: a macrotask was not enough for the SDK's stdio client); only requests that
- * reported progress pay it, and they are the long-running ones.
- */
-export const PROGRESS_REPLY_DELAY_MS = 10;
-
-/**
- * The platform's own timer, captured at load: this is a yield to the I/O of other processes, not a
- * timeout, so fake timers a test installs later must not hold responses back.
- */
-const platformSetTimeout = globalThis.setTimeout;
-
-function afterDelay(ms: number): Promise<void> {
-  return new Promise((resolve) => platformSetTimeout(resolve, ms));
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as PromiseLike<unknown> | undefined)?.then === 'function';
 }

@@ -17,6 +17,7 @@ import type { Clock } from './clock';
 import type { Logger } from './logger';
 import type { RequestSpan } from '../trace/instrumentation';
 import type { TransportSendOptions } from './transport';
+import type { AnswerShape } from './answer-shape';
 
 /**
  * Options of a request for input from the client (`elicit`, `createMessage`, `listRoots`). On a modern
@@ -84,6 +85,8 @@ export interface RequestHost {
   log(level: LoggingLevel, data: unknown, logger?: string, relatedRequestId?: RequestId): Promise<void>;
   /** How a handler ends the stream carrying request `id`, when the transport can (`Transport.closeStream`). */
   streamCloser(id: RequestId): (() => Promise<boolean>) | undefined;
+  /** How this era writes answers (lib/core/handler-run.ts); the handshake era's when absent. */
+  readonly answers?: AnswerShape;
 }
 
 type CancelHook = (reason: Error) => void;
@@ -104,10 +107,10 @@ export class RequestContext<H extends RequestHost = RequestHost> {
   private controller: AbortController | undefined;
   /** `onCancel` callbacks: none, one, or a list (most requests have none). */
   private cancelHooks: CancelHook | CancelHook[] | undefined;
-  private cancelReason: Error | undefined;
+  private whyCancelled: Error | undefined;
   private lastProgress = -Infinity;
 
-  /** @internal Made by the connection's inbound requests (lib/core/inbound-requests.ts), which alone end it. */
+  /** @internal Made by the connection's inbound requests (inbound-requests.ts) or a stateless request; ended by its run (handler-run.ts). */
   constructor(
     readonly connection: H,
     readonly id: RequestId,
@@ -126,6 +129,11 @@ export class RequestContext<H extends RequestHost = RequestHost> {
     return this.phase === CANCELLED;
   }
 
+  /** @internal Why the request was cancelled, once it was. */
+  get cancelReason(): Error | undefined {
+    return this.whyCancelled;
+  }
+
   /** Whether the request has ended: its handler finished, or it was cancelled. */
   get done(): boolean {
     return this.phase !== RUNNING;
@@ -135,7 +143,7 @@ export class RequestContext<H extends RequestHost = RequestHost> {
   get signal(): AbortSignal {
     if (!this.controller) {
       this.controller = new AbortController();
-      if (this.phase === CANCELLED) this.controller.abort(this.cancelReason);
+      if (this.phase === CANCELLED) this.controller.abort(this.whyCancelled);
     }
     return this.controller.signal;
   }
@@ -147,7 +155,7 @@ export class RequestContext<H extends RequestHost = RequestHost> {
    */
   onCancel(hook: (reason: Error) => void): () => void {
     if (this.phase === CANCELLED) {
-      this.runCancelHook(hook, this.cancelReason!);
+      this.runCancelHook(hook, this.whyCancelled!);
       return noop;
     }
     if (this.phase === FINISHED) return noop;
@@ -334,7 +342,7 @@ export class RequestContext<H extends RequestHost = RequestHost> {
   cancel(reason: Error): void {
     if (this.phase !== RUNNING) return;
     this.phase = CANCELLED;
-    this.cancelReason = reason;
+    this.whyCancelled = reason;
     this.traceSpan?.end({ kind: 'error', error: reason }, this.connection.clock.now());
     this.controller?.abort(reason);
     const hooks = this.cancelHooks;

@@ -29,16 +29,13 @@ export interface RouterHost extends InboundHost, GateView {
   notified(message: JsonRpcNotification, builtIn: boolean): void;
   /** The role's handler of inbound `method`; asked per request, so a role may build its table on first use. */
   handlerFor(method: string): RequestHandler<any> | undefined;
-  /** The bookkeeping of the peer's requests, made when the first one arrives (a client may never get one). */
-  inboundRequests(): InboundRequests;
+  /** The peer's requests being handled (made when the first one arrives: a client may never get one). */
+  readonly inbound: InboundRequests;
   /** True when the role served or refused the request itself, before the gate (a modern request). */
   takeRequest(message: JsonRpcRequest, inBatch: boolean): boolean;
 }
 
 export class Router implements Observer<InboundFrame> {
-  /** Requests the peer sent; created with the first frame that needs it (a client may never get one). */
-  inbound: InboundRequests | undefined;
-
   constructor(
     private readonly host: RouterHost,
     private readonly outbound: OutboundRequests,
@@ -72,7 +69,7 @@ export class Router implements Observer<InboundFrame> {
   }
 
   private get requests(): InboundRequests {
-    return (this.inbound ??= this.host.inboundRequests());
+    return this.host.inbound;
   }
 
   private route(message: unknown, batch: BatchReply | undefined): void {

@@ -14,21 +14,38 @@ import type {
   ServerCapabilities,
 } from '../protocol/types';
 
-/** The server's side of one client connection, as its request handlers see it. `ServerConnection` implements it. */
-export interface ServerHost extends RequestHost {
+/**
+ * What every request a client sends the server has, in both eras, as its handlers see it: who asked, what
+ * the client declared and what the server declared. On a handshake-era session these are the session's; a
+ * stateless request carries them in its `_meta`.
+ */
+export interface ServerRequestHost extends RequestHost {
   readonly role: 'server';
+  /** The client's name and version (its `initialize`, or the request's `_meta`). */
+  readonly clientInfo: Implementation | undefined;
+  readonly clientCapabilities: ClientCapabilities | undefined;
+  /** The capabilities the server declared (answered `initialize` with, or the definition's). */
+  readonly capabilities: ServerCapabilities;
+  /** The minimum level of `notifications/message` the client asked for (`logging/setLevel`, or the request's `_meta`). */
+  readonly logLevel: LoggingLevel | undefined;
+}
+
+/** A request of a handshake-era session (`ServerConnection`): the session's lifecycle and its requests both ways. */
+export interface ServerSessionHost extends ServerRequestHost {
+  readonly era: 'legacy';
   readonly state: ConnectionState;
   /** Requests to the client awaiting their answer, and the client's requests being handled. */
   readonly pendingRequestCount: number;
   readonly activeHandlerCount: number;
-  /** What the client declared in `initialize` (undefined before). */
-  readonly clientInfo: Implementation | undefined;
-  readonly clientCapabilities: ClientCapabilities | undefined;
-  /** The capabilities the server answered `initialize` with (the definition's, until then). */
-  readonly capabilities: ServerCapabilities;
-  /** The minimum level of `notifications/message` the client asked for (`logging/setLevel`). */
-  logLevel: LoggingLevel | undefined;
 }
+
+/** A stateless (2026-07-28) request: only its envelope, nothing of a session. */
+export interface StatelessRequestHost extends ServerRequestHost {
+  readonly era: 'modern';
+}
+
+/** The host of a server-side request, by era: `context.connection.era` tells which (and narrows the type). */
+export type ServerHost = ServerSessionHost | StatelessRequestHost;
 
 /** The lists a client can read (`listed` names which). */
 export type ListName = 'tools' | 'resources' | 'resourceTemplates' | 'prompts';

@@ -13,19 +13,26 @@ import {
 import { negotiateVersion, type ProtocolVersion } from '../protocol/versions';
 import { grantsAll } from '../auth/server/scopes';
 import { complete } from './completion';
-import type { ListName, ServerHost } from './context';
+import type { ListName, ServerHost, ServerSessionHost } from './context';
 import type { ServerDefinition } from './definition';
 import { unknownPrompt } from './prompts';
 import { resourceNotFound, type ResourceCatalog } from './resources';
 import type { SubscriptionHub } from './subscriptions';
 import { unknownTool } from './tools';
 
-/**
- * What the server role's handlers need of their connection besides what every handler sees: the current
- * definition, the server's resource subscriptions and the handshake. `ServerConnection` implements it.
- */
-export interface ServerHandlersHost extends ServerHost {
+/** What the handlers of both eras need of their host besides what every request has: the definition and list reads. */
+export interface ServedDefinition {
+  /** The server's definition when the request arrived (it may change while a session lives). */
   readonly definition: ServerDefinition;
+  /** A list was read (the hub hears of it through the connection's `listed` event). */
+  listed(list: ListName): void;
+}
+
+/** The host the handlers of both eras run on. */
+export type ServerHandlersHost = ServerHost & ServedDefinition;
+
+/** What the handshake era's own handlers need: the handshake, the session's log level and resource subscriptions. */
+export interface SessionHandlersHost extends ServedDefinition, ServerSessionHost {
   readonly subscriptions: SubscriptionHub;
   acceptInitialize(
     protocolVersion: ProtocolVersion,
@@ -33,18 +40,17 @@ export interface ServerHandlersHost extends ServerHost {
     clientInfo: Implementation,
   ): InitializeResult;
   setLogLevel(level: LoggingLevel): void;
-  /** A list was read (the hub hears of it through the connection's `listed` event). */
-  listed(list: ListName): void;
 }
 
 type Context = RequestContext<ServerHandlersHost>;
+type SessionContext = RequestContext<SessionHandlersHost>;
 
 /**
  * The server role's request handlers, shared by every server connection. Each one finds its primitive in
  * the connection's current definition (tools, resources, prompts, completion) and delegates to it.
  */
 
-function initialize(context: Context, params: JsonObject | undefined): InitializeResult {
+function initialize(context: SessionContext, params: JsonObject | undefined): InitializeResult {
   const { protocolVersion, capabilities, clientInfo } = params ?? {};
   if (typeof protocolVersion !== 'string') throw invalid('initialize needs a string "protocolVersion"');
   if (!isObject(capabilities)) throw invalid('initialize needs a "capabilities" object');
@@ -79,14 +85,6 @@ const resources = {
     const catalog = context.connection.definition.resources;
     if (!catalog) throw resourceNotFound(params?.uri);
     return catalog.read(params, context);
-  },
-  'resources/subscribe': (context: Context, params: JsonObject | undefined) => {
-    context.connection.subscriptions.subscribe(context.connection, uriOf(params));
-    return {};
-  },
-  'resources/unsubscribe': (context: Context, params: JsonObject | undefined) => {
-    context.connection.subscriptions.unsubscribe(context.connection, uriOf(params));
-    return {};
   },
   /** The `resources/search` extension (see `RESOURCE_SEARCH_EXTENSION`): -32601 unless the server enables it. */
   'resources/search': (context: Context, params: JsonObject | undefined) => {
@@ -126,8 +124,17 @@ const completion = {
   },
 };
 
-const logging = {
-  'logging/setLevel': (context: Context, params: JsonObject | undefined) => {
+/** The handshake era's session methods: subscriptions held by the session, and its log level. */
+const session = {
+  'resources/subscribe': (context: SessionContext, params: JsonObject | undefined) => {
+    context.connection.subscriptions.subscribe(context.connection, uriOf(params));
+    return {};
+  },
+  'resources/unsubscribe': (context: SessionContext, params: JsonObject | undefined) => {
+    context.connection.subscriptions.unsubscribe(context.connection, uriOf(params));
+    return {};
+  },
+  'logging/setLevel': (context: SessionContext, params: JsonObject | undefined) => {
     const level = params?.level;
     if (!LOGGING_LEVELS.includes(level as LoggingLevel)) {
       throw invalid(`logging/setLevel needs "level" to be one of ${LOGGING_LEVELS.join(', ')}`);
@@ -137,14 +144,20 @@ const logging = {
   },
 };
 
-export const SERVER_HANDLERS: HandlerTable<ServerHandlersHost> = handlerTable<ServerHandlersHost>({
-  initialize,
-  ping: () => ({}),
+/** The handlers both eras share: the primitives. */
+export const SHARED_HANDLERS: HandlerTable<ServerHandlersHost> = handlerTable<ServerHandlersHost>({
   ...tools,
   ...resources,
   ...prompts,
   ...completion,
-  ...logging,
+});
+
+/** A handshake-era session's handlers: the shared ones, the handshake and the session's own methods. */
+export const SESSION_HANDLERS: HandlerTable<SessionHandlersHost> = handlerTable<SessionHandlersHost>({
+  initialize,
+  ping: () => ({}),
+  ...SHARED_HANDLERS,
+  ...session,
 });
 
 type PageRequest = [cursor: unknown, version: string, pageSize: number, granted: readonly string[] | undefined];

@@ -1,3 +1,4 @@
+import { isThenable } from '../core/thenable';
 import type { Subscribable } from 'rxjs';
 import { ErrorCode, McpError } from '../jsonrpc/errors';
 import { clipText } from '../jsonrpc/excerpt';
@@ -176,10 +177,6 @@ export const MAX_ECHOED_URI_CHARS = 1024;
 export function resourceNotFound(uri: unknown): McpError {
   const echoed = typeof uri === 'string' ? clipText(uri, MAX_ECHOED_URI_CHARS) : peerText(uri);
   return new McpError(ErrorCode.ResourceNotFound, `Resource not found: ${peerText(uri)}`, { uri: echoed });
-}
-
-function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
-  return typeof (value as Promise<T>)?.then === 'function';
 }
 
 /** Normalizes what a read returned; a handler that breaks the contract gets an internal error naming the resource. */

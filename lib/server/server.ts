@@ -1,265 +1,34 @@
-import { Connection, type ConnectionEvents, type ConnectionOptions, type HandlerTable } from '../core/connection';
-import type { EventFacade } from '../core/events';
+/**
+ * A server: one `ServerDefinition` served to any number of clients, over connections of either era
+ * (`ServerConnection`) and stateless requests without one (`serveModern`, from HTTP).
+ */
+import type { ConnectionOptions } from '../core/connection';
 import type { Transport } from '../core/transport';
-import type {
-  JsonRpcErrorObject,
-  JsonRpcMessage,
-  JsonRpcNotification,
-  JsonRpcRequest,
-  RequestId,
-} from '../jsonrpc/types';
 import type { QuitReason } from '../../machines/connection';
-import { resultChecks, type ResultCheck } from '../protocol/results';
 import { hasCapability } from '../protocol/capabilities';
-import {
-  LOGGING_LEVELS,
-  type ClientCapabilities,
-  type Implementation,
-  type InitializeResult,
-  type LoggingLevel,
-  type ServerCapabilities,
-} from '../protocol/types';
-import type { ProtocolVersion } from '../protocol/versions';
 import { defaultLogger } from '../core/logger';
-import { shape } from '../protocol/shape';
 import type { ServerDefinition } from './definition';
 import type { ListName } from './context';
-import { SERVER_HANDLERS, type ServerHandlersHost } from './handlers';
 import { SubscriptionHub } from './subscriptions';
 import { InMemoryServerEventBus, LIST_CHANGED_EVENTS, type ServerEventBus } from './event-bus';
 import { ListenStreams } from './listen';
-import { ConnectionClosedError, ErrorCode, McpError, RequestCancelledError } from '../jsonrpc/errors';
-import { clipText, excerpt } from '../jsonrpc/excerpt';
-import { classifyInbound, errorResponseOf } from '../protocol/era';
-import { META } from '../protocol/modern';
-import { ConnectionExchangeReply, type ReplyChannel } from './modern/connection-reply';
+import { ErrorCode, McpError } from '../jsonrpc/errors';
+import { clipText } from '../jsonrpc/excerpt';
 import type { ExchangeReply, ModernServer } from '../core/exchange';
+import { answerError, type RunChannel } from '../core/handler-run';
+import { RequestContext } from '../core/request-context';
 import { systemClock, type Clock } from '../core/clock';
 import type { Logger } from '../core/logger';
 import { defaultRuntime, type Runtime } from '../core/runtime';
 import type { EraPolicy, ModernRequestVerdict } from '../protocol/era';
 import type { HeaderSource } from '../protocol/header-value';
 import { processKeyRing } from './request-state';
-import { ModernExchange, type InputRoundSettings } from './modern/exchange';
+import { ModernRequest, type InputRoundSettings, type ModernHost } from './modern/modern-request';
+import { ReplyChannel } from './modern/reply-channel';
 import { eraPolicyOf, MODERN_HANDLERS } from './modern/handlers';
+import { ServerConnection } from './server-connection';
 
-/** What a server connection tells its listeners (besides `ConnectionEvents`); free while nobody listens. */
-export interface ServerConnectionEvents extends ConnectionEvents {
-  /** The client asked for another minimum log level (`logging/setLevel`), now in effect. */
-  logLevelChanged: (level: LoggingLevel) => void;
-  /** The client's roots may have changed: it finished initializing, or sent `notifications/roots/list_changed`. */
-  rootsChanged: () => void;
-  /** The client read one of the lists (a page of it), as it is about to be answered. */
-  listed: (list: ListName) => void;
-}
-
-/** The server's side of one client connection. */
-export class ServerConnection extends Connection {
-  readonly role = 'server';
-  /** @internal */
-  protected readonly handlers: HandlerTable<ServerHandlersHost> = SERVER_HANDLERS;
-  private level: LoggingLevel | undefined;
-  private declared: ServerCapabilities | undefined;
-  /** Modern requests in flight on this connection, by id (made with the first). */
-  private modernInFlight: Map<RequestId, ConnectionExchangeReply> | undefined;
-  /** Their way back (made with the first). */
-  private modernChannel: ReplyChannel | undefined;
-
-  constructor(
-    readonly server: Server,
-    options?: ConnectionOptions,
-  ) {
-    super('s', options);
-  }
-
-  /** eventemitter3 facade: the connection's events and the server's (`ServerConnectionEvents`). */
-  override get events(): EventFacade<ServerConnectionEvents> {
-    return super.events as unknown as EventFacade<ServerConnectionEvents>;
-  }
-
-  /** The minimum level of `notifications/message` this client asked for (`logging/setLevel`); all levels until then. */
-  get logLevel(): LoggingLevel | undefined {
-    return this.level;
-  }
-
-  /** @internal The `logging/setLevel` handler. */
-  setLogLevel(level: LoggingLevel): void {
-    this.level = level;
-    this.emitEvent('logLevelChanged', level);
-  }
-
-  /** @internal The list handlers, before they answer. */
-  listed(list: ListName): void {
-    this.emitEvent('listed', list);
-  }
-
-  /** The server's current definition (it may change while the connection lives). */
-  get definition(): ServerDefinition {
-    return this.server.definition;
-  }
-
-  /** The resource subscriptions of the server's connections. */
-  get subscriptions(): SubscriptionHub {
-    return this.server.subscriptions;
-  }
-
-  /** The capabilities we answered `initialize` with (the definition's, until then). */
-  get capabilities(): ServerCapabilities {
-    return this.declared ?? this.server.definition.capabilities;
-  }
-
-  get clientInfo(): Implementation | undefined {
-    return this.negotiated?.peerInfo as Implementation | undefined;
-  }
-
-  get clientCapabilities(): ClientCapabilities | undefined {
-    return this.peerCapabilities as ClientCapabilities | undefined;
-  }
-
-  /** Results of requests to the client (sampling, elicitation, roots, ping) are checked against their method's result schema. */
-  protected override resultCheck(method: string): ResultCheck | undefined {
-    return resultChecks(this.protocolVersion).get(method);
-  }
-
-  /** @internal */
-  start(transport: Transport): this {
-    this.attach(transport);
-    return this;
-  }
-
-  /** @internal The `initialize` handler: records the negotiation and answers it. */
-  acceptInitialize(
-    protocolVersion: ProtocolVersion,
-    capabilities: ClientCapabilities,
-    clientInfo: Implementation,
-  ): InitializeResult {
-    const definition = this.definition;
-    this.declared = definition.capabilities;
-    this.announceVersion(protocolVersion);
-    this.transition({
-      type: 'initialize.accepted',
-      protocolVersion,
-      peerCapabilities: capabilities,
-      peerInfo: clientInfo as unknown as Readonly<Record<string, unknown>>,
-    });
-    return {
-      protocolVersion,
-      capabilities: definition.capabilities,
-      serverInfo: shape('Implementation', definition.info, protocolVersion),
-      ...(definition.instructions !== undefined && { instructions: definition.instructions }),
-    };
-  }
-
-  /**
-   * Sends `notifications/message` when the server declared logging and the level passes the client's
-   * filter; otherwise it is dropped (the client did not ask for it).
-   */
-  override log(level: LoggingLevel, data: unknown, logger?: string, relatedRequestId?: RequestId): Promise<void> {
-    if (!hasCapability(this.capabilities, ['logging'])) return super.log(level, data, logger);
-    const minimum = this.logLevel;
-    if (minimum !== undefined && LOGGING_LEVELS.indexOf(level) < LOGGING_LEVELS.indexOf(minimum))
-      return Promise.resolve();
-    const state = this.state;
-    if (state === 'closing' || state === 'closed') return Promise.resolve();
-    return this.notify(
-      'notifications/message',
-      { level, data, ...(logger !== undefined && { logger }) },
-      relatedRequestId === undefined ? undefined : { relatedRequestId },
-    );
-  }
-
-  /**
-   * @internal The connection's era is its first request's (stdio has no headers): one carrying the 2026-07-28
-   * envelope makes it modern, where every request is served on its own (`Server.serveModern`) and the
-   * handshake-era methods do not exist; `initialize` (or any request without an envelope) keeps it in the
-   * handshake era, as before. A request the classifier refuses moves nothing.
-   */
-  override takeRequest(message: JsonRpcRequest, inBatch: boolean): boolean {
-    const state = this.state;
-    if ((state !== 'uninitialized' && state !== 'modern') || inBatch) return false;
-    const verdict = classifyInbound({ body: message }, this.server.eraPolicy);
-    switch (verdict.era) {
-      case 'modern':
-        if (verdict.kind !== 'request') return false;
-        // The probe itself does not decide: a client whose probe timed out (a slow start) goes on with
-        // initialize, and the late discover must not have latched the connection modern meanwhile.
-        if (state === 'uninitialized' && verdict.request.method !== 'server/discover') {
-          this.transition({ type: 'era.modern' });
-        }
-        this.serveModernRequest(verdict);
-        return true;
-      case 'reject':
-        if (verdict.reply) this.sendOrLog(errorResponseOf(verdict));
-        return true;
-      default:
-        if (state === 'uninitialized') return false;
-        this.sendOrLog({ jsonrpc: '2.0', id: message.id, error: this.eraMismatch(message) });
-        return true;
-    }
-  }
-
-  /** Why a modern connection refuses a request without the envelope (`initialize` included). */
-  private eraMismatch(message: JsonRpcRequest): JsonRpcErrorObject {
-    const supported = this.server.eraPolicy.supportedVersions;
-    if (message.method === 'initialize') {
-      const requested = message.params?.protocolVersion;
-      return {
-        code: ErrorCode.UnsupportedProtocolVersion,
-        message: `Unsupported protocol version: this connection speaks ${supported.join(', ')} (stateless, no initialize)`,
-        data: { supported, requested: typeof requested === 'string' ? clipText(requested) : '' },
-      };
-    }
-    return {
-      code: ErrorCode.InvalidParams,
-      message: `Invalid params: this connection speaks ${supported.join(', ')}: every request needs params._meta["${META.protocolVersion}"] and the rest of the envelope`,
-    };
-  }
-
-  private serveModernRequest(verdict: ModernRequestVerdict): void {
-    const id = verdict.request.id;
-    const inFlight = (this.modernInFlight ??= new Map());
-    if (inFlight.has(id)) {
-      const why = `Request id ${excerpt(id)} is already in use by a request in flight`;
-      return this.sendOrLog({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidRequest, message: why } });
-    }
-    const method = verdict.request.method;
-    const channel = (this.modernChannel ??= {
-      send: (message, options, answering) => this.sendMessage(message, options, answering),
-      settled: (settledId) => this.modernInFlight?.delete(settledId),
-    });
-    const reply = new ConnectionExchangeReply(channel, id, method, this.traced ? this.clock.now() : 0);
-    inFlight.set(id, reply);
-    this.server.serveModern(verdict, reply);
-  }
-
-  private sendOrLog(message: JsonRpcMessage): void {
-    this.sendMessage(message).catch((error) => this.logger.debug('Could not send a response', error));
-  }
-
-  /** @internal `notifications/cancelled` for a modern request in flight on this connection. */
-  override cancelOwnRequest(requestId: RequestId, reason: string | undefined): boolean {
-    const reply = this.modernInFlight?.get(requestId);
-    if (!reply) return false;
-    reply.abort(new RequestCancelledError('a 2026-07-28 request', reason));
-    return true;
-  }
-
-  protected override onNotification(message: JsonRpcNotification): void {
-    const method = message.method;
-    if (method === 'notifications/roots/list_changed' || method === 'notifications/initialized') {
-      this.emitEvent('rootsChanged');
-    }
-  }
-
-  protected override onClosed(): void {
-    const inFlight = this.modernInFlight;
-    if (inFlight?.size) {
-      const reason = new ConnectionClosedError('Connection closed');
-      for (const reply of [...inFlight.values()]) reply.abort(reason);
-    }
-    this.server.forget(this);
-  }
-}
+export { ServerConnection, type ServerConnectionEvents } from './server-connection';
 
 /** What a `Server` is given besides its definition: the options of its connections, and how it serves modern requests. */
 export interface ServerOptions extends ConnectionOptions {
@@ -354,13 +123,39 @@ export class Server implements ModernServer {
    * modern); its answer and notifications go through `reply`. `headers` are the HTTP request's, checked
    * against the called tool's `x-mcp-header` parameters.
    */
-  serveModern(request: ModernRequestVerdict, reply: ExchangeReply, headers?: HeaderSource): void {
-    const method = request.request.method;
+  serveModern(verdict: ModernRequestVerdict, reply: ExchangeReply, headers?: HeaderSource): void {
+    const channel = new ReplyChannel(reply, this, verdict.version);
+    const request = new ModernRequest(this, verdict, reply, channel.trace);
+    const { id, method, params } = verdict.request;
+    const trace = channel.trace;
+    trace?.message('request', 'in', verdict.request, method, id);
+    const startedAt = trace ? this.clock.now() : 0;
+    const context = new RequestContext<ModernHost>(request, id, method, params, startedAt, undefined, undefined);
+    reply.onAbort((reason) => context.cancel(reason));
+    this.runModern(request, context, channel, headers);
+  }
+
+  /** @internal Runs a stateless request's handler (HTTP or a duplex connection), or refuses a method it lacks. */
+  runModern(
+    request: ModernRequest,
+    context: RequestContext<ModernHost>,
+    channel: RunChannel,
+    headers: HeaderSource | undefined,
+  ): void {
     // The classifier already refused the methods this server does not declare (with this same policy).
-    const handler = MODERN_HANDLERS[method];
-    const exchange = new ModernExchange(this, request, reply);
-    if (handler) exchange.serve(handler, headers);
-    else exchange.refuse(new McpError(ErrorCode.MethodNotFound, `Method not found: ${clipText(method)}`));
+    const handler = MODERN_HANDLERS[context.method];
+    if (handler) request.serve(context, channel, handler, headers);
+    else
+      answerError(
+        channel,
+        context,
+        new McpError(ErrorCode.MethodNotFound, `Method not found: ${clipText(context.method)}`),
+      );
+  }
+
+  /** @internal `ConnectionOptions.progressReplyDelayMs`, for the requests that have no connection. */
+  get progressReplyDelayMs(): number | undefined {
+    return this.options.progressReplyDelayMs;
   }
 
   /** Resource subscriptions of every connection of this server (created with the first one). */

@@ -18,13 +18,15 @@ export const fuzzDefinition: ServerDefinition = defineServer({
     {
       name: 'stats',
       inputSchema: { type: 'object' },
-      handler: (_args, ctx) =>
-        text(
+      handler: (_args, ctx) => {
+        const session = ctx.connection.era === 'legacy' ? ctx.connection : undefined;
+        return text(
           JSON.stringify({
-            pendingRequests: ctx.connection.pendingRequestCount,
-            activeHandlers: ctx.connection.activeHandlerCount,
+            pendingRequests: session?.pendingRequestCount ?? 0,
+            activeHandlers: session?.activeHandlerCount ?? 1,
           }),
-        ),
+        );
+      },
     },
   ],
 });

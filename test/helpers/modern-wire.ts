@@ -7,7 +7,10 @@
 import type { ValidateFunction } from 'ajv';
 import { readFileSync } from 'node:fs';
 import type { ExchangeReply } from '../../lib/core/exchange';
-import type { JsonRpcNotification, JsonRpcResponse } from '../../lib/jsonrpc/types';
+import { tap } from 'rxjs';
+import type { Transport } from '../../lib/core/transport';
+import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from '../../lib/jsonrpc/types';
+import { META } from '../../lib/protocol/modern';
 import type { Server } from '../../lib/server/server';
 import { createAjv } from './ajv';
 
@@ -81,8 +84,10 @@ export function modernWireValidator(): ModernWireValidator {
 }
 
 /**
- * Wraps `server.serveModern` so every message of every modern exchange is checked; the returned list
- * collects the problems (assert it is empty).
+ * Checks every message of every stateless request `server` serves, whatever way it came: HTTP POSTs
+ * (`server.serveModern`) and requests on duplex connections (stdio, in memory: the transports given to
+ * `server.connect`, where the messages of requests carrying the 2026-07-28 envelope are checked). The
+ * returned list collects the problems (assert it is empty).
  */
 export function validateEveryModernExchange(server: Server): string[] {
   const found: string[] = [];
@@ -91,7 +96,6 @@ export function validateEveryModernExchange(server: Server): string[] {
   server.serveModern = (request, reply, headers) => {
     const method = request.request.method;
     const checked: ExchangeReply = {
-      traced: reply.traced,
       notify: (message) => {
         found.push(...validator.check(method, message));
         return reply.notify(message);
@@ -104,5 +108,40 @@ export function validateEveryModernExchange(server: Server): string[] {
     };
     serve(request, checked, headers);
   };
+  const connect = server.connect.bind(server);
+  server.connect = (transport, options) => connect(checkedTransport(transport, validator, found), options);
   return found;
+}
+
+/** `transport`, with what goes out for its stateless requests checked (the requests' methods read on their way in). */
+function checkedTransport(transport: Transport, validator: ModernWireValidator, found: string[]): Transport {
+  const modern = new Map<RequestId, string>();
+  const messages = transport.messages.pipe(
+    tap((frame) => {
+      const request = frame as Partial<JsonRpcRequest>;
+      const meta = request.params?._meta as Record<string, unknown> | undefined;
+      if (typeof request.method === 'string' && request.id !== undefined && meta?.[META.protocolVersion] !== undefined)
+        modern.set(request.id, request.method);
+    }),
+  );
+  const send: Transport['send'] = (message, options) => {
+    if (!Array.isArray(message)) {
+      const single = message as JsonRpcResponse | JsonRpcNotification;
+      const id = 'method' in single ? options?.relatedRequestId : single.id;
+      const method = id === undefined ? undefined : modern.get(id);
+      if (method !== undefined) {
+        found.push(...validator.check(method, single));
+        if (!('method' in single)) modern.delete(id!);
+      }
+    }
+    return transport.send(message, options);
+  };
+  return new Proxy(transport, {
+    get(target, key) {
+      if (key === 'messages') return messages;
+      if (key === 'send') return send;
+      const value = Reflect.get(target, key, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }

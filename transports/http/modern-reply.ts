@@ -1,15 +1,19 @@
 /**
- * The way back of a modern (2026-07-28) request over Streamable HTTP: the POST's own response. A JSON body
- * when the answer comes first; an SSE stream (`X-Accel-Buffering: no`, no event ids: nothing is resumed)
- * once a notification precedes it. The requester closing the response cancels the request.
+ * The way back of a modern (2026-07-28) request over Streamable HTTP: the POST's own response, by the
+ * endpoint's `responseMode`, as in the handshake era: `auto`, a JSON body when the answer comes first and an
+ * SSE stream (`X-Accel-Buffering: no`, no event ids: nothing is resumed) once a notification precedes it;
+ * `sse`, always a stream; `json`, always a JSON body, so the notifications before it are not sent (a
+ * stateless request has no other stream to carry them). The requester closing the response cancels the
+ * request.
  */
 import type { ServerResponse } from 'node:http';
 import type { ExchangeReply } from '../../lib/core/exchange';
 import { ConnectionClosedError, ErrorCode } from '../../lib/jsonrpc/errors';
-import type { JsonRpcErrorResponse, JsonRpcNotification, JsonRpcResponse } from '../../lib/jsonrpc/types';
+import type { JsonRpcErrorResponse, JsonRpcNotification, JsonRpcResponse, RequestId } from '../../lib/jsonrpc/types';
 import { encodeSseEvent } from './sse';
 import { encodeOutbound, KeepAlive, writeChunk } from './sse-stream';
 import { endWithJson } from './request-guard';
+import type { ResponseMode } from './http-session';
 
 const STREAM_HEADERS = {
   'content-type': 'text/event-stream',
@@ -19,8 +23,9 @@ const STREAM_HEADERS = {
 
 /**
  * The HTTP status of an error answered as JSON. The envelope rungs the classifier refuses never get here;
- * what a handler or the exchange refuses keeps 200, except the two the revision sends as HTTP errors: a
- * capability the request did not declare (400) and a method not served (404).
+ * what a handler or the request refuses keeps 200, except the codes the revision sends as HTTP errors: a
+ * capability the request did not declare, a header that contradicts the body, an unsupported revision
+ * (400), and a method not served (404).
  */
 function statusOf(response: JsonRpcResponse): number {
   if (!('error' in response)) return 200;
@@ -47,20 +52,16 @@ export class HttpExchangeReply implements ExchangeReply {
   constructor(
     private readonly response: ServerResponse,
     private readonly keepAliveMs: number,
+    private readonly mode: ResponseMode = 'auto',
   ) {
     response.once('close', () => this.closed());
   }
 
   notify(message: JsonRpcNotification): Promise<void> {
-    if (this.answered || this.abortReason) return Promise.resolve();
-    const response = this.response;
-    if (!this.streaming) {
-      this.streaming = true;
-      response.writeHead(200, STREAM_HEADERS);
-      this.keepAlive = new KeepAlive(response, this.keepAliveMs);
-    }
+    if (this.answered || this.abortReason || this.mode === 'json') return Promise.resolve();
+    this.openStream();
     this.keepAlive!.touch();
-    return writeChunk(response, encodeSseEvent({ event: 'message', data: encodeOutbound(message) }));
+    return writeChunk(this.response, encodeSseEvent({ event: 'message', data: encodeOutbound(message) }));
   }
 
   answer(message: JsonRpcResponse): Promise<void> {
@@ -69,11 +70,19 @@ export class HttpExchangeReply implements ExchangeReply {
     const response = this.response;
     if (this.abortReason || response.destroyed) return Promise.resolve();
     const body = encodeOutbound(message);
+    if (this.mode === 'sse') this.openStream();
     if (this.streaming) {
       this.keepAlive!.stop();
       response.end(encodeSseEvent({ event: 'message', data: body }));
     } else endWithJson(response, statusOf(message), body);
     return Promise.resolve();
+  }
+
+  private openStream(): void {
+    if (this.streaming) return;
+    this.streaming = true;
+    this.response.writeHead(200, STREAM_HEADERS);
+    this.keepAlive = new KeepAlive(this.response, this.keepAliveMs);
   }
 
   onAbort(hook: (reason: Error) => void): void {
@@ -94,4 +103,13 @@ export class HttpExchangeReply implements ExchangeReply {
 /** Answers a modern request the classifier refused, with the status it chose. */
 export function answerRefusal(response: ServerResponse, status: number, message: JsonRpcErrorResponse): void {
   endWithJson(response, status, encodeOutbound(message));
+}
+
+/**
+ * `subscriptions/listen` on an endpoint that answers JSON only (`responseMode: 'json'`): the stream is the
+ * whole of that method, so it is refused (-32601, 404) rather than answered without its notifications.
+ */
+export function refuseListenAsJson(response: ServerResponse, id: RequestId): void {
+  const message = 'Method not found: subscriptions/listen needs a stream, and this endpoint answers JSON only';
+  answerRefusal(response, 404, { jsonrpc: '2.0', id, error: { code: ErrorCode.MethodNotFound, message } });
 }

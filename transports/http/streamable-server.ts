@@ -26,7 +26,7 @@ import { mediaTypes, refuseAndClose, refuseOrigin, refuseRequest, singleHeader }
 import type { SessionServer } from './session-server';
 import type { ModernServer } from '../../lib/core/exchange';
 import { classifyInbound, errorResponseOf } from '../../lib/protocol/era';
-import { answerRefusal, HttpExchangeReply } from './modern-reply';
+import { answerRefusal, HttpExchangeReply, refuseListenAsJson } from './modern-reply';
 import { SessionTable } from './session-table';
 import { withTraceHeaders } from './trace-headers';
 import { HttpAuth, resourceServerOf, withPrincipal } from './http-auth';
@@ -174,11 +174,12 @@ export function createStreamableHttpHandler(
           attachPrincipal(verdict.request.params!, principal);
         }
         if (verdict.request.method === 'subscriptions/listen') {
+          if (sessionConfig.responseMode === 'json') return refuseListenAsJson(response, verdict.request.id);
           if (!listenQuota.admit(clientKey(request), verdict.request.id, response)) return;
         }
         return modern!.serveModern(
           verdict,
-          new HttpExchangeReply(response, sessionConfig.keepAliveMs),
+          new HttpExchangeReply(response, sessionConfig.keepAliveMs, sessionConfig.responseMode),
           request.headers,
         );
       default:

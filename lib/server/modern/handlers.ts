@@ -9,11 +9,10 @@ import { listen } from '../listen';
 import type { RequestContext } from '../../core/request-context';
 import type { EraPolicy } from '../../protocol/era';
 import { declares, STATELESS_METHODS, type MethodSpec } from '../../protocol/methods';
-import { META } from '../../protocol/modern';
-import { shape } from '../../protocol/shape';
 import type { ServerDefinition } from '../definition';
-import { SERVER_HANDLERS, type ServerHandlersHost } from '../handlers';
-import type { ModernExchange, ModernHost } from './exchange';
+import { SHARED_HANDLERS } from '../handlers';
+import type { ModernHost } from './modern-request';
+import { identityMeta } from './results';
 
 /**
  * The requests a 2026-07-28 server may serve, with their columns of the method table: the era's client
@@ -27,14 +26,14 @@ const SERVABLE: Readonly<Record<string, MethodSpec>> = Object.freeze(
   ),
 );
 
-function discover(context: RequestContext<ServerHandlersHost>): object {
-  const exchange = context.connection as ModernExchange;
-  const definition = exchange.definition;
+function discover(context: RequestContext<ModernHost>): object {
+  const request = context.connection;
+  const definition = request.definition;
   return {
-    supportedVersions: exchange.modernVersions,
+    supportedVersions: request.modernVersions,
     capabilities: definition.capabilities,
     ...(definition.instructions !== undefined && { instructions: definition.instructions }),
-    _meta: { [META.serverInfo]: shape('Implementation', definition.info, exchange.protocolVersion) },
+    _meta: identityMeta(definition.info, request.protocolVersion),
   };
 }
 
@@ -43,8 +42,8 @@ export const MODERN_HANDLERS: HandlerTable<ModernHost> = handlerTable<ModernHost
   'subscriptions/listen': listen,
   ...Object.fromEntries(
     Object.keys(SERVABLE)
-      .filter((method) => SERVER_HANDLERS[method] !== undefined)
-      .map((method) => [method, SERVER_HANDLERS[method]!]),
+      .filter((method) => SHARED_HANDLERS[method] !== undefined)
+      .map((method) => [method, SHARED_HANDLERS[method]!]),
   ),
 });
 
