@@ -14,10 +14,8 @@ import {
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../core/correlation';
 import type { QuitReason } from '../../machines/connection';
 import type { Transport } from '../../transports/transport';
-import { MethodRemovedError, ProtocolViolationError, UnsupportedProtocolVersionError } from '../jsonrpc/errors';
+import { ProtocolViolationError, UnsupportedProtocolVersionError } from '../jsonrpc/errors';
 import type { JsonObject } from '../jsonrpc/types';
-import type { TransportSendOptions } from '../core/transport';
-import { STATELESS_METHODS } from '../protocol/methods';
 import { resultChecks, type ResultCheck } from '../protocol/results';
 import { shape } from '../protocol/shape';
 import type { ClientCapabilities, Implementation, InitializeResult, ServerCapabilities } from '../protocol/types';
@@ -215,12 +213,7 @@ export class ClientConnection extends Connection {
   override request(method: string, params?: JsonObject, options?: ClientRequestOptions): Promise<JsonObject> {
     const modern = this.modern;
     if (modern === undefined) return super.request(method, params, options);
-    return this.removedError(method) ?? modern.request(method, params, options);
-  }
-
-  /** `Connection.notify`; in the stateless revision a notification it removed fails locally, as a request does. */
-  override notify(method: string, params?: JsonObject, options?: TransportSendOptions): Promise<void> {
-    return (this.modern && this.removedError(method)) ?? super.notify(method, params, options);
+    return modern.request(method, params, options);
   }
 
   /**
@@ -298,16 +291,6 @@ export class ClientConnection extends Connection {
     });
     this.modern.followListChanges(this.serverCapabilities, this.listChanges);
     return this;
-  }
-
-  /**
-   * A `MethodRemovedError` when the stateless revision this client speaks removed `method` (nothing is sent),
-   * else undefined. Asked only once connected in that revision; once closed, the closed connection answers.
-   */
-  private removedError(method: string): Promise<never> | undefined {
-    const removal = STATELESS_METHODS.removed[method];
-    if (removal === undefined || this.state !== 'modern') return undefined;
-    return Promise.reject(new MethodRemovedError(method, removal.revision, removal.replacement));
   }
 
   /** The probe failed: the transport is closed and the connection ends as a failed handshake. */

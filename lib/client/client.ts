@@ -19,7 +19,8 @@ import type {
   Tool,
 } from '../protocol/types';
 import type { Root } from '../protocol/client-features';
-import { RESOURCE_SEARCH_EXTENSION } from '../server/definition';
+import { RESOURCE_SEARCH_EXTENSION } from '../protocol/method-table';
+import { listChangeOf, type ChangeableList } from '../protocol/list-changes';
 import { defaultValidator, type SchemaValidator } from '../validation/json-schema';
 import {
   ClientConnection,
@@ -52,15 +53,6 @@ export interface ClientOptions extends ClientConnectionOptions {
 interface Page {
   readonly nextCursor?: string;
 }
-
-type ListName = 'tools' | 'resources' | 'prompts';
-
-/** Which list cache a `list_changed` notification refreshes. */
-const LIST_CHANGED: Readonly<Record<string, ListName>> = {
-  'notifications/tools/list_changed': 'tools',
-  'notifications/resources/list_changed': 'resources',
-  'notifications/prompts/list_changed': 'prompts',
-};
 
 /**
  * An MCP client: one connection to one server, in either era (connecting, the request path and closing
@@ -335,7 +327,7 @@ export class Client extends ClientConnection {
 
   /** A `list_changed`, on the session or on the list-change stream of the stateless revision alike. */
   protected override onNotification(message: JsonRpcNotification): void {
-    const list = LIST_CHANGED[message.method];
+    const list = listChangeOf(message.method)?.list;
     if (list === 'tools') this.toolOutput?.forget();
     if (list) this.lists?.[list]?.invalidate();
   }
@@ -371,8 +363,11 @@ export class Client extends ClientConnection {
    * The cache of list `name`. A stateless-revision listing brings its pages' cache hints (`ttlMs`,
    * `cacheScope`: see `ListCache`); a handshake-era one has none and is kept until the list changes.
    */
-  private listCache<T>(name: ListName, list: (hints: CacheHints[] | undefined) => Promise<readonly T[]>): ListCache<T> {
-    const lists = (this.lists ??= {}) as Record<ListName, ListCache<T> | undefined>;
+  private listCache<T>(
+    name: ChangeableList,
+    list: (hints: CacheHints[] | undefined) => Promise<readonly T[]>,
+  ): ListCache<T> {
+    const lists = (this.lists ??= {}) as Record<ChangeableList, ListCache<T> | undefined>;
     const cached = lists[name];
     if (cached) return cached;
     // A cache lives as long as the client: it needs list changes until then.

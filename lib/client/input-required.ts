@@ -65,12 +65,6 @@ export interface InputRequiredOptions {
 export const DEFAULT_MAX_INPUT_ROUNDS = 10;
 export const STATE_ONLY_PACE_MS = 250;
 
-const FEATURE_METHODS: ReadonlySet<string> = new Set<FeatureMethod>([
-  'elicitation/create',
-  'sampling/createMessage',
-  'roots/list',
-]);
-
 /** Results a retry completed: they answer one call's rounds and are never cached (see list-cache.ts). */
 const retriedResults = new WeakSet<object>();
 
@@ -264,7 +258,8 @@ export function inputAnswerer(
   const declared = features.capabilities(undefined, version);
   return async (request, signal, key) => {
     const method = request.method;
-    const capability = FEATURE_METHODS.has(method) ? methodSpec(method)?.capability : undefined;
+    const spec = methodSpec(method, 'stateless');
+    const capability = spec?.inputRequest ? spec.capability : undefined;
     if (!capability) {
       throw new ProtocolViolationError(
         `The server asked for input ${excerpt(key)} with ${excerpt(method)}, which is not an input request ` +

@@ -13,6 +13,7 @@ import type { Clock } from '../core/clock';
 import type { Logger } from '../core/logger';
 import type { JsonObject, JsonRpcNotification } from '../jsonrpc/types';
 import { hasCapability } from '../protocol/capabilities';
+import { LIST_CHANGES } from '../protocol/list-changes';
 import { META } from '../protocol/modern';
 import type { ServerCapabilities } from '../protocol/types';
 import type { EraCache } from './era-cache';
@@ -72,12 +73,6 @@ export interface ModernClientOptions {
 }
 
 /** The lists a `list_changed` stream asks for: those the server declares can change (see `ListenFilter`). */
-const LIST_CHANGE_KINDS = [
-  ['tools', 'toolsListChanged'],
-  ['prompts', 'promptsListChanged'],
-  ['resources', 'resourcesListChanged'],
-] as const;
-
 export class ModernClient {
   /** Answers `input_required` rounds with the registered features; made on the first round. */
   private answerer: InputAnswerer | undefined;
@@ -262,8 +257,8 @@ class ModernCall implements RequestCompletion {
 /** The filter of the list-change stream for a server declaring `capabilities`; undefined when it declares none. */
 export function listChangeFilter(capabilities: ServerCapabilities | undefined): ListenFilter | undefined {
   let filter: { -readonly [K in keyof ListenFilter]: ListenFilter[K] } | undefined;
-  for (const [list, kind] of LIST_CHANGE_KINDS) {
-    if (hasCapability(capabilities, [list, 'listChanged'])) (filter ??= {})[kind] = true;
+  for (const { capability, filterField } of LIST_CHANGES) {
+    if (hasCapability(capabilities, capability)) (filter ??= {})[filterField] = true;
   }
   return filter;
 }

@@ -22,13 +22,14 @@ import type {
   ServerCapabilities,
   Tool,
 } from '../protocol/types';
+import { listChangeOf, LIST_CHANGES, type ChangeableList } from '../protocol/list-changes';
 import { dispatchDirect, type ForwardedMethod } from './direct';
 import type { OpenedTransport, SourceOpener } from './sources';
 
 /** The lists a hub takes from an upstream; `resources` covers resources and resource templates. */
-export type ListKind = 'tools' | 'prompts' | 'resources';
+export type ListKind = ChangeableList;
 
-const LIST_KINDS: readonly ListKind[] = ['tools', 'prompts', 'resources'];
+const LIST_KINDS: readonly ListKind[] = LIST_CHANGES.map((change) => change.list);
 
 /** What an upstream offered in its last session (kept while it is down: it reserves names). */
 export interface UpstreamCatalog {
@@ -68,12 +69,6 @@ export interface SessionOptions {
   /** Called with each new client before it connects (tests validate what it emits). */
   readonly onClient?: (client: Client) => void;
 }
-
-const LIST_CHANGED: Readonly<Record<string, ListKind>> = {
-  'notifications/tools/list_changed': 'tools',
-  'notifications/prompts/list_changed': 'prompts',
-  'notifications/resources/list_changed': 'resources',
-};
 
 type Context = ServerContext;
 
@@ -190,7 +185,7 @@ export class UpstreamSession {
   }
 
   private onNotification(message: JsonRpcNotification): void {
-    const kind = LIST_CHANGED[message.method];
+    const kind = listChangeOf(message.method)?.list;
     if (kind) this.scheduleRelist(kind);
     else if (message.method === 'notifications/message')
       this.events.log(message.params as unknown as LoggingMessageParams);

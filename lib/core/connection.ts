@@ -7,7 +7,12 @@ import {
   type Negotiated,
   type QuitReason,
 } from '../../machines/connection';
-import { CapabilityNotSupportedError, ConnectionClosedError, NotReadyError } from '../jsonrpc/errors';
+import {
+  CapabilityNotSupportedError,
+  ConnectionClosedError,
+  MethodRemovedError,
+  NotReadyError,
+} from '../jsonrpc/errors';
 import { clipText, excerpt } from '../jsonrpc/excerpt';
 import type { JsonObject, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, RequestId } from '../jsonrpc/types';
 import { outboundVerdict } from '../protocol/gate';
@@ -179,7 +184,8 @@ export abstract class Connection {
   /**
    * Sends a request and resolves with its result. Rejects with `McpError` for an error response, or with
    * a local error: `RequestTimeoutError`, `RequestCancelledError`, `ConnectionClosedError`,
-   * `TransportError`, `CapabilityNotSupportedError`, `NotReadyError`, `LimitExceededError`.
+   * `TransportError`, `CapabilityNotSupportedError`, `MethodRemovedError` (the peer's revision removed the
+   * method), `NotReadyError`, `LimitExceededError`.
    */
   request(method: string, params?: JsonObject, options?: SendOptions): Promise<JsonObject> {
     return this.sendRequest(method, params, options, undefined);
@@ -403,6 +409,9 @@ export abstract class Connection {
     if (verdict.kind === 'allow') return undefined;
     if (verdict.reason === 'closed') return new ConnectionClosedError(verdict.message);
     if (verdict.reason === 'not-ready') return new NotReadyError(verdict.message);
+    if (verdict.reason === 'removed') {
+      return new MethodRemovedError(method, verdict.removal.revision, verdict.removal.replacement);
+    }
     return new CapabilityNotSupportedError(method, verdict.message);
   }
 }

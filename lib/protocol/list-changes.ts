@@ -6,7 +6,7 @@
 import type { CapabilityPath } from './capabilities';
 
 /** A server list that can change: its cache, its notification and its capability are named after it. */
-export type ListName = 'tools' | 'resources' | 'prompts';
+export type ChangeableList = 'tools' | 'resources' | 'prompts';
 
 /** The field of a listen filter that asks for a list's changes (and the kind of the server's change event). */
 export type ListChangedKind = 'toolsListChanged' | 'promptsListChanged' | 'resourcesListChanged';
@@ -22,16 +22,16 @@ export interface ListenFilter {
 
 /** One list's change: what announces it, what reports it, what asks for it. */
 export interface ListChange {
-  readonly list: ListName;
+  readonly list: ChangeableList;
   /** The notification that reports the change. */
-  readonly method: `notifications/${ListName}/list_changed`;
+  readonly method: `notifications/${ChangeableList}/list_changed`;
   /** The sender's capability that announces the notification (`<list>.listChanged`). */
   readonly capability: CapabilityPath;
   /** The listen filter field that asks for it. */
   readonly filterField: ListChangedKind;
 }
 
-const change = (list: ListName, filterField: ListChangedKind): ListChange =>
+const change = (list: ChangeableList, filterField: ListChangedKind): ListChange =>
   Object.freeze({
     list,
     method: `notifications/${list}/list_changed` as const,
@@ -53,7 +53,7 @@ function indexBy<K extends string>(key: (entry: ListChange) => K): Readonly<Reco
 }
 
 /** Each list's change, by list. */
-export const LIST_CHANGE_OF_LIST: Readonly<Record<ListName, ListChange>> = indexBy((entry) => entry.list);
+export const LIST_CHANGE_OF_LIST: Readonly<Record<ChangeableList, ListChange>> = indexBy((entry) => entry.list);
 
 /** Each list's change, by the listen filter field that asks for it. */
 export const LIST_CHANGE_OF_FILTER: Readonly<Record<ListChangedKind, ListChange>> = indexBy(

@@ -10,7 +10,7 @@
  * names, per revision, and `resultChecks` (lib/protocol/results.ts) adds the stateless era's members.
  */
 import type { CapabilityPath } from './capabilities';
-import { LIST_CHANGES, type ListName } from './list-changes';
+import { LIST_CHANGES, type ChangeableList } from './list-changes';
 import { META, type ModernProtocolVersion } from './modern';
 import type { ProtocolVersion } from './versions';
 
@@ -47,7 +47,7 @@ export interface MethodSpec {
   /** Stateless era: the request may be answered with an `input_required` result. */
   readonly mayRequireInput?: true;
   /** The list change the notification reports. */
-  readonly listChange?: ListName;
+  readonly listChange?: ChangeableList;
 }
 
 /** A method the stateless era removed: in which revision, and what replaced it (for the error message). */
@@ -98,7 +98,7 @@ function notification(
   direction: Direction,
   since: Revision,
   capability?: CapabilityPath,
-  { capabilityOf = 'sender', listChange }: { capabilityOf?: 'sender' | 'receiver'; listChange?: ListName } = {},
+  { capabilityOf = 'sender', listChange }: { capabilityOf?: 'sender' | 'receiver'; listChange?: ChangeableList } = {},
 ): MethodSpec {
   return Object.freeze({
     kind: 'notification' as const,

@@ -39,7 +39,7 @@ export {
   type Revision,
   type Role,
 } from './methods';
-export { LIST_CHANGES, listChangeOf, type ListChange, type ListName } from './list-changes';
+export { LIST_CHANGES, listChangeOf, type ListChange, type ChangeableList } from './list-changes';
 
 // The gate: what may flow through a connection in its state, for its role and revision.
 export {

@@ -1,3 +1,4 @@
+import { RESOURCE_SEARCH_EXTENSION } from '../protocol/method-table';
 import { deepFreeze } from '../core/freeze';
 import type { Implementation, Resource, ServerCapabilities } from '../protocol/types';
 import { SUPPORTED_PROTOCOL_VERSIONS, type ProtocolVersion } from '../protocol/versions';
@@ -23,10 +24,10 @@ function checkCacheHints(hints: CacheHints): CacheHints {
 }
 
 /**
- * `resources/search` is not part of MCP: we offer it as an extension, advertised under
- * `capabilities.experimental` by this key, and only when the server defines `searchResources`.
+ * `resources/search` is not part of MCP: we offer it as an extension (lib/protocol/method-table.ts),
+ * advertised under `capabilities.experimental` by this key, and only when the server defines `searchResources`.
  */
-export const RESOURCE_SEARCH_EXTENSION = 'io.github.mcp-switchboard/resources-search';
+export { RESOURCE_SEARCH_EXTENSION };
 
 export type ResourceSearch = (
   query: string,

@@ -9,7 +9,7 @@
  * over its own pub/sub (Redis, NATS) and passes it to the server.
  */
 import { Subject, type Observer, type Subscribable, type Unsubscribable } from 'rxjs';
-import { LIST_CHANGES, type ListChangedKind, type ListName } from '../protocol/list-changes';
+import { LIST_CHANGES, type ListChangedKind, type ChangeableList } from '../protocol/list-changes';
 
 /** A list's change event is named by the listen filter field that asks for it. */
 export type { ListChangedKind } from '../protocol/list-changes';
@@ -57,8 +57,8 @@ export class InMemoryServerEventBus implements ServerEventBus {
 }
 
 /** The event of each list a definition update may change (shared: publishing one allocates nothing). */
-export const LIST_CHANGED_EVENTS: Readonly<Record<ListName, ServerEvent>> = Object.freeze(
+export const LIST_CHANGED_EVENTS: Readonly<Record<ChangeableList, ServerEvent>> = Object.freeze(
   Object.fromEntries(
     LIST_CHANGES.map(({ list, filterField }) => [list, Object.freeze({ kind: filterField })]),
-  ) as Record<ListName, ServerEvent>,
+  ) as Record<ChangeableList, ServerEvent>,
 );

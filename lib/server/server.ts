@@ -6,6 +6,7 @@ import type { ConnectionOptions } from '../core/connection';
 import type { Transport } from '../core/transport';
 import type { QuitReason } from '../../machines/connection';
 import { hasCapability } from '../protocol/capabilities';
+import { LIST_CHANGE_OF_LIST, LIST_CHANGES, type ChangeableList } from '../protocol/list-changes';
 import { defaultLogger } from '../core/logger';
 import type { ServerDefinition } from './definition';
 import type { ListName } from './context';
@@ -44,15 +45,6 @@ export interface ServerOptions extends ConnectionOptions {
   readonly maxListenStreams?: number;
 }
 
-/** The lists a client can be told have changed, with the capability that announces it. */
-const LISTS = {
-  tools: 'notifications/tools/list_changed',
-  resources: 'notifications/resources/list_changed',
-  prompts: 'notifications/prompts/list_changed',
-} as const;
-
-type ChangedList = keyof typeof LISTS;
-
 /**
  * Serves one `ServerDefinition` to any number of clients: `connect` gives each transport its own
  * connection. `update` swaps the definition for all of them and tells ready clients which lists changed
@@ -70,7 +62,7 @@ export class Server implements ModernServer {
   private resourceSubscriptions: SubscriptionHub | undefined;
   private readonly live = new Set<ServerConnection>();
   /** Lists changed since the last announcement (created with the first change). */
-  private changed: Set<ChangedList> | undefined;
+  private changed: Set<ChangeableList> | undefined;
 
   constructor(
     definition: ServerDefinition,
@@ -206,9 +198,7 @@ export class Server implements ModernServer {
     this.current = typeof next === 'function' ? next(previous) : next;
     const changed = (this.changed ??= new Set());
     const before = changed.size;
-    for (const list of Object.keys(LISTS) as ChangedList[]) {
-      if (this.current[list] !== previous[list]) changed.add(list);
-    }
+    for (const { list } of LIST_CHANGES) if (this.current[list] !== previous[list]) changed.add(list);
     if (before === 0 && changed.size > 0) queueMicrotask(() => this.announceChanges());
   }
 
@@ -241,11 +231,12 @@ export class Server implements ModernServer {
     for (const connection of this.live) {
       if (connection.state !== 'ready') continue;
       for (const list of lists) {
+        const change = LIST_CHANGE_OF_LIST[list];
         // Only lists this client was told can change: the capability is what it saw at initialize.
-        if (!hasCapability(connection.capabilities, [list, 'listChanged'])) continue;
+        if (!hasCapability(connection.capabilities, change.capability)) continue;
         connection
-          .notify(LISTS[list])
-          .catch((error) => connection.logger.debug(`Could not send ${LISTS[list]}`, error));
+          .notify(change.method)
+          .catch((error) => connection.logger.debug(`Could not send ${change.method}`, error));
       }
     }
   }
