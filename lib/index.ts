@@ -152,8 +152,17 @@ export {
 } from './server/resources';
 export { PromptCatalog, type PromptDefinition } from './server/prompts';
 export { MAX_COMPLETION_VALUES } from './server/completion';
-export type { Completer, CompletionContext, ServerContext, ServerHost } from './server/context';
+export type {
+  Completer,
+  CompletionContext,
+  ServerContext,
+  ServerHost,
+  ServerRequestHost,
+  ServerSessionHost,
+  StatelessRequestHost,
+} from './server/context';
 export { Server, ServerConnection, type ServerConnectionEvents, type ServerOptions } from './server/server';
+export type { ConnectionServer } from './server/server-connection';
 export type { Page } from './server/listing';
 export { SubscriptionHub } from './server/subscriptions';
 export { UriTemplate, type UriTemplateValue } from './server/uri-template';

@@ -66,11 +66,11 @@ export interface ServerConnectionEvents extends ConnectionEvents {
 }
 
 /** The server's side of one client connection. */
-export class ServerConnection extends Connection implements SessionHandlersHost {
+export class ServerConnection extends Connection {
   readonly role = 'server';
   /** The requests it hosts itself are the handshake era's (a stateless request's host is its own). */
   readonly era = 'legacy';
-  /** @internal */
+  /** @internal The session's handlers, whose host it is (`asHost`). */
   protected readonly handlers: HandlerTable<SessionHandlersHost> = SESSION_HANDLERS;
   private level: LoggingLevel | undefined;
   private declared: ServerCapabilities | undefined;
@@ -87,6 +87,14 @@ export class ServerConnection extends Connection implements SessionHandlersHost 
   /** eventemitter3 facade: the connection's events and the server's (`ServerConnectionEvents`). */
   override get events(): EventFacade<ServerConnectionEvents> {
     return super.events as unknown as EventFacade<ServerConnectionEvents>;
+  }
+
+  /**
+   * @internal The connection as its handlers' host. Not an `implements` clause: the host's members the
+   * published declarations strip (`@internal`) would make that clause fail in a consumer's type check.
+   */
+  protected asHost(): SessionHandlersHost {
+    return this;
   }
 
   /** The minimum level of `notifications/message` this client asked for (`logging/setLevel`); all levels until then. */
