@@ -33,7 +33,29 @@ export interface ComparisonTable {
   readonly comparisons: readonly Comparison[];
 }
 
-const atLeast = (ratio: number): Target => ({ bound: 'atLeast', ratio, text: `>= ${ratio}x` });
+/** A row setting two entrants side by side on one figure of one scenario (`subject` ÷ `baseline`). */
+export function entrantRow(
+  scenario: string,
+  figure: string,
+  label: string,
+  unit: string,
+  better: 'higher' | 'lower',
+  subject: string,
+  baseline: string,
+  extra: Partial<Pick<Comparison, 'target' | 'note'>> = {},
+): Comparison {
+  return {
+    label,
+    unit,
+    better,
+    subject: { scenario, entrant: subject, figure },
+    baseline: { scenario, entrant: baseline, figure },
+    ...extra,
+  };
+}
+
+/** The target of a ratio that must reach `ratio`. */
+export const atLeast = (ratio: number): Target => ({ bound: 'atLeast', ratio, text: `>= ${ratio}x` });
 const atMostFraction = (denominator: number): Target => ({
   bound: 'atMost',
   ratio: 1 / denominator,

@@ -11,7 +11,7 @@
  * and `CONNECT_ERAS` (a ComparisonTable).
  */
 import { pathToFileURL } from 'node:url';
-import type { Comparison, ComparisonTable, Target } from './comparisons';
+import { atLeast, type Comparison, type ComparisonTable, type Target, entrantRow } from './comparisons';
 import { settingsFrom, warmupSettings, type BenchSettings } from './config';
 import { CONNECT_ENTRANTS, OUR_ERAS, type OpenedPair, type OpenPair } from './connect-entrants';
 import { measureHeapPerItem } from './harness';
@@ -71,7 +71,6 @@ export const CONNECT_SCENARIOS: readonly Scenario[] = [
   ),
 ];
 
-const atLeast = (ratio: number): Target => ({ bound: 'atLeast', ratio, text: `>= ${ratio}x` });
 const AT_MOST_EQUAL: Target = { bound: 'atMost', ratio: 1, text: '<= 1x' };
 
 const CONNECT_NOTE =
@@ -80,36 +79,16 @@ const CLOSE_NOTE = 'Connect then close (awaited), 10,000 times after 1,000 untim
 const HEAP_NOTE =
   '(heapUsed after gc with 2,000 connected pairs of the shared Server alive - heapUsed after gc before) / 2,000.';
 
-function row(
-  scenarioId: string,
-  figure: string,
-  label: string,
-  unit: string,
-  better: 'higher' | 'lower',
-  subject: string,
-  baseline: string,
-  extra: Partial<Pick<Comparison, 'target' | 'note'>> = {},
-): Comparison {
-  return {
-    label,
-    unit,
-    better,
-    subject: { scenario: scenarioId, entrant: subject, figure },
-    baseline: { scenario: scenarioId, entrant: baseline, figure },
-    ...extra,
-  };
-}
-
 /** For each of our eras: against SDK v1, SDK v2 and bare. */
 const againstOthers = (era: string, note?: string): Comparison[] => [
-  row('connect', 'perSecond', `connect ${era} vs SDK v1`, 'pairs/s', 'higher', `ours-${era}`, 'sdk-v1', {
+  entrantRow('connect', 'perSecond', `connect ${era} vs SDK v1`, 'pairs/s', 'higher', `ours-${era}`, 'sdk-v1', {
     target: atLeast(20),
     ...(note !== undefined && { note }),
   }),
-  row('connect', 'perSecond', `connect ${era} vs SDK v2`, 'pairs/s', 'higher', `ours-${era}`, 'sdk-v2', {
+  entrantRow('connect', 'perSecond', `connect ${era} vs SDK v2`, 'pairs/s', 'higher', `ours-${era}`, 'sdk-v2', {
     target: atLeast(10),
   }),
-  row('connect', 'perSecond', `connect ${era} vs bare`, 'pairs/s', 'higher', `ours-${era}`, 'bare'),
+  entrantRow('connect', 'perSecond', `connect ${era} vs bare`, 'pairs/s', 'higher', `ours-${era}`, 'bare'),
 ];
 
 export const CONNECT_ERAS: ComparisonTable = {
@@ -120,10 +99,10 @@ export const CONNECT_ERAS: ComparisonTable = {
     ...againstOthers('auto', CONNECT_NOTE),
     ...againstOthers('legacy'),
     ...againstOthers('modern'),
-    row('connect', 'perSecond', 'connect modern vs legacy', 'pairs/s', 'higher', 'ours-modern', 'ours-legacy', {
+    entrantRow('connect', 'perSecond', 'connect modern vs legacy', 'pairs/s', 'higher', 'ours-modern', 'ours-legacy', {
       target: atLeast(1),
     }),
-    row(
+    entrantRow(
       'connectClose',
       'perSecond',
       'connect + close, modern vs legacy',
@@ -136,7 +115,7 @@ export const CONNECT_ERAS: ComparisonTable = {
         note: CLOSE_NOTE,
       },
     ),
-    row(
+    entrantRow(
       'connectClose',
       'perSecond',
       'connect + close, auto vs legacy',
@@ -145,7 +124,7 @@ export const CONNECT_ERAS: ComparisonTable = {
       'ours-auto',
       'ours-legacy',
     ),
-    row(
+    entrantRow(
       'connectHeap',
       'bytesPerPair',
       'heap per pair, modern vs legacy',

@@ -17,7 +17,7 @@ import { defineServer, type ServerDefinition } from '../lib/server/definition';
 import { Server } from '../lib/server/server';
 import type { ToolDefinition } from '../lib/server/tools';
 import { createMemoryPair } from '../transports/memory';
-import type { Comparison, ComparisonTable } from './comparisons';
+import { type ComparisonTable, entrantRow } from './comparisons';
 import { settingsFrom, warmupSettings, type BenchSettings } from './config';
 import type { CallPair } from './contender';
 import { measureLatency, measureThroughput } from './harness';
@@ -172,42 +172,22 @@ const OVERHEAD_NOTE =
 const CATALOG_NOTE =
   'One operation = new Hub over 50 in-process upstreams of 20 tools (collision: rename) + start() (50 handshakes and listings) + a downstream client connect + tools/list of the 1,000 tools; closed outside the timed region. clients = 50 Clients each connecting to and listing its own Server (what an agent does without a hub). ops/s = operations / summed time.';
 
-function row(
-  scenario: string,
-  figure: string,
-  label: string,
-  unit: string,
-  better: 'higher' | 'lower',
-  subject: string,
-  baseline: string,
-  extra: Partial<Pick<Comparison, 'target' | 'note'>> = {},
-): Comparison {
-  return {
-    label,
-    unit,
-    better,
-    subject: { scenario, entrant: subject, figure },
-    baseline: { scenario, entrant: baseline, figure },
-    ...extra,
-  };
-}
-
 export const HUB_OVERHEAD: ComparisonTable = {
   title: 'The hub: tools/call through a hub to an in-process upstream vs straight to it; a 50 x 20 catalog',
   subjectName: 'hub',
   baselineName: 'straight',
   comparisons: [
-    row('hubToolsSequential', 'perSecond', 'tools/call, 1 in flight', 'calls/s', 'higher', 'hub', 'straight', {
+    entrantRow('hubToolsSequential', 'perSecond', 'tools/call, 1 in flight', 'calls/s', 'higher', 'hub', 'straight', {
       target: HUB_TARGET,
       note: OVERHEAD_NOTE,
     }),
-    row('hubToolsSequential', 'p50Us', 'tools/call, 1 in flight, p50', 'us', 'lower', 'hub', 'straight', {
+    entrantRow('hubToolsSequential', 'p50Us', 'tools/call, 1 in flight, p50', 'us', 'lower', 'hub', 'straight', {
       target: LATENCY_TARGET,
     }),
-    row('hubToolsConcurrent', 'perSecond', 'tools/call, 256 in flight', 'calls/s', 'higher', 'hub', 'straight', {
+    entrantRow('hubToolsConcurrent', 'perSecond', 'tools/call, 256 in flight', 'calls/s', 'higher', 'hub', 'straight', {
       target: HUB_TARGET,
     }),
-    row(
+    entrantRow(
       'hubToolsSequential',
       'perSecond',
       'over its connection, 1 in flight',
@@ -216,7 +196,7 @@ export const HUB_OVERHEAD: ComparisonTable = {
       'hub-connection',
       'straight',
     ),
-    row(
+    entrantRow(
       'hubToolsConcurrent',
       'perSecond',
       'over its connection, 256 in flight',
@@ -225,10 +205,19 @@ export const HUB_OVERHEAD: ComparisonTable = {
       'hub-connection',
       'straight',
     ),
-    row('hubCatalog', 'p50Ms', 'hub of 50 x 20: start + handshake + tools/list, p50', 'ms', 'lower', 'hub', 'clients', {
-      note: CATALOG_NOTE,
-    }),
-    row('hubCatalog', 'p99Ms', 'hub of 50 x 20, p99', 'ms', 'lower', 'hub', 'clients'),
+    entrantRow(
+      'hubCatalog',
+      'p50Ms',
+      'hub of 50 x 20: start + handshake + tools/list, p50',
+      'ms',
+      'lower',
+      'hub',
+      'clients',
+      {
+        note: CATALOG_NOTE,
+      },
+    ),
+    entrantRow('hubCatalog', 'p99Ms', 'hub of 50 x 20, p99', 'ms', 'lower', 'hub', 'clients'),
   ],
 };
 

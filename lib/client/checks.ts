@@ -18,10 +18,6 @@ export function faultsOf(method: string): { serverFault: Fail; appFault: Fail } 
   };
 }
 
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** How much of a peer's string an error message quotes. */
 export const MAX_QUOTED_CHARS = 80;
 

@@ -2,8 +2,9 @@
  * Pure validation for `elicitation/create` (client side): form mode (2025-06-18) and URL mode (2025-11-25).
  * A request that breaks the protocol throws `McpError(-32602)`; a bad answer from the application throws `TypeError`.
  */
+import { isPlainObject } from '../jsonrpc/classify';
 import { ErrorCode, McpError } from '../jsonrpc/errors';
-import { describeValue, faultsOf, isObject, quote, quoteList } from './checks';
+import { describeValue, faultsOf, quote, quoteList } from './checks';
 import type {
   ElicitParams,
   ElicitResult,
@@ -103,7 +104,7 @@ const NUMBER = [Number.isFinite, 'a finite number'] as const;
 
 function optionsProblem(options: unknown, where: string): string | undefined {
   if (!Array.isArray(options) || options.length === 0) return `${where} must be a non-empty array of options`;
-  const bad = options.findIndex((o) => !isObject(o) || typeof o.const !== 'string' || typeof o.title !== 'string');
+  const bad = options.findIndex((o) => !isPlainObject(o) || typeof o.const !== 'string' || typeof o.title !== 'string');
   return bad >= 0 ? `${where}[${bad}] must be an object with string const and title` : undefined;
 }
 
@@ -123,7 +124,7 @@ function choicesOf(schema: PrimitiveSchema): readonly string[] | undefined {
 
 /** Why `schema` (one property of a form) is outside the restricted subset, or undefined. */
 function schemaProblem(schema: unknown): string | undefined {
-  if (!isObject(schema)) return `must be a schema object, got ${describeValue(schema)}`;
+  if (!isPlainObject(schema)) return `must be a schema object, got ${describeValue(schema)}`;
   const type = schema.type;
   if (type === 'object') return 'is a nested object; only primitive properties are allowed';
   for (const keyword of [...NOT_FLAT, ...NESTING])
@@ -155,7 +156,7 @@ function schemaProblem(schema: unknown): string | undefined {
     return checkRange(schema, ['minimum', 'maximum'], NUMBER);
   } else if (type === 'array') {
     const items = schema.items;
-    if (!isObject(items)) return `items must be an object, got ${describeValue(items)}`;
+    if (!isPlainObject(items)) return `items must be an object, got ${describeValue(items)}`;
     if (items.type === 'object' || 'properties' in items)
       return 'is an array of objects; only multi-select enums are allowed';
     const range = checkRange(schema, ['minItems', 'maxItems'], COUNT);
@@ -257,7 +258,7 @@ function valueProblem(schema: PrimitiveSchema, value: unknown): string | undefin
 }
 
 function checkRequestedSchema(schema: unknown): void {
-  if (!isObject(schema)) return serverFault(`requestedSchema must be an object, got ${describeValue(schema)}`);
+  if (!isPlainObject(schema)) return serverFault(`requestedSchema must be an object, got ${describeValue(schema)}`);
   if (schema.type !== 'object') serverFault(`requestedSchema.type must be "object", got ${describeValue(schema.type)}`);
   if (schema.$schema !== undefined && typeof schema.$schema !== 'string')
     serverFault('requestedSchema.$schema must be a string');
@@ -265,7 +266,7 @@ function checkRequestedSchema(schema: unknown): void {
     if (keyword in schema)
       serverFault(`requestedSchema uses ${keyword}, which the restricted elicitation schema does not allow`);
   const properties = schema.properties;
-  if (!isObject(properties))
+  if (!isPlainObject(properties))
     return serverFault(`requestedSchema.properties must be an object, got ${describeValue(properties)}`);
   for (const [name, property] of Object.entries(properties)) {
     const problem = schemaProblem(property) ?? defaultProblem(property as PrimitiveSchema);
@@ -295,15 +296,15 @@ function defaultProblem(schema: PrimitiveSchema): string | undefined {
  * `requestedSchema` leaves the restricted flat subset (the message names the property). Returns `params`.
  */
 export function parseElicitParams(params: unknown, declared: ElicitationDeclared): ElicitParams {
-  if (!isObject(params)) return serverFault(`params must be an object, got ${describeValue(params)}`);
+  if (!isPlainObject(params)) return serverFault(`params must be an object, got ${describeValue(params)}`);
   const mode = params.mode ?? 'form';
   if (mode !== 'form' && mode !== 'url') return serverFault(`mode must be "form" or "url", got ${describeValue(mode)}`);
   if (!declared[mode]) serverFault(`the client did not declare elicitation.${mode}`);
   if (typeof params.message !== 'string') serverFault(`message must be a string, got ${describeValue(params.message)}`);
-  if (params._meta !== undefined && !isObject(params._meta)) serverFault('_meta must be an object');
+  if (params._meta !== undefined && !isPlainObject(params._meta)) serverFault('_meta must be an object');
   if (params.task !== undefined) {
-    const ttl = isObject(params.task) ? params.task.ttl : undefined;
-    if (!isObject(params.task) || (ttl !== undefined && !Number.isInteger(ttl)))
+    const ttl = isPlainObject(params.task) ? params.task.ttl : undefined;
+    if (!isPlainObject(params.task) || (ttl !== undefined && !Number.isInteger(ttl)))
       serverFault('task must be an object whose ttl, if present, is an integer');
   }
   if (mode === 'url') {
@@ -337,11 +338,11 @@ export function applyDefaults(
  * type, outside its options, length, range or item count, or not matching its format. Returns `result`.
  */
 export function checkElicitResult(result: unknown, params: ElicitParams): ElicitResult {
-  if (!isObject(result)) return appFault(`the handler must return an object, got ${describeValue(result)}`);
+  if (!isPlainObject(result)) return appFault(`the handler must return an object, got ${describeValue(result)}`);
   const { action, content } = result;
   if (action !== 'accept' && action !== 'decline' && action !== 'cancel')
     return appFault(`action must be "accept", "decline" or "cancel", got ${describeValue(action)}`);
-  if (result._meta !== undefined && !isObject(result._meta)) appFault('_meta must be an object');
+  if (result._meta !== undefined && !isPlainObject(result._meta)) appFault('_meta must be an object');
   if (params.mode === 'url') {
     if (content !== undefined) appFault('a URL-mode result must not carry content');
     return result as unknown as ElicitResult;
@@ -350,7 +351,8 @@ export function checkElicitResult(result: unknown, params: ElicitParams): Elicit
     if (content !== undefined) appFault(`a "${action}" result must not carry content`);
     return result as unknown as ElicitResult;
   }
-  if (!isObject(content)) return appFault(`an accepted form needs a content object, got ${describeValue(content)}`);
+  if (!isPlainObject(content))
+    return appFault(`an accepted form needs a content object, got ${describeValue(content)}`);
   const { properties, required = [] } = params.requestedSchema;
   for (const name of Object.keys(content))
     if (!Object.hasOwn(properties, name)) appFault(`content.${name} is not a property of the requested schema`);
@@ -373,7 +375,7 @@ export function urlElicitationRequiredData(elicitations: readonly ElicitUrlParam
   if (!Array.isArray(elicitations) || elicitations.length === 0)
     throw new TypeError('A URL elicitation required error needs at least one elicitation');
   elicitations.forEach((elicitation, i) => {
-    const problem = isObject(elicitation) ? urlParamsProblem(elicitation) : ['', 'must be an object'];
+    const problem = isPlainObject(elicitation) ? urlParamsProblem(elicitation) : ['', 'must be an object'];
     if (problem) throw new TypeError(`elicitations[${i}]${problem[0] && '.'}${problem[0]} ${problem[1]}`);
   });
   return { elicitations: [...elicitations] };
@@ -387,8 +389,8 @@ export function urlElicitationRequiredData(elicitations: readonly ElicitUrlParam
 export function readUrlElicitations(error: unknown): ElicitUrlParams[] | undefined {
   if (!(error instanceof McpError) || error.code !== ErrorCode.UrlElicitationRequired) return undefined;
   const data = error.data;
-  if (!isObject(data) || !Array.isArray(data.elicitations) || data.elicitations.length === 0) return undefined;
+  if (!isPlainObject(data) || !Array.isArray(data.elicitations) || data.elicitations.length === 0) return undefined;
   const elicitations: unknown[] = data.elicitations;
-  if (!elicitations.every((entry) => isObject(entry) && urlParamsProblem(entry) === undefined)) return undefined;
+  if (!elicitations.every((entry) => isPlainObject(entry) && urlParamsProblem(entry) === undefined)) return undefined;
   return elicitations as ElicitUrlParams[];
 }

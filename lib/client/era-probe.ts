@@ -16,12 +16,12 @@
  * - no answer in time: legacy over stdio (legacy servers may ignore requests before `initialize`), an error
  *   over HTTP; the transport ending: an error over stdio that names `era: 'legacy'`, an error elsewhere.
  */
+import { isPlainObject } from '../jsonrpc/classify';
 import type { Observer, Subscription } from 'rxjs';
 import type { Transport } from '../core/transport';
 import type { Clock } from '../core/clock';
 import { ErrorCode, ProtocolViolationError, TransportError } from '../jsonrpc/errors';
 import type { InboundFrame, JsonObject, JsonRpcRequest } from '../jsonrpc/types';
-import { isPlainObject } from '../protocol/envelope';
 
 /** Which era a client speaks: `auto` probes (the default), the others force one. */
 export type EraChoice = 'auto' | 'legacy' | 'modern';

@@ -4,7 +4,7 @@
  * sent it: a modern verdict's discovery result goes through the probe's own check (`discoverInfoOf`), and an
  * entry that fails any check is dropped, never trusted and never thrown about.
  */
-import { isPlainObject } from '../protocol/envelope';
+import { isPlainObject } from '../jsonrpc/classify';
 import { MODERN_PROTOCOL_VERSIONS } from '../protocol/modern';
 import { discoverInfoOf, type DiscoverInfo } from './era-probe';
 

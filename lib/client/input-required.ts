@@ -10,6 +10,7 @@
  * `inputAnswerer` answers input requests with a client's `ClientFeatures`, through the same request handlers
  * and capability checks that answer the legacy era's server->client requests.
  */
+import { isPlainObject } from '../jsonrpc/classify';
 import { createActor, toPromise } from 'xstate';
 import {
   inputRequiredCallMachine,
@@ -296,8 +297,4 @@ function answerFailure(key: string, method: string, error: unknown): Error {
   }
   if (error instanceof SwitchboardError) return error;
   return new InputRequestError(key, method, error);
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -4,9 +4,9 @@
  * the `Mcp-Param-*` headers of a `tools/call` (from the tool's `x-mcp-header` annotations, learnt by
  * `listTools`), and the one retry a -32022 naming another revision we speak earns.
  */
+import { isPlainObject } from '../jsonrpc/classify';
 import { ErrorCode, McpError, TransportError } from '../jsonrpc/errors';
 import type { JsonObject } from '../jsonrpc/types';
-import { isPlainObject } from '../protocol/envelope';
 import { mcpHeaderParams, paramHeaders, type ParamHeader } from '../protocol/http-headers';
 import { META } from '../protocol/modern';
 import type { LoggingLevel, Tool } from '../protocol/types';

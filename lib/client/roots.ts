@@ -1,8 +1,8 @@
 /**
  * Pure validation for the roots the application gives the client (answered to `roots/list`).
  */
+import { isPlainObject } from '../jsonrpc/classify';
 import { deepFreeze } from '../core/freeze';
-import { isObject } from './checks';
 import type { Root } from '../protocol/client-features';
 import type { Meta } from '../protocol/types';
 
@@ -24,14 +24,14 @@ function uriProblem(uri: string): string | undefined {
 
 function copyRoot(entry: unknown, index: number): Root {
   const where = `roots[${index}]`;
-  if (!isObject(entry)) throw new TypeError(`${where} must be an object with a uri, got ${JSON.stringify(entry)}`);
+  if (!isPlainObject(entry)) throw new TypeError(`${where} must be an object with a uri, got ${JSON.stringify(entry)}`);
   const { uri, name, _meta } = entry;
   if (typeof uri !== 'string') throw new TypeError(`${where}.uri must be a string, got ${JSON.stringify(uri)}`);
   const problem = uriProblem(uri);
   if (problem) throw new TypeError(`${where}.uri ${JSON.stringify(uri)} ${problem}`);
   if (name !== undefined && typeof name !== 'string')
     throw new TypeError(`${where}.name must be a string, got ${JSON.stringify(name)}`);
-  if (_meta !== undefined && !isObject(_meta)) throw new TypeError(`${where}._meta must be an object`);
+  if (_meta !== undefined && !isPlainObject(_meta)) throw new TypeError(`${where}._meta must be an object`);
   const root: { uri: string; name?: string; _meta?: Meta } = { uri };
   if (name !== undefined) root.name = name;
   if (_meta !== undefined) {

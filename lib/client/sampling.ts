@@ -2,7 +2,8 @@
  * Pure validation for `sampling/createMessage` (client side): the server's request and the application's answer.
  * A request that breaks the protocol throws `McpError(-32602)`; a bad answer from the application throws `TypeError`.
  */
-import { describeValue, faultsOf, isObject, quote, type Fail } from './checks';
+import { isPlainObject } from '../jsonrpc/classify';
+import { describeValue, faultsOf, quote, type Fail } from './checks';
 import type {
   CreateMessageParams,
   CreateMessageResult,
@@ -29,7 +30,8 @@ function requireString(value: unknown, where: string, fail: Fail): void {
 
 function optional(value: unknown, where: string, fail: Fail, kind: 'string' | 'boolean' | 'number' | 'object'): void {
   if (value === undefined) return;
-  const ok = kind === 'object' ? isObject(value) : kind === 'number' ? Number.isFinite(value) : typeof value === kind;
+  const ok =
+    kind === 'object' ? isPlainObject(value) : kind === 'number' ? Number.isFinite(value) : typeof value === kind;
   if (!ok) fail(`${where} must be ${kind === 'object' ? 'an object' : `a ${kind}`}, got ${describeValue(value)}`);
 }
 
@@ -50,14 +52,14 @@ function checkPlainBlock(block: Record<string, unknown>, where: string, fail: Fa
 
 /** A ContentBlock inside a tool_result: what a tools/call result may hold. */
 function checkToolResultBlock(block: unknown, where: string, fail: Fail): void {
-  if (!isObject(block)) return fail(`${where} must be a content block, got ${describeValue(block)}`);
+  if (!isPlainObject(block)) return fail(`${where} must be a content block, got ${describeValue(block)}`);
   if (checkPlainBlock(block, where, fail)) return;
   if (block.type === 'resource_link') {
     requireString(block.uri, `${where}.uri`, fail);
     requireString(block.name, `${where}.name`, fail);
   } else if (block.type === 'resource') {
     const resource = block.resource;
-    if (!isObject(resource)) return fail(`${where}.resource must be an object, got ${describeValue(resource)}`);
+    if (!isPlainObject(resource)) return fail(`${where}.resource must be an object, got ${describeValue(resource)}`);
     requireString(resource.uri, `${where}.resource.uri`, fail);
     if (typeof resource.text !== 'string' && typeof resource.blob !== 'string')
       fail(`${where}.resource needs a string text or blob`);
@@ -67,12 +69,12 @@ function checkToolResultBlock(block: unknown, where: string, fail: Fail): void {
 }
 
 function checkBlock(block: unknown, where: string, fail: Fail): SamplingContent {
-  if (!isObject(block)) return fail(`${where} must be a content block, got ${describeValue(block)}`);
+  if (!isPlainObject(block)) return fail(`${where} must be a content block, got ${describeValue(block)}`);
   if (!checkPlainBlock(block, where, fail)) {
     if (block.type === 'tool_use') {
       requireString(block.id, `${where}.id`, fail);
       requireString(block.name, `${where}.name`, fail);
-      if (!isObject(block.input)) fail(`${where}.input must be an object, got ${describeValue(block.input)}`);
+      if (!isPlainObject(block.input)) fail(`${where}.input must be an object, got ${describeValue(block.input)}`);
     } else if (block.type === 'tool_result') {
       requireString(block.toolUseId, `${where}.toolUseId`, fail);
       if (!Array.isArray(block.content)) fail(`${where}.content must be an array, got ${describeValue(block.content)}`);
@@ -100,16 +102,16 @@ function blocksOf(content: unknown, where: string, fail: Fail): Located[] {
 }
 
 function checkTool(tool: unknown, where: string): void {
-  if (!isObject(tool)) return serverFault(`${where} must be a tool object, got ${describeValue(tool)}`);
+  if (!isPlainObject(tool)) return serverFault(`${where} must be a tool object, got ${describeValue(tool)}`);
   requireString(tool.name, `${where}.name`, serverFault);
-  if (!isObject(tool.inputSchema) || tool.inputSchema.type !== 'object')
+  if (!isPlainObject(tool.inputSchema) || tool.inputSchema.type !== 'object')
     serverFault(`${where}.inputSchema must be an object schema with type "object"`);
   optional(tool.description, `${where}.description`, serverFault, 'string');
 }
 
 function checkModelPreferences(preferences: unknown): void {
   if (preferences === undefined) return;
-  if (!isObject(preferences))
+  if (!isPlainObject(preferences))
     return serverFault(`modelPreferences must be an object, got ${describeValue(preferences)}`);
   for (const key of ['costPriority', 'speedPriority', 'intelligencePriority'] as const) {
     const value = preferences[key];
@@ -120,7 +122,7 @@ function checkModelPreferences(preferences: unknown): void {
   if (hints === undefined) return;
   if (!Array.isArray(hints)) return serverFault(`modelPreferences.hints must be an array, got ${describeValue(hints)}`);
   hints.forEach((hint, i) => {
-    if (!isObject(hint)) serverFault(`modelPreferences.hints[${i}] must be an object, got ${describeValue(hint)}`);
+    if (!isPlainObject(hint)) serverFault(`modelPreferences.hints[${i}] must be an object, got ${describeValue(hint)}`);
     optional((hint as Record<string, unknown>).name, `modelPreferences.hints[${i}].name`, serverFault, 'string');
   });
 }
@@ -186,7 +188,7 @@ function checkToolTurns(messages: readonly { role: unknown; blocks: Located[] }[
  * application never acts on context it did not offer. Otherwise the params object itself is returned.
  */
 export function checkCreateMessageParams(params: unknown, declared: SamplingDeclared): CreateMessageParams {
-  if (!isObject(params)) return serverFault(`params must be an object, got ${describeValue(params)}`);
+  if (!isPlainObject(params)) return serverFault(`params must be an object, got ${describeValue(params)}`);
   const { messages, maxTokens, tools, toolChoice, includeContext, stopSequences } = params;
   if (!Array.isArray(messages)) return serverFault(`messages must be an array, got ${describeValue(messages)}`);
   if (messages.length === 0) serverFault('messages must not be empty');
@@ -203,7 +205,7 @@ export function checkCreateMessageParams(params: unknown, declared: SamplingDecl
     serverFault('stopSequences must be an array of strings');
   checkModelPreferences(params.modelPreferences);
   if (params.task !== undefined) {
-    if (!isObject(params.task)) serverFault(`task must be an object, got ${describeValue(params.task)}`);
+    if (!isPlainObject(params.task)) serverFault(`task must be an object, got ${describeValue(params.task)}`);
     const ttl = (params.task as Record<string, unknown>).ttl;
     if (ttl !== undefined && !Number.isInteger(ttl))
       serverFault(`task.ttl must be an integer, got ${describeValue(ttl)}`);
@@ -218,14 +220,15 @@ export function checkCreateMessageParams(params: unknown, declared: SamplingDecl
   }
   if (toolChoice !== undefined) {
     if (!declared.tools) serverFault('toolChoice is present, but the client did not declare sampling.tools');
-    if (!isObject(toolChoice)) return serverFault(`toolChoice must be an object, got ${describeValue(toolChoice)}`);
+    if (!isPlainObject(toolChoice))
+      return serverFault(`toolChoice must be an object, got ${describeValue(toolChoice)}`);
     if (toolChoice.mode !== undefined && !TOOL_CHOICE_MODES.includes(toolChoice.mode))
       serverFault(`toolChoice.mode must be "auto", "required" or "none", got ${describeValue(toolChoice.mode)}`);
   }
 
   const located = messages.map((message, i) => {
     const where = `messages[${i}]`;
-    if (!isObject(message)) return serverFault(`${where} must be an object, got ${describeValue(message)}`);
+    if (!isPlainObject(message)) return serverFault(`${where} must be an object, got ${describeValue(message)}`);
     if (!ROLES.includes(message.role))
       serverFault(`${where}.role must be "user" or "assistant", got ${describeValue(message.role)}`);
     optional(message._meta, `${where}._meta`, serverFault, 'object');
@@ -245,7 +248,7 @@ export function checkCreateMessageParams(params: unknown, declared: SamplingDecl
  * other than assistant, duplicate tool_use ids, or tool_result blocks (only the server produces those).
  */
 export function checkCreateMessageResult(result: unknown, request: CreateMessageParams): CreateMessageResult {
-  if (!isObject(result)) return appFault(`the handler must return an object, got ${describeValue(result)}`);
+  if (!isPlainObject(result)) return appFault(`the handler must return an object, got ${describeValue(result)}`);
   if (!ROLES.includes(result.role)) appFault(`role must be "user" or "assistant", got ${describeValue(result.role)}`);
   requireString(result.model, 'model', appFault);
   optional(result.stopReason, 'stopReason', appFault, 'string');

@@ -4,6 +4,7 @@
  * serves one wins), and for each entry a definition whose handler forwards to its upstream. Entries of an
  * upstream that did not change keep their definition objects, so an unchanged list compares equal.
  */
+import { isPlainObject } from '../jsonrpc/classify';
 import type { Subscribable } from 'rxjs';
 import type { Completer, ServerContext } from '../server/context';
 import { excerpt } from '../jsonrpc/excerpt';
@@ -209,25 +210,22 @@ function invalidEntry(source: CatalogSource, kind: CatalogProblem['kind'], item:
   };
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 function validTool(tool: Tool): string | undefined {
-  if (!isObject(tool) || typeof tool.name !== 'string' || tool.name === '') return 'it has no name';
-  if (!isObject(tool.inputSchema) || tool.inputSchema.type !== 'object')
+  if (!isPlainObject(tool) || typeof tool.name !== 'string' || tool.name === '') return 'it has no name';
+  if (!isPlainObject(tool.inputSchema) || tool.inputSchema.type !== 'object')
     return 'its inputSchema is not of type "object"';
-  if (tool.outputSchema !== undefined && (!isObject(tool.outputSchema) || tool.outputSchema.type !== 'object')) {
+  if (tool.outputSchema !== undefined && (!isPlainObject(tool.outputSchema) || tool.outputSchema.type !== 'object')) {
     return 'its outputSchema is not of type "object"';
   }
   return undefined;
 }
 
 function validPrompt(prompt: Prompt): string | undefined {
-  if (!isObject(prompt) || typeof prompt.name !== 'string' || prompt.name === '') return 'it has no name';
+  if (!isPlainObject(prompt) || typeof prompt.name !== 'string' || prompt.name === '') return 'it has no name';
   const args = prompt.arguments;
   if (
     args !== undefined &&
-    (!Array.isArray(args) || args.some((arg) => !isObject(arg) || typeof arg.name !== 'string'))
+    (!Array.isArray(args) || args.some((arg) => !isPlainObject(arg) || typeof arg.name !== 'string'))
   ) {
     return 'its arguments are not a list of named arguments';
   }
@@ -235,14 +233,14 @@ function validPrompt(prompt: Prompt): string | undefined {
 }
 
 function validResource(resource: Resource): string | undefined {
-  if (!isObject(resource) || typeof resource.uri !== 'string' || typeof resource.name !== 'string') {
+  if (!isPlainObject(resource) || typeof resource.uri !== 'string' || typeof resource.name !== 'string') {
     return 'it needs a string uri and name';
   }
   return undefined;
 }
 
 function validTemplate(template: ResourceTemplate): string | undefined {
-  if (!isObject(template) || typeof template.uriTemplate !== 'string' || typeof template.name !== 'string') {
+  if (!isPlainObject(template) || typeof template.uriTemplate !== 'string' || typeof template.name !== 'string') {
     return 'it needs a string uriTemplate and name';
   }
   try {

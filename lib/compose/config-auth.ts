@@ -23,8 +23,9 @@
  * }
  * ```
  */
+import { isPlainObject } from '../jsonrpc/classify';
 import { ASYMMETRIC_ALGORITHMS } from '../auth/server/algorithms';
-import { describe, isObject, isUrl, type Reader } from './config-reader';
+import { describe, isUrl, type Reader } from './config-reader';
 import { hasAuthorizationHeader, type UpstreamAuth } from './upstream-auth';
 
 /**
@@ -86,7 +87,7 @@ export function readUpstreamAuth(
   headers: Readonly<Record<string, string>> | undefined,
 ): UpstreamAuth | undefined {
   if (value === undefined) return undefined;
-  if (!isObject(value)) return reader.fail(where, `must be an object with a "type", got ${describe(value)}`);
+  if (!isPlainObject(value)) return reader.fail(where, `must be an object with a "type", got ${describe(value)}`);
   if (hasAuthorizationHeader(headers)) {
     reader.fail(where, 'and an Authorization header are both given: keep one (the header is sent as it is)');
   }
@@ -151,7 +152,7 @@ function bearerToken(value: unknown, where: string, reader: Reader): string | un
 export function readEndpointAuth(value: unknown, reader: Reader): HubEndpointAuth | undefined {
   const where = 'auth';
   if (value === undefined) return undefined;
-  if (!isObject(value)) return reader.fail(where, `must be an object, got ${describe(value)}`);
+  if (!isPlainObject(value)) return reader.fail(where, `must be an object, got ${describe(value)}`);
   reader.unknownKeys(value, ENDPOINT_AUTH_KEYS, where);
   const resource = url(
     reader.requiredString(value.resource, `${where}.resource`, { expand: true }),
@@ -185,7 +186,7 @@ export function readEndpointAuth(value: unknown, reader: Reader): HubEndpointAut
 
 function readDpop(value: unknown, where: string, reader: Reader): HubEndpointAuth['dpop'] {
   if (value === undefined || value === false) return value;
-  if (!isObject(value)) return reader.fail(where, `must be false or an object, got ${describe(value)}`);
+  if (!isPlainObject(value)) return reader.fail(where, `must be false or an object, got ${describe(value)}`);
   reader.unknownKeys(value, DPOP_KEYS, where);
   const required = reader.boolean(value.required, `${where}.required`);
   const nonce = reader.boolean(value.nonce, `${where}.nonce`);
@@ -207,7 +208,7 @@ function readDpop(value: unknown, where: string, reader: Reader): HubEndpointAut
 
 function readIntrospection(value: unknown, where: string, reader: Reader): HubEndpointAuth['introspection'] {
   if (value === undefined) return undefined;
-  if (!isObject(value)) return reader.fail(where, `must be an object, got ${describe(value)}`);
+  if (!isPlainObject(value)) return reader.fail(where, `must be an object, got ${describe(value)}`);
   reader.unknownKeys(value, INTROSPECTION_KEYS, where);
   const endpoint = url(
     reader.requiredString(value.endpoint, `${where}.endpoint`, { expand: true }),

@@ -3,6 +3,7 @@
  * the file) instead of stopping at the first, unknown keys named with the closest known one, and `${VAR}`
  * expansion from the environment.
  */
+import { isPlainObject } from '../jsonrpc/classify';
 import type { EraChoice } from '../client/era-probe';
 import { LOGGING_LEVELS, type LoggingLevel } from '../protocol/types';
 import type { NameFilter } from './name-filter';
@@ -16,9 +17,6 @@ const COLLISIONS: readonly CollisionPolicy[] = ['error', 'first-wins', 'rename']
 const ERAS: readonly EraChoice[] = ['auto', 'legacy', 'modern'];
 
 export type Json = Record<string, unknown>;
-
-export const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Collects problems and warnings while reading one file. */
 export class Reader {
@@ -72,7 +70,7 @@ export class Reader {
 
   stringMap(value: unknown, where: string): Record<string, string> | undefined {
     if (value === undefined) return undefined;
-    if (!isObject(value)) return this.fail(where, `must be an object of strings, got ${describe(value)}`);
+    if (!isPlainObject<Json>(value)) return this.fail(where, `must be an object of strings, got ${describe(value)}`);
     const map: Record<string, string> = {};
     for (const [key, item] of Object.entries(value)) {
       // Numbers and booleans in env blocks are a common slip: they mean their text.
@@ -91,7 +89,7 @@ export class Reader {
       const allow = this.strings(value, where);
       return allow && { allow };
     }
-    if (!isObject(value))
+    if (!isPlainObject<Json>(value))
       return this.fail(where, `must be a list of names to allow or { "allow": [...], "deny": [...] }`);
     this.unknownKeys(value, new Set(['allow', 'deny']), where);
     const allow = this.strings(value.allow, `${where}.allow`);
@@ -152,7 +150,7 @@ export class Reader {
 
   forward(value: unknown, where: string): Partial<ForwardedFeatures> | undefined {
     if (value === undefined) return undefined;
-    if (!isObject(value))
+    if (!isPlainObject<Json>(value))
       return this.fail(where, `must be an object of true or false by feature, got ${describe(value)}`);
     this.unknownKeys(value, new Set(FORWARD_KEYS), where);
     const forward: Partial<Record<(typeof FORWARD_KEYS)[number], boolean>> = {};

@@ -34,11 +34,12 @@
  * key we do not know is a mistake, named with the closest key we know; every mistake is reported at once
  * in a `ConfigError`.
  */
+import { isPlainObject } from '../jsonrpc/classify';
 import type { SupervisionPolicy } from '../../machines/upstream';
 import { HTTP_LIMIT_NAMES, type HttpLimits } from '../../transports/http/limits';
 import { defaultLogger } from '../core/logger';
 import { readEndpointAuth, readUpstreamAuth, type HubEndpointAuth } from './config-auth';
-import { describe, isObject, isUrl, Reader, type Json } from './config-reader';
+import { describe, isUrl, Reader, type Json } from './config-reader';
 import { Hub, type HubOptions } from './hub';
 import type { NamingOptions } from './naming';
 import type { UpstreamSource } from './sources';
@@ -162,10 +163,10 @@ export function parseConfig(config: unknown, options: ConfigOptions = {}): Parse
   const processEnv = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
   const reader = new Reader(options.env ?? processEnv ?? {}, options.file);
   const fail = (problem: string) => new ConfigError([problem], options.file);
-  if (!isObject(config)) throw fail(`The config must be a JSON object, got ${describe(config)}`);
+  if (!isPlainObject(config)) throw fail(`The config must be a JSON object, got ${describe(config)}`);
   const serversKey = 'mcpServers' in config ? 'mcpServers' : 'servers' in config ? 'servers' : undefined;
   const servers = serversKey === undefined ? undefined : config[serversKey];
-  if (!isObject(servers)) {
+  if (!isPlainObject(servers)) {
     throw fail(
       serversKey === undefined
         ? 'The config needs an "mcpServers" object (or "servers", as VS Code writes it) naming each server'
@@ -177,7 +178,7 @@ export function parseConfig(config: unknown, options: ConfigOptions = {}): Parse
   const hubSettings = readHubSettings(config.switchboard, reader);
   const auth = readEndpointAuth(config.auth, reader);
   const http = {
-    ...readHttpSettings(isObject(config.switchboard) ? config.switchboard.http : undefined, reader),
+    ...readHttpSettings(isPlainObject(config.switchboard) ? config.switchboard.http : undefined, reader),
     ...(auth && { auth }),
   };
   const upstreams: UpstreamOptions[] = [];
@@ -235,7 +236,7 @@ export async function loadConfigFile(
 function readHttpSettings(value: unknown, reader: Reader): HubHttpSettings {
   const settings = { limits: {}, allowedHosts: [], allowedOrigins: [] };
   if (value === undefined) return settings;
-  if (!isObject(value)) {
+  if (!isPlainObject(value)) {
     reader.fail('switchboard.http', `must be an object, got ${describe(value)}`);
     return settings;
   }
@@ -257,7 +258,7 @@ function readHubSettings(
   reader: Reader,
 ): { options: Omit<HubOptions, 'upstreams'>; prefixAll: boolean } {
   if (value === undefined) return { options: {}, prefixAll: false };
-  if (!isObject(value)) {
+  if (!isPlainObject(value)) {
     reader.fail('switchboard', `must be an object, got ${describe(value)}`);
     return { options: {}, prefixAll: false };
   }
@@ -298,7 +299,7 @@ function readServer(
   reader: Reader,
   baseDir: string | undefined,
 ): UpstreamOptions | undefined {
-  if (!isObject(entry)) return reader.fail(where, `must be an object, got ${describe(entry)}`);
+  if (!isPlainObject(entry)) return reader.fail(where, `must be an object, got ${describe(entry)}`);
   if (name === '') return reader.fail(where, 'needs a non-empty name');
   if (reader.boolean(entry.disabled, `${where}.disabled`) === true) return undefined;
   const kind = kindOf(entry, where, reader);
@@ -417,7 +418,7 @@ function readSource(
 
 function readRestart(value: unknown, where: string, reader: Reader): Partial<SupervisionPolicy> | undefined {
   if (value === undefined) return undefined;
-  if (!isObject(value)) return reader.fail(where, `must be an object, got ${describe(value)}`);
+  if (!isPlainObject(value)) return reader.fail(where, `must be an object, got ${describe(value)}`);
   reader.unknownKeys(value, new Set(RESTART_KEYS), where);
   const policy: Record<string, number> = {};
   for (const key of RESTART_KEYS) {

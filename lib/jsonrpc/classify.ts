@@ -99,5 +99,10 @@ function describeType(value: unknown): string {
 
 /** `params` must be an object when present (MCP never uses positional params). */
 export function isParamsObject(params: unknown): params is Record<string, unknown> | undefined {
-  return params === undefined || (typeof params === 'object' && params !== null && !Array.isArray(params));
+  return params === undefined || isPlainObject(params);
+}
+
+/** A JSON object: not null, not an array (what `params`, `_meta`, results and config sections must be). */
+export function isPlainObject<T extends object = Record<string, unknown>>(value: unknown): value is T {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -46,6 +46,11 @@ export class McpError extends Error {
   }
 }
 
+/** -32602: the request's params are not what its method takes; `message` says what (after "Invalid params: "). */
+export function invalidParams(message: string, data?: unknown): McpError {
+  return new McpError(ErrorCode.InvalidParams, `Invalid params: ${message}`, data);
+}
+
 /**
  * An error response relayed unchanged from another peer. A tool handler that throws one answers
  * `tools/call` with this JSON-RPC error instead of an `isError` result: how a hub passes on its

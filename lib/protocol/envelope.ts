@@ -2,6 +2,7 @@
  * The per-request `_meta` envelope of MCP 2026-07-28: the claim that makes a message modern, and the checks
  * on the rest of the envelope (schema `RequestMetaObject`).
  */
+import { isPlainObject } from '../jsonrpc/classify';
 import { META } from './modern';
 import { LOGGING_LEVELS, type ClientCapabilities, type Implementation, type LoggingLevel } from './types';
 
@@ -20,9 +21,6 @@ export interface EnvelopeIssue {
   readonly key: string;
   readonly problem: 'missing' | 'invalid';
 }
-
-export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * The envelope claim of a message: `params._meta["io.modelcontextprotocol/protocolVersion"]`, whatever its

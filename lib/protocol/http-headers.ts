@@ -9,6 +9,7 @@
  * `checkParamHeaders`) and answers a disagreement with HTTP 400 and `HeaderMismatch` (-32020).
  * Pure functions over plain values: no transport, no Node imports.
  */
+import { isPlainObject } from '../jsonrpc/classify';
 import { ErrorCode } from '../jsonrpc/errors';
 import { excerpt } from '../jsonrpc/excerpt';
 import {
@@ -360,10 +361,6 @@ function headerTextOf(value: unknown): string | undefined {
 }
 
 // ---- helpers --------------------------------------------------------------------------------------------
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 function quote(value: string): string {
   return excerpt(value, 80);

@@ -27,11 +27,11 @@ import {
   singleOrArray,
   string,
   withShortcut,
-  isPlainObject,
   type Fields,
   type Rule,
 } from './rules';
 import { isAtLeast, type ProtocolVersion } from './versions';
+import { isPlainObject } from '../jsonrpc/classify';
 
 /** The rules of one revision, method -> rule of its result. */
 function buildRules(version: ProtocolVersion): Readonly<Record<string, Rule>> {

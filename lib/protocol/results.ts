@@ -3,12 +3,13 @@
  * negotiated revision before the caller sees it. Both roles hand the correlation core the check of each
  * outbound request (`Connection.resultCheck`), which runs it in the step that settles the request.
  */
+import { isPlainObject } from '../jsonrpc/classify';
 import { ResultValidationError } from '../jsonrpc/errors';
 import type { JsonObject } from '../jsonrpc/types';
 import { STATELESS_METHODS } from './methods';
 import { namesModernRevision } from './modern';
 import { resultRules } from './result-rules';
-import { isPlainObject, problem, type Rule } from './rules';
+import { problem, type Rule } from './rules';
 import { isSupportedVersion, LATEST_PROTOCOL_VERSION, type ProtocolVersion } from './versions';
 
 /** The problem with a result, or undefined when it is fine (the correlation core's `ResultCheck`). */

@@ -7,6 +7,8 @@
  * the MCP schemas. Recursion follows the shape of the rules, never the depth of the value.
  */
 
+import { isPlainObject } from '../jsonrpc/classify';
+
 export interface RuleProblem {
   /** A JSON pointer to the value at fault ('' for the value itself). */
   readonly path: string;
@@ -29,10 +31,6 @@ function under(key: string | number, inner: RuleProblem): RuleProblem {
   if (segment.length > MAX_KEY_CHARS) segment = `${segment.slice(0, MAX_KEY_CHARS)}…`;
   segment = segment.replace(/~/g, '~0').replace(/\//g, '~1');
   return { path: `/${segment}${inner.path}`, message: inner.message };
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export const string: Rule = (value) => (typeof value === 'string' ? undefined : problem('must be a string'));

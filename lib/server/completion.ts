@@ -1,4 +1,4 @@
-import { ErrorCode, McpError } from '../jsonrpc/errors';
+import { ErrorCode, invalidParams, McpError } from '../jsonrpc/errors';
 import { excerpt } from '../jsonrpc/excerpt';
 import type { JsonObject } from '../jsonrpc/types';
 import type { CompleteResult, Completion } from '../protocol/types';
@@ -25,7 +25,7 @@ export function complete(
   const ref = params?.ref as { type?: unknown; name?: unknown; uri?: unknown } | undefined;
   const argument = params?.argument as { name?: unknown; value?: unknown } | undefined;
   if (typeof argument?.name !== 'string' || typeof argument.value !== 'string') {
-    throw invalid('completion/complete needs "argument" with a string "name" and "value"');
+    throw invalidParams('completion/complete needs "argument" with a string "name" and "value"');
   }
   const completer = findCompleter(ref, argument.name, prompts, resources);
   if (!completer) return NO_COMPLETION;
@@ -46,19 +46,19 @@ function findCompleter(
     const prompt = prompts?.get(ref.name);
     if (!prompt) throw unknownPrompt(ref.name);
     if (!prompt.arguments?.some((declared) => declared.name === name)) {
-      throw invalid(`Prompt ${ref.name} has no argument ${excerpt(name)}`);
+      throw invalidParams(`Prompt ${ref.name} has no argument ${excerpt(name)}`);
     }
     return prompt.complete?.[name];
   }
   if (ref?.type === 'ref/resource' && typeof ref.uri === 'string') {
     const compiled = resources?.template(ref.uri);
-    if (!compiled) throw invalid(`Unknown resource template: ${peerText(ref.uri)}`);
+    if (!compiled) throw invalidParams(`Unknown resource template: ${peerText(ref.uri)}`);
     if (!compiled.template.variableNames.includes(name)) {
-      throw invalid(`Resource template ${ref.uri} has no variable ${excerpt(name)}`);
+      throw invalidParams(`Resource template ${ref.uri} has no variable ${excerpt(name)}`);
     }
     return compiled.definition.complete?.[name];
   }
-  throw invalid('completion/complete needs "ref" of type ref/prompt (with a name) or ref/resource (with a uri)');
+  throw invalidParams('completion/complete needs "ref" of type ref/prompt (with a name) or ref/resource (with a uri)');
 }
 
 function toResult(output: readonly string[] | Completion): CompleteResult {
@@ -75,8 +75,4 @@ function toResult(output: readonly string[] | Completion): CompleteResult {
       hasMore: true,
     },
   };
-}
-
-function invalid(message: string): McpError {
-  return new McpError(ErrorCode.InvalidParams, `Invalid params: ${message}`);
 }

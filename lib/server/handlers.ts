@@ -1,6 +1,7 @@
+import { isPlainObject } from '../jsonrpc/classify';
 import { handlerTable, type HandlerTable } from '../core/connection';
 import type { RequestContext } from '../core/request-context';
-import { ErrorCode, McpError } from '../jsonrpc/errors';
+import { ErrorCode, invalidParams, McpError } from '../jsonrpc/errors';
 import type { JsonObject } from '../jsonrpc/types';
 import { shape } from '../protocol/shape';
 import {
@@ -52,10 +53,10 @@ type SessionContext = RequestContext<SessionHandlersHost>;
 
 function initialize(context: SessionContext, params: JsonObject | undefined): InitializeResult {
   const { protocolVersion, capabilities, clientInfo } = params ?? {};
-  if (typeof protocolVersion !== 'string') throw invalid('initialize needs a string "protocolVersion"');
-  if (!isObject(capabilities)) throw invalid('initialize needs a "capabilities" object');
-  if (!isObject(clientInfo) || typeof clientInfo.name !== 'string' || typeof clientInfo.version !== 'string') {
-    throw invalid('initialize needs "clientInfo" with a string "name" and "version"');
+  if (typeof protocolVersion !== 'string') throw invalidParams('initialize needs a string "protocolVersion"');
+  if (!isPlainObject(capabilities)) throw invalidParams('initialize needs a "capabilities" object');
+  if (!isPlainObject(clientInfo) || typeof clientInfo.name !== 'string' || typeof clientInfo.version !== 'string') {
+    throw invalidParams('initialize needs "clientInfo" with a string "name" and "version"');
   }
   const connection = context.connection;
   const version = negotiateVersion(protocolVersion, connection.definition.protocolVersions);
@@ -91,7 +92,7 @@ const resources = {
     const search = context.connection.definition.searchResources;
     if (!search) throw new McpError(ErrorCode.MethodNotFound, 'Method not found: resources/search');
     const query = params?.query;
-    if (typeof query !== 'string') throw invalid('resources/search needs a string "query"');
+    if (typeof query !== 'string') throw invalidParams('resources/search needs a string "query"');
     const version = context.protocolVersion!;
     const granted = grantedScopes(context);
     const catalog = context.connection.definition.resources;
@@ -137,7 +138,7 @@ const session = {
   'logging/setLevel': (context: SessionContext, params: JsonObject | undefined) => {
     const level = params?.level;
     if (!LOGGING_LEVELS.includes(level as LoggingLevel)) {
-      throw invalid(`logging/setLevel needs "level" to be one of ${LOGGING_LEVELS.join(', ')}`);
+      throw invalidParams(`logging/setLevel needs "level" to be one of ${LOGGING_LEVELS.join(', ')}`);
     }
     context.connection.setLogLevel(level as LoggingLevel);
     return {};
@@ -195,14 +196,6 @@ function mayRead(granted: readonly string[], catalog: ResourceCatalog | undefine
 
 function uriOf(params: JsonObject | undefined): string {
   const uri = params?.uri;
-  if (typeof uri !== 'string') throw invalid('needs a string "uri"');
+  if (typeof uri !== 'string') throw invalidParams('needs a string "uri"');
   return uri;
-}
-
-function invalid(message: string): McpError {
-  return new McpError(ErrorCode.InvalidParams, `Invalid params: ${message}`);
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

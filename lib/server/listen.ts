@@ -8,7 +8,7 @@
  */
 import type { Observer, Unsubscribable } from 'rxjs';
 import type { RequestContext, RequestHost } from '../core/request-context';
-import { ErrorCode, McpError } from '../jsonrpc/errors';
+import { ErrorCode, invalidParams, McpError } from '../jsonrpc/errors';
 import type { JsonObject, RequestId } from '../jsonrpc/types';
 import { hasCapability } from '../protocol/capabilities';
 import { LIST_CHANGE_OF_FILTER, LIST_CHANGES, type ListChangedKind, type ListenFilter } from '../protocol/list-changes';
@@ -293,21 +293,17 @@ const RESOURCE_KEY = 'uri:';
 function filterOf(params: JsonObject | undefined): SubscriptionFilter {
   const filter = params?.notifications;
   if (typeof filter !== 'object' || filter === null || Array.isArray(filter)) {
-    throw invalid('subscriptions/listen needs a "notifications" object (the subscription filter)');
+    throw invalidParams('subscriptions/listen needs a "notifications" object (the subscription filter)');
   }
   const fields = filter as Record<string, unknown>;
   for (const kind of LIST_KINDS) {
     if (fields[kind] !== undefined && typeof fields[kind] !== 'boolean') {
-      throw invalid(`"notifications.${kind}" must be a boolean`);
+      throw invalidParams(`"notifications.${kind}" must be a boolean`);
     }
   }
   const uris = fields.resourceSubscriptions;
   if (uris !== undefined && !(Array.isArray(uris) && uris.every((uri) => typeof uri === 'string'))) {
-    throw invalid('"notifications.resourceSubscriptions" must be an array of resource URI strings');
+    throw invalidParams('"notifications.resourceSubscriptions" must be an array of resource URI strings');
   }
   return filter as SubscriptionFilter;
-}
-
-function invalid(message: string): McpError {
-  return new McpError(ErrorCode.InvalidParams, `Invalid params: ${message}`);
 }

@@ -1,4 +1,4 @@
-import { ErrorCode, McpError } from '../jsonrpc/errors';
+import { invalidParams } from '../jsonrpc/errors';
 import { shape, type ShapedType } from '../protocol/shape';
 import { decodeCursor, encodeCursor } from './cursor';
 import { grantsAll } from '../auth/server/scopes';
@@ -45,7 +45,7 @@ export class Listing<T extends object> {
     let offset = 0;
     if (cursor !== undefined) {
       offset = decodeCursor(this.tag, cursor, all.length) ?? -1;
-      if (offset < 0) throw new McpError(ErrorCode.InvalidParams, 'Invalid params: unknown or expired cursor');
+      if (offset < 0) throw invalidParams('unknown or expired cursor');
     }
     if (offset === 0 && all.length <= pageSize) return { items: all };
     const end = offset + pageSize;

@@ -1,4 +1,4 @@
-import { ErrorCode, McpError } from '../jsonrpc/errors';
+import { ErrorCode, invalidParams, McpError } from '../jsonrpc/errors';
 import { excerpt } from '../jsonrpc/excerpt';
 import type { JsonObject } from '../jsonrpc/types';
 import { shapeContentList } from '../protocol/shape';
@@ -51,19 +51,19 @@ export class PromptCatalog {
   /** Runs `prompts/get`. Unknown prompt, missing required argument or non-string arguments: -32602. */
   render(params: JsonObject | undefined, context: ServerContext): GetPromptResult | Promise<GetPromptResult> {
     const name = params?.name;
-    if (typeof name !== 'string') throw invalid('prompts/get needs a string "name"');
+    if (typeof name !== 'string') throw invalidParams('prompts/get needs a string "name"');
     const prompt = this.byName.get(name);
     if (!prompt) throw unknownPrompt(name);
     const args = (params!.arguments ?? {}) as Record<string, unknown>;
     if (typeof args !== 'object' || args === null || Array.isArray(args))
-      throw invalid('"arguments" must be an object');
+      throw invalidParams('"arguments" must be an object');
     for (const [key, value] of Object.entries(args)) {
-      if (typeof value !== 'string') throw invalid(`argument ${excerpt(key)} must be a string`);
+      if (typeof value !== 'string') throw invalidParams(`argument ${excerpt(key)} must be a string`);
     }
     const missing =
       prompt.arguments?.filter((argument) => argument.required && args[argument.name] === undefined) ?? [];
     if (missing.length > 0) {
-      throw invalid(
+      throw invalidParams(
         `prompt ${name} needs the argument${missing.length > 1 ? 's' : ''} ${missing.map((a) => JSON.stringify(a.name)).join(', ')}`,
       );
     }
@@ -100,13 +100,9 @@ function shapePromptResult(
 
 /** -32602 for a `prompts/get` naming no prompt we have (quoting a bounded excerpt of the name). */
 export function unknownPrompt(name: unknown): McpError {
-  return invalid(`Unknown prompt: ${peerText(name)}`);
+  return invalidParams(`Unknown prompt: ${peerText(name)}`);
 }
 
 function broken(name: string, why: string): McpError {
   return new McpError(ErrorCode.InternalError, `Prompt ${name} returned ${why}`);
-}
-
-function invalid(message: string): McpError {
-  return new McpError(ErrorCode.InvalidParams, `Invalid params: ${message}`);
 }

@@ -1,6 +1,6 @@
 import { isThenable } from '../core/thenable';
 import type { Subscribable } from 'rxjs';
-import { ErrorCode, McpError } from '../jsonrpc/errors';
+import { ErrorCode, invalidParams, McpError } from '../jsonrpc/errors';
 import { clipText } from '../jsonrpc/excerpt';
 import type { JsonObject } from '../jsonrpc/types';
 import { shape } from '../protocol/shape';
@@ -155,8 +155,7 @@ export class ResourceCatalog {
   /** Runs `resources/read`. Unknown URI: -32002 with the URI in `data`. */
   read(params: JsonObject | undefined, context: ServerContext): ReadResourceResult | Promise<ReadResourceResult> {
     const uri = params?.uri;
-    if (typeof uri !== 'string')
-      throw new McpError(ErrorCode.InvalidParams, 'Invalid params: resources/read needs a string "uri"');
+    if (typeof uri !== 'string') throw invalidParams('resources/read needs a string "uri"');
     const match = this.find(uri);
     if (!match) throw resourceNotFound(uri);
     const version = context.protocolVersion!;

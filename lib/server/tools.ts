@@ -1,4 +1,4 @@
-import { ErrorCode, McpError, PeerError } from '../jsonrpc/errors';
+import { ErrorCode, invalidParams, McpError, PeerError } from '../jsonrpc/errors';
 import { clipText, excerpt } from '../jsonrpc/excerpt';
 import type { JsonObject } from '../jsonrpc/types';
 import { shapeCallToolResult } from '../protocol/shape';
@@ -125,11 +125,10 @@ export class ToolCatalog {
   /** Runs `tools/call`. Protocol errors throw `McpError`; tool failures come back as `isError` results. */
   call(params: JsonObject | undefined, context: ServerContext): CallToolResult | Promise<CallToolResult> {
     const name = params?.name;
-    if (typeof name !== 'string')
-      throw new McpError(ErrorCode.InvalidParams, 'Invalid params: tools/call needs a string "name"');
+    if (typeof name !== 'string') throw invalidParams('tools/call needs a string "name"');
     const args = params!.arguments ?? {};
     if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-      throw new McpError(ErrorCode.InvalidParams, 'Invalid params: "arguments" must be an object');
+      throw invalidParams('"arguments" must be an object');
     }
     const entry = this.entries.get(name);
     if (!entry) throw unknownTool(name);

@@ -3,6 +3,7 @@
  * per event before any subscriber or sink sees it (and on the payloads OpenTelemetry records). It never
  * mutates a message: messages pass by reference, so it returns redacted copies.
  */
+import { isPlainObject } from '../jsonrpc/classify';
 import type { TraceEvent, TraceKind } from './types';
 
 export interface RedactionContext {
@@ -89,10 +90,6 @@ const METHODS_WITH_ARGUMENTS = new Set(['tools/call', 'prompts/get']);
 
 type JsonRecord = Record<string, unknown>;
 
-function isRecord(value: unknown): value is JsonRecord {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 /** A redactor for the common cases; write a `Redactor` yourself for anything else. */
 export function createRedactor(policy: RedactionPolicy): Redactor {
   const placeholder = 'placeholder' in policy ? policy.placeholder : REDACTED;
@@ -103,7 +100,7 @@ export function createRedactor(policy: RedactionPolicy): Redactor {
     typeof policy.meta === 'function' ? policy.meta : listed && ((key) => listed.has(key));
 
   const redactMeta = (meta: unknown): unknown => {
-    if (!metaTest || !isRecord(meta)) return meta;
+    if (!metaTest || !isPlainObject<JsonRecord>(meta)) return meta;
     let copy: JsonRecord | undefined;
     for (const key of Object.keys(meta)) {
       if (metaTest(key)) (copy ??= { ...meta })[key] = placeholder;
@@ -122,7 +119,7 @@ export function createRedactor(policy: RedactionPolicy): Redactor {
 
   const redactResult = (result: unknown, context: RedactionContext): unknown => {
     if (policy.results && context.method === 'tools/call') return replace(policy.results, result, context);
-    if (!isRecord(result)) return result;
+    if (!isPlainObject<JsonRecord>(result)) return result;
     const meta = redactMeta(result._meta);
     return meta === result._meta ? result : { ...result, _meta: meta };
   };
@@ -131,8 +128,8 @@ export function createRedactor(policy: RedactionPolicy): Redactor {
 
   const redactMessage = (given: unknown, context: RedactionContext): unknown => {
     const message = secrets ? withoutSecrets(given, placeholder, 0) : given;
-    if (!isRecord(message)) return message;
-    if (isRecord(message.params)) {
+    if (!isPlainObject<JsonRecord>(message)) return message;
+    if (isPlainObject<JsonRecord>(message.params)) {
       const params = redactParams(message.params, context);
       return params === message.params ? message : { ...message, params };
     }
@@ -148,8 +145,9 @@ export function createRedactor(policy: RedactionPolicy): Redactor {
     // A batch: each element is redacted as what it is.
     let changed = false;
     const elements = message.map((element) => {
-      const method = isRecord(element) && typeof element.method === 'string' ? element.method : undefined;
-      const kind: TraceKind = isRecord(element) && 'id' in element ? 'request' : 'notification';
+      const method =
+        isPlainObject<JsonRecord>(element) && typeof element.method === 'string' ? element.method : undefined;
+      const kind: TraceKind = isPlainObject<JsonRecord>(element) && 'id' in element ? 'request' : 'notification';
       const redacted = redactMessage(element, { kind, method, direction: context.direction });
       changed ||= redacted !== element;
       return redacted;

@@ -12,7 +12,7 @@
  */
 import { Client } from '../../lib/client/client';
 import type { JsonObject } from '../../lib/jsonrpc/types';
-import { isPlainObject } from '../../lib/protocol/envelope';
+import { isPlainObject } from '../../lib/jsonrpc/classify';
 import { VERSION } from '../../lib/cli/version';
 import { StreamableHttpClientTransport } from '../../transports/http/streamable-client';
 import { OAuthClient } from '../../lib/auth/client/oauth-client';

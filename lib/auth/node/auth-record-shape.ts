@@ -3,13 +3,10 @@
  * port defines: a file a user edited, a truncated write or another program's JSON must never reach the flows
  * as if it were a record.
  */
+import { isPlainObject } from '../../jsonrpc/classify';
 import type { AuthRecord, StoredClient, StoredTokens } from '../token-store';
 
 type Fields = Record<string, unknown>;
-
-function isObject(value: unknown): value is Fields {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 const isString = (value: unknown): value is string => typeof value === 'string';
 const isFiniteNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
@@ -25,7 +22,7 @@ function copyOptional(source: Fields, target: Fields, name: string, check: (valu
 }
 
 function parseClient(value: unknown): StoredClient | undefined {
-  if (!isObject(value) || !isString(value['issuer']) || !isString(value['clientId'])) return undefined;
+  if (!isPlainObject<Fields>(value) || !isString(value['issuer']) || !isString(value['clientId'])) return undefined;
   const client: Fields = { issuer: value['issuer'], clientId: value['clientId'] };
   const ok =
     copyOptional(value, client, 'clientSecret', isString) &&
@@ -36,7 +33,8 @@ function parseClient(value: unknown): StoredClient | undefined {
 }
 
 function parseTokens(value: unknown): StoredTokens | undefined {
-  if (!isObject(value) || !isString(value['accessToken']) || !isString(value['tokenType'])) return undefined;
+  if (!isPlainObject<Fields>(value) || !isString(value['accessToken']) || !isString(value['tokenType']))
+    return undefined;
   const tokens: Fields = { accessToken: value['accessToken'], tokenType: value['tokenType'] };
   const ok =
     copyOptional(value, tokens, 'expiresAt', isFiniteNumber) &&
@@ -48,7 +46,7 @@ function parseTokens(value: unknown): StoredTokens | undefined {
 
 /** The record `value` holds, or undefined when it is not one (any field of the wrong type). */
 export function parseAuthRecord(value: unknown): AuthRecord | undefined {
-  if (!isObject(value)) return undefined;
+  if (!isPlainObject<Fields>(value)) return undefined;
   const record: { client?: StoredClient; tokens?: StoredTokens } = {};
   if (value['client'] !== undefined) {
     const client = parseClient(value['client']);

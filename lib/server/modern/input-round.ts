@@ -6,6 +6,7 @@
  * listing every collected ask. The client retries with the answers and the handler runs again from the
  * start, now finding them: one handler style for both eras, and no server memory between rounds.
  */
+import { isPlainObject } from '../../jsonrpc/classify';
 import { ErrorCode, McpError } from '../../jsonrpc/errors';
 import { clipText } from '../../jsonrpc/excerpt';
 import type { JsonObject } from '../../jsonrpc/types';
@@ -69,7 +70,8 @@ export class InputRound {
         ),
       );
     }
-    if (!isObject(this.clientCapabilities[spec.capability])) return Promise.reject(missingCapability(spec.capability));
+    if (!isPlainObject(this.clientCapabilities[spec.capability]))
+      return Promise.reject(missingCapability(spec.capability));
     const name = key ?? `${spec.kind}-${(this.ranks[spec.kind] = (this.ranks[spec.kind] ?? 0) + 1)}`;
     const answer = this.answers?.[name];
     if (answer !== undefined) {
@@ -120,9 +122,9 @@ export function answersOf(
 
 /** Reads the state a sealed `requestState` carried; undefined when it is not one of ours. */
 export function carriedOf(state: unknown): CarriedInputs | undefined {
-  if (!isObject(state)) return undefined;
+  if (!isPlainObject(state)) return undefined;
   const { answers, round } = state;
-  if (!isObject(answers) || !Number.isSafeInteger(round) || (round as number) < 1) return undefined;
+  if (!isPlainObject(answers) || !Number.isSafeInteger(round) || (round as number) < 1) return undefined;
   return { answers, round: round as number };
 }
 
@@ -133,8 +135,4 @@ export function missingCapability(capability: string): McpError {
     `Missing required client capability: this request needs "${capability}", which the request's clientCapabilities did not declare`,
     { requiredCapabilities: { [capability]: {} } },
   );
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -6,6 +6,7 @@
  * an `input_required` round (input-round.ts) with a sealed `requestState` (request-state/). The handler
  * itself runs through the one handler run of both eras (lib/core/handler-run.ts).
  */
+import { isPlainObject } from '../../jsonrpc/classify';
 import type { Clock } from '../../core/clock';
 import type { ConnectionTrace } from '../../core/connection-trace';
 import type { AnswerShape } from '../../core/answer-shape';
@@ -13,7 +14,7 @@ import { answerError, replyTo, runHandler, type RequestHandler, type RunChannel 
 import type { Logger } from '../../core/logger';
 import { principalOf, type InputRequestOptions, type RequestContext } from '../../core/request-context';
 import type { Runtime } from '../../core/runtime';
-import { ErrorCode, McpError } from '../../jsonrpc/errors';
+import { invalidParams, McpError } from '../../jsonrpc/errors';
 import type { JsonObject, JsonRpcNotification, JsonRpcRequest, RequestId } from '../../jsonrpc/types';
 import type { ModernRequestVerdict } from '../../protocol/era';
 import { checkParamHeaders, type HeaderSource } from '../../protocol/http-headers';
@@ -187,18 +188,19 @@ export class ModernRequest implements ModernHost, AnswerShape {
       if (mismatch) return answerError(channel, context, mismatch);
     }
     const inputResponses = params?.inputResponses;
-    if (inputResponses !== undefined && !isObject(inputResponses)) {
-      return answerError(channel, context, invalid('"inputResponses" must be an object of answers by key'));
+    if (inputResponses !== undefined && !isPlainObject(inputResponses)) {
+      return answerError(channel, context, invalidParams('"inputResponses" must be an object of answers by key'));
     }
     const requestState = params?.requestState;
     if (requestState === undefined) return this.run(handler, inputResponses, 0);
-    if (typeof requestState !== 'string') return answerError(channel, context, invalid('"requestState" must be a string'));
+    if (typeof requestState !== 'string')
+      return answerError(channel, context, invalidParams('"requestState" must be a string'));
     open(this.serving.inputRounds.keyRing, requestState, bindingOf(request), this.clock.now()).then(
       (opened) => {
         const carried = opened.ok ? carriedOf(opened.state) : undefined;
         if (carried === undefined) {
           this.logger.debug(`${request.method}: requestState refused (${opened.ok ? 'not ours' : opened.reason})`);
-          return answerError(channel, context, invalid('"requestState" is not valid for this request'));
+          return answerError(channel, context, invalidParams('"requestState" is not valid for this request'));
         }
         this.run(handler, answersOf(carried, inputResponses), carried.round);
       },
@@ -217,7 +219,7 @@ export class ModernRequest implements ModernHost, AnswerShape {
       return answerError(
         this.channel!,
         context,
-        invalid(`the request went through ${round} input rounds; the limit is ${maxRounds}`),
+        invalidParams(`the request went through ${round} input rounds; the limit is ${maxRounds}`),
       );
     }
     // The requester went away while the requestState was opened: the run ends unanswered.
@@ -338,12 +340,4 @@ function bindingOf(request: JsonRpcRequest): RequestStateBinding {
     ...(params?.arguments !== undefined && { arguments: params.arguments }),
     ...(principal !== undefined && { principal }),
   };
-}
-
-function invalid(message: string): McpError {
-  return new McpError(ErrorCode.InvalidParams, `Invalid params: ${message}`);
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
