@@ -11,7 +11,6 @@
  * `CHAOS_SECONDS=300 npx vitest run test/chaos`.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../../lib/client/client';
 import { Hub } from '../../lib/compose/hub';
@@ -21,13 +20,14 @@ import { createMemoryPair } from '../../transports/memory';
 import { isAlive } from '../helpers/processes';
 import { eventually } from '../helpers/wait';
 import { watchProcessFaults } from '../fuzz/process-faults';
+import { fixturePath } from '../helpers/paths';
 
 const SECONDS = Number(process.env.CHAOS_SECONDS ?? 12);
 const SEED = Number(process.env.CHAOS_SEED ?? 20_261_125);
 const CLIENTS = 4;
 const IN_FLIGHT_PER_CLIENT = 4;
 const MODES = ['steady', 'crashy', 'hang', 'flap', 'garbage', 'deaf'] as const;
-const chaosScript = fileURLToPath(new URL('../fixtures/chaos-upstream.mjs', import.meta.url));
+const chaosScript = fixturePath('chaos-upstream.mjs');
 
 /** mulberry32, seeded: the driver's choices repeat with the seed. */
 function seededRandom(seed: number): () => number {

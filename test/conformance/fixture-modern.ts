@@ -11,8 +11,8 @@ import type { Server } from '../../lib/server/server';
 import type { ToolDefinition } from '../../lib/server/tools';
 import type { CallToolResult } from '../../lib/protocol/types';
 import type { ElicitParams } from '../../lib/protocol/client-features';
+import { text } from '../helpers/content';
 
-const text = (value: string): CallToolResult => ({ content: [{ type: 'text', text: value }] });
 const NO_ARGUMENTS = { type: 'object' } as const;
 
 /** The servers the triggers change: every `Server` the fixture serves. */

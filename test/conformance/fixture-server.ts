@@ -19,6 +19,7 @@ import type { ElicitParams } from '../../lib/protocol/client-features';
 import { createMcpHttpHandler, type McpHttpHandler } from '../../transports/http/endpoint';
 import { StdioServerTransport } from '../../transports/stdio';
 import { modernPrompts, modernTools, triggerTargets } from './fixture-modern';
+import { text } from '../helpers/content';
 
 /** A 1x1 red PNG. */
 const PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
@@ -42,7 +43,6 @@ const WAV_BASE64 = (() => {
 })();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const text = (value: string): CallToolResult => ({ content: [{ type: 'text', text: value }] });
 const NO_ARGUMENTS = { type: 'object' } as const;
 
 type Context = ServerContext;

@@ -8,7 +8,6 @@
  * holds no pending request, and nothing reached the process as an uncaught exception or unhandled rejection.
  * Also run by `npm run fuzz -- --cases N --seed S`.
  */
-import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../../lib/client/client';
@@ -21,6 +20,7 @@ import { pingAnsweredAfter, scriptedCall, type ScriptedCall } from './client-arb
 import { fuzzCases, fuzzParameters, fuzzTimeout } from './config';
 import { watchProcessFaults, type ProcessFaults } from './process-faults';
 import { encodeLine, SCRIPT_TOOL, scriptedPeer } from './scripted-peer';
+import { fixturePath } from '../helpers/paths';
 
 const silentLogger = { debug() {}, info() {}, warn() {}, error() {} };
 
@@ -31,7 +31,7 @@ function memoryServer(): Transport {
   return clientSide;
 }
 
-const peerScript = fileURLToPath(new URL('../fixtures/fuzz-peer.ts', import.meta.url));
+const peerScript = fixturePath('fuzz-peer.ts');
 
 function stdioServer(): Transport {
   return new StdioClientTransport({

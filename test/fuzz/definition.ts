@@ -4,8 +4,7 @@
  * connection's records (so a suite can check nothing leaked; `stats` itself is the one running handler).
  */
 import { defineServer, type ServerDefinition } from '../../lib/server/definition';
-
-const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
+import { text } from '../helpers/content';
 
 /** A frame limit small enough that the suites can cross it cheaply. */
 export const FUZZ_MAX_MESSAGE_BYTES = 256 * 1024;

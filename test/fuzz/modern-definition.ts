@@ -8,8 +8,7 @@ import { defineServer, type ServerDefinition } from '../../lib/server/definition
 import type { ServerContext } from '../../lib/server/context';
 import { STATIC_URI } from './modern-arbitraries';
 import { askName } from '../helpers/fixtures';
-
-const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
+import { text } from '../helpers/content';
 
 /** Runs of `wait` and `ask` started and ended (however they ended). */
 export const handlerRuns = { started: 0, ended: 0 };

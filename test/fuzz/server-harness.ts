@@ -5,13 +5,13 @@
  * serves a valid call and holds no record.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { Server, type ServerConnection } from '../../lib/server/server';
 import { createMemoryPair, type MemoryTransport } from '../../transports/memory';
 import type { Traffic } from './arbitraries';
 import { FUZZ_MAX_MESSAGE_BYTES, fuzzDefinition } from './definition';
 import { checkResponses, planTraffic, type Framing } from './oracle';
+import { fixturePath } from '../helpers/paths';
 
 /** A server session seen from the wire. */
 export interface ServerSession {
@@ -162,7 +162,7 @@ export function memorySession(
   };
 }
 
-const fuzzServerScript = fileURLToPath(new URL('../fixtures/fuzz-server.ts', import.meta.url));
+const fuzzServerScript = fixturePath('fuzz-server.ts');
 
 /** The fuzz server as a real child process over stdio; stdout is read as lines of JSON. */
 export function stdioSession(

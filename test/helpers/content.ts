@@ -10,6 +10,10 @@ export const json = (value: unknown) => text(JSON.stringify(value));
 export const textOf = (result: { content: readonly unknown[] }): string =>
   result.content.map((block) => (block as { text?: string }).text ?? '').join('');
 
+/** The text of a result's first block, which the test knows to be a text block. */
+export const firstText = (result: { content: readonly unknown[] }): string =>
+  (result.content[0] as { text: string }).text;
+
 /**
  * The JSON in a result's first block, which must be a text block (else it throws, failing the test). Free of
  * vitest, so that fixtures run as child processes can import this module.

@@ -5,14 +5,13 @@
  * against `ServerNotification`.
  */
 import type { ValidateFunction } from 'ajv';
-import { readFileSync } from 'node:fs';
 import type { ExchangeReply } from '../../lib/core/exchange';
 import { tap } from 'rxjs';
 import type { Transport } from '../../lib/core/transport';
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from '../../lib/jsonrpc/types';
 import { META } from '../../lib/protocol/modern';
 import type { Server } from '../../lib/server/server';
-import { createAjv } from './ajv';
+import { createAjv, officialSchema } from './ajv';
 
 const RESULT_TYPES: Readonly<Record<string, string>> = {
   'server/discover': 'DiscoverResult',
@@ -41,11 +40,8 @@ export interface ModernWireValidator {
 }
 
 export function modernWireValidator(): ModernWireValidator {
-  const ajv = createAjv('2025-11-25');
-  ajv.addSchema(
-    JSON.parse(readFileSync(new URL('../schemas/schema-2026-07-28.json', import.meta.url), 'utf8')),
-    SCHEMA_ID,
-  );
+  const ajv = createAjv('2026-07-28');
+  ajv.addSchema(officialSchema('2026-07-28'), SCHEMA_ID);
   const compiled = new Map<string, ValidateFunction>();
   const validatorOf = (type: string) => {
     let validate = compiled.get(type);

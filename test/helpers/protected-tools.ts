@@ -5,8 +5,7 @@
 import type { ServerContext } from '../../lib/server/context';
 import { defineServer, type ServerDefinition } from '../../lib/server/definition';
 import type { ToolDefinition } from '../../lib/server/tools';
-
-export const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
+import { text } from './content';
 
 export const WHOAMI_TOOL: ToolDefinition = {
   name: 'whoami',

@@ -4,10 +4,8 @@
  * `ClientRequest` union (which holds the per-method definitions, `_meta` envelope included), every
  * notification as a `JSONRPCNotification`. Handshake-era messages are left to `recordEmitted`.
  */
-import { readFileSync } from 'node:fs';
 import type { ValidateFunction } from 'ajv';
-import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
+import { createAjv, officialSchema } from './ajv';
 
 const VERSION = '2026-07-28';
 
@@ -16,10 +14,8 @@ let validators:
 
 function modernValidators() {
   if (validators) return validators;
-  const schema = JSON.parse(readFileSync(new URL(`../schemas/schema-${VERSION}.json`, import.meta.url), 'utf8'));
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
-  addFormats(ajv as never);
-  ajv.addSchema(schema, VERSION);
+  const ajv = createAjv(VERSION);
+  ajv.addSchema(officialSchema(VERSION), VERSION);
   const get = (name: string) => {
     const validate = ajv.getSchema(`${VERSION}#/$defs/${name}`);
     if (!validate) throw new Error(`Schema ${VERSION} has no definition ${name}`);

@@ -12,6 +12,7 @@ import { UnreadableFrame, type InboundFrame, type JsonRpcMessage } from '../../l
 import { Server } from '../../lib/server/server';
 import type { Transport } from '../../transports/transport';
 import { serverWith, tool } from './fixtures';
+import { json } from './content';
 
 export interface TransportPair {
   /** The side a client would use. */
@@ -173,9 +174,7 @@ export function runTransportSuite(name: string, options: TransportSuiteOptions):
     it(
       'carries a whole MCP session',
       withPair(async ({ left, right }) => {
-        const definition = serverWith([
-          tool('echo', (args) => ({ content: [{ type: 'text', text: JSON.stringify(args) }] })),
-        ]);
+        const definition = serverWith([tool('echo', json)]);
         const connection = new Server(definition).connect(right);
         const client = await new Client({ name: 'suite', version: '1' }).connect(left);
         expect(await client.callTool('echo', { n: 1 })).toEqual({ content: [{ type: 'text', text: '{"n":1}' }] });

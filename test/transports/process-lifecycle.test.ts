@@ -1,0 +1,299 @@
+/**
+ * Every process ends with its owner: real child processes (test/fixtures/proc-server.mjs) that stall the
+ * handshake, ignore the end of stdin and SIGTERM, or fork a grandchild, closed on every path; after each,
+ * the process table (/proc) shows no child, grandchild or member of the child's process group alive.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { firstValueFrom, filter, map, timeout } from 'rxjs';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '../../lib/client/client';
+import { StdioClientTransport } from '../../transports/stdio';
+import { buildCli, LongRunning, runToEnd } from '../helpers/cli-process';
+import { isAlive, parseProcServerLine, processesInGroup, processesWithArgument } from '../helpers/processes';
+import { fixturePath } from '../helpers/paths';
+
+const procServer = fixturePath('proc-server.mjs');
+const SHUTDOWN = { stdinGraceMs: 200, terminateGraceMs: 200 };
+const CLIENT_INFO = { name: 'lifecycle', version: '1' };
+
+/** Marks every fixture process this file starts, so that whatever happens none outlives it. */
+const OWNER = `--owner=${process.pid}`;
+/** Every pid a test saw, killed after it whatever happened, so a failing test leaves nothing behind. */
+const seen: number[] = [];
+afterEach(() => {
+  for (const pid of [...seen.splice(0), ...processesWithArgument(OWNER)]) {
+    for (const target of [-pid, pid]) {
+      try {
+        process.kill(target, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+  }
+});
+
+function serverTransport(...flags: string[]): StdioClientTransport {
+  return new StdioClientTransport({
+    command: process.execPath,
+    args: [procServer, OWNER, ...flags],
+    shutdown: SHUTDOWN,
+  });
+}
+
+/** The child's and grandchild's pids, from the fixture's first stderr line. */
+async function spawned(transport: StdioClientTransport) {
+  const found =
+    transport.recentStderr.map(parseProcServerLine).find((line) => line !== undefined) ??
+    (await firstValueFrom(
+      transport.stderr$.pipe(
+        map(parseProcServerLine),
+        filter((line) => line !== undefined),
+        timeout(10_000),
+      ),
+    ));
+  seen.push(found.pid, ...(found.grandchild ? [found.grandchild] : []));
+  return found;
+}
+
+type Tree = { readonly pid: number; readonly grandchild: number | undefined };
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Nothing of the tree is left: the child, its grandchild, and every member of the child's group. */
+function expectAllGone({ pid, grandchild }: Tree): void {
+  expect(isAlive(pid)).toBe(false);
+  if (grandchild !== undefined) expect(isAlive(grandchild)).toBe(false);
+  expect(processesInGroup(pid)).toEqual([]);
+}
+
+describe('StdioClientTransport and Client: the child is gone when close resolves', () => {
+  it('spawns nothing before start, and a close before start resolves at once', async () => {
+    const transport = serverTransport('--fork');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(transport.pid).toBeUndefined();
+    await transport.close();
+    expect(await transport.exited).toMatchObject({ kind: 'stopped' });
+    await expect(transport.start()).rejects.toThrow(/closed before it started/);
+    expect(transport.pid).toBeUndefined();
+  });
+
+  it('a send before start starts the child', async () => {
+    const transport = serverTransport();
+    const first = firstValueFrom(transport.messages.pipe(timeout(10_000)));
+    await transport.send({ jsonrpc: '2.0', id: 7, method: 'ping' });
+    expect(transport.pid).toBeGreaterThan(0);
+    expect(await first).toMatchObject({ id: 7 });
+    const tree = await spawned(transport);
+    await transport.close();
+    expectAllGone(tree);
+  });
+
+  it('delivers messages to a subscriber that came before start', async () => {
+    const transport = serverTransport();
+    const first = firstValueFrom(transport.messages.pipe(timeout(10_000)));
+    await transport.start();
+    const tree = await spawned(transport);
+    await transport.send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: CLIENT_INFO },
+    });
+    expect(await first).toMatchObject({ id: 1, result: { serverInfo: { name: 'proc-server' } } });
+    await transport.close();
+    expectAllGone(tree);
+  });
+
+  it('Client.close() resolves only once a child that ignores stdin EOF and SIGTERM, and its grandchild, are gone', async () => {
+    const transport = serverTransport('--ignore-eof', '--ignore-term', '--fork');
+    const client = new Client(CLIENT_INFO);
+    await client.connect(transport);
+    const tree = await spawned(transport);
+    expect(isAlive(tree.pid)).toBe(true);
+    expect(isAlive(tree.grandchild!)).toBe(true);
+    await client.close();
+    // Checked before awaiting `exited`: `close()` itself must wait for the tree to be gone.
+    expectAllGone(tree);
+    expect(await transport.exited).toMatchObject({ kind: 'stopped', signal: 'SIGKILL' });
+  });
+
+  it('a handshake that times out leaves nothing running when connect rejects', async () => {
+    const transport = serverTransport('--mute', '--ignore-eof', '--ignore-term', '--fork');
+    const client = new Client(CLIENT_INFO);
+    const tree = spawned(transport);
+    await expect(client.connect(transport, { timeout: 300 })).rejects.toThrow(/timed out/i);
+    expectAllGone(await tree);
+  });
+
+  it('a handshake the server answers wrongly leaves nothing running when connect rejects', async () => {
+    const transport = serverTransport('--bad-handshake', '--ignore-eof', '--ignore-term', '--fork');
+    const client = new Client(CLIENT_INFO);
+    const tree = spawned(transport);
+    await expect(client.connect(transport)).rejects.toThrow(/1999-01-01/);
+    expectAllGone(await tree);
+  });
+
+  it('a close before the handshake completes leaves nothing running', async () => {
+    const transport = serverTransport('--mute', '--ignore-eof', '--ignore-term', '--fork');
+    const client = new Client(CLIENT_INFO);
+    const connecting = client.connect(transport, { timeout: 30_000 }).catch((error: Error) => error);
+    const tree = await spawned(transport);
+    await client.close();
+    expectAllGone(tree);
+    expect(await connecting).toBeInstanceOf(Error);
+  });
+
+  it('a close right after connect begins (the child may not have started yet) leaves nothing running', async () => {
+    const transport = serverTransport('--mute', '--ignore-eof', '--ignore-term', '--fork');
+    const client = new Client(CLIENT_INFO);
+    const connecting = client.connect(transport).catch((error: Error) => error);
+    await client.close();
+    const pid = transport.pid;
+    if (pid !== undefined) {
+      seen.push(pid);
+      expect(isAlive(pid)).toBe(false);
+      expect(processesInGroup(pid)).toEqual([]);
+    }
+    expect(await connecting).toBeInstanceOf(Error);
+  });
+});
+
+describe('the switchboard CLI ends its children', () => {
+  let dir: string;
+  let cli: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'switchboard-lifecycle-'));
+    cli = (await buildCli(join(dir, 'dist'))).cli;
+  }, 120_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const switchboard = (...args: string[]) => [process.execPath, cli, ...args];
+
+  it('`call --timeout 1000 tools/list -- sleep 77` leaves no sleep running', async () => {
+    const marker = `77.${process.pid}${Date.now() % 1000}`;
+    const run = await runToEnd(switchboard('call', '--timeout', '1000', 'tools/list', '--', 'sleep', marker));
+    const left = processesWithArgument(marker);
+    seen.push(...left);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toMatch(/timed out/i);
+    expect(left).toEqual([]);
+  });
+
+  it('`call` against a server that ignores stdin EOF and SIGTERM returns within ~5 s with the tree gone', async () => {
+    const began = Date.now();
+    const run = await runToEnd(
+      switchboard(
+        'call',
+        'tools/list',
+        '--',
+        process.execPath,
+        procServer,
+        OWNER,
+        '--ignore-eof',
+        '--ignore-term',
+        '--fork',
+      ),
+    );
+    const tree = parseProcServerLine(run.stderr)!;
+    seen.push(tree.pid, tree.grandchild!);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({ tools: [] });
+    expect(Date.now() - began).toBeLessThan(8000);
+    expectAllGone(tree);
+  });
+
+  describe('serve', () => {
+    /** A hub config whose one upstream is the fixture; it reports its pids in `pidFile`. */
+    const hubConfig = (name: string, ...flags: string[]) => {
+      const path = join(dir, `${name}.json`);
+      const pidFile = join(dir, `${name}.pids`);
+      const args = [procServer, OWNER, '--pid-file', pidFile, ...flags];
+      writeFileSync(path, JSON.stringify({ mcpServers: { up: { command: process.execPath, args } } }));
+      return { path, pidFile };
+    };
+
+    async function upstreamTree(pidFile: string) {
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const line = existsSync(pidFile) ? readFileSync(pidFile, 'utf8') : '';
+        const tree = parseProcServerLine(line);
+        if (tree) {
+          seen.push(tree.pid, ...(tree.grandchild ? [tree.grandchild] : []));
+          return tree;
+        }
+        if (Date.now() > deadline) throw new Error(`No upstream reported in ${pidFile}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+
+    /** Stops `served` the way `stop` says and expects it gone within 5 s (plus start-up slack), tree and all. */
+    async function expectStopsCleanly(served: LongRunning, stop: 'SIGTERM' | 'SIGINT' | 'stdin EOF', tree: Tree) {
+      const began = Date.now();
+      const exit =
+        stop === 'stdin EOF'
+          ? (served.endStdin(),
+            await Promise.race([served.finished(), delay(10_000).then(() => served.stop('SIGKILL'))]))
+          : await served.stop(stop, 10_000);
+      expect(exit.signal).toBeNull();
+      expect(Date.now() - began).toBeLessThan(6000);
+      expectAllGone(tree);
+      expect(processesInGroup(served.pid)).toEqual([]);
+    }
+
+    for (const stop of ['SIGTERM', 'SIGINT', 'stdin EOF'] as const) {
+      it(`a hub on ${stop}: ends a ready upstream that ignores stdin EOF and SIGTERM, then exits`, async () => {
+        const { path, pidFile } = hubConfig(
+          `ready-${stop.replace(' ', '-')}`,
+          '--ignore-eof',
+          '--ignore-term',
+          '--fork',
+        );
+        const served = LongRunning.withStdin(switchboard('serve', path));
+        const tree = await upstreamTree(pidFile);
+        await delay(300); // the handshake is one round trip: the upstream is ready by now
+        await expectStopsCleanly(served, stop, tree);
+      });
+    }
+
+    for (const stop of ['SIGTERM', 'stdin EOF'] as const) {
+      it(`a hub on ${stop} while its upstream is still connecting (never answers): ends it and exits`, async () => {
+        const name = `connecting-${stop.replace(' ', '-')}`;
+        const { path, pidFile } = hubConfig(name, '--mute', '--ignore-eof', '--ignore-term', '--fork');
+        const served = LongRunning.withStdin(switchboard('serve', path));
+        const tree = await upstreamTree(pidFile);
+        await expectStopsCleanly(served, stop, tree);
+      });
+    }
+
+    it('a second SIGTERM while stopping kills every upstream child at once and exits', async () => {
+      const { path, pidFile } = hubConfig('twice', '--ignore-eof', '--ignore-term', '--fork');
+      const served = LongRunning.withStdin(switchboard('serve', path));
+      const tree = await upstreamTree(pidFile);
+      await delay(300);
+      process.kill(served.pid, 'SIGTERM');
+      await delay(300);
+      const began = Date.now();
+      const exit = await served.stop('SIGTERM', 10_000);
+      expect(exit.code).toBe(130);
+      expect(Date.now() - began).toBeLessThan(1500);
+      expect(served.stderr).toMatch(/SIGTERM again while stopping: stopped at once \(killed 1 child process group/);
+      await delay(100);
+      expectAllGone(tree);
+    });
+
+    it('a module server on SIGTERM exits cleanly', async () => {
+      const module = join(dir, 'plain.mjs');
+      writeFileSync(
+        module,
+        `import { defineServer } from './dist/index.mjs';\nexport default defineServer({ name: 'plain', version: '1', tools: [] });\n`,
+      );
+      const served = LongRunning.withStdin(switchboard('serve', module));
+      await delay(500);
+      const began = Date.now();
+      const exit = await served.stop('SIGTERM', 10_000);
+      expect(exit).toEqual({ code: 0, signal: null });
+      expect(Date.now() - began).toBeLessThan(5000);
+    });
+  });
+});
