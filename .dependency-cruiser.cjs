@@ -1,5 +1,5 @@
 /**
- * The layering rule (issue 13), checked by test/layering.test.ts inside `npm test`, or by hand:
+ * The layering rule (issue 13), checked by test/package/layering.test.ts inside `npm test`, or by hand:
  *   npx depcruise lib machines transports --config .dependency-cruiser.cjs
  *
  * LAYERS is the layer order of the README's design notes, lowest first. A module may import from its

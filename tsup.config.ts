@@ -23,7 +23,7 @@ export default {
   entry,
   format: ['esm', 'cjs'],
   // `@internal` members are public only for wiring between the package's own modules: keep them out of the
-  // published declarations (test/published-types.test.ts checks the result in a strict consumer).
+  // published declarations (test/package/published-types.test.ts checks the result in a strict consumer).
   dts: { compilerOptions: { stripInternal: true } },
   sourcemap: true,
   clean: true,

@@ -1,7 +1,7 @@
 /**
  * The API report of every entry the package exports (`api/*.api.md`), written by Microsoft API Extractor.
  *
- * `npm run api` rewrites the committed reports; test/api-report.test.ts writes them into a temporary folder
+ * `npm run api` rewrites the committed reports; test/package/api-report.test.ts writes them into a temporary folder
  * and fails when they differ, so a change of the public surface shows up as a diff of `api/`.
  *
  * API Extractor reads declarations, so the entries' `.d.ts` files are first emitted with the TypeScript

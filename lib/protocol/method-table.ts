@@ -4,7 +4,7 @@
  * envelope on every request) each say how the method flows in that era, or have no column when the era has no
  * such method; a method the stateless era removed says what replaced it. lib/protocol/methods.ts builds the
  * per-era lookups the gate, the classifier and the server read; tests check the table against the official
- * JSON schemas (test/method-table.test.ts).
+ * JSON schemas (test/protocol/method-table.test.ts).
  *
  * Result shapes are not here: `resultRules` (lib/protocol/result-rules.ts) holds them by the same method
  * names, per revision, and `resultChecks` (lib/protocol/results.ts) adds the stateless era's members.
