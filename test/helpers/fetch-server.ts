@@ -10,12 +10,23 @@ export interface FetchHandler {
   close(): Promise<void>;
 }
 
-/** Serves `handler` until the test ends; resolves with its URL (`/mcp`). */
-export async function serveFetchHandler(handler: FetchHandler): Promise<string> {
+/** What a request to the served handler was, as it arrived. */
+export interface ArrivedRequest {
+  readonly method: string;
+  readonly headers: http.IncomingHttpHeaders;
+  readonly body: string;
+}
+
+/** Serves `handler` until the test ends; resolves with its URL (`/mcp`). `arrived` hears every request. */
+export async function serveFetchHandler(
+  handler: FetchHandler,
+  arrived?: (request: ArrivedRequest) => void,
+): Promise<string> {
   const server = http.createServer(async (request, response) => {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
+    arrived?.({ method: request.method!, headers: request.headers, body: body.toString('utf8') });
     const headers = new Headers();
     for (const [name, value] of Object.entries(request.headers)) {
       if (typeof value === 'string') headers.set(name, value);

@@ -6,27 +6,18 @@
  *   client falls back to `initialize`, and the verdict is cached so the next client does not probe.
  * Everything our client emits is validated against its era's official schema.
  */
-import http, { type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createMcpHandler, fromJsonSchema, McpServer } from '@modelcontextprotocol/server';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Client } from '../../lib/client/client';
 import { EraCache } from '../../lib/client/era-cache';
 import type { JsonRpcBatch, JsonRpcMessage } from '../../lib/jsonrpc/types';
 import { StreamableHttpClientTransport } from '../../transports/http/streamable-client';
 import { StdioClientTransport } from '../../transports/stdio';
+import { cleanups } from '../helpers/cleanups';
+import { serveFetchHandler, type ArrivedRequest } from '../helpers/fetch-server';
 import { recordEmittedEitherEra } from '../helpers/schema-modern';
 
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-interface Seen {
-  readonly method: string;
-  readonly headers: IncomingHttpHeaders;
-  readonly body: string;
-}
+type Seen = ArrivedRequest;
 
 /** The SDK v2 server: one `echo` tool whose `region` parameter is mirrored in `Mcp-Param-Region`. */
 function sdkServer(): McpServer {
@@ -48,36 +39,12 @@ function sdkServer(): McpServer {
 
 /** `createMcpHandler` (fetch-shaped) behind a node:http server on 127.0.0.1, recording every request. */
 async function serveSdk(): Promise<{ url: string; seen: Seen[] }> {
-  const handler = createMcpHandler(() => sdkServer());
   const seen: Seen[] = [];
-  const server = http.createServer(async (request, response) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-    const body = Buffer.concat(chunks).toString('utf8');
-    seen.push({ method: request.method!, headers: request.headers, body });
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(request.headers)) {
-      if (typeof value === 'string') headers.set(name, value);
-    }
-    const answer = await handler.fetch(
-      new Request(`http://${request.headers.host}${request.url}`, {
-        method: request.method,
-        headers,
-        ...(body === '' ? {} : { body }),
-      }),
-    );
-    const answerHeaders: Record<string, string> = {};
-    answer.headers.forEach((value, name) => (answerHeaders[name] = value));
-    response.writeHead(answer.status, answerHeaders);
-    response.end(Buffer.from(await answer.arrayBuffer()));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(async () => {
-    await handler.close();
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  });
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, seen };
+  const url = await serveFetchHandler(
+    createMcpHandler(() => sdkServer()),
+    (request) => seen.push(request),
+  );
+  return { url, seen };
 }
 
 async function connectOver<T extends StreamableHttpClientTransport | StdioClientTransport>(
