@@ -190,7 +190,13 @@ export { DEFAULT_MAX_LISTEN_STREAMS, type SubscriptionFilter } from './server/li
 export { createAjvValidator, defaultValidator, type SchemaCheck, type SchemaValidator } from './validation/json-schema';
 
 // The client.
-export { Client, type ClientOptions, type ClientRequestOptions, type ConnectOptions } from './client/client';
+export {
+  Client,
+  type ClientOptions,
+  type ClientRequestOptions,
+  type ConnectOptions,
+  type PageCursor,
+} from './client/client';
 export type {
   ClientContext,
   ClientFeatureOptions,
@@ -201,7 +207,7 @@ export type {
   SamplingOptions,
   UrlElicitationHandler,
 } from './client/features';
-export { ListCache, type HintedList } from './client/list-cache';
+export { ListCache, type HintedList, type ResultCacheHints } from './client/list-cache';
 export {
   DEFAULT_ERA_MAX_AGE_MS,
   EraCache,

@@ -16,7 +16,7 @@ import type { QuitReason } from '../../machines/connection';
 import type { Transport } from '../../transports/transport';
 import { ProtocolViolationError, UnsupportedProtocolVersionError } from '../jsonrpc/errors';
 import type { JsonObject } from '../jsonrpc/types';
-import { resultChecks, type ResultCheck } from '../protocol/results';
+import { resultChecks, type ResultValidator } from '../protocol/results';
 import { shape } from '../protocol/shape';
 import type { ClientCapabilities, Implementation, InitializeResult, ServerCapabilities } from '../protocol/types';
 import {
@@ -33,7 +33,7 @@ import { ClientFeatures, type ClientFeatureOptions, type ClientHost } from './fe
 import { ModernClient, type ListChangesChoice } from './modern-client';
 import { ModernSession, requestEnvelope } from './modern-session';
 
-export interface ClientOptions extends ConnectionOptions, ClientFeatureOptions {
+export interface ClientConnectionOptions extends ConnectionOptions, ClientFeatureOptions {
   /**
    * Extra capabilities (`experimental`, ...). `sampling`, `elicitation` and `roots` are declared by giving
    * their handlers (`sampling`, `elicitation`, `roots` options), never by this field.
@@ -104,7 +104,7 @@ export class ClientConnection extends Connection {
   private readonly maxInputRounds: number | undefined;
   private readonly listChanges: ListChangesChoice;
   /** The result checks of the negotiated revision, kept once ready (the revision no longer changes). */
-  private readyChecks: ReadonlyMap<string, ResultCheck> | undefined;
+  private readyChecks: ReadonlyMap<string, ResultValidator> | undefined;
   private requestHandlers: HandlerTable<ClientHost> | undefined;
   private readonly eraChoice: EraChoice;
   private readonly eraCache: EraCache | undefined;
@@ -116,7 +116,7 @@ export class ClientConnection extends Connection {
 
   constructor(
     readonly info: Implementation,
-    options: ClientOptions = {},
+    options: ClientConnectionOptions = {},
   ) {
     super('c', options);
     this.features = new ClientFeatures(options);
@@ -164,7 +164,7 @@ export class ClientConnection extends Connection {
   }
 
   /**
-   * Connects over `transport` in the era the `era` option picks (see `ClientOptions.era`): in the stateless
+   * Connects over `transport` in the era the `era` option picks (see `ClientConnectionOptions.era`): in the stateless
    * revision once `server/discover` (or the cached verdict) said so; otherwise with the handshake:
    * `initialize`, version check, `notifications/initialized`. On failure the connection is closed (quit
    * reason `handshake-failed`) and the error is thrown.
@@ -220,7 +220,10 @@ export class ClientConnection extends Connection {
    * Results are checked against the method's result schema for the negotiated revision before a request
    * resolves (a broken one rejects with `ResultValidationError`); `validateResult: false` skips that.
    */
-  protected override resultCheck(method: string, options: ClientRequestOptions | undefined): ResultCheck | undefined {
+  protected override resultCheck(
+    method: string,
+    options: ClientRequestOptions | undefined,
+  ): ResultValidator | undefined {
     if (options?.validateResult === false) return undefined;
     return (this.readyChecks ?? this.currentChecks()).get(method);
   }
@@ -262,7 +265,7 @@ export class ClientConnection extends Connection {
 
   /**
    * Attaches a transport the probe found modern: no handshake, the discovery result is what we know. The
-   * list-change stream opens here (see `ClientOptions.listChanges`).
+   * list-change stream opens here (see `ClientConnectionOptions.listChanges`).
    */
   private connectModern(transport: Transport, verdict: Extract<EraVerdict, { era: 'modern' }>): this {
     this.attach(transport);
@@ -325,7 +328,7 @@ export class ClientConnection extends Connection {
   }
 
   /** The result checks of the revision in force: the requested one until the server has answered. */
-  private currentChecks(): ReadonlyMap<string, ResultCheck> {
+  private currentChecks(): ReadonlyMap<string, ResultValidator> {
     const checks = resultChecks(this.protocolVersion ?? this.requestedVersion);
     const state = this.state;
     if (state === 'ready' || state === 'modern') this.readyChecks = checks;

@@ -22,12 +22,8 @@ import type { Root } from '../protocol/client-features';
 import { RESOURCE_SEARCH_EXTENSION } from '../protocol/method-table';
 import { listChangeOf, type ChangeableList } from '../protocol/list-changes';
 import { defaultValidator, type SchemaValidator } from '../validation/json-schema';
-import {
-  ClientConnection,
-  type ClientOptions as ClientConnectionOptions,
-  type ClientRequestOptions,
-} from './client-connection';
-import { hintedListing, ListCache, type CacheHints } from './list-cache';
+import { ClientConnection, type ClientConnectionOptions, type ClientRequestOptions } from './client-connection';
+import { hintedListing, ListCache, type ResultCacheHints } from './list-cache';
 import { fixedListChangesStatus, type ListChangesStatus } from './list-change-stream';
 import { listen as openListenStream, type ListenFilter, type ListenHost } from './listen';
 import { collectPages, DEFAULT_MAX_LIST_PAGES } from './pages';
@@ -50,7 +46,7 @@ export interface ClientOptions extends ClientConnectionOptions {
   readonly maxListPages?: number;
 }
 
-interface Page {
+export interface PageCursor {
   readonly nextCursor?: string;
 }
 
@@ -175,7 +171,7 @@ export class Client extends ClientConnection {
 
   // ---- resources ---------------------------------------------------------------------------------
 
-  listResourcesPage(cursor?: string, options?: ClientRequestOptions): Promise<{ resources: Resource[] } & Page> {
+  listResourcesPage(cursor?: string, options?: ClientRequestOptions): Promise<{ resources: Resource[] } & PageCursor> {
     return this.call('resources/list', pageParams(cursor), options);
   }
 
@@ -186,7 +182,7 @@ export class Client extends ClientConnection {
   listResourceTemplatesPage(
     cursor?: string,
     options?: ClientRequestOptions,
-  ): Promise<{ resourceTemplates: ResourceTemplate[] } & Page> {
+  ): Promise<{ resourceTemplates: ResourceTemplate[] } & PageCursor> {
     return this.call('resources/templates/list', pageParams(cursor), options);
   }
 
@@ -243,7 +239,7 @@ export class Client extends ClientConnection {
 
   // ---- prompts and completion --------------------------------------------------------------------
 
-  listPromptsPage(cursor?: string, options?: ClientRequestOptions): Promise<{ prompts: Prompt[] } & Page> {
+  listPromptsPage(cursor?: string, options?: ClientRequestOptions): Promise<{ prompts: Prompt[] } & PageCursor> {
     return this.call('prompts/list', pageParams(cursor), options);
   }
 
@@ -337,7 +333,7 @@ export class Client extends ClientConnection {
   }
 
   /** Every tool; with `hints`, the cache hints of each page are added to it. */
-  private async collectTools(options: ClientRequestOptions | undefined, hints: CacheHints[] | undefined) {
+  private async collectTools(options: ClientRequestOptions | undefined, hints: ResultCacheHints[] | undefined) {
     const page = (cursor: string | undefined) => this.listToolsPage(cursor, options);
     let tools = await collectPages<Tool, 'tools'>('tools/list', 'tools', page, this.maxListPages, hints);
     if (this.modern) {
@@ -349,12 +345,12 @@ export class Client extends ClientConnection {
     return tools;
   }
 
-  private collectResources(options: ClientRequestOptions | undefined, hints: CacheHints[] | undefined) {
+  private collectResources(options: ClientRequestOptions | undefined, hints: ResultCacheHints[] | undefined) {
     const page = (cursor: string | undefined) => this.listResourcesPage(cursor, options);
     return collectPages<Resource, 'resources'>('resources/list', 'resources', page, this.maxListPages, hints);
   }
 
-  private collectPrompts(options: ClientRequestOptions | undefined, hints: CacheHints[] | undefined) {
+  private collectPrompts(options: ClientRequestOptions | undefined, hints: ResultCacheHints[] | undefined) {
     const page = (cursor: string | undefined) => this.listPromptsPage(cursor, options);
     return collectPages<Prompt, 'prompts'>('prompts/list', 'prompts', page, this.maxListPages, hints);
   }
@@ -365,7 +361,7 @@ export class Client extends ClientConnection {
    */
   private listCache<T>(
     name: ChangeableList,
-    list: (hints: CacheHints[] | undefined) => Promise<readonly T[]>,
+    list: (hints: ResultCacheHints[] | undefined) => Promise<readonly T[]>,
   ): ListCache<T> {
     const lists = (this.lists ??= {}) as Record<ChangeableList, ListCache<T> | undefined>;
     const cached = lists[name];

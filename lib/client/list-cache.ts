@@ -1,19 +1,17 @@
 import { concat, defer, from, Subject, type Observable } from 'rxjs';
 import { systemClock, type Clock } from '../core/clock';
 import type { JsonObject } from '../jsonrpc/types';
+import type { CacheScope } from '../protocol/types';
 import { isRetriedResult } from './input-required';
 
-/** Who may share a cached result (2026-07-28 `cacheScope`): anyone, or one authorization context only. */
-export type CacheScope = 'public' | 'private';
-
 /** The cache hints of a 2026-07-28 result (`CacheableResult`): how long it may be reused, and by whom. */
-export interface CacheHints {
+export interface ResultCacheHints {
   readonly ttlMs?: number;
   readonly cacheScope?: CacheScope;
 }
 
 /** A listing with the hints its pages carried: what a modern list fetch gives a `ListCache`. */
-export interface HintedList<T> extends CacheHints {
+export interface HintedList<T> extends ResultCacheHints {
   readonly items: readonly T[];
 }
 
@@ -21,7 +19,7 @@ export interface HintedList<T> extends CacheHints {
  * The hints of one result. A result completed by a retry that carried `inputResponses` or `requestState`
  * answered that call alone: it is never reused (ttl 0), whatever it says.
  */
-export function cacheHintsOf(result: JsonObject): CacheHints {
+export function cacheHintsOf(result: JsonObject): ResultCacheHints {
   if (isRetriedResult(result)) return { ttlMs: 0 };
   const { ttlMs, cacheScope } = result;
   return {
@@ -31,7 +29,7 @@ export function cacheHintsOf(result: JsonObject): CacheHints {
 }
 
 /** The hints of a listing made of several pages: the shortest ttl, and private if any page is. */
-export function mergeCacheHints(pages: readonly CacheHints[]): CacheHints {
+export function mergeCacheHints(pages: readonly ResultCacheHints[]): ResultCacheHints {
   let ttlMs: number | undefined;
   let cacheScope: CacheScope | undefined;
   for (const page of pages) {
@@ -45,8 +43,10 @@ export function mergeCacheHints(pages: readonly CacheHints[]): CacheHints {
  * A listing with the merged hints of its pages: `list` adds the hints of each page it fetches to the array
  * it is given (as `collectPages` does).
  */
-export async function hintedListing<T>(list: (hints: CacheHints[]) => Promise<readonly T[]>): Promise<HintedList<T>> {
-  const hints: CacheHints[] = [];
+export async function hintedListing<T>(
+  list: (hints: ResultCacheHints[]) => Promise<readonly T[]>,
+): Promise<HintedList<T>> {
+  const hints: ResultCacheHints[] = [];
   const items = await list(hints);
   return { items, ...mergeCacheHints(hints) };
 }

@@ -1,6 +1,6 @@
 import { ProtocolViolationError } from '../jsonrpc/errors';
 import type { JsonObject } from '../jsonrpc/types';
-import { cacheHintsOf, type CacheHints } from './list-cache';
+import { cacheHintsOf, type ResultCacheHints } from './list-cache';
 
 /** Pages of a list followed at most this far by default: a server that keeps answering with cursors is broken. */
 export const DEFAULT_MAX_LIST_PAGES = 10_000;
@@ -16,7 +16,7 @@ export async function collectPages<T, K extends string>(
   key: K,
   fetchPage: (cursor: string | undefined) => Promise<Partial<Record<K, readonly T[]>> & { nextCursor?: string }>,
   maxPages = DEFAULT_MAX_LIST_PAGES,
-  hints?: CacheHints[],
+  hints?: ResultCacheHints[],
 ): Promise<T[]> {
   const items: T[] = [];
   const seen = new Set<string>();

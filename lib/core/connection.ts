@@ -16,7 +16,7 @@ import {
 import { clipText, excerpt } from '../jsonrpc/excerpt';
 import type { JsonObject, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, RequestId } from '../jsonrpc/types';
 import { outboundVerdict } from '../protocol/gate';
-import type { MessageKind } from '../protocol/gate';
+import type { OutboundKind } from '../protocol/gate';
 import type { Role } from '../protocol/methods';
 import type { LoggingLevel } from '../protocol/types';
 import { isAtLeast } from '../protocol/versions';
@@ -400,7 +400,7 @@ export abstract class Connection {
   // ---- helpers -----------------------------------------------------------------------------------
 
   /** Why we may not send `method` now (the gate's verdict as an error), or undefined. */
-  private refuseOutbound(method: string, kind: MessageKind): Error | undefined {
+  private refuseOutbound(method: string, kind: OutboundKind): Error | undefined {
     if (!this.transport) {
       const state = this.state;
       if (state !== 'closing' && state !== 'closed') return new NotReadyError(`Cannot send ${method}: not connected`);

@@ -76,7 +76,7 @@ export type OutboundVerdict = Allowed | OutboundRefusal | MethodRemovedRefusal;
 export const ALLOWED: Allowed = Object.freeze({ kind: 'allow' });
 export const DROPPED: Dropped = Object.freeze({ kind: 'drop' });
 
-export type MessageKind = 'request' | 'notification';
+export type OutboundKind = 'request' | 'notification';
 
 export function peerRole(role: Role): Role {
   return role === 'client' ? 'server' : 'client';
@@ -140,7 +140,7 @@ export function methodNotFound(method: string, removal?: Removal): InboundRefusa
 }
 
 /** May this side send `method` (as a `kind`) now? Extension methods (not in the method table) pass once ready. */
-export function outboundVerdict(view: GateView, method: string, kind: MessageKind): OutboundVerdict {
+export function outboundVerdict(view: GateView, method: string, kind: OutboundKind): OutboundVerdict {
   const state = view.state;
   if (state === 'closing' || state === 'closed')
     return refuseOut('closed', `Cannot send ${method}: the connection is ${state}`);

@@ -54,6 +54,7 @@ export {
   type InboundRefusal,
   type InboundVerdict,
   type MethodRemovedRefusal,
+  type OutboundKind,
   type OutboundRefusal,
   type OutboundVerdict,
 } from './gate';

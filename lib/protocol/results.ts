@@ -12,8 +12,8 @@ import { resultRules } from './result-rules';
 import { problem, type Rule } from './rules';
 import { isSupportedVersion, LATEST_PROTOCOL_VERSION, type ProtocolVersion } from './versions';
 
-/** The problem with a result, or undefined when it is fine (the correlation core's `ResultCheck`). */
-export type ResultCheck = (result: JsonObject) => ResultValidationError | undefined;
+/** The problem with a result, or undefined when it is fine (the correlation core's `ResultValidator`). */
+export type ResultValidator = (result: JsonObject) => ResultValidationError | undefined;
 
 function revisionOf(version: string | undefined): ProtocolVersion {
   return isSupportedVersion(version) ? version : LATEST_PROTOCOL_VERSION;
@@ -32,11 +32,11 @@ export function resultProblem(
 }
 
 /** Checks by revision, then method: built once per revision, with its rules. */
-const checks = new Map<ProtocolVersion, Map<string, ResultCheck>>();
+const checks = new Map<ProtocolVersion, Map<string, ResultValidator>>();
 
-function checksOf(version: ProtocolVersion): Map<string, ResultCheck> {
+function checksOf(version: ProtocolVersion): Map<string, ResultValidator> {
   const rules = resultRules(version);
-  const table = new Map<string, ResultCheck>();
+  const table = new Map<string, ResultValidator>();
   for (const method of Object.keys(rules)) {
     const rule = rules[method]!;
     table.set(method, (result) => (rule(result) === undefined ? undefined : resultProblem(method, result, version)));
@@ -46,7 +46,7 @@ function checksOf(version: ProtocolVersion): Map<string, ResultCheck> {
 }
 
 /** The result checks of `version`, by method; extension methods have none. A connection may keep them once ready. */
-export function resultChecks(version: string | undefined): ReadonlyMap<string, ResultCheck> {
+export function resultChecks(version: string | undefined): ReadonlyMap<string, ResultValidator> {
   if (version !== undefined && namesModernRevision(version)) return (modernTable ??= modernChecks());
   const revision = revisionOf(version);
   return checks.get(revision) ?? checksOf(revision);
@@ -63,7 +63,7 @@ export function resultChecks(version: string | undefined): ReadonlyMap<string, R
 const MODERN_BASE: ProtocolVersion = '2025-11-25';
 const CACHE_SCOPES: ReadonlySet<unknown> = new Set(['public', 'private']);
 
-let modernTable: Map<string, ResultCheck> | undefined;
+let modernTable: Map<string, ResultValidator> | undefined;
 
 function modernRule(method: string, base: Rule | undefined): Rule {
   return (result) => {
@@ -109,9 +109,9 @@ const discoverRule: Rule = (result) => {
   return undefined;
 };
 
-function modernChecks(): Map<string, ResultCheck> {
+function modernChecks(): Map<string, ResultValidator> {
   const rules: Record<string, Rule> = { ...resultRules(MODERN_BASE), 'server/discover': discoverRule };
-  const table = new Map<string, ResultCheck>();
+  const table = new Map<string, ResultValidator>();
   for (const method of Object.keys(rules)) {
     const rule = modernRule(method, rules[method]);
     table.set(method, (result) => {

@@ -270,3 +270,6 @@ export interface ResourceUpdatedParams {
   readonly uri: string;
   readonly _meta?: Meta;
 }
+
+/** Who may share a cached 2026-07-28 result (`cacheScope`): anyone, or one authorization context only. */
+export type CacheScope = 'public' | 'private';

@@ -18,7 +18,7 @@ import type {
 import { hasCapability } from '../protocol/capabilities';
 import { classifyInbound, errorResponseOf, type ModernRequestVerdict } from '../protocol/era';
 import { META } from '../protocol/modern';
-import { resultChecks, type ResultCheck } from '../protocol/results';
+import { resultChecks, type ResultValidator } from '../protocol/results';
 import { shape } from '../protocol/shape';
 import {
   LOGGING_LEVELS,
@@ -137,7 +137,7 @@ export class ServerConnection extends Connection {
   }
 
   /** Results of requests to the client (sampling, elicitation, roots, ping) are checked against their method's result schema. */
-  protected override resultCheck(method: string): ResultCheck | undefined {
+  protected override resultCheck(method: string): ResultValidator | undefined {
     return resultChecks(this.protocolVersion).get(method);
   }
 

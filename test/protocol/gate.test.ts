@@ -7,7 +7,7 @@ import {
   inboundVerdict,
   outboundVerdict,
   type GateView,
-  type MessageKind,
+  type OutboundKind,
 } from '../../lib/protocol/gate';
 import type { Role } from '../../lib/protocol/methods';
 
@@ -37,7 +37,7 @@ const request = (method: string, params: unknown = {}) => ({ jsonrpc: '2.0' as c
 type Out = 'allow' | 'closed' | 'not-ready' | 'unsupported';
 
 /** Outbound: state, role, method, kind, revision, whether capabilities are declared (false: none) -> verdict. */
-const OUTBOUND: [ConnectionState, Role, string, MessageKind, string, boolean, Out][] = [
+const OUTBOUND: [ConnectionState, Role, string, OutboundKind, string, boolean, Out][] = [
   ['closing', 'client', 'tools/call', 'request', '2025-11-25', true, 'closed'],
   ['closed', 'server', 'notifications/message', 'notification', '2025-11-25', true, 'closed'],
   ['uninitialized', 'client', 'initialize', 'request', '2025-11-25', true, 'not-ready'],

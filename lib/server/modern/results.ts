@@ -7,9 +7,9 @@ import { ErrorCode, toWireError } from '../../jsonrpc/errors';
 import type { JsonObject, JsonRpcErrorObject } from '../../jsonrpc/types';
 import { META } from '../../protocol/modern';
 import { shape } from '../../protocol/shape';
-import type { Implementation } from '../../protocol/types';
+import type { CacheScope, Implementation } from '../../protocol/types';
 
-export type CacheScope = 'public' | 'private';
+export type { CacheScope };
 
 /** How long a client may reuse a result, and whether a shared cache may (schema `CacheableResult`). */
 export interface CacheHint {
