@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import { DEFAULT_CLIENT_NAME } from '../auth/client/oauth-client';
 import { EraCache } from '../client/era-cache';
-import { isLegacyLookingFailure } from '../client/modern-session';
+import { isLegacyLookingFailure } from '../client/modern-request-stamp';
 import { FileEraStore } from '../client/node/file-era-store';
 import { McpError, TransportError, UnsupportedProtocolVersionError } from '../jsonrpc/errors';
 import type { CallCommand, CallTarget } from './args';

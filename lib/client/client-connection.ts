@@ -31,7 +31,7 @@ import { DEFAULT_ERA_PROBE_TIMEOUT_MS, forcedEra, negotiateEra } from './era-neg
 import type { EraChoice } from './era-probe';
 import { ClientFeatures, type ClientFeatureOptions, type ClientHost } from './features';
 import { ModernClient, type ListChangesChoice } from './modern-client';
-import { ModernSession, requestEnvelope } from './modern-session';
+import { ModernRequestStamp, requestEnvelope } from './modern-request-stamp';
 
 export interface ClientConnectionOptions extends ConnectionOptions, ClientFeatureOptions {
   /**
@@ -270,13 +270,13 @@ export class ClientConnection extends Connection {
   private connectModern(transport: Transport, verdict: Extract<EraVerdict, { era: 'modern' }>): this {
     this.attach(transport);
     this.attached = transport;
-    const session = new ModernSession(
+    const stamp = new ModernRequestStamp(
       verdict.version,
       this.modernVersions(),
       this.capabilities as JsonObject,
       this.infoFor(),
     );
-    this.modern = new ModernClient(session, this, {
+    this.modern = new ModernClient(stamp, this, {
       send: (method, params, options, completion) => this.sendRequest(method, params, options, completion),
       eraCache: this.eraCache,
       eraKey: transport.eraKey,

@@ -272,7 +272,7 @@ export class Client extends ClientConnection {
    */
   setLoggingLevel(level: LoggingLevel, options?: ClientRequestOptions): Promise<void> {
     if (this.modern) {
-      this.modern.session.setLogLevel(level);
+      this.modern.requests.setLogLevel(level);
       return Promise.resolve();
     }
     return this.request('logging/setLevel', { level }, options).then(() => undefined);
@@ -337,7 +337,7 @@ export class Client extends ClientConnection {
     const page = (cursor: string | undefined) => this.listToolsPage(cursor, options);
     let tools = await collectPages<Tool, 'tools'>('tools/list', 'tools', page, this.maxListPages, hints);
     if (this.modern) {
-      tools = this.modern.session.usableTools(tools, (tool, problem) =>
+      tools = this.modern.requests.usableTools(tools, (tool, problem) =>
         this.logger.debug(`Tool ${JSON.stringify(tool.name)} is left out: its ${problem}`),
       );
     }

@@ -1,6 +1,6 @@
 /**
  * What a client connected in the stateless revision (2026-07-28) does beyond sending messages: each request
- * is stamped (`ModernSession`), retried once on a -32022 naming another revision we speak, and completed
+ * is stamped (`ModernRequestStamp`), retried once on a -32022 naming another revision we speak, and completed
  * through its `input_required` rounds; and, since such a server sends no notification outside a request's
  * stream, the list changes the server declares are heard on one background `subscriptions/listen` stream,
  * open while something needs them (lib/client/list-change-stream.ts).
@@ -29,7 +29,7 @@ import {
 } from './input-required';
 import { fixedListChangesStatus, ListChangeStream, type ListChangesStatus } from './list-change-stream';
 import type { ListenFilter, ListenHost } from './listen';
-import { isLegacyLookingFailure, type ModernSession } from './modern-session';
+import { isLegacyLookingFailure, type ModernRequestStamp } from './modern-request-stamp';
 import type { SendOptions } from '../core/connection';
 import type { RequestCompletion } from '../core/correlation';
 
@@ -84,7 +84,7 @@ export class ModernClient {
   private stopped = false;
 
   constructor(
-    readonly session: ModernSession,
+    readonly requests: ModernRequestStamp,
     private readonly host: ModernClientHost,
     private readonly options: ModernClientOptions,
   ) {}
@@ -95,7 +95,7 @@ export class ModernClient {
    */
   request(method: string, params: JsonObject | undefined, options: SendOptions | undefined): Promise<JsonObject> {
     const sendOptions = this.sendOptionsFor(method, params, options);
-    const sent = this.session.stamp(params);
+    const sent = this.requests.stamp(params);
     // The call completes its result in the step that settles the request: no promise step of its own.
     const call = new ModernCall(this, method, params, options, sent, sendOptions);
     return this.options.send(method, sent, sendOptions, call);
@@ -170,7 +170,7 @@ export class ModernClient {
     params: JsonObject | undefined,
     options: SendOptions | undefined,
   ): SendOptions | undefined {
-    const headers = this.session.headersFor(method, params);
+    const headers = this.requests.headersFor(method, params);
     return headers === undefined ? options : { ...options, headers: { ...options?.headers, ...headers } };
   }
 
@@ -181,7 +181,7 @@ export class ModernClient {
     options: SendOptions | undefined,
   ): Promise<{ params: JsonObject; result: JsonObject }> {
     const sendOptions = this.sendOptionsFor(method, params, options);
-    const sent = this.session.stamp(params);
+    const sent = this.requests.stamp(params);
     return this.options.send(method, sent, sendOptions).then(
       (result) => ({ params: sent, result }),
       (error: unknown) => this.retryOnce(error, method, params, sendOptions),
@@ -195,16 +195,16 @@ export class ModernClient {
     params: JsonObject | undefined,
     sendOptions: SendOptions | undefined,
   ): Promise<{ params: JsonObject; result: JsonObject }> {
-    const session = this.session;
-    const retry = session.retryVersion(error);
+    const requests = this.requests;
+    const retry = requests.retryVersion(error);
     if (retry === undefined) {
       const { eraKey, eraCache } = this.options;
       if (eraKey !== undefined && isLegacyLookingFailure(error)) eraCache?.delete(eraKey);
       throw error;
     }
     this.host.logger.debug(`${method} was refused with -32022: switching to revision ${retry} and retrying once`);
-    session.switchVersion(retry);
-    const sent = session.stamp(params);
+    requests.switchVersion(retry);
+    const sent = requests.stamp(params);
     return { params: sent, result: await this.options.send(method, sent, sendOptions) };
   }
 

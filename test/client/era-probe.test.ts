@@ -1,12 +1,12 @@
 /**
  * The client's era probe verdicts (lib/client/era-probe.ts), the verdict cache and the modern envelope
- * (lib/client/modern-session.ts), as pure functions: no transport.
+ * (lib/client/modern-request-stamp.ts), as pure functions: no transport.
  */
 import { describe, expect, it } from 'vitest';
 import { EraCache } from '../../lib/client/era-cache';
 import { forcedEra } from '../../lib/client/era-negotiation';
 import { classifyProbe, type ProbeOutcome } from '../../lib/client/era-probe';
-import { isLegacyLookingFailure, ModernSession } from '../../lib/client/modern-session';
+import { isLegacyLookingFailure, ModernRequestStamp } from '../../lib/client/modern-request-stamp';
 import { McpError, TransportError } from '../../lib/jsonrpc/errors';
 import { HttpStatusError } from '../../transports/http/client-request';
 
@@ -113,8 +113,8 @@ describe('EraCache', () => {
   });
 });
 
-describe('ModernSession', () => {
-  const session = () => new ModernSession('2026-07-28', OURS, { roots: {} }, { name: 'c', version: '1' });
+describe('ModernRequestStamp', () => {
+  const session = () => new ModernRequestStamp('2026-07-28', OURS, { roots: {} }, { name: 'c', version: '1' });
 
   it('stamps the envelope on params without _meta', () => {
     expect(session().stamp({ cursor: 'x' })).toEqual({
@@ -147,7 +147,7 @@ describe('ModernSession', () => {
   });
 
   it('retries on -32022 only for another revision we speak', () => {
-    const modern = new ModernSession('2026-07-28', ['2026-12-01', '2026-07-28'], {}, { name: 'c', version: '1' });
+    const modern = new ModernRequestStamp('2026-07-28', ['2026-12-01', '2026-07-28'], {}, { name: 'c', version: '1' });
     expect(modern.retryVersion(new McpError(-32022, 'no', { supported: ['2026-12-01'] }))).toBe('2026-12-01');
     expect(modern.retryVersion(new McpError(-32022, 'no', { supported: ['2026-07-28'] }))).toBeUndefined();
     expect(modern.retryVersion(new McpError(-32601, 'no'))).toBeUndefined();

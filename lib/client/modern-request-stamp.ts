@@ -12,7 +12,7 @@ import { META } from '../protocol/modern';
 import type { LoggingLevel, Tool } from '../protocol/types';
 import { mutualVersion } from './era-probe';
 
-export class ModernSession {
+export class ModernRequestStamp {
   /** The envelope without caller keys, shared by every request until the version or the log level changes. */
   private meta: JsonObject;
   private logLevel: LoggingLevel | undefined;
