@@ -117,13 +117,6 @@ export function tooDeep(message: unknown, maxDepth: number): UnreadableFrame {
   );
 }
 
-export interface DecodeLimits {
-  /** Largest message accepted, in UTF-8 bytes (`DEFAULT_MAX_MESSAGE_BYTES`). */
-  readonly maxMessageBytes?: number;
-  /** Deepest nesting of objects and arrays accepted (`DEFAULT_MAX_DEPTH`). */
-  readonly maxDepth?: number;
-}
-
 /**
  * Decodes one text frame into a message (or batch), or a `UnreadableFrame` value: never throws. Refused with
  * -32600: a frame over `maxBytes`, or one nesting deeper than `maxDepth` (that refusal carries the

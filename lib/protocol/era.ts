@@ -112,9 +112,6 @@ export interface RejectVerdict {
 
 export type EraVerdict = LegacyVerdict | ModernRequestVerdict | ModernNotificationVerdict | RejectVerdict;
 
-/** True when a legacy verdict tells which era the peer speaks (stdio decides its era on the first such message). */
-export const isEraEvidence = (reason: LegacyReason): boolean => reason === 'initialize' || reason === 'no-claim';
-
 /** The JSON-RPC error response a rejection answers with (no `id` member when it was unreadable). */
 export function errorResponseOf(verdict: RejectVerdict): JsonRpcErrorResponse {
   return verdict.id === undefined
