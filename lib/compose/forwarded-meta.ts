@@ -4,8 +4,9 @@
  * of a request, the `serverInfo` of a result, a related task) and never cross the hub. A forwarded request
  * gets the envelope of the hub's own client for that upstream (stamped by that client; none in a
  * handshake-era session); a result the hub relays loses what the upstream said about itself (the hub's
- * own identity is its server's to give: `server/discover`). Every other key passes unchanged (a tool's own
- * `_meta`, `traceparent`); the progress token is the upstream request's own.
+ * own identity is its server's to give: `server/discover`). A request an upstream sends the caller (sampling,
+ * elicitation) loses its reserved keys and progress token the same way. Every other key passes unchanged (a
+ * tool's own `_meta`, `traceparent`); a progress token is each hop's own.
  */
 import type { JsonObject } from '../jsonrpc/types';
 import { META } from '../protocol/modern';
@@ -25,7 +26,7 @@ export function isReservedMetaKey(key: string): boolean {
   return MCP_LABELS.has(key.slice(dot + 1, next < 0 || next > slash ? slash : next));
 }
 
-/** The downstream request's progress token, and every key of a hop: what a forwarded request leaves behind. */
+/** A request's progress token, and every key of a hop: what a forwarded request leaves behind, either way. */
 function staysDownstream(key: string): boolean {
   return key === META.progressToken || isReservedMetaKey(key);
 }
@@ -36,16 +37,35 @@ export function forwardedParams(params: JsonObject, meta: Meta | undefined): Jso
   return kept === undefined ? params : { ...params, _meta: kept as JsonObject };
 }
 
+/**
+ * The params of a request an upstream sends the hub's caller (sampling, elicitation) with the keys of their
+ * `_meta` that pass the hub: what the upstream says of one hop (its progress token, a related task of its
+ * own) stays with the upstream. The same object when nothing is dropped.
+ */
+export function relayedRequestParams(params: JsonObject): JsonObject {
+  const meta = params._meta;
+  if (!isMetaObject(meta)) return params;
+  const kept = without(meta, staysDownstream);
+  if (kept === meta) return params;
+  if (kept !== undefined) return { ...params, _meta: kept as JsonObject };
+  const { _meta: _dropped, ...rest } = params;
+  return rest;
+}
+
 /** An upstream's result as the hub's own: without the reserved keys of its `_meta` (the same object if it has none). */
 export function relayedResult<T>(result: T): T {
   if (typeof result !== 'object' || result === null) return result;
   const meta = (result as { _meta?: unknown })._meta;
-  if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) return result;
-  const kept = without(meta as Meta, isReservedMetaKey);
+  if (!isMetaObject(meta)) return result;
+  const kept = without(meta, isReservedMetaKey);
   if (kept === meta) return result;
   if (kept !== undefined) return { ...result, _meta: kept };
   const { _meta: _dropped, ...rest } = result as T & { _meta?: unknown };
   return rest as T;
+}
+
+function isMetaObject(meta: unknown): meta is Meta {
+  return typeof meta === 'object' && meta !== null && !Array.isArray(meta);
 }
 
 /** `meta` without the keys `drop` names: the same object when it names none, undefined when none is left. */

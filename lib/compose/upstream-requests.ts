@@ -8,6 +8,7 @@ import type { ClientContext } from '../client/features';
 import { ErrorCode, McpError } from '../jsonrpc/errors';
 import type { JsonObject, JsonRpcNotification } from '../jsonrpc/types';
 import type { ServerConnection } from '../server/server';
+import { relayedRequestParams } from './forwarded-meta';
 import type { CallsInFlight } from './upstream-calls';
 import type { DownstreamTarget } from './upstream-options';
 
@@ -38,7 +39,7 @@ export class UpstreamRequestRouter {
       );
     }
     // Its span continues the upstream's request (a child of the hub's span for it), not the downstream call.
-    const result = await target.request(method, params, {
+    const result = await target.request(method, relayedRequestParams(params), {
       signal: upstreamContext.signal,
       timeout: 0,
       parentRequest: upstreamContext,

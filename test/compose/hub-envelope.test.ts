@@ -219,6 +219,78 @@ describe.each(ERAS)('a %s caller of the hub', (callerEra) => {
   });
 });
 
+/** An upstream whose tool asks the caller for a completion and a form, each with a `_meta` of its own. */
+function askingUpstream(): Server {
+  const upstreamMeta = {
+    [NOTE]: 'from the upstream',
+    progressToken: 'upstream-token',
+    'io.modelcontextprotocol/related-task': { taskId: 'upstream-task' },
+  };
+  return new Server(
+    defineServer({
+      name: UPSTREAM_INFO.name,
+      version: UPSTREAM_INFO.version,
+      tools: [
+        {
+          name: 'ask',
+          inputSchema: { type: 'object' },
+          handler: async (_args, context) => {
+            const sampled = await context.createMessage({
+              messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }],
+              maxTokens: 5,
+              _meta: upstreamMeta,
+            });
+            const elicited = await context.elicit({
+              mode: 'form',
+              message: 'name?',
+              requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+              _meta: upstreamMeta,
+            });
+            return text(`${sampled.model} ${elicited.action}`);
+          },
+        },
+      ],
+    }),
+  );
+}
+
+describe.each(ERAS)('a %s caller asked for input through the hub', (callerEra) => {
+  it.each(['legacy', 'modern'] as const)(
+    'by a %s upstream gets the upstream’s own _meta keys, never what it says of its hop',
+    async (upstreamEra) => {
+      const hub = await startHub({ kind: 'in-process', server: askingUpstream(), direct: false }, upstreamEra);
+      const [clientSide, hubSide] = createMemoryPair();
+      validateEmitted(hub.connect(hubSide));
+      const received: unknown[] = [];
+      const client = new Client(CALLER_INFO, {
+        era: callerEra,
+        sampling: (params) => {
+          received.push(params._meta);
+          return { role: 'assistant', content: { type: 'text', text: 'ok' }, model: 'm' };
+        },
+        elicitation: {
+          form: (params) => {
+            received.push(params._meta);
+            return { action: 'accept', content: { name: 'x' } };
+          },
+        },
+      });
+      validateEmitted(client);
+      cleanups.push(() => client.close());
+      await client.connect(clientSide);
+      expect(hub.upstream('up')!.client!.connectedEra).toBe(upstreamEra);
+      const result = await client.request('tools/call', { name: 'ask', arguments: {} });
+      expect(result.content).toEqual(text('m accept').content);
+      expect(received).toHaveLength(2);
+      for (const meta of received) {
+        expect(reservedKeys(meta as object)).toEqual([]);
+        expect(meta).toMatchObject({ [NOTE]: 'from the upstream' });
+        expect((meta as { progressToken?: unknown }).progressToken).not.toBe('upstream-token');
+      }
+    },
+  );
+});
+
 describe('the _meta keys MCP reserves', () => {
   it('are those whose prefix has `modelcontextprotocol` or `mcp` for its second label (the schema’s examples)', () => {
     const reserved = [
