@@ -105,13 +105,8 @@ export type ConnectionSnapshot = Snapshot<QuitReason> & {
 };
 
 const TRANSPORT_CLOSED: QuitReason = { kind: 'transport-closed', message: 'The transport closed' };
-
-/**
- * The close give-up timer of each actor in `closing`, on its system's clock. Not an XState delayed event: when
- * an actor stops, XState scans every delayed event of its system (`scheduler.cancelAll`), and every connection
- * of a runtime shares one system, so a mass close of N connections would cost N² steps.
- */
-const closeGiveUps = new WeakMap<object, unknown>();
+/** The id of the close give-up among the actor's scheduled events (XState cancels it when the actor stops). */
+const GIVE_UP = 'close.giveUp';
 
 function quitReasonOf(data: ConnectionData): QuitReason {
   return data.quitReason ?? TRANSPORT_CLOSED;
@@ -146,18 +141,10 @@ function enter(from: ConnectionState, to: ConnectionState, data: ConnectionData,
   const host = data.host;
   if (to === 'closing') {
     const reason = quitReasonOf(data);
-    const self = scope.self;
-    closeGiveUps.set(
-      self,
-      scope.system._clock.setTimeout(() => self.send({ type: 'transport.closed', reason }), CLOSE_TIMEOUT_MS),
-    );
+    const giveUp: ConnectionEvent = { type: 'transport.closed', reason };
+    scope.system.scheduler.schedule(scope.self, scope.self, giveUp, CLOSE_TIMEOUT_MS, GIVE_UP);
     host.beginClose(reason);
   } else if (to === 'closed') {
-    const giveUp = closeGiveUps.get(scope.self);
-    if (giveUp !== undefined) {
-      closeGiveUps.delete(scope.self);
-      scope.system._clock.clearTimeout(giveUp);
-    }
     host.finishClose(quitReasonOf(data));
   }
   host.lifecycleChanged(from, to, data.quitReason);

@@ -12,6 +12,7 @@ import type { TraceEvent } from '../trace/types';
 import { machineIdOf, observeLifecycleChanges, type LifecycleChange } from '../trace/xstate-inspection';
 import { connectionLifecycle } from '../../machines/connection';
 import { backgroundClock, systemClock, type Clock } from './clock';
+import { indexDelayedEvents } from './indexed-scheduler';
 
 export interface RuntimeOptions {
   /**
@@ -63,6 +64,7 @@ export class Runtime {
         ...(options.inspect && { inspect: options.inspect }),
       },
     ).start();
+    indexDelayedEvents(this.root.system);
   }
 
   /** Every trace event of this runtime. Costs nothing while nobody subscribes. */
