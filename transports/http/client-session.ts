@@ -106,7 +106,7 @@ export class StreamableClientSession {
       this.abort.signal,
       report,
     );
-    this.inFlight = new ExchangesInFlight(this.requests, this.inbound, this.order, this.renewal.lost, () =>
+    this.inFlight = new ExchangesInFlight(this.requests, this.inbound, this.order, this.sessionLost, () =>
       this.renewal.gotThrough(),
     );
     this.listening = new StandaloneListening(
@@ -161,6 +161,11 @@ export class StreamableClientSession {
       await this.renewal.renewing();
       state = this.state;
     }
+    const streamOpening = this.listening.opening();
+    if (streamOpening) {
+      await streamOpening;
+      state = this.state;
+    }
     if (state === 'legacy') {
       this.order.leave();
       return this.fallback.transport!.send(message);
@@ -190,13 +195,22 @@ export class StreamableClientSession {
       if (exchange?.modernHeaders !== undefined) return this.order.leave();
     }
     try {
-      await postNotice(this.requests, body, this.renewal.lost);
+      await postNotice(this.requests, body, this.sessionLost);
       this.renewal.gotThrough();
     } finally {
       this.order.leave();
     }
     if (isInitializedNotification(message)) this.lifecycle.tell({ type: 'initialized' });
   }
+
+  /**
+   * A message met a 404 for `session`: it goes again once the session was renewed and the new session's
+   * stream answered (as the first message of a session waits for it, `deliverMessage`).
+   */
+  private readonly sessionLost = async (session: string): Promise<void> => {
+    await this.renewal.lost(session);
+    await this.listening.opening();
+  };
 
   private report(event: HttpClientEvent): void {
     const state = this.state;

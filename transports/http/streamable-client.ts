@@ -19,7 +19,9 @@
  *   finished request's stream is never resumed: answered, or cancelled or timed out by our side (the
  *   transport sees the `notifications/cancelled` go out).
  * - After `notifications/initialized` is accepted, the standalone GET stream is opened when the server
- *   offers it (405 = not offered) and reopened when it ends, resuming after its last event id.
+ *   offers it (405 = not offered) and reopened when it ends, resuming after its last event id. The messages
+ *   sent meanwhile wait for the server's answer to that GET (at most 1 s): a server drops the requests it
+ *   sends on a stream not open yet (the official SDK's for a request given no `relatedRequestId`).
  * - A 404 for our session means the server ended it. By default (`renewSession`) the transport starts a
  *   new session transparently: it replays the remembered `initialize` (with an id of its own, its answer
  *   swallowed) and `notifications/initialized`, then retries the message that failed and reopens the
