@@ -1,7 +1,9 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { Observable, Subject, type Subscription } from 'rxjs';
 import { createActor, type Actor } from 'xstate';
+import { defaultLogger } from '../lib/core/logger';
 import { defaultRuntime, type Runtime } from '../lib/core/runtime';
 import { TransportError } from '../lib/jsonrpc/errors';
 import type { InboundFrame, JsonRpcBatch, JsonRpcMessage } from '../lib/jsonrpc/types';
@@ -87,9 +89,13 @@ export interface StdioClientOptions {
 const MAX_STDERR_LINE_BYTES = 64 * 1024;
 /** After the child exits, how long to wait for its stdout to drain before ending `messages`. */
 const STDOUT_DRAIN_MS = 1000;
-/** After the child exits, how long to wait for the rest of its process group to go (it was sent SIGKILL). */
-const GROUP_EXIT_MS = 1000;
-const GROUP_POLL_MS = 10;
+/**
+ * After the child exits, how long to wait for the rest of its process group to end (it was sent SIGKILL)
+ * before giving up with a warning: only a process stuck in the kernel (uninterruptible sleep) takes that long.
+ */
+const GROUP_END_TIMEOUT_MS = 2000;
+/** The longest pause between two looks at the group (the first ones come sooner). */
+const GROUP_POLL_MAX_MS = 50;
 /** Process groups are a POSIX notion; elsewhere only the child itself is signalled. */
 const USE_PROCESS_GROUP = process.platform !== 'win32';
 
@@ -101,8 +107,9 @@ const runningChildren = new Set<number>();
  * reaches the whole tree (servers started through `npx`, `uvx` or `sh -c` are wrappers around the real
  * one). Nothing runs before `start()` (a `Connection` calls it when it attaches the transport; a `send()`
  * before it starts the child too). Closing ends stdin, then sends SIGTERM, then SIGKILL to the group (see
- * `childProcessMachine`), and resolves once the child has exited and its group is gone, on every path:
- * closed before start, while starting, or running.
+ * `childProcessMachine`), and resolves once the child has exited and no process of its group runs any more
+ * (zombies aside: reaping orphans is init's job), on every path: closed before start, while starting, or
+ * running.
  *
  * `messages` may be subscribed before `start()`. It completes after `close()` or when the child exits with
  * code 0; any other exit, and a failed spawn, end it with a `TransportError` whose `cause` is the `ChildExit`.
@@ -130,7 +137,7 @@ export class StdioClientTransport implements Transport {
   /**
    * SIGKILLs the process group of every child a `StdioClientTransport` of this process started and that has
    * not been seen to end: the last resort of a process about to exit past its shutdown deadline. Returns
-   * the pids signalled.
+   * the pids signalled. Each transport's `close()` still resolves only once its group has ended.
    */
   static killRunningChildren(): number[] {
     const pids = [...runningChildren];
@@ -246,8 +253,9 @@ export class StdioClientTransport implements Transport {
   }
 
   /**
-   * Ends stdin and escalates until the child has exited; resolves then, once the rest of its process group
-   * is gone too (or after a bounded wait). Before `start()` nothing is spawned and it resolves at once.
+   * Ends stdin and escalates until the child has exited; resolves then, once no process of its group runs
+   * any more (or, for one stuck in the kernel, after a bounded wait and a warning on stderr). Before
+   * `start()` nothing is spawned and it resolves at once.
    */
   close(): Promise<void> {
     // Stop reading and end stdin, but let `messages` end with the exit: the connection is closed only then.
@@ -304,7 +312,7 @@ export class StdioClientTransport implements Transport {
     child.once('spawn', () => {
       if (child.pid !== undefined) {
         runningChildren.add(child.pid);
-        this.groupGone = this.exited.then(() => waitForGroupExit(child.pid!));
+        this.groupGone = this.exited.then(() => waitForGroupEnd(child.pid!, this.options.command));
       }
       this.actor.send({ type: 'spawned' });
     });
@@ -351,23 +359,67 @@ function signalChild(pid: number, signal: NodeJS.Signals): void {
 }
 
 /**
- * Resolves once no process is left in the group `pid` led (the machine has sent it SIGKILL), or after
- * `GROUP_EXIT_MS`: SIGKILL takes effect at once, but the kernel may take a moment to tear processes down.
+ * Resolves once no process of the group `pgid` runs any more (the machine has sent it SIGKILL); each look
+ * that finds one still running sends SIGKILL again, for a member that joined after the first. A zombie counts
+ * as ended: it runs nothing and holds nothing but its pid, and reaping an orphan is init's job, which init
+ * may do a second later. Gives up after `GROUP_END_TIMEOUT_MS`, saying so on stderr, so that a process
+ * stuck in the kernel cannot hang a close for ever.
  */
-async function waitForGroupExit(pid: number): Promise<void> {
-  const deadline = Date.now() + GROUP_EXIT_MS;
-  while (USE_PROCESS_GROUP && groupAlive(pid) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, GROUP_POLL_MS));
+async function waitForGroupEnd(pgid: number, command: string): Promise<void> {
+  const deadline = Date.now() + GROUP_END_TIMEOUT_MS;
+  for (let pause = 1; ; pause = Math.min(2 * pause, GROUP_POLL_MAX_MS)) {
+    const running = runningInGroup(pgid);
+    if (running.length === 0) break;
+    if (Date.now() >= deadline) {
+      defaultLogger.warn(
+        `Gave up waiting for the process group ${pgid} of "${command}": ${running.length === 1 ? 'process' : 'processes'} ` +
+          `${running.join(', ')} still running ${GROUP_END_TIMEOUT_MS} ms after SIGKILL`,
+      );
+      break;
+    }
+    signalChild(pgid, 'SIGKILL');
+    await new Promise((resolve) => setTimeout(resolve, pause));
   }
-  runningChildren.delete(pid);
+  runningChildren.delete(pgid);
 }
 
-function groupAlive(pid: number): boolean {
+/**
+ * The pids of the processes of group `pgid` that still run (zombies excluded), read from /proc; where there
+ * is no /proc, the group's id stands for its members while a signal reaches any (an exited leader's orphans
+ * are reaped at once there).
+ */
+function runningInGroup(pgid: number): number[] {
+  if (!USE_PROCESS_GROUP || !groupExists(pgid)) return [];
+  let entries: string[];
   try {
-    process.kill(-pid, 0);
-    return true;
+    entries = readdirSync('/proc');
   } catch {
-    return false;
+    return [pgid];
+  }
+  const running: number[] = [];
+  for (const entry of entries) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    } catch {
+      continue; // ended meanwhile
+    }
+    // `pid (comm) state ppid pgrp ...`: comm may hold spaces and parentheses, so split after the last ')'.
+    const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ', 3);
+    if (Number(group) === pgid && state !== 'Z' && state !== 'X') running.push(pid);
+  }
+  return running;
+}
+
+/** Whether any process (a zombie included) is still in group `pgid`. */
+function groupExists(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -6,7 +6,8 @@
  *
  * Stopping ends every upstream child process before the command returns: the hub's own close runs each
  * child's shutdown ladder (stdin EOF, SIGTERM, SIGKILL to its process group); past `SHUTDOWN_DEADLINE_MS`
- * the command SIGKILLs whatever children are left and returns anyway. A second signal does that at once.
+ * the command SIGKILLs whatever children are left, and returns once their groups have ended (or, for a
+ * process stuck in the kernel, after `KILLED_WAIT_MS`, saying so). A second signal kills and exits at once.
  */
 import { PassThrough, type Readable } from 'node:stream';
 import { createMcpHttpHandler, DEFAULT_MCP_PATH } from '../../transports/http/endpoint';
@@ -59,7 +60,7 @@ export function serve(command: ServeCommand, io: CliIo): Promise<number> {
   });
 }
 
-interface Served {
+export interface Served {
   readonly server: Server;
   /** Starts what must run before serving (a hub's upstreams); rejects with a `CliFailure`. */
   start(): Promise<void>;
@@ -107,22 +108,33 @@ async function loadServed(path: string): Promise<Served> {
   };
 }
 
-/** Closes `served`; past `deadlineMs`, SIGKILLs every child process left and returns all the same. */
-async function closeWithin(served: Served, deadlineMs: number, io: CliIo): Promise<void> {
+/** After the deadline's SIGKILL, how long the close may still take to see every child's process group end. */
+export const KILLED_WAIT_MS = 3000;
+
+/**
+ * Closes `served`; past `deadlineMs`, SIGKILLs every child process group left, then still waits (at most
+ * `KILLED_WAIT_MS`) for the close to see those groups end: the command never returns while a child runs.
+ */
+export async function closeWithin(served: Pick<Served, 'close'>, deadlineMs: number, io: CliIo): Promise<void> {
+  const closed = served.close().catch(() => undefined);
+  if (await settlesWithin(closed, deadlineMs)) return;
+  const killed = killChildren();
+  io.err(`switchboard: stopping took over ${deadlineMs} ms: killed ${killed.length} child process group(s)`);
+  if (await settlesWithin(closed, KILLED_WAIT_MS)) return;
+  const left = killChildren();
+  io.err(
+    `switchboard: gave up waiting for the stop ${KILLED_WAIT_MS} ms after the SIGKILL` +
+      (left.length ? `; child process group(s) not seen to end: ${left.join(', ')}` : ''),
+  );
+}
+
+/** Whether `promise` (which never rejects) settles within `ms`. */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<'late'>((resolve) => (timer = setTimeout(resolve, deadlineMs, 'late')));
-  const outcome = await Promise.race([
-    served.close().then(
-      () => 'closed' as const,
-      () => 'closed' as const,
-    ),
-    deadline,
-  ]);
+  const late = new Promise<false>((resolve) => (timer = setTimeout(resolve, ms, false)));
+  const settled = await Promise.race([promise.then(() => true as const), late]);
   clearTimeout(timer);
-  if (outcome === 'late') {
-    const killed = killChildren();
-    io.err(`switchboard: stopping took over ${deadlineMs} ms: killed ${killed.length} child process group(s)`);
-  }
+  return settled;
 }
 
 /**

@@ -16,8 +16,11 @@ export class SessionSlot {
   private readonly sessions = new BehaviorSubject<UpstreamSession | undefined>(undefined);
   /** Aborts the attempt under way (closing what it opened so far). */
   private attempt: AbortController | undefined;
-  private opening: Promise<void> = Promise.resolve();
-  private closing: Promise<void> = Promise.resolve();
+  /**
+   * Every attempt and close not over yet: an abandoned attempt may still be closing what it opened (a child
+   * on its shutdown ladder) while the next one runs, and a stop must wait for both.
+   */
+  private readonly unsettled = new Set<Promise<void>>();
 
   /** The open session, if any. */
   get current(): UpstreamSession | undefined {
@@ -33,16 +36,18 @@ export class SessionSlot {
   open(open: (signal: AbortSignal) => Promise<UpstreamSession>, outcome: AttemptOutcome): void {
     this.attempt?.abort();
     const attempt = (this.attempt = new AbortController());
-    this.opening = open(attempt.signal).then(
-      async (session) => {
-        if (attempt.signal.aborted) return session.close();
-        this.attempt = undefined;
-        this.sessions.next(session);
-        outcome.opened(session);
-      },
-      (error: Error) => {
-        if (!attempt.signal.aborted) outcome.failed(error);
-      },
+    this.track(
+      open(attempt.signal).then(
+        async (session) => {
+          if (attempt.signal.aborted) return session.close();
+          this.attempt = undefined;
+          this.sessions.next(session);
+          outcome.opened(session);
+        },
+        (error: Error) => {
+          if (!attempt.signal.aborted) outcome.failed(error);
+        },
+      ),
     );
   }
 
@@ -53,15 +58,21 @@ export class SessionSlot {
     const session = this.sessions.value;
     if (!session) return;
     this.sessions.next(undefined);
-    this.closing = session.close();
+    this.track(session.close());
   }
 
-  /** Resolves once the last close, and the last attempt (with its cleanup), are over. */
+  /** Resolves once every close, and every attempt (with its cleanup), begun so far is over. */
   async settled(): Promise<void> {
-    await Promise.all([this.closing, this.opening]);
+    await Promise.all(this.unsettled);
   }
 
   dispose(): void {
     this.sessions.complete();
+  }
+
+  private track(work: Promise<void>): void {
+    this.unsettled.add(work);
+    const forget = () => this.unsettled.delete(work);
+    work.then(forget, forget);
   }
 }

@@ -1,18 +1,25 @@
 /**
  * Every process ends with its owner: real child processes (test/fixtures/proc-server.mjs) that stall the
- * handshake, ignore the end of stdin and SIGTERM, or fork a grandchild, closed on every path; after each,
- * the process table (/proc) shows no child, grandchild or member of the child's process group alive.
+ * handshake, ignore the end of stdin and SIGTERM, or fork a grandchild, closed on every path (a hub stopped
+ * at each phase of an upstream's connect, the CLI past its shutdown deadline included); at the moment each
+ * close resolves, the process table (/proc) shows no child, grandchild or member of the child's process
+ * group running (a zombie has ended: reaping an orphan is init's job).
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { firstValueFrom, filter, map, timeout } from 'rxjs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { closeWithin } from '../../lib/cli/serve';
 import { Client } from '../../lib/client/client';
+import { Hub } from '../../lib/compose/hub';
+import { silentLogger } from '../../lib/core/logger';
+import type { ShutdownPolicy } from '../../machines/child-process';
 import { StdioClientTransport } from '../../transports/stdio';
 import { buildCli, LongRunning, runToEnd } from '../helpers/cli-process';
 import { isAlive, parseProcServerLine, processesInGroup, processesWithArgument } from '../helpers/processes';
 import { fixturePath } from '../helpers/paths';
+import { eventually } from '../helpers/wait';
 
 const procServer = fixturePath('proc-server.mjs');
 const SHUTDOWN = { stdinGraceMs: 200, terminateGraceMs: 200 };
@@ -35,11 +42,11 @@ afterEach(() => {
 });
 
 function serverTransport(...flags: string[]): StdioClientTransport {
-  return new StdioClientTransport({
-    command: process.execPath,
-    args: [procServer, OWNER, ...flags],
-    shutdown: SHUTDOWN,
-  });
+  return transportWith(SHUTDOWN, ...flags);
+}
+
+function transportWith(shutdown: ShutdownPolicy, ...flags: string[]): StdioClientTransport {
+  return new StdioClientTransport({ command: process.execPath, args: [procServer, OWNER, ...flags], shutdown });
 }
 
 /** The child's and grandchild's pids, from the fixture's first stderr line. */
@@ -159,6 +166,102 @@ describe('StdioClientTransport and Client: the child is gone when close resolves
   });
 });
 
+describe("a hub stopped at each phase of an upstream's connect: nothing of it runs once close resolves", () => {
+  const STUBBORN = ['--ignore-eof', '--ignore-term', '--fork'];
+
+  /**
+   * A hub whose one upstream (speaking `era`) opens each attempt's transport in turn, the last one again after
+   * that. Each test passes a flag of its own (the fixture ignores it): the era verdict a probe caches is kept
+   * by command line, so no test inherits another's.
+   */
+  function hubOver(era: 'auto' | 'legacy', ...attempts: (() => StdioClientTransport)[]) {
+    const opened: StdioClientTransport[] = [];
+    const open = () => {
+      const transport = attempts[Math.min(opened.length, attempts.length - 1)]!();
+      opened.push(transport);
+      return transport;
+    };
+    const hub = new Hub({
+      logger: silentLogger,
+      upstreams: [{ name: 'up', era, source: { kind: 'transport', open } }],
+    });
+    const starting = hub.start().catch((error: Error) => error);
+    /** The tree of the `index`th transport opened, once its child has reported it. */
+    const tree = async (index: number) => {
+      await eventually(() => opened.length > index, `attempt ${index + 1} of the upstream`);
+      return spawned(opened[index]!);
+    };
+    return { hub, starting, opened, tree };
+  }
+
+  it('before its child is spawned', async () => {
+    const { hub, starting, opened } = hubOver('auto', () => serverTransport('--phase=unspawned', ...STUBBORN));
+    await hub.close();
+    expect(processesWithArgument(OWNER)).toEqual([]);
+    expect(opened.every((transport) => transport.pid === undefined)).toBe(true);
+    await starting;
+  });
+
+  for (const [phase, era] of [
+    ['its era probe (server/discover)', 'auto'],
+    ['its initialize', 'legacy'],
+  ] as const) {
+    it(`while ${phase} is unanswered`, async () => {
+      const flag = `--phase=${era}-${Date.now()}`;
+      const { hub, starting, tree } = hubOver(era, () => serverTransport('--mute', flag, ...STUBBORN));
+      const first = await tree(0);
+      expect(hub.upstream('up')!.status.state).toBe('connecting');
+      await hub.close();
+      expectAllGone(first);
+      await starting;
+    });
+  }
+
+  it('once it is ready', async () => {
+    const { hub, starting, tree } = hubOver('auto', () => serverTransport('--phase=ready', ...STUBBORN));
+    expect(await starting).toBeUndefined();
+    const first = await tree(0);
+    await hub.close();
+    expectAllGone(first);
+  });
+
+  it('restarted while its stopped child is still on its shutdown ladder: close waits for both children', async () => {
+    const { hub, starting, tree } = hubOver(
+      'legacy',
+      // Ends only at SIGKILL, 1.5 s + 1.5 s after its stop; the next attempt's child ends at the end of stdin.
+      () => transportWith({ stdinGraceMs: 1500, terminateGraceMs: 1500 }, '--mute', ...STUBBORN),
+      () => serverTransport('--mute'),
+    );
+    const first = await tree(0);
+    const upstream = hub.upstream('up')!;
+    const stopping = upstream.stop();
+    upstream.start();
+    const second = await tree(1);
+    await hub.close();
+    expectAllGone(first);
+    expectAllGone(second);
+    await stopping;
+    await starting;
+  });
+});
+
+describe("the CLI's shutdown deadline", () => {
+  it('past it, every child process group is killed and the stop returns only once the close saw them end', async () => {
+    const transport = transportWith({ stdinGraceMs: 60_000, terminateGraceMs: 60_000 }, '--ignore-eof', '--fork');
+    await transport.start();
+    const tree = await spawned(transport);
+    let closed = false;
+    const served = { close: () => transport.close().then(() => void (closed = true)) };
+    const lines: string[] = [];
+    await closeWithin(served, 200, { out: () => undefined, err: (line) => lines.push(line) });
+    // The SIGKILL must have taken effect, not merely been sent: the transport's close says when it has.
+    expect(closed).toBe(true);
+    expectAllGone(tree);
+    expect(lines).toEqual(['switchboard: stopping took over 200 ms: killed 1 child process group(s)']);
+    expect(await transport.exited).toMatchObject({ kind: 'stopped', signal: 'SIGKILL' });
+  });
+});
+
 describe('the switchboard CLI ends its children', () => {
   let dir: string;
   let cli: string;
@@ -237,8 +340,10 @@ describe('the switchboard CLI ends its children', () => {
           : await served.stop(stop, 10_000);
       expect(exit.signal).toBeNull();
       expect(Date.now() - began).toBeLessThan(6000);
+      // At once: the hub returns only when its upstreams' groups have ended (no fixed wait here).
       expectAllGone(tree);
       expect(processesInGroup(served.pid)).toEqual([]);
+      expect(served.stderr).not.toMatch(/gave up waiting/i);
     }
 
     for (const stop of ['SIGTERM', 'SIGINT', 'stdin EOF'] as const) {
@@ -278,7 +383,10 @@ describe('the switchboard CLI ends its children', () => {
       expect(exit.code).toBe(130);
       expect(Date.now() - began).toBeLessThan(1500);
       expect(served.stderr).toMatch(/SIGTERM again while stopping: stopped at once \(killed 1 child process group/);
-      await delay(100);
+      // "At once" means the SIGKILL is sent and the hub exits without waiting: the kernel finishes the kill
+      // by itself. A process the SIGKILL missed would still run when this bounded wait ends.
+      const ended = () => !isAlive(tree.pid) && !isAlive(tree.grandchild!) && processesInGroup(tree.pid).length === 0;
+      await eventually(ended, 'the SIGKILLed tree to end').catch(() => undefined);
       expectAllGone(tree);
     });
 
