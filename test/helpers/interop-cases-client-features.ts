@@ -2,10 +2,6 @@
  * The interop suite, part 4: the client features a server calls from inside a tool (sampling, roots, form
  * and URL elicitation), for both directions (see `runInteropSuite` in ./interop.ts).
  */
-import {
-  ElicitationCompleteNotificationSchema,
-  UrlElicitationRequiredError as SdkUrlElicitationRequiredError,
-} from '@modelcontextprotocol/sdk/types.js';
 import { filter, firstValueFrom, take } from 'rxjs';
 import { expect } from 'vitest';
 import { readUrlElicitations } from '../../lib/client/elicitation';
@@ -15,14 +11,21 @@ import { FORM_SCHEMA, URL_ELICITATION } from '../fixtures/interop-our-server';
 import { OUR_ROOTS, SAMPLED } from '../fixtures/interop-sdk-server';
 import { jsonOf } from './content';
 import { deferred } from './fixtures';
-import { ourClientAgainstSdkPrimitives, sdkClientAgainstOurPrimitives, type InteropCase } from './interop';
+import {
+  BOTH_ERAS,
+  HANDSHAKE_ERA,
+  ourClientAgainstSdkPrimitives,
+  sdkClientAgainstOurPrimitives,
+  type InteropCase,
+} from './interop';
 import { isAtLeast } from '../../lib/protocol/versions';
 
 export const CLIENT_FEATURE_CASES: InteropCase[] = [
   {
     title: "asks the client's model from inside a tool (sampling/createMessage)",
-    server: async (version) => {
-      const { sdkClient, asked, sdkErrors } = await sdkClientAgainstOurPrimitives(version);
+    eras: BOTH_ERAS,
+    server: async (run) => {
+      const { sdkClient, asked, sdkErrors } = await sdkClientAgainstOurPrimitives(run);
       expect(jsonOf(await sdkClient.callTool({ name: 'sample', arguments: {} }))).toEqual({
         role: 'assistant',
         content: { type: 'text', text: 'hi from the SDK' },
@@ -38,8 +41,8 @@ export const CLIENT_FEATURE_CASES: InteropCase[] = [
       ]);
       expect(sdkErrors).toEqual([]);
     },
-    client: async (version) => {
-      const { client, seen, sdkErrors } = await ourClientAgainstSdkPrimitives(version);
+    client: async (run) => {
+      const { client, seen, sdkErrors } = await ourClientAgainstSdkPrimitives(run);
       expect(jsonOf(await client.callTool('sample', {}))).toEqual(SAMPLED);
       expect(seen.sampling).toEqual([
         {
@@ -53,24 +56,26 @@ export const CLIENT_FEATURE_CASES: InteropCase[] = [
   },
   {
     title: "lists the client's roots from inside a tool",
-    server: async (version) => {
-      const { sdkClient } = await sdkClientAgainstOurPrimitives(version);
+    eras: BOTH_ERAS,
+    server: async (run) => {
+      const { sdkClient } = await sdkClientAgainstOurPrimitives(run);
       expect(jsonOf(await sdkClient.callTool({ name: 'roots', arguments: {} }))).toEqual([
         { uri: 'file:///home/ada/project', name: 'project' },
       ]);
     },
-    client: async (version) => {
-      const { client } = await ourClientAgainstSdkPrimitives(version);
+    client: async (run) => {
+      const { client } = await ourClientAgainstSdkPrimitives(run);
       // Root._meta exists from 2025-06-18: our client leaves it out for older revisions.
       expect(jsonOf(await client.callTool('roots', {}))).toEqual(
-        isAtLeast(version, '2025-06-18') ? OUR_ROOTS : [{ uri: 'file:///home/ada/project', name: 'project' }],
+        isAtLeast(run.version, '2025-06-18') ? OUR_ROOTS : [{ uri: 'file:///home/ada/project', name: 'project' }],
       );
     },
   },
   {
     title: "hears the client's roots/list_changed, after which the new roots are listed",
-    server: async (version) => {
-      const setup = await sdkClientAgainstOurPrimitives(version);
+    eras: HANDSHAKE_ERA,
+    server: async (run) => {
+      const setup = await sdkClientAgainstOurPrimitives(run);
       const { sdkClient, connection } = setup;
       const changed = firstValueFrom(
         connection.notifications$.pipe(
@@ -83,8 +88,8 @@ export const CLIENT_FEATURE_CASES: InteropCase[] = [
       expect(await changed).toEqual({ jsonrpc: '2.0', method: 'notifications/roots/list_changed' });
       expect(jsonOf(await sdkClient.callTool({ name: 'roots', arguments: {} }))).toEqual(setup.roots);
     },
-    client: async (version) => {
-      const { client, hooks } = await ourClientAgainstSdkPrimitives(version);
+    client: async (run) => {
+      const { client, hooks } = await ourClientAgainstSdkPrimitives(run);
       const changed = firstValueFrom(hooks.rootsChanged);
       await client.setRoots([{ uri: 'file:///tmp/work' }]);
       await changed;
@@ -93,15 +98,16 @@ export const CLIENT_FEATURE_CASES: InteropCase[] = [
   },
   {
     title: 'elicits a form through the client',
-    server: async (version) => {
-      const { sdkClient, asked } = await sdkClientAgainstOurPrimitives(version);
+    eras: BOTH_ERAS,
+    server: async (run) => {
+      const { sdkClient, asked } = await sdkClientAgainstOurPrimitives(run);
       const result = await sdkClient.callTool({ name: 'ask', arguments: {} });
       expect(jsonOf(result)).toEqual({ action: 'accept', content: { name: 'Ada' } });
       // No `mode` on the wire (form is the default); the SDK fills it in only on its own parsed copy.
       expect(asked.elicitation).toEqual([{ message: 'Your details?', requestedSchema: FORM_SCHEMA }]);
     },
-    client: async (version) => {
-      const { client, seen, sdkErrors } = await ourClientAgainstSdkPrimitives(version);
+    client: async (run) => {
+      const { client, seen, sdkErrors } = await ourClientAgainstSdkPrimitives(run);
       // The SDK server checks the content against the requested schema before handing it to the tool.
       expect(jsonOf(await client.callTool('ask', {}))).toEqual({
         action: 'accept',
@@ -113,8 +119,9 @@ export const CLIENT_FEATURE_CASES: InteropCase[] = [
   },
   {
     title: 'passes a declined form through as is',
-    client: async (version) => {
-      const { client, sdkErrors } = await ourClientAgainstSdkPrimitives(version, {
+    eras: BOTH_ERAS,
+    client: async (run) => {
+      const { client, sdkErrors } = await ourClientAgainstSdkPrimitives(run, {
         elicitation: { form: (): ElicitResult => ({ action: 'decline' }) },
       });
       expect(jsonOf(await client.callTool('ask', {}))).toEqual({ action: 'decline' });
@@ -123,8 +130,9 @@ export const CLIENT_FEATURE_CASES: InteropCase[] = [
   },
   {
     title: 'refuses form elicitation without sending it',
-    server: async (version) => {
-      const { sdkClient, asked, sent } = await sdkClientAgainstOurPrimitives(version);
+    eras: HANDSHAKE_ERA,
+    server: async (run) => {
+      const { sdkClient, asked, sent } = await sdkClientAgainstOurPrimitives(run);
       const result = await sdkClient.callTool({ name: 'ask', arguments: {} });
       expect(result).toMatchObject({
         isError: true,
@@ -136,14 +144,17 @@ export const CLIENT_FEATURE_CASES: InteropCase[] = [
   },
   {
     title: 'elicits through a URL',
-    server: async (version) => {
-      const { sdkClient, asked, sdkErrors } = await sdkClientAgainstOurPrimitives(version);
+    eras: BOTH_ERAS,
+    server: async (run) => {
+      const { sdkClient, asked, sdkErrors } = await sdkClientAgainstOurPrimitives(run);
       expect(jsonOf(await sdkClient.callTool({ name: 'open-url', arguments: {} }))).toEqual({ action: 'accept' });
-      expect(asked.elicitation).toEqual([URL_ELICITATION]);
+      // 2026-07-28 has no elicitationId (no completion notification to match it with).
+      const { elicitationId: _id, ...stateless } = URL_ELICITATION;
+      expect(asked.elicitation).toEqual([run.era === 'handshake' ? URL_ELICITATION : stateless]);
       expect(sdkErrors).toEqual([]);
     },
-    client: async (version) => {
-      const { client, seen, sdkErrors } = await ourClientAgainstSdkPrimitives(version);
+    client: async (run) => {
+      const { client, seen, sdkErrors } = await ourClientAgainstSdkPrimitives(run);
       expect(jsonOf(await client.callTool('open-url', {}))).toEqual({ action: 'accept' });
       expect(seen.url).toEqual([URL_ELICITATION]);
       expect(sdkErrors).toEqual([]);
@@ -151,17 +162,16 @@ export const CLIENT_FEATURE_CASES: InteropCase[] = [
   },
   {
     title: "delivers a URL elicitation's completion",
-    server: async (version) => {
-      const { sdkClient, connection } = await sdkClientAgainstOurPrimitives(version);
+    eras: HANDSHAKE_ERA,
+    server: async (run) => {
+      const { sdkClient, connection } = await sdkClientAgainstOurPrimitives(run);
       const completed = deferred<unknown>();
-      sdkClient.setNotificationHandler(ElicitationCompleteNotificationSchema, ({ params }) =>
-        completed.resolve(params),
-      );
+      sdkClient.onNotification('notifications/elicitation/complete', (params) => completed.resolve(params));
       await connection.notify('notifications/elicitation/complete', { elicitationId: 'elicitation-1' });
       expect(await completed.promise).toEqual({ elicitationId: 'elicitation-1' });
     },
-    client: async (version) => {
-      const { client, mcp } = await ourClientAgainstSdkPrimitives(version);
+    client: async (run) => {
+      const { client, mcp } = await ourClientAgainstSdkPrimitives(run);
       const completed = firstValueFrom(client.elicitationComplete$);
       await mcp.server.createElicitationCompletionNotifier('elicitation-1')();
       expect(await completed).toEqual({ elicitationId: 'elicitation-1' });
@@ -169,18 +179,18 @@ export const CLIENT_FEATURE_CASES: InteropCase[] = [
   },
   {
     title: 'carries a -32042 error with the URL elicitations it needs',
-    server: async (version) => {
-      const { sdkClient } = await sdkClientAgainstOurPrimitives(version);
+    eras: BOTH_ERAS,
+    server: async (run) => {
+      const { sdkClient } = await sdkClientAgainstOurPrimitives(run);
       // The SDK turns a -32042 error into its UrlElicitationRequiredError with the elicitations we sent.
       const failure = await sdkClient
         .callTool({ name: 'needs-browser', arguments: {} })
         .catch((error: unknown) => error);
-      expect(failure).toBeInstanceOf(SdkUrlElicitationRequiredError);
-      expect(failure).toMatchObject({ code: -32042 });
-      expect((failure as SdkUrlElicitationRequiredError).elicitations).toEqual([URL_ELICITATION]);
+      expect(failure).toBeInstanceOf(sdkClient.UrlElicitationRequiredError);
+      expect(failure).toMatchObject({ code: -32042, elicitations: [URL_ELICITATION] });
     },
-    client: async (version) => {
-      const { client } = await ourClientAgainstSdkPrimitives(version);
+    client: async (run) => {
+      const { client } = await ourClientAgainstSdkPrimitives(run);
       const failure = await client.callTool('needs-browser', {}).catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(McpError);
       // The SDK sends its error's own message, "MCP error <code>: " prefix included.
@@ -190,16 +200,17 @@ export const CLIENT_FEATURE_CASES: InteropCase[] = [
   },
   {
     title: 'refuses URL elicitation without sending it, even to a client that declared it',
-    server: async (version) => {
-      const { sdkClient, asked, sent, sdkErrors } = await sdkClientAgainstOurPrimitives(version);
+    eras: HANDSHAKE_ERA,
+    server: async (run) => {
+      const { sdkClient, asked, sent, sdkErrors } = await sdkClientAgainstOurPrimitives(run);
       // URL mode is a 2025-11-25 feature: even though the SDK client declared elicitation.url, nothing is sent.
       expect(await sdkClient.callTool({ name: 'open-url', arguments: {} })).toMatchObject({ isError: true });
       expect(asked.elicitation).toEqual([]);
       expect(sent.filter((message) => message.method === 'elicitation/create')).toEqual([]);
       expect(sdkErrors).toEqual([]);
     },
-    client: async (version) => {
-      const { mcp, seen } = await ourClientAgainstSdkPrimitives(version);
+    client: async (run) => {
+      const { mcp, seen } = await ourClientAgainstSdkPrimitives(run);
       // Whether the SDK server refuses locally (no elicitation.url declared) or our client answers with an error,
       // the URL handler must not run for a request this revision cannot express (it has no URL mode).
       const outcome = await mcp.server.elicitInput(URL_ELICITATION).catch((error: unknown) => error);
@@ -209,8 +220,9 @@ export const CLIENT_FEATURE_CASES: InteropCase[] = [
   },
   {
     title: 'refuses to send an elicitation completion',
-    server: async (version) => {
-      const { connection } = await sdkClientAgainstOurPrimitives(version);
+    eras: HANDSHAKE_ERA,
+    server: async (run) => {
+      const { connection } = await sdkClientAgainstOurPrimitives(run);
       await expect(
         connection.notify('notifications/elicitation/complete', { elicitationId: 'elicitation-1' }),
       ).rejects.toBeInstanceOf(CapabilityNotSupportedError);

@@ -5,22 +5,24 @@
 import { expect } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { ConnectionClosedError, McpError, RequestCancelledError, RequestTimeoutError } from '../../lib/jsonrpc/errors';
-import type { ProtocolVersion } from '../../lib/protocol/versions';
 import { deferred } from './fixtures';
 import {
   ourClientAgainstSdkPrimitives,
   ourClientAgainstSdkServer,
   sdkClientAgainstOurPrimitives,
   sdkClientAgainstOurServer,
+  BOTH_ERAS,
+  HANDSHAKE_ERA,
   type InteropCase,
+  type InteropRun,
 } from './interop';
 
 /** The SDK client calls our `slow` tool and aborts the call once its handler runs. */
-async function sdkCallCancelledMidway(version: ProtocolVersion) {
-  const setup = await sdkClientAgainstOurServer(version);
+async function sdkCallCancelledMidway(run: InteropRun) {
+  const setup = await sdkClientAgainstOurServer(run);
   const controller = new AbortController();
   const failure = setup.sdkClient
-    .callTool({ name: 'slow', arguments: {} }, undefined, { signal: controller.signal })
+    .callTool({ name: 'slow', arguments: {} }, { signal: controller.signal })
     .catch((error: unknown) => error);
   const requestId = await setup.hooks.slowStarted.promise;
   controller.abort('the user gave up');
@@ -28,8 +30,8 @@ async function sdkCallCancelledMidway(version: ProtocolVersion) {
 }
 
 /** Our client calls the SDK server's `slow` tool and aborts the call once its handler runs. */
-async function ourCallCancelledMidway(version: ProtocolVersion) {
-  const setup = await ourClientAgainstSdkServer(version);
+async function ourCallCancelledMidway(run: InteropRun) {
+  const setup = await ourClientAgainstSdkServer(run);
   const controller = new AbortController();
   const failure = setup.client.callTool('slow', {}, { signal: controller.signal }).catch((error: unknown) => error);
   await setup.hooks.slowStarted.promise;
@@ -43,48 +45,52 @@ export const settle = (): Promise<void> => new Promise((resolve) => setImmediate
 export const LIFECYCLE_CASES: InteropCase[] = [
   {
     title: 'settles on the revision asked for',
-    server: async (version) => {
-      const { connection, negotiated, sdkErrors } = await sdkClientAgainstOurServer(version);
+    eras: HANDSHAKE_ERA,
+    server: async (run) => {
+      const { connection, negotiated, sdkErrors } = await sdkClientAgainstOurServer(run);
       expect(connection.state).toBe('ready');
-      expect(connection.protocolVersion).toBe(version);
-      expect(negotiated()).toBe(version);
+      expect(connection.protocolVersion).toBe(run.version);
+      expect(negotiated()).toBe(run.version);
       expect(sdkErrors).toEqual([]);
     },
-    client: async (version) => {
-      const { client, sdkErrors } = await ourClientAgainstSdkServer(version);
+    client: async (run) => {
+      const { client, sdkErrors } = await ourClientAgainstSdkServer(run);
       expect(client.state).toBe('ready');
-      expect(client.protocolVersion).toBe(version);
+      expect(client.protocolVersion).toBe(run.version);
       expect(sdkErrors).toEqual([]);
     },
   },
   {
     title: "learns the peer's name and version",
-    server: async (version) => {
-      const { sdkClient, connection } = await sdkClientAgainstOurServer(version);
+    eras: HANDSHAKE_ERA,
+    server: async (run) => {
+      const { sdkClient, connection } = await sdkClientAgainstOurServer(run);
       expect(connection.clientInfo).toEqual({ name: 'sdk-client', version: '9.9.9' });
       expect(sdkClient.getServerVersion()).toEqual({ name: 'switchboard-server', version: '1.2.3' });
     },
-    client: async (version) => {
-      const { client, mcp } = await ourClientAgainstSdkServer(version);
+    client: async (run) => {
+      const { client, mcp } = await ourClientAgainstSdkServer(run);
       expect(client.serverInfo).toEqual({ name: 'sdk-server', version: '2.0.0' });
       expect(mcp.server.getClientVersion()).toEqual({ name: 'switchboard-client', version: '1.0.0' });
     },
   },
   {
     title: 'declares the tools and logging capabilities of the server',
-    server: async (version) => {
-      const { sdkClient } = await sdkClientAgainstOurServer(version);
+    eras: BOTH_ERAS,
+    server: async (run) => {
+      const { sdkClient } = await sdkClientAgainstOurServer(run);
       expect(sdkClient.getServerCapabilities()).toEqual({ logging: {}, tools: { listChanged: true } });
     },
-    client: async (version) => {
-      const { client } = await ourClientAgainstSdkServer(version);
+    client: async (run) => {
+      const { client } = await ourClientAgainstSdkServer(run);
       expect(client.serverCapabilities).toMatchObject({ logging: {}, tools: { listChanged: true } });
     },
   },
   {
     title: 'declares every primitive of the server (resources with subscribe, prompts, completions)',
-    server: async (version) => {
-      const { sdkClient, sdkErrors } = await sdkClientAgainstOurPrimitives(version);
+    eras: BOTH_ERAS,
+    server: async (run) => {
+      const { sdkClient, sdkErrors } = await sdkClientAgainstOurPrimitives(run);
       expect(sdkClient.getServerCapabilities()).toEqual({
         logging: {},
         completions: {},
@@ -94,8 +100,8 @@ export const LIFECYCLE_CASES: InteropCase[] = [
       });
       expect(sdkErrors).toEqual([]);
     },
-    client: async (version) => {
-      const { client, sdkErrors } = await ourClientAgainstSdkPrimitives(version);
+    client: async (run) => {
+      const { client, sdkErrors } = await ourClientAgainstSdkPrimitives(run);
       expect(client.serverCapabilities).toEqual({
         logging: {},
         resources: { subscribe: true, listChanged: true },
@@ -108,65 +114,70 @@ export const LIFECYCLE_CASES: InteropCase[] = [
   },
   {
     title: "declares the client's features (sampling, elicitation, roots)",
-    server: async (version) => {
-      const { connection } = await sdkClientAgainstOurPrimitives(version);
+    eras: HANDSHAKE_ERA,
+    server: async (run) => {
+      const { connection } = await sdkClientAgainstOurPrimitives(run);
       expect(connection.clientCapabilities).toEqual({
         sampling: {},
         elicitation: { form: {}, url: {} },
         roots: { listChanged: true },
       });
     },
-    client: async (version) => {
-      const { mcp } = await ourClientAgainstSdkPrimitives(version);
+    client: async (run) => {
+      const { mcp } = await ourClientAgainstSdkPrimitives(run);
       expect(mcp.server.getClientCapabilities()).toMatchObject({ sampling: {}, roots: { listChanged: true } });
-      if (version === '2025-11-25') {
+      if (run.version === '2025-11-25') {
         expect(mcp.server.getClientCapabilities()?.elicitation).toEqual({ form: {}, url: {} });
       }
     },
   },
   {
     title: "passes the server's instructions",
-    server: async (version) => {
-      const { sdkClient } = await sdkClientAgainstOurServer(version);
+    eras: BOTH_ERAS,
+    server: async (run) => {
+      const { sdkClient } = await sdkClientAgainstOurServer(run);
       expect(sdkClient.getInstructions()).toBe('Use the tools.');
     },
-    client: async (version) => {
-      const { client } = await ourClientAgainstSdkServer(version);
+    client: async (run) => {
+      const { client } = await ourClientAgainstSdkServer(run);
       expect(client.instructions).toBe('SDK instructions');
     },
   },
   {
     title: "answers the client's ping",
-    server: async (version) => {
-      const { sdkClient } = await sdkClientAgainstOurServer(version);
+    eras: HANDSHAKE_ERA,
+    server: async (run) => {
+      const { sdkClient } = await sdkClientAgainstOurServer(run);
       expect(await sdkClient.ping()).toEqual({});
     },
-    client: async (version) => {
-      const { client } = await ourClientAgainstSdkServer(version);
+    client: async (run) => {
+      const { client } = await ourClientAgainstSdkServer(run);
       await expect(client.ping()).resolves.toBeUndefined();
     },
   },
   {
     title: "answers the server's ping",
-    server: async (version) => {
-      const { connection } = await sdkClientAgainstOurServer(version);
+    eras: HANDSHAKE_ERA,
+    server: async (run) => {
+      const { connection } = await sdkClientAgainstOurServer(run);
       expect(await connection.request('ping')).toEqual({});
     },
-    client: async (version) => {
-      const { mcp } = await ourClientAgainstSdkServer(version);
+    client: async (run) => {
+      const { mcp } = await ourClientAgainstSdkServer(run);
       expect(await mcp.server.ping()).toEqual({});
     },
   },
   {
     title: "aborts the running handler's signal when the client cancels",
-    server: async (version) => {
-      const { hooks } = await sdkCallCancelledMidway(version);
+    eras: BOTH_ERAS,
+    server: async (run) => {
+      const { hooks } = await sdkCallCancelledMidway(run);
       const reason = await hooks.slowAborted.promise;
       expect(reason).toBeInstanceOf(RequestCancelledError);
       expect(reason).toMatchObject({ method: 'tools/call', reason: 'the user gave up' });
     },
-    client: async (version) => {
-      const { hooks, sdkErrors } = await ourCallCancelledMidway(version);
+    client: async (run) => {
+      const { hooks, sdkErrors } = await ourCallCancelledMidway(run);
       // The SDK aborts its handler with the reason from notifications/cancelled.
       expect(await hooks.slowAborted.promise).toBe('The request was cancelled by the requester');
       await settle();
@@ -175,14 +186,14 @@ export const LIFECYCLE_CASES: InteropCase[] = [
   },
   {
     title: 'rejects the cancelled call with the reason given',
-    server: async (version) => {
-      const { failure } = await sdkCallCancelledMidway(version);
-      // The SDK rejects its own call at once, reporting the abort reason as an McpError (-32001, "RequestTimeout").
-      expect(await failure).toMatchObject({ code: -32001 });
+    eras: BOTH_ERAS,
+    server: async (run) => {
+      const { failure } = await sdkCallCancelledMidway(run);
+      // The SDK rejects its own call at once with the abort reason (v1: an McpError -32001, "RequestTimeout").
       expect(((await failure) as Error).message).toMatch(/the user gave up/);
     },
-    client: async (version) => {
-      const { failure } = await ourCallCancelledMidway(version);
+    client: async (run) => {
+      const { failure } = await ourCallCancelledMidway(run);
       const error = await failure;
       expect(error).toBeInstanceOf(RequestCancelledError);
       expect(error).toMatchObject({ method: 'tools/call', reason: 'changed my mind' });
@@ -190,8 +201,9 @@ export const LIFECYCLE_CASES: InteropCase[] = [
   },
   {
     title: 'sends no response to a cancelled request',
-    server: async (version) => {
-      const { hooks, sdkErrors, sent, requestId } = await sdkCallCancelledMidway(version);
+    eras: BOTH_ERAS,
+    server: async (run) => {
+      const { hooks, sdkErrors, sent, requestId } = await sdkCallCancelledMidway(run);
       await hooks.slowFinished.promise;
       await settle();
       expect(sent.filter((message) => message.id === requestId && !('method' in message))).toEqual([]);
@@ -200,8 +212,9 @@ export const LIFECYCLE_CASES: InteropCase[] = [
   },
   {
     title: 'forgets the cancelled call',
-    client: async (version) => {
-      const { client, failure } = await ourCallCancelledMidway(version);
+    eras: BOTH_ERAS,
+    client: async (run) => {
+      const { client, failure } = await ourCallCancelledMidway(run);
       await failure;
       await settle();
       expect(client.pendingRequestCount).toBe(0);
@@ -209,24 +222,26 @@ export const LIFECYCLE_CASES: InteropCase[] = [
   },
   {
     title: 'stays usable after a cancel',
-    server: async (version) => {
-      const { failure, sdkClient } = await sdkCallCancelledMidway(version);
+    eras: BOTH_ERAS,
+    server: async (run) => {
+      const { failure, sdkClient } = await sdkCallCancelledMidway(run);
       await failure;
       expect(await sdkClient.callTool({ name: 'echo', arguments: { text: 'still here' } })).toEqual({
         content: [{ type: 'text', text: 'still here' }],
       });
     },
-    client: async (version) => {
-      const { client, failure } = await ourCallCancelledMidway(version);
+    client: async (run) => {
+      const { client, failure } = await ourCallCancelledMidway(run);
       await failure;
       expect(await client.callTool('echo', { text: 'again' })).toEqual({ content: [{ type: 'text', text: 'again' }] });
     },
   },
   {
     title: 'times out a call the server never answers, once its budget has passed',
-    client: async (version) => {
+    eras: BOTH_ERAS,
+    client: async (run) => {
       const clock = new SimulatedClock();
-      const { client, hooks } = await ourClientAgainstSdkServer(version, { clock });
+      const { client, hooks } = await ourClientAgainstSdkServer(run, { clock });
       let settled = false;
       const error = client
         .callTool('never', {}, { timeout: 50 })
@@ -244,9 +259,10 @@ export const LIFECYCLE_CASES: InteropCase[] = [
   },
   {
     title: 'tells the server when a call timed out',
-    client: async (version) => {
+    eras: BOTH_ERAS,
+    client: async (run) => {
       const clock = new SimulatedClock();
-      const { client, hooks, sdkErrors } = await ourClientAgainstSdkServer(version, { clock });
+      const { client, hooks, sdkErrors } = await ourClientAgainstSdkServer(run, { clock });
       const call = client.callTool('never', {}, { timeout: 50 }).catch(() => undefined);
       await hooks.neverStarted.promise;
       clock.increment(50);
@@ -258,9 +274,10 @@ export const LIFECYCLE_CASES: InteropCase[] = [
   },
   {
     title: 'enforces maxTotalTimeout even with resetTimeoutOnProgress',
-    client: async (version) => {
+    eras: BOTH_ERAS,
+    client: async (run) => {
       const clock = new SimulatedClock();
-      const { client, hooks } = await ourClientAgainstSdkServer(version, { clock });
+      const { client, hooks } = await ourClientAgainstSdkServer(run, { clock });
       const error = client
         .callTool('never', {}, { timeout: 5_000, resetTimeoutOnProgress: true, maxTotalTimeout: 40 })
         .catch((failure: unknown) => failure);
@@ -273,15 +290,16 @@ export const LIFECYCLE_CASES: InteropCase[] = [
   },
   {
     title: 'rejects a pending call when the client closes',
-    server: async (version) => {
-      const { sdkClient, hooks } = await sdkClientAgainstOurServer(version);
+    eras: BOTH_ERAS,
+    server: async (run) => {
+      const { sdkClient, hooks } = await sdkClientAgainstOurServer(run);
       const call = sdkClient.callTool({ name: 'slow', arguments: {} }).catch((error: unknown) => error);
       await hooks.slowStarted.promise;
       await sdkClient.close();
-      expect(await call).toMatchObject({ code: -32000 }); // the SDK's ConnectionClosed
+      expect(((await call) as Error).message).toMatch(/Connection closed/);
     },
-    client: async (version) => {
-      const { client, hooks } = await ourClientAgainstSdkServer(version);
+    client: async (run) => {
+      const { client, hooks } = await ourClientAgainstSdkServer(run);
       const call = client.callTool('slow', {}).catch((error: unknown) => error);
       await hooks.slowStarted.promise;
       await client.close();
@@ -290,16 +308,17 @@ export const LIFECYCLE_CASES: InteropCase[] = [
   },
   {
     title: "aborts a running handler's signal when the client goes away",
-    server: async (version) => {
-      const { sdkClient, connection, hooks } = await sdkClientAgainstOurServer(version);
+    eras: BOTH_ERAS,
+    server: async (run) => {
+      const { sdkClient, connection, hooks } = await sdkClientAgainstOurServer(run);
       void sdkClient.callTool({ name: 'slow', arguments: {} }).catch(() => undefined);
       await hooks.slowStarted.promise;
       await sdkClient.close();
       expect(await hooks.slowAborted.promise).toBeInstanceOf(ConnectionClosedError);
       expect(await connection.closed).toMatchObject({ kind: 'transport-closed' });
     },
-    client: async (version) => {
-      const { client, hooks } = await ourClientAgainstSdkServer(version);
+    client: async (run) => {
+      const { client, hooks } = await ourClientAgainstSdkServer(run);
       void client.callTool('slow', {}).catch(() => undefined);
       await hooks.slowStarted.promise;
       await client.close();
@@ -308,13 +327,14 @@ export const LIFECYCLE_CASES: InteropCase[] = [
   },
   {
     title: 'closes the server side when the client closes',
-    server: async (version) => {
-      const { sdkClient, connection } = await sdkClientAgainstOurServer(version);
+    eras: BOTH_ERAS,
+    server: async (run) => {
+      const { sdkClient, connection } = await sdkClientAgainstOurServer(run);
       await sdkClient.close();
       expect(await connection.closed).toMatchObject({ kind: 'transport-closed' });
     },
-    client: async (version) => {
-      const { client, mcp } = await ourClientAgainstSdkServer(version);
+    client: async (run) => {
+      const { client, mcp } = await ourClientAgainstSdkServer(run);
       const sdkClosed = deferred();
       mcp.server.onclose = () => sdkClosed.resolve();
       expect(await client.close()).toMatchObject({ kind: 'local-close' });
@@ -325,16 +345,17 @@ export const LIFECYCLE_CASES: InteropCase[] = [
   },
   {
     title: 'closes the client side when the server closes',
-    server: async (version) => {
-      const { sdkClient, connection } = await sdkClientAgainstOurServer(version);
+    eras: BOTH_ERAS,
+    server: async (run) => {
+      const { sdkClient, connection } = await sdkClientAgainstOurServer(run);
       const sdkClosed = deferred();
-      sdkClient.onclose = () => sdkClosed.resolve();
+      sdkClient.onClose(() => sdkClosed.resolve());
       expect(await connection.close()).toMatchObject({ kind: 'local-close' });
       await sdkClosed.promise;
-      await expect(sdkClient.ping()).rejects.toThrow(/Not connected/);
+      await expect(sdkClient.listTools()).rejects.toThrow(/Not connected/);
     },
-    client: async (version) => {
-      const { client, mcp } = await ourClientAgainstSdkServer(version);
+    client: async (run) => {
+      const { client, mcp } = await ourClientAgainstSdkServer(run);
       await mcp.close();
       expect(await client.closed).toMatchObject({ kind: 'transport-closed' });
       expect(client.state).toBe('closed');

@@ -1,24 +1,20 @@
 /**
- * The interop suite, part 3: resources (lists, reads, subscriptions, list changes), prompts and completion,
+ * The interop suite, part 3: resources (lists, reads, subscriptions, list changes),
  * for both directions (see `runInteropSuite` in ./interop.ts).
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import {
-  McpError as SdkMcpError,
-  PromptListChangedNotificationSchema,
-  ResourceListChangedNotificationSchema,
-  ResourceUpdatedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
 import { filter, firstValueFrom, take, toArray } from 'rxjs';
 import { expect } from 'vitest';
 import { CapabilityNotSupportedError, McpError } from '../../lib/jsonrpc/errors';
-import { isAtLeast } from '../../lib/protocol/versions';
-import { PROMPT_WIRE } from '../fixtures/interop-our-server';
+import { isAtLeast, type ProtocolVersion } from '../../lib/protocol/versions';
 import { deferred } from './fixtures';
 import {
+  BOTH_ERAS,
+  HANDSHAKE_ERA,
   ourClientAgainstSdkPrimitives,
   sdkClientAgainstOurPrimitives,
   type InteropCase,
+  type InteropRun,
   type OurPrimitivesServerSetup,
 } from './interop';
 import { connectOurClient } from './sdk';
@@ -27,7 +23,7 @@ import { connectOurClient } from './sdk';
 function watchUpdates({ sdkClient }: OurPrimitivesServerSetup) {
   const updates: string[] = [];
   let waiting: { uri: string; resolve: () => void } | undefined;
-  sdkClient.setNotificationHandler(ResourceUpdatedNotificationSchema, ({ params }) => {
+  sdkClient.onNotification('notifications/resources/updated', (params: { uri: string }) => {
     updates.push(params.uri);
     if (params.uri === waiting?.uri) waiting.resolve();
   });
@@ -39,12 +35,16 @@ function watchUpdates({ sdkClient }: OurPrimitivesServerSetup) {
   return { updates, next };
 }
 
+/** The cache hints our server adds to a resources/read result in 2026-07-28 (none in the handshake era). */
+const readHints = (run: InteropRun) => (run.era === 'stateless' ? { ttlMs: 0, cacheScope: 'private' } : {});
+
 export const RESOURCE_CASES: InteropCase[] = [
   {
     title: 'lists resources with the fields this revision carries',
-    server: async (version) => {
-      const { sdkClient } = await sdkClientAgainstOurPrimitives(version);
-      const modern = isAtLeast(version, '2025-06-18');
+    eras: BOTH_ERAS,
+    server: async (run) => {
+      const { sdkClient } = await sdkClientAgainstOurPrimitives(run);
+      const modern = isAtLeast(run.version, '2025-06-18');
       const { resources, nextCursor } = await sdkClient.listResources();
       expect(nextCursor).toBeUndefined();
       expect(resources).toEqual([
@@ -61,8 +61,8 @@ export const RESOURCE_CASES: InteropCase[] = [
         { uri: 'docs://counter', name: 'counter', mimeType: 'text/plain' },
       ]);
     },
-    client: async (version) => {
-      const { client } = await ourClientAgainstSdkPrimitives(version);
+    client: async (run) => {
+      const { client } = await ourClientAgainstSdkPrimitives(run);
       // A template's list callback included.
       expect(await client.listResources()).toEqual([
         {
@@ -80,9 +80,10 @@ export const RESOURCE_CASES: InteropCase[] = [
   },
   {
     title: 'lists resource templates with the fields this revision carries',
-    server: async (version) => {
-      const { sdkClient } = await sdkClientAgainstOurPrimitives(version);
-      const modern = isAtLeast(version, '2025-06-18');
+    eras: BOTH_ERAS,
+    server: async (run) => {
+      const { sdkClient } = await sdkClientAgainstOurPrimitives(run);
+      const modern = isAtLeast(run.version, '2025-06-18');
       expect((await sdkClient.listResourceTemplates()).resourceTemplates).toEqual([
         {
           uriTemplate: 'notes://{id}{?format}',
@@ -93,8 +94,8 @@ export const RESOURCE_CASES: InteropCase[] = [
         },
       ]);
     },
-    client: async (version) => {
-      const { client } = await ourClientAgainstSdkPrimitives(version);
+    client: async (run) => {
+      const { client } = await ourClientAgainstSdkPrimitives(run);
       expect(await client.listResourceTemplates()).toEqual([
         {
           uriTemplate: 'notes://{id}',
@@ -108,15 +109,17 @@ export const RESOURCE_CASES: InteropCase[] = [
   },
   {
     title: 'reads a text resource',
-    server: async (version) => {
-      const { sdkClient, sdkErrors } = await sdkClientAgainstOurPrimitives(version);
+    eras: BOTH_ERAS,
+    server: async (run) => {
+      const { sdkClient, sdkErrors } = await sdkClientAgainstOurPrimitives(run);
       expect(await sdkClient.readResource({ uri: 'docs://readme' })).toEqual({
         contents: [{ uri: 'docs://readme', mimeType: 'text/markdown', text: '# Readme' }],
+        ...readHints(run),
       });
       expect(sdkErrors).toEqual([]);
     },
-    client: async (version) => {
-      const { client, sdkErrors } = await ourClientAgainstSdkPrimitives(version);
+    client: async (run) => {
+      const { client, sdkErrors } = await ourClientAgainstSdkPrimitives(run);
       expect(await client.readResource('docs://readme')).toEqual({
         contents: [{ uri: 'docs://readme', mimeType: 'text/markdown', text: '# SDK readme' }],
       });
@@ -125,14 +128,16 @@ export const RESOURCE_CASES: InteropCase[] = [
   },
   {
     title: 'reads a blob resource',
-    server: async (version) => {
-      const { sdkClient } = await sdkClientAgainstOurPrimitives(version);
+    eras: BOTH_ERAS,
+    server: async (run) => {
+      const { sdkClient } = await sdkClientAgainstOurPrimitives(run);
       expect(await sdkClient.readResource({ uri: 'docs://logo' })).toEqual({
         contents: [{ uri: 'docs://logo', mimeType: 'image/png', blob: 'iVBORw0KGgo=' }],
+        ...readHints(run),
       });
     },
-    client: async (version) => {
-      const { client } = await ourClientAgainstSdkPrimitives(version);
+    client: async (run) => {
+      const { client } = await ourClientAgainstSdkPrimitives(run);
       expect(await client.readResource('docs://logo')).toEqual({
         contents: [{ uri: 'docs://logo', mimeType: 'image/png', blob: 'iVBORw0KGgo=' }],
       });
@@ -140,27 +145,31 @@ export const RESOURCE_CASES: InteropCase[] = [
   },
   {
     title: 'reads a resource of several contents',
-    server: async (version) => {
-      const { sdkClient } = await sdkClientAgainstOurPrimitives(version);
+    eras: BOTH_ERAS,
+    server: async (run) => {
+      const { sdkClient } = await sdkClientAgainstOurPrimitives(run);
       expect(await sdkClient.readResource({ uri: 'docs://bundle' })).toEqual({
         contents: [
           { uri: 'docs://bundle/a', mimeType: 'text/plain', text: 'A' },
           { uri: 'docs://bundle/b', mimeType: 'application/octet-stream', blob: 'Qg==' },
         ],
+        ...readHints(run),
       });
     },
   },
   {
     title: 'reads a URI of a resource template',
-    server: async (version) => {
-      const { sdkClient } = await sdkClientAgainstOurPrimitives(version);
+    eras: BOTH_ERAS,
+    server: async (run) => {
+      const { sdkClient } = await sdkClientAgainstOurPrimitives(run);
       const uri = 'notes://beta?format=md';
       expect(await sdkClient.readResource({ uri })).toEqual({
         contents: [{ uri, mimeType: 'text/plain', text: `note beta as md for sdk-client (${uri})` }],
+        ...readHints(run),
       });
     },
-    client: async (version) => {
-      const { client } = await ourClientAgainstSdkPrimitives(version);
+    client: async (run) => {
+      const { client } = await ourClientAgainstSdkPrimitives(run);
       expect(await client.readResource('notes://beta')).toEqual({
         contents: [{ uri: 'notes://beta', text: 'note beta' }],
       });
@@ -168,16 +177,21 @@ export const RESOURCE_CASES: InteropCase[] = [
   },
   {
     title: 'answers an unknown resource URI with an error the client throws as McpError',
-    server: async (version) => {
-      const { sdkClient } = await sdkClientAgainstOurPrimitives(version);
+    eras: BOTH_ERAS,
+    server: async (run) => {
+      const { sdkClient, sent } = await sdkClientAgainstOurPrimitives(run);
       const failure = await sdkClient.readResource({ uri: 'docs://nope' }).catch((error: unknown) => error);
-      expect(failure).toBeInstanceOf(SdkMcpError);
-      // The spec's -32002, with the URI in data.
-      expect(failure).toMatchObject({ code: -32002, data: { uri: 'docs://nope' } });
+      expect(failure).toBeInstanceOf(sdkClient.ProtocolError);
+      expect(failure).toMatchObject({ data: { uri: 'docs://nope' } });
       expect((failure as Error).message).toMatch(/Resource not found: docs:\/\/nope/);
+      // The spec's -32002 in the handshake era, -32602 in 2026-07-28 (SDK v2 reads both as -32602), the URI in data.
+      expect(sent.find((message) => message.error)?.error).toMatchObject({
+        code: run.era === 'handshake' ? -32002 : -32602,
+        data: { uri: 'docs://nope' },
+      });
     },
-    client: async (version) => {
-      const { client, sdkErrors } = await ourClientAgainstSdkPrimitives(version);
+    client: async (run) => {
+      const { client, sdkErrors } = await ourClientAgainstSdkPrimitives(run);
       const failure = await client.readResource('docs://nope').catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(McpError);
       // The SDK McpServer answers an unknown resource with -32602, not the spec's -32002.
@@ -187,15 +201,19 @@ export const RESOURCE_CASES: InteropCase[] = [
   },
   {
     title: 'refuses a subscription to an unknown URI with -32002',
-    server: async (version) => {
-      const { sdkClient } = await sdkClientAgainstOurPrimitives(version);
-      await expect(sdkClient.subscribeResource({ uri: 'docs://nope' })).rejects.toMatchObject({ code: -32002 });
+    eras: HANDSHAKE_ERA,
+    server: async (run) => {
+      const { sdkClient, sent } = await sdkClientAgainstOurPrimitives(run);
+      await expect(sdkClient.subscribeResource({ uri: 'docs://nope' })).rejects.toBeInstanceOf(sdkClient.ProtocolError);
+      // SDK v2 reads -32002 as -32602: the code is checked on the wire.
+      expect(sent.find((message) => message.error)?.error).toMatchObject({ code: -32002 });
     },
   },
   {
     title: 'sends resources/updated for the subscribed URIs only',
-    server: async (version) => {
-      const setup = await sdkClientAgainstOurPrimitives(version);
+    eras: HANDSHAKE_ERA,
+    server: async (run) => {
+      const setup = await sdkClientAgainstOurPrimitives(run);
       const { sdkClient, server, counterChanges, sdkErrors } = setup;
       const { updates, next } = watchUpdates(setup);
       expect(await sdkClient.subscribeResource({ uri: 'docs://counter' })).toEqual({});
@@ -212,8 +230,8 @@ export const RESOURCE_CASES: InteropCase[] = [
       expect(updates).toEqual(['docs://counter', 'notes://alpha']);
       expect(sdkErrors).toEqual([]);
     },
-    client: async (version) => {
-      const { client, mcp, hooks, sdkErrors } = await ourClientAgainstSdkPrimitives(version);
+    client: async (run) => {
+      const { client, mcp, hooks, sdkErrors } = await ourClientAgainstSdkPrimitives(run);
       const subscribed = firstValueFrom(hooks.subscribeSeen);
       const updates = firstValueFrom(client.subscribeResource('docs://readme').pipe(take(2), toArray()));
       expect(await subscribed).toBe('docs://readme');
@@ -227,8 +245,9 @@ export const RESOURCE_CASES: InteropCase[] = [
   },
   {
     title: 'stops the updates of a URI after unsubscribe',
-    server: async (version) => {
-      const setup = await sdkClientAgainstOurPrimitives(version);
+    eras: HANDSHAKE_ERA,
+    server: async (run) => {
+      const setup = await sdkClientAgainstOurPrimitives(run);
       const { sdkClient, server, counterChanges, sent } = setup;
       const { updates, next } = watchUpdates(setup);
       await sdkClient.subscribeResource({ uri: 'docs://counter' });
@@ -243,8 +262,8 @@ export const RESOURCE_CASES: InteropCase[] = [
       expect(updates).toEqual(['notes://alpha']);
       expect(sent.filter((message) => message.method === 'notifications/resources/updated')).toHaveLength(1);
     },
-    client: async (version) => {
-      const { client, mcp, hooks } = await ourClientAgainstSdkPrimitives(version);
+    client: async (run) => {
+      const { client, mcp, hooks } = await ourClientAgainstSdkPrimitives(run);
       const subscribed = firstValueFrom(hooks.subscribeSeen);
       const updates = firstValueFrom(client.subscribeResource('docs://readme').pipe(take(2), toArray()));
       await subscribed;
@@ -259,8 +278,9 @@ export const RESOURCE_CASES: InteropCase[] = [
   },
   {
     title: 'subscribes to a URI of a resource template',
-    client: async (version) => {
-      const { client, mcp, hooks } = await ourClientAgainstSdkPrimitives(version);
+    eras: HANDSHAKE_ERA,
+    client: async (run) => {
+      const { client, mcp, hooks } = await ourClientAgainstSdkPrimitives(run);
       const subscribed = firstValueFrom(hooks.subscribeSeen);
       const note = firstValueFrom(client.subscribeResource('notes://beta'));
       expect(await subscribed).toBe('notes://beta');
@@ -270,7 +290,8 @@ export const RESOURCE_CASES: InteropCase[] = [
   },
   {
     title: 'refuses locally to subscribe when the server does not declare resources.subscribe',
-    client: async (version) => {
+    eras: HANDSHAKE_ERA,
+    client: async (run) => {
       // McpServer alone declares resources with listChanged only.
       const mcp = new McpServer({ name: 'plain-sdk-server', version: '1.0.0' });
       mcp.registerResource('readme', 'docs://readme', {}, async (uri) => ({
@@ -281,7 +302,7 @@ export const RESOURCE_CASES: InteropCase[] = [
         received.push(request.method);
         return {};
       };
-      const client = await connectOurClient(mcp, { protocolVersion: version });
+      const client = await connectOurClient(mcp, { protocolVersion: run.version as ProtocolVersion });
       expect(client.serverCapabilities).toEqual({ resources: { listChanged: true } });
       const failure = await firstValueFrom(client.subscribeResource('docs://readme')).catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(CapabilityNotSupportedError);
@@ -291,12 +312,13 @@ export const RESOURCE_CASES: InteropCase[] = [
   },
   {
     title: 'announces resource and prompt list changes, after which the new lists are served',
-    server: async (version) => {
-      const { sdkClient, server } = await sdkClientAgainstOurPrimitives(version);
+    eras: HANDSHAKE_ERA,
+    server: async (run) => {
+      const { sdkClient, server } = await sdkClientAgainstOurPrimitives(run);
       const resourcesChanged = deferred();
       const promptsChanged = deferred();
-      sdkClient.setNotificationHandler(ResourceListChangedNotificationSchema, () => resourcesChanged.resolve());
-      sdkClient.setNotificationHandler(PromptListChangedNotificationSchema, () => promptsChanged.resolve());
+      sdkClient.onNotification('notifications/resources/list_changed', () => resourcesChanged.resolve());
+      sdkClient.onNotification('notifications/prompts/list_changed', () => promptsChanged.resolve());
       server.update((definition) =>
         definition
           .withResources({ uri: 'docs://late', name: 'late', read: () => 'late' })
@@ -313,8 +335,8 @@ export const RESOURCE_CASES: InteropCase[] = [
         contents: [{ uri: 'docs://late', text: 'late' }],
       });
     },
-    client: async (version) => {
-      const { client, mcp } = await ourClientAgainstSdkPrimitives(version);
+    client: async (run) => {
+      const { client, mcp } = await ourClientAgainstSdkPrimitives(run);
       const changes = firstValueFrom(
         client.notifications$.pipe(
           filter((notification) => notification.method.endsWith('/list_changed')),
@@ -332,8 +354,9 @@ export const RESOURCE_CASES: InteropCase[] = [
   },
   {
     title: 'refreshes its resource and prompt caches on list_changed',
-    client: async (version) => {
-      const { client, mcp } = await ourClientAgainstSdkPrimitives(version);
+    eras: BOTH_ERAS,
+    client: async (run) => {
+      const { client, mcp } = await ourClientAgainstSdkPrimitives(run);
       const resourceLists: string[][] = [];
       const promptLists: string[][] = [];
       const firstResources = deferred();
@@ -360,185 +383,6 @@ export const RESOURCE_CASES: InteropCase[] = [
         ['docs://readme', 'docs://logo', 'docs://late', 'notes://alpha'],
       ]);
       expect(promptLists).toEqual([['review'], ['review', 'late']]);
-    },
-  },
-];
-
-export const PROMPT_CASES: InteropCase[] = [
-  {
-    title: 'lists prompts with the fields this revision carries',
-    server: async (version) => {
-      const { sdkClient } = await sdkClientAgainstOurPrimitives(version);
-      const { prompts } = await sdkClient.listPrompts();
-      const [summarize, hello] = PROMPT_WIRE;
-      const { title: _title, ...untitled } = summarize;
-      expect(prompts).toEqual([isAtLeast(version, '2025-06-18') ? summarize : untitled, hello]);
-    },
-    client: async (version) => {
-      const { client } = await ourClientAgainstSdkPrimitives(version);
-      expect(await client.listPrompts()).toEqual([
-        {
-          name: 'review',
-          title: 'Review',
-          description: 'Reviews code',
-          arguments: [
-            { name: 'language', required: true },
-            { name: 'code', description: 'The code', required: true },
-          ],
-        },
-      ]);
-    },
-  },
-  {
-    title: 'gets a prompt with arguments',
-    server: async (version) => {
-      const { sdkClient, sdkErrors } = await sdkClientAgainstOurPrimitives(version);
-      expect(await sdkClient.getPrompt({ name: 'summarize', arguments: { id: 'beta', style: 'terse' } })).toEqual({
-        messages: [
-          { role: 'user', content: { type: 'text', text: 'Summarize note beta in a terse style' } },
-          {
-            role: 'user',
-            content: { type: 'resource', resource: { uri: 'notes://beta', mimeType: 'text/plain', text: 'note beta' } },
-          },
-          { role: 'assistant', content: { type: 'text', text: 'Here is the summary:' } },
-        ],
-      });
-      expect(sdkErrors).toEqual([]);
-    },
-    client: async (version) => {
-      const { client } = await ourClientAgainstSdkPrimitives(version);
-      expect(await client.getPrompt('review', { language: 'python', code: 'print(1)' })).toEqual({
-        messages: [{ role: 'user', content: { type: 'text', text: 'Review this python:\nprint(1)' } }],
-      });
-    },
-  },
-  {
-    title: 'gets a prompt without arguments, with its description',
-    server: async (version) => {
-      const { sdkClient } = await sdkClientAgainstOurPrimitives(version);
-      expect(await sdkClient.getPrompt({ name: 'hello' })).toEqual({
-        description: 'A greeting',
-        messages: [{ role: 'user', content: { type: 'text', text: 'Hello!' } }],
-      });
-    },
-  },
-  {
-    title: 'answers a missing required prompt argument with -32602',
-    server: async (version) => {
-      const { sdkClient } = await sdkClientAgainstOurPrimitives(version);
-      const missing = await sdkClient
-        .getPrompt({ name: 'summarize', arguments: { style: 'terse' } })
-        .catch((error: unknown) => error);
-      expect(missing).toBeInstanceOf(SdkMcpError);
-      expect(missing).toMatchObject({ code: -32602 });
-      expect((missing as Error).message).toMatch(/needs the argument "id"/);
-    },
-    client: async (version) => {
-      const { client } = await ourClientAgainstSdkPrimitives(version);
-      const failure = await client.getPrompt('review', { language: 'python' }).catch((error: unknown) => error);
-      expect(failure).toBeInstanceOf(McpError);
-      expect(failure).toMatchObject({ code: -32602 });
-    },
-  },
-  {
-    title: 'answers an unknown prompt with -32602',
-    server: async (version) => {
-      const { sdkClient } = await sdkClientAgainstOurPrimitives(version);
-      await expect(sdkClient.getPrompt({ name: 'nope' })).rejects.toMatchObject({ code: -32602 });
-    },
-    client: async (version) => {
-      const { client } = await ourClientAgainstSdkPrimitives(version);
-      await expect(client.getPrompt('nope', {})).rejects.toMatchObject({ code: -32602 });
-    },
-  },
-  {
-    title: 'completes a prompt argument',
-    server: async (version) => {
-      const { sdkClient } = await sdkClientAgainstOurPrimitives(version);
-      expect(
-        await sdkClient.complete({
-          ref: { type: 'ref/prompt', name: 'summarize' },
-          argument: { name: 'id', value: 'al' },
-        }),
-      ).toEqual({ completion: { values: ['alpha', 'alpine'] } });
-    },
-    client: async (version) => {
-      const { client } = await ourClientAgainstSdkPrimitives(version);
-      expect(
-        await client.complete({
-          ref: { type: 'ref/prompt', name: 'review' },
-          argument: { name: 'language', value: 'ty' },
-        }),
-      ).toEqual({ values: ['typescript', 'typst'], total: 2, hasMore: false });
-    },
-  },
-  {
-    title: 'completes a variable of a resource template',
-    server: async (version) => {
-      const { sdkClient } = await sdkClientAgainstOurPrimitives(version);
-      expect(
-        await sdkClient.complete({
-          ref: { type: 'ref/resource', uri: 'notes://{id}{?format}' },
-          argument: { name: 'id', value: 'g' },
-        }),
-      ).toEqual({ completion: { values: ['gamma'] } });
-    },
-    client: async (version) => {
-      const { client } = await ourClientAgainstSdkPrimitives(version);
-      expect(
-        await client.complete({
-          ref: { type: 'ref/resource', uri: 'notes://{id}' },
-          argument: { name: 'id', value: 'al' },
-        }),
-      ).toEqual({ values: ['alpha', 'alpine'], total: 2, hasMore: false });
-    },
-  },
-  {
-    title: 'completes to nothing when nothing matches or the argument has no completer',
-    server: async (version) => {
-      const { sdkClient } = await sdkClientAgainstOurPrimitives(version);
-      expect(
-        await sdkClient.complete({
-          ref: { type: 'ref/prompt', name: 'summarize' },
-          argument: { name: 'id', value: 'z' },
-        }),
-      ).toEqual({ completion: { values: [] } });
-    },
-    client: async (version) => {
-      const { client } = await ourClientAgainstSdkPrimitives(version);
-      // `code` is not completable: nothing to suggest.
-      expect(
-        await client.complete({ ref: { type: 'ref/prompt', name: 'review' }, argument: { name: 'code', value: 'x' } }),
-      ).toEqual({ values: [], hasMore: false });
-    },
-  },
-  {
-    title: 'answers the completion of an unknown prompt argument with -32602',
-    server: async (version) => {
-      const { sdkClient } = await sdkClientAgainstOurPrimitives(version);
-      await expect(
-        sdkClient.complete({ ref: { type: 'ref/prompt', name: 'summarize' }, argument: { name: 'nope', value: '' } }),
-      ).rejects.toMatchObject({ code: -32602 });
-    },
-  },
-  {
-    title: 'hands the completer the arguments already chosen',
-    server: async (version) => {
-      const { sdkClient } = await sdkClientAgainstOurPrimitives(version);
-      expect(
-        await sdkClient.complete({
-          ref: { type: 'ref/prompt', name: 'summarize' },
-          argument: { name: 'style', value: 't' },
-          context: { arguments: { id: 'beta' } },
-        }),
-      ).toEqual({ completion: { values: ['terse', 'technical'] } });
-      expect(
-        await sdkClient.complete({
-          ref: { type: 'ref/resource', uri: 'notes://{id}{?format}' },
-          argument: { name: 'id', value: 'be' },
-          context: { arguments: { format: 'md' } },
-        }),
-      ).toEqual({ completion: { values: ['beta.md'] } });
     },
   },
 ];

@@ -2,15 +2,7 @@
  * The interop suite, part 2: tools (listing, calling, errors, progress, list changes) and logging, for both
  * directions (see `runInteropSuite` in ./interop.ts).
  */
-import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  ListRootsRequestSchema,
-  LoggingMessageNotificationSchema,
-  McpError as SdkMcpError,
-  ToolListChangedNotificationSchema,
-  type LoggingMessageNotification,
-  type Progress as SdkProgress,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { LoggingMessageNotificationParams, Progress as SdkProgress } from '@modelcontextprotocol/client';
 import { filter, firstValueFrom, take, toArray } from 'rxjs';
 import { expect } from 'vitest';
 import type { Client } from '../../lib/client/client';
@@ -25,8 +17,11 @@ import {
   ourClientAgainstSdkServer,
   sdkClientAgainstOurPrimitives,
   sdkClientAgainstOurServer,
+  BOTH_ERAS,
+  HANDSHAKE_ERA,
   type InteropCase,
 } from './interop';
+import type { SdkClientPeer } from './interop-sdk-client';
 
 /** The next `count` notifications/message our client receives. */
 function messages(client: Client, count: number): Promise<JsonRpcNotification[]> {
@@ -40,10 +35,10 @@ function messages(client: Client, count: number): Promise<JsonRpcNotification[]>
 }
 
 /** The next `count` log messages the SDK client receives (its handler replaced each time). */
-function sdkLogs(sdkClient: SdkClient, count: number): Promise<LoggingMessageNotification['params'][]> {
-  const seen: LoggingMessageNotification['params'][] = [];
-  const done = deferred<LoggingMessageNotification['params'][]>();
-  sdkClient.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => {
+function sdkLogs(sdkClient: SdkClientPeer, count: number): Promise<LoggingMessageNotificationParams[]> {
+  const seen: LoggingMessageNotificationParams[] = [];
+  const done = deferred<LoggingMessageNotificationParams[]>();
+  sdkClient.onNotification('notifications/message', (params) => {
     seen.push(params);
     if (seen.length === count) done.resolve(seen);
   });
@@ -53,8 +48,9 @@ function sdkLogs(sdkClient: SdkClient, count: number): Promise<LoggingMessageNot
 export const TOOL_CASES: InteropCase[] = [
   {
     title: 'lists tools with the fields this revision carries',
-    server: async (version) => {
-      const { sdkClient } = await sdkClientAgainstOurServer(version);
+    eras: BOTH_ERAS,
+    server: async (run) => {
+      const { sdkClient } = await sdkClientAgainstOurServer(run);
       const { tools, nextCursor } = await sdkClient.listTools();
       expect(nextCursor).toBeUndefined();
       expect(tools.map((tool) => tool.name)).toEqual([
@@ -72,17 +68,17 @@ export const TOOL_CASES: InteropCase[] = [
         description: RICH_TOOL.description,
         inputSchema: RICH_TOOL.inputSchema,
       };
-      if (isAtLeast(version, '2025-03-26')) expected.annotations = RICH_TOOL.annotations;
-      if (isAtLeast(version, '2025-06-18')) {
+      if (isAtLeast(run.version, '2025-03-26')) expected.annotations = RICH_TOOL.annotations;
+      if (isAtLeast(run.version, '2025-06-18')) {
         expected.title = RICH_TOOL.title;
         expected.outputSchema = RICH_TOOL.outputSchema;
         expected._meta = RICH_TOOL._meta;
       }
-      if (isAtLeast(version, '2025-11-25')) expected.icons = RICH_TOOL.icons;
+      if (isAtLeast(run.version, '2025-11-25')) expected.icons = RICH_TOOL.icons;
       expect(weather).toEqual(expected);
     },
-    client: async (version) => {
-      const { client, sdkErrors } = await ourClientAgainstSdkServer(version);
+    client: async (run) => {
+      const { client, sdkErrors } = await ourClientAgainstSdkServer(run);
       const tools = await client.listTools();
       expect(tools.map((tool) => tool.name)).toEqual(['echo', 'add', 'progress', 'slow', 'never', 'log']);
       expect(tools[0]).toMatchObject({
@@ -97,28 +93,30 @@ export const TOOL_CASES: InteropCase[] = [
   },
   {
     title: 'calls a tool',
-    server: async (version) => {
-      const { sdkClient, sdkErrors } = await sdkClientAgainstOurServer(version);
+    eras: BOTH_ERAS,
+    server: async (run) => {
+      const { sdkClient, sdkErrors } = await sdkClientAgainstOurServer(run);
       expect(await sdkClient.callTool({ name: 'echo', arguments: { text: 'hello' } })).toEqual({
         content: [{ type: 'text', text: 'hello' }],
       });
       expect(sdkErrors).toEqual([]);
     },
-    client: async (version) => {
-      const { client, sdkErrors } = await ourClientAgainstSdkServer(version);
+    client: async (run) => {
+      const { client, sdkErrors } = await ourClientAgainstSdkServer(run);
       expect(await client.callTool('echo', { text: 'hi' })).toEqual({ content: [{ type: 'text', text: 'hi' }] });
       expect(sdkErrors).toEqual([]);
     },
   },
   {
     title: 'carries structured content the client checks against the outputSchema',
-    server: async (version) => {
-      const { sdkClient } = await sdkClientAgainstOurServer(version);
+    eras: BOTH_ERAS,
+    server: async (run) => {
+      const { sdkClient } = await sdkClientAgainstOurServer(run);
       const { tools } = await sdkClient.listTools(); // the SDK client learns output schemas from listTools
       const structured = { city: 'Oslo', celsius: 21.5 };
       const result = await sdkClient.callTool({ name: 'weather', arguments: { city: 'Oslo' } });
       expect(result.content).toEqual([{ type: 'text', text: JSON.stringify(structured) }]);
-      if (isAtLeast(version, '2025-06-18')) {
+      if (isAtLeast(run.version, '2025-06-18')) {
         expect(tools.find((tool) => tool.name === 'weather')?.outputSchema).toBeDefined();
         expect(result.structuredContent).toEqual(structured);
       } else {
@@ -126,8 +124,8 @@ export const TOOL_CASES: InteropCase[] = [
         expect(result.structuredContent).toBeUndefined();
       }
     },
-    client: async (version) => {
-      const { client } = await ourClientAgainstSdkServer(version);
+    client: async (run) => {
+      const { client } = await ourClientAgainstSdkServer(run);
       await client.listTools();
       // Our client checks structuredContent against the outputSchema it listed.
       expect(await client.callTool('add', { a: 2, b: 3 })).toEqual({
@@ -138,14 +136,15 @@ export const TOOL_CASES: InteropCase[] = [
   },
   {
     title: 'answers concurrent calls',
-    server: async (version) => {
-      const { sdkClient } = await sdkClientAgainstOurServer(version);
+    eras: BOTH_ERAS,
+    server: async (run) => {
+      const { sdkClient } = await sdkClientAgainstOurServer(run);
       const texts = Array.from({ length: 25 }, (_, index) => `call ${index}`);
       const results = await Promise.all(texts.map((text) => sdkClient.callTool({ name: 'echo', arguments: { text } })));
       expect(results.map((result) => (result.content as { text: string }[])[0]?.text)).toEqual(texts);
     },
-    client: async (version) => {
-      const { client } = await ourClientAgainstSdkServer(version);
+    client: async (run) => {
+      const { client } = await ourClientAgainstSdkServer(run);
       const texts = Array.from({ length: 25 }, (_, index) => `call ${index}`);
       const results = await Promise.all(texts.map((text) => client.callTool('echo', { text })));
       expect(results.map((result) => (result.content[0] as { text: string }).text)).toEqual(texts);
@@ -153,14 +152,15 @@ export const TOOL_CASES: InteropCase[] = [
   },
   {
     title: 'answers invalid arguments with an isError result',
-    server: async (version) => {
-      const { sdkClient } = await sdkClientAgainstOurServer(version);
+    eras: BOTH_ERAS,
+    server: async (run) => {
+      const { sdkClient } = await sdkClientAgainstOurServer(run);
       const result = await sdkClient.callTool({ name: 'echo', arguments: { text: 42 } });
       expect(result.isError).toBe(true);
       expect((result.content as { text: string }[])[0]?.text).toMatch(/Invalid arguments for tool echo/);
     },
-    client: async (version) => {
-      const { client } = await ourClientAgainstSdkServer(version);
+    client: async (run) => {
+      const { client } = await ourClientAgainstSdkServer(run);
       const invalid = await client.callTool('echo', { text: 42 });
       expect(invalid.isError).toBe(true);
       expect((invalid.content[0] as { text: string }).text).toMatch(/Invalid arguments for tool echo/);
@@ -168,18 +168,20 @@ export const TOOL_CASES: InteropCase[] = [
   },
   {
     title: 'answers an unknown tool with a -32602 error',
-    server: async (version) => {
-      const { sdkClient } = await sdkClientAgainstOurServer(version);
+    eras: BOTH_ERAS,
+    server: async (run) => {
+      const { sdkClient } = await sdkClientAgainstOurServer(run);
       const failure = await sdkClient.callTool({ name: 'nope', arguments: {} }).catch((error: unknown) => error);
-      expect(failure).toBeInstanceOf(SdkMcpError);
+      expect(failure).toBeInstanceOf(sdkClient.ProtocolError);
       expect(failure).toMatchObject({ code: -32602 });
       expect((failure as Error).message).toMatch(/Unknown tool: nope/);
     },
   },
   {
     title: "reads the SDK server's isError answer to an unknown tool",
-    client: async (version) => {
-      const { client } = await ourClientAgainstSdkServer(version);
+    eras: BOTH_ERAS,
+    client: async (run) => {
+      const { client } = await ourClientAgainstSdkServer(run);
       // The SDK server reports an unknown tool as a tool error, not as a -32602 protocol error.
       expect(await client.callTool('nope', {})).toEqual({
         content: [{ type: 'text', text: 'MCP error -32602: Tool nope not found' }],
@@ -189,8 +191,9 @@ export const TOOL_CASES: InteropCase[] = [
   },
   {
     title: 'turns a throwing handler into an isError result with its message',
-    server: async (version) => {
-      const { sdkClient } = await sdkClientAgainstOurServer(version);
+    eras: BOTH_ERAS,
+    server: async (run) => {
+      const { sdkClient } = await sdkClientAgainstOurServer(run);
       expect(await sdkClient.callTool({ name: 'fail', arguments: {} })).toEqual({
         content: [{ type: 'text', text: 'the tool broke' }],
         isError: true,
@@ -199,9 +202,8 @@ export const TOOL_CASES: InteropCase[] = [
   },
   {
     title: 'sends a request to the client from inside a tool call, related to that call',
-    server: async (version) => {
-      const sdkClient = new SdkClient({ name: 'sdk-client', version: '9.9.9' }, { capabilities: { roots: {} } });
-      sdkClient.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [{ uri: 'file:///work', name: 'work' }] }));
+    eras: HANDSHAKE_ERA,
+    server: async (run) => {
       const tools: ToolDefinition<any>[] = [
         {
           name: 'roots',
@@ -212,7 +214,11 @@ export const TOOL_CASES: InteropCase[] = [
           },
         },
       ];
-      const { connection, wire } = await sdkClientAgainstOurServer(version, { tools, sdkClient });
+      const { connection, wire, sdkClient } = await sdkClientAgainstOurServer(run, {
+        tools,
+        capabilities: { roots: {} },
+      });
+      sdkClient.onRequest('roots/list', () => ({ roots: [{ uri: 'file:///work', name: 'work' }] }));
       expect(connection.clientCapabilities).toEqual({ roots: {} });
       expect(await sdkClient.callTool({ name: 'roots', arguments: {} })).toEqual({
         content: [{ type: 'text', text: 'file:///work' }],
@@ -223,18 +229,19 @@ export const TOOL_CASES: InteropCase[] = [
   },
   {
     title: 'tells the client when the tools change',
-    server: async (version) => {
-      const { sdkClient, server } = await sdkClientAgainstOurServer(version);
+    eras: HANDSHAKE_ERA,
+    server: async (run) => {
+      const { sdkClient, server } = await sdkClientAgainstOurServer(run);
       const changed = deferred();
-      sdkClient.setNotificationHandler(ToolListChangedNotificationSchema, () => changed.resolve());
+      sdkClient.onNotification('notifications/tools/list_changed', () => changed.resolve());
       server.update((definition) =>
         definition.withTools({ name: 'late', inputSchema: { type: 'object' }, handler: () => ({ content: [] }) }),
       );
       await changed.promise;
       expect((await sdkClient.listTools()).tools.map((tool) => tool.name)).toContain('late');
     },
-    client: async (version) => {
-      const { client, mcp } = await ourClientAgainstSdkServer(version);
+    client: async (run) => {
+      const { client, mcp } = await ourClientAgainstSdkServer(run);
       const changed = firstValueFrom(
         client.notifications$.pipe(filter((note) => note.method === 'notifications/tools/list_changed')),
       );
@@ -245,42 +252,56 @@ export const TOOL_CASES: InteropCase[] = [
   },
   {
     title: 'pages tools/list when there are more tools than the page size',
-    server: async (version) => {
+    eras: BOTH_ERAS,
+    server: async (run) => {
       const tools: ToolDefinition<any>[] = ['t1', 't2', 't3', 't4', 't5'].map((name) => ({
         name,
         inputSchema: { type: 'object' },
         handler: () => ({ content: [{ type: 'text', text: name }] }),
       }));
-      const { sdkClient } = await sdkClientAgainstOurServer(version, { pageSize: 2, tools });
-      const pages: string[][] = [];
+      const { sdkClient, sent } = await sdkClientAgainstOurServer(run, { pageSize: 2, tools });
+      const listed: string[] = [];
       let cursor: string | undefined;
+      // SDK v1 hands back one page per call; SDK v2 walks the pages itself.
       for (let page = 0; page < 10; page++) {
         const result = await sdkClient.listTools(cursor === undefined ? undefined : { cursor });
-        pages.push(result.tools.map((tool) => tool.name));
+        listed.push(...result.tools.map((tool) => tool.name));
         cursor = result.nextCursor;
         if (cursor === undefined) break;
       }
-      expect(pages).toEqual([['t1', 't2'], ['t3', 't4'], ['t5']]);
+      expect(listed).toEqual(['t1', 't2', 't3', 't4', 't5']);
+      const pages = sent.filter((message) => message.result?.tools);
+      expect(pages.map((message) => message.result.tools.map((tool: { name: string }) => tool.name))).toEqual([
+        ['t1', 't2'],
+        ['t3', 't4'],
+        ['t5'],
+      ]);
       expect(cursor).toBeUndefined();
     },
   },
   {
     title: "delivers a handler's progress to the caller",
-    server: async (version) => {
-      const { sdkClient, sdkErrors } = await sdkClientAgainstOurServer(version);
+    eras: BOTH_ERAS,
+    server: async (run) => {
+      const { sdkClient, sdkErrors } = await sdkClientAgainstOurServer(run);
       const reports: SdkProgress[] = [];
-      const result = await sdkClient.callTool({ name: 'progress', arguments: {} }, undefined, {
-        onprogress: (progress) => reports.push(progress),
-      });
+      const result = await sdkClient.callTool(
+        { name: 'progress', arguments: {} },
+        {
+          onprogress: (progress) => reports.push(progress),
+        },
+      );
       expect(result).toEqual({ content: [{ type: 'text', text: 'done' }] });
       // `message` exists since 2025-03-26: our server drops it for older peers.
       expect(reports).toEqual([
-        isAtLeast(version, '2025-03-26') ? { progress: 1, total: 2, message: 'half way' } : { progress: 1, total: 2 },
+        isAtLeast(run.version, '2025-03-26')
+          ? { progress: 1, total: 2, message: 'half way' }
+          : { progress: 1, total: 2 },
       ]);
       expect(sdkErrors).toEqual([]);
     },
-    client: async (version) => {
-      const { client, hooks, sdkErrors } = await ourClientAgainstSdkServer(version);
+    client: async (run) => {
+      const { client, hooks, sdkErrors } = await ourClientAgainstSdkServer(run);
       const reports: Progress[] = [];
       const result = await client.callTool('progress', {}, { onProgress: (progress) => reports.push(progress) });
       expect(result).toEqual({ content: [{ type: 'text', text: 'done' }] });
@@ -291,9 +312,10 @@ export const TOOL_CASES: InteropCase[] = [
   },
   {
     title: 'hands the SDK transport the request each progress and result belongs to',
-    server: async (version) => {
-      const { sdkClient, wire } = await sdkClientAgainstOurServer(version);
-      await sdkClient.callTool({ name: 'progress', arguments: {} }, undefined, { onprogress: () => undefined });
+    eras: BOTH_ERAS,
+    server: async (run) => {
+      const { sdkClient, wire } = await sdkClientAgainstOurServer(run);
+      await sdkClient.callTool({ name: 'progress', arguments: {} }, { onprogress: () => undefined });
       // The adapter passes relatedRequestId (HTTP transports route by it).
       const progress = wire.find((entry) => entry.message.method === 'notifications/progress')!;
       const requestId = progress.message.params.progressToken; // the SDK uses the request id as the token
@@ -303,12 +325,16 @@ export const TOOL_CASES: InteropCase[] = [
   },
   {
     title: 'delivers every progress of a burst sent right before the result, in order',
-    server: async (version) => {
-      const { sdkClient, sdkErrors } = await sdkClientAgainstOurServer(version);
+    eras: BOTH_ERAS,
+    server: async (run) => {
+      const { sdkClient, sdkErrors } = await sdkClientAgainstOurServer(run);
       const reports: number[] = [];
-      const result = await sdkClient.callTool({ name: 'progress-burst', arguments: { count: 5 } }, undefined, {
-        onprogress: (progress) => reports.push(progress.progress),
-      });
+      const result = await sdkClient.callTool(
+        { name: 'progress-burst', arguments: { count: 5 } },
+        {
+          onprogress: (progress) => reports.push(progress.progress),
+        },
+      );
       expect(result).toEqual({ content: [{ type: 'text', text: 'sent 5' }] });
       expect(reports).toEqual([1, 2, 3, 4, 5]);
       expect(sdkErrors).toEqual([]);
@@ -316,20 +342,19 @@ export const TOOL_CASES: InteropCase[] = [
   },
   {
     title: 'delivers log messages sent during a tool call',
-    server: async (version) => {
-      const { sdkClient } = await sdkClientAgainstOurServer(version);
-      const logged = deferred<LoggingMessageNotification['params']>();
-      sdkClient.setNotificationHandler(LoggingMessageNotificationSchema, (notification) =>
-        logged.resolve(notification.params),
-      );
+    eras: HANDSHAKE_ERA,
+    server: async (run) => {
+      const { sdkClient } = await sdkClientAgainstOurServer(run);
+      const logged = deferred<LoggingMessageNotificationParams>();
+      sdkClient.onNotification('notifications/message', (params) => logged.resolve(params));
       await sdkClient.setLoggingLevel('info');
       expect(await sdkClient.callTool({ name: 'log', arguments: {} })).toEqual({
         content: [{ type: 'text', text: 'logged' }],
       });
       expect(await logged.promise).toEqual({ level: 'warning', logger: 'interop', data: { step: 1 } });
     },
-    client: async (version) => {
-      const { client, mcp } = await ourClientAgainstSdkServer(version);
+    client: async (run) => {
+      const { client, mcp } = await ourClientAgainstSdkServer(run);
       const first = messages(client, 2);
       await mcp.sendLoggingMessage({ level: 'info', logger: 'sdk', data: { hello: 'world' } });
       expect(await client.callTool('log', {})).toEqual({ content: [{ type: 'text', text: 'logged' }] });
@@ -341,8 +366,9 @@ export const TOOL_CASES: InteropCase[] = [
   },
   {
     title: 'sends only the log messages at or above the level the client set',
-    server: async (version) => {
-      const { sdkClient, sdkErrors } = await sdkClientAgainstOurPrimitives(version);
+    eras: HANDSHAKE_ERA,
+    server: async (run) => {
+      const { sdkClient, sdkErrors } = await sdkClientAgainstOurPrimitives(run);
       const logs = sdkLogs(sdkClient, 2);
       expect(await sdkClient.setLoggingLevel('warning')).toEqual({});
       expect(await sdkClient.callTool({ name: 'log', arguments: {} })).toEqual({
@@ -354,8 +380,8 @@ export const TOOL_CASES: InteropCase[] = [
       ]);
       expect(sdkErrors).toEqual([]);
     },
-    client: async (version) => {
-      const { client, mcp } = await ourClientAgainstSdkServer(version);
+    client: async (run) => {
+      const { client, mcp } = await ourClientAgainstSdkServer(run);
       // logging/setLevel filters what the SDK server sends.
       await client.request('logging/setLevel', { level: 'error' });
       const next = messages(client, 1);
@@ -366,8 +392,9 @@ export const TOOL_CASES: InteropCase[] = [
   },
   {
     title: 'sends every level once the client lowers its level to debug',
-    server: async (version) => {
-      const { sdkClient, sdkErrors } = await sdkClientAgainstOurPrimitives(version);
+    eras: HANDSHAKE_ERA,
+    server: async (run) => {
+      const { sdkClient, sdkErrors } = await sdkClientAgainstOurPrimitives(run);
       await sdkClient.setLoggingLevel('warning');
       const logs = sdkLogs(sdkClient, 4);
       await sdkClient.setLoggingLevel('debug');
@@ -378,8 +405,9 @@ export const TOOL_CASES: InteropCase[] = [
   },
   {
     title: 'sends every level before the client sets one',
-    server: async (version) => {
-      const { sdkClient, sdkErrors } = await sdkClientAgainstOurPrimitives(version);
+    eras: HANDSHAKE_ERA,
+    server: async (run) => {
+      const { sdkClient, sdkErrors } = await sdkClientAgainstOurPrimitives(run);
       const logs = sdkLogs(sdkClient, 4);
       expect(await sdkClient.callTool({ name: 'log', arguments: {} })).toEqual({
         content: [{ type: 'text', text: 'logged' }],
@@ -387,8 +415,8 @@ export const TOOL_CASES: InteropCase[] = [
       expect((await logs).map((params) => params.level)).toEqual(['debug', 'info', 'warning', 'error']);
       expect(sdkErrors).toEqual([]);
     },
-    client: async (version) => {
-      const { client } = await ourClientAgainstSdkPrimitives(version);
+    client: async (run) => {
+      const { client } = await ourClientAgainstSdkPrimitives(run);
       const logs = firstValueFrom(client.logs$.pipe(take(4), toArray()));
       expect(await client.callTool('log', {})).toEqual({ content: [{ type: 'text', text: 'logged' }] });
       expect((await logs).map((log) => log.level)).toEqual(['debug', 'info', 'warning', 'error']);
@@ -396,8 +424,9 @@ export const TOOL_CASES: InteropCase[] = [
   },
   {
     title: 'delivers the log messages at or above the level set on logs$, from inside and outside a tool',
-    client: async (version) => {
-      const { client, mcp } = await ourClientAgainstSdkPrimitives(version);
+    eras: BOTH_ERAS,
+    client: async (run) => {
+      const { client, mcp } = await ourClientAgainstSdkPrimitives(run);
       await client.setLoggingLevel('warning');
       const logs = firstValueFrom(client.logs$.pipe(take(3), toArray()));
       await client.callTool('log', {});

@@ -1,11 +1,13 @@
 /**
- * Interop with the official TypeScript SDK (v1, no mocks), in process over the SDK's `InMemoryTransport` pair
+ * Interop with the official TypeScript SDKs (no mocks), in process over the SDK's `InMemoryTransport` pair
  * with our end wrapped by `fromSdkTransport`.
  *
- * One suite (test/helpers/interop-cases-*.ts) runs for both directions — the SDK client against our server,
- * our client against the SDK McpServer — and for every revision. What does not apply to a combination is in
- * the skip table below, with its reason. Then: the SDK client's own choice of revision, errors thrown by our
- * tool handlers, the same conversations over the SDK's stdio transport (serialized), and over real stdio.
+ * One suite (test/helpers/interop-cases-*.ts) runs for every combination that applies: the SDK v1 client
+ * against our server and our client against the SDK v1 McpServer, in the handshake era at every revision;
+ * the SDK v2 client against our server at every handshake revision and in the stateless era (2026-07-28).
+ * What does not apply to a combination is in the skip table (test/helpers/interop-skips.ts), with its
+ * reason. Then: the SDK client's own choice of revision, errors thrown by our tool handlers, the same
+ * conversations over the SDK's stdio transport (serialized), and over real stdio.
  *
  * Everything our side emits is checked against the official schema of the negotiated revision.
  */
@@ -23,16 +25,19 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { Client } from '../../lib/client/client';
 import { McpError, RequestCancelledError } from '../../lib/jsonrpc/errors';
 import type { Progress } from '../../lib/protocol/types';
-import { SUPPORTED_PROTOCOL_VERSIONS, isAtLeast, type ProtocolVersion } from '../../lib/protocol/versions';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '../../lib/protocol/versions';
 import { defineServer } from '../../lib/server/definition';
 import { Server } from '../../lib/server/server';
 import { fromSdkTransport } from '../../transports/sdk-adapter';
 import { json } from '../helpers/content';
 import { deferred } from '../helpers/fixtures';
-import { runInteropSuite, sdkClientAgainstOurServer, type InteropSkip, type Ours } from '../helpers/interop';
+import { interopRuns, runInteropSuite, sdkClientAgainstOurServer } from '../helpers/interop';
+import { INTEROP_SKIPS } from '../helpers/interop-skips';
 import { CLIENT_FEATURE_CASES } from '../helpers/interop-cases-client-features';
 import { LIFECYCLE_CASES } from '../helpers/interop-cases-lifecycle';
-import { PROMPT_CASES, RESOURCE_CASES } from '../helpers/interop-cases-resources';
+import { PROMPT_CASES } from '../helpers/interop-cases-prompts';
+import { RESOURCE_CASES } from '../helpers/interop-cases-resources';
+import { STATELESS_CASES } from '../helpers/interop-cases-stateless';
 import { TOOL_CASES } from '../helpers/interop-cases-tools';
 import { validateEmitted } from '../helpers/pair';
 import { cleanups, serveOverSdkTransport, watchSdkClient } from '../helpers/sdk';
@@ -40,164 +45,28 @@ import { ourTools, type ServerHooks } from '../fixtures/interop-our-server';
 import { watchedSdkToolsServer } from '../fixtures/interop-sdk-server';
 
 const VERSIONS = [...SUPPORTED_PROTOCOL_VERSIONS];
-const CASES = [...LIFECYCLE_CASES, ...TOOL_CASES, ...RESOURCE_CASES, ...PROMPT_CASES, ...CLIENT_FEATURE_CASES];
-
-/** Each skip applies to the combinations `when` accepts. */
-const SKIPS: (InteropSkip & { when: (ours: Ours, version: ProtocolVersion) => boolean })[] = [
-  // ---- a claim about one side only -------------------------------------------------------------------
-  {
-    when: (ours) => ours === 'server',
-    reason: 'timeouts and the pending-call table belong to the caller, here the SDK client',
-    tests: [
-      'forgets the cancelled call',
-      'times out a call the server never answers, once its budget has passed',
-      'tells the server when a call timed out',
-      'enforces maxTotalTimeout even with resetTimeoutOnProgress',
-    ],
-  },
-  {
-    when: (ours) => ours === 'client',
-    reason: "what the SDK server sends after a cancel is the SDK's; our client's side is 'forgets the cancelled call'",
-    tests: ['sends no response to a cancelled request'],
-  },
-  {
-    when: (ours) => ours === 'client',
-    reason: "the SDK McpServer answers an unknown tool with an isError result (the client's own case)",
-    tests: ['answers an unknown tool with a -32602 error'],
-  },
-  {
-    when: (ours) => ours === 'server',
-    reason: "our server answers an unknown tool with -32602 (the server's own case)",
-    tests: ["reads the SDK server's isError answer to an unknown tool"],
-  },
-  {
-    when: (ours) => ours === 'client',
-    reason: "the behaviour of our server: the handlers of the SDK McpServer are the SDK's",
-    tests: [
-      'turns a throwing handler into an isError result with its message',
-      'delivers every progress of a burst sent right before the result, in order',
-    ],
-  },
-  {
-    when: (ours) => ours === 'client',
-    reason: "the related request id is what our server's sends hand the SDK transport",
-    tests: [
-      'sends a request to the client from inside a tool call, related to that call',
-      'hands the SDK transport the request each progress and result belongs to',
-    ],
-  },
-  {
-    when: (ours) => ours === 'client',
-    reason: 'the SDK McpServer does not page its lists',
-    tests: ['pages tools/list when there are more tools than the page size'],
-  },
-  {
-    when: (ours) => ours === 'client',
-    reason:
-      "the SDK server's filtering by level is checked by 'sends only the log messages at or above the level the client set'",
-    tests: ['sends every level once the client lowers its level to debug'],
-  },
-  {
-    when: (ours) => ours === 'server',
-    reason: "logs$ is our client's stream",
-    tests: ['delivers the log messages at or above the level set on logs$, from inside and outside a tool'],
-  },
-  {
-    when: (ours) => ours === 'client',
-    reason: 'the SDK McpServer of the suite has no such resource, prompt or completer',
-    tests: [
-      'reads a resource of several contents',
-      'gets a prompt without arguments, with its description',
-      'answers the completion of an unknown prompt argument with -32602',
-      'hands the completer the arguments already chosen',
-    ],
-  },
-  {
-    when: (ours) => ours === 'client',
-    reason: "the suite's SDK server accepts a subscription to any URI (its handler is the fixture's)",
-    tests: ['refuses a subscription to an unknown URI with -32002'],
-  },
-  {
-    when: (ours) => ours === 'server',
-    reason: 'our server declares resources.subscribe whenever it has resources',
-    tests: ['refuses locally to subscribe when the server does not declare resources.subscribe'],
-  },
-  {
-    when: (ours) => ours === 'server',
-    reason: "the list caches are our client's",
-    tests: ['refreshes its resource and prompt caches on list_changed'],
-  },
-  {
-    when: (ours) => ours === 'server',
-    reason: "our server's side is in 'sends resources/updated for the subscribed URIs only' (notes://alpha)",
-    tests: ['subscribes to a URI of a resource template'],
-  },
-  {
-    when: (ours) => ours === 'server',
-    reason:
-      "the answer is the SDK client's: our server passes whatever it is (see 'elicits a form through the client')",
-    tests: ['passes a declined form through as is'],
-  },
-  {
-    when: (ours) => ours === 'client',
-    reason: "sending an elicitation completion is the server's",
-    tests: ['refuses to send an elicitation completion'],
-  },
-  // ---- a feature the revision lacks -----------------------------------------------------------------
-  {
-    when: (_ours, version) => !isAtLeast(version, '2025-06-18'),
-    reason: 'context.arguments for completion arrived in 2025-06-18',
-    tests: ['hands the completer the arguments already chosen'],
-  },
-  {
-    when: (_ours, version) => !isAtLeast(version, '2025-06-18'),
-    reason: 'form elicitation arrived in 2025-06-18',
-    tests: ['elicits a form through the client', 'passes a declined form through as is'],
-  },
-  {
-    when: (_ours, version) => isAtLeast(version, '2025-06-18'),
-    reason: 'this revision has form elicitation',
-    tests: ['refuses form elicitation without sending it'],
-  },
-  {
-    when: (ours, version) => ours === 'client' && !isAtLeast(version, '2025-06-18'),
-    reason:
-      'before 2025-06-18 our client declares no elicitation, so the SDK server refuses locally: nothing of ours runs',
-    tests: ['refuses form elicitation without sending it'],
-  },
-  {
-    when: (_ours, version) => version !== '2025-11-25',
-    reason: 'URL elicitation arrived in 2025-11-25',
-    tests: [
-      'elicits through a URL',
-      "delivers a URL elicitation's completion",
-      'carries a -32042 error with the URL elicitations it needs',
-    ],
-  },
-  {
-    when: (_ours, version) => version === '2025-11-25',
-    reason: 'this revision has URL elicitation',
-    tests: [
-      'refuses URL elicitation without sending it, even to a client that declared it',
-      'refuses to send an elicitation completion',
-    ],
-  },
-  {
-    when: (ours, version) => ours === 'client' && !isAtLeast(version, '2025-06-18'),
-    reason: 'no elicitation at all before 2025-06-18: the SDK server refuses locally, nothing of ours runs',
-    tests: ['refuses URL elicitation without sending it, even to a client that declared it'],
-  },
+const CASES = [
+  ...LIFECYCLE_CASES,
+  ...TOOL_CASES,
+  ...RESOURCE_CASES,
+  ...PROMPT_CASES,
+  ...CLIENT_FEATURE_CASES,
+  ...STATELESS_CASES,
+];
+const RUNS = [
+  ...interopRuns('server', 'v1', VERSIONS),
+  ...interopRuns('server', 'v2', VERSIONS),
+  ...interopRuns('client', 'v1', VERSIONS),
 ];
 
-for (const ours of ['server', 'client'] as const) {
-  for (const version of VERSIONS) {
-    runInteropSuite({ ours, version, cases: CASES, skip: SKIPS.filter((entry) => entry.when(ours, version)) });
-  }
-}
+runInteropSuite({ runs: RUNS, cases: CASES, skip: INTEROP_SKIPS });
 
 describe('the SDK client against our server offering every revision', () => {
   it('asks for 2025-11-25 and gets it', async () => {
-    const { connection, negotiated, sent } = await sdkClientAgainstOurServer(undefined);
+    const { connection, negotiated, sent } = await sdkClientAgainstOurServer(
+      { ours: 'server', sdk: 'v1', era: 'handshake', version: '2025-11-25' },
+      { everyRevision: true },
+    );
     expect(connection.protocolVersion).toBe('2025-11-25');
     expect(negotiated()).toBe('2025-11-25');
     expect(sent[0]).toMatchObject({ id: 0, result: { protocolVersion: '2025-11-25' } });
