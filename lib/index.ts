@@ -88,6 +88,7 @@ export type {
   BooleanSchema,
   CreateMessageParams,
   CreateMessageResult,
+  Described,
   ElicitFormParams,
   ElicitParams,
   ElicitResult,
@@ -118,6 +119,9 @@ export { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type ProtocolVers
 export { MODERN_PROTOCOL_VERSIONS, type ModernProtocolVersion } from './protocol/modern';
 export { RESOURCE_SEARCH_EXTENSION } from './protocol/method-table';
 export type { ListChangedKind, ListenFilter } from './protocol/list-changes';
+export type { Role } from './protocol/methods';
+export type { EraPolicy } from './protocol/era';
+export type { ItemKind, ItemScopes } from './protocol/method-targets';
 
 // A connection, its lifecycle and the runtime it runs on.
 export {
@@ -130,10 +134,23 @@ export {
   type SendOptions,
 } from './core/connection';
 export type { RequestOptions } from './core/correlation';
-export { RequestContext, type Era, type InputRequestOptions, type Principal } from './core/request-context';
+export {
+  RequestContext,
+  type Era,
+  type InputRequestOptions,
+  type Principal,
+  type RequestHost,
+} from './core/request-context';
 export { systemClock, type Clock } from './core/clock';
-export { createStderrLogger, silentLogger, type Logger, type StderrLoggerOptions } from './core/logger';
-export { EventFacade } from './core/events';
+export {
+  createStderrLogger,
+  silentLogger,
+  type Level as LoggerLevel,
+  type Logger,
+  type StderrLoggerOptions,
+} from './core/logger';
+export { EventFacade, type Listener as EventFacadeListener } from './core/events';
+export type { ModernServer } from './core/exchange';
 export { Runtime, defaultRuntime, type RuntimeOptions } from './core/runtime';
 export type { ConnectionState, Negotiated, QuitReason } from '../machines/connection';
 export type { Transport, TransportSendOptions } from '../transports/transport';
@@ -155,6 +172,7 @@ export { MAX_COMPLETION_VALUES } from './server/completion';
 export type {
   Completer,
   CompletionContext,
+  ListName,
   ServerContext,
   ServerHost,
   ServerRequestHost,
@@ -162,7 +180,6 @@ export type {
   StatelessRequestHost,
 } from './server/context';
 export { Server, ServerConnection, type ServerConnectionEvents, type ServerOptions } from './server/server';
-export type { ConnectionServer } from './server/server-connection';
 export type { Page } from './server/listing';
 export { SubscriptionHub } from './server/subscriptions';
 export { UriTemplate, type UriTemplateValue } from './server/uri-template';
@@ -197,6 +214,9 @@ export {
   type ConnectOptions,
   type PageCursor,
 } from './client/client';
+export type { ClientConnection, ClientConnectionOptions } from './client/client-connection';
+export type { ListChangesState, ListChangesStatus } from './client/list-change-stream';
+export type { ListChangesChoice } from './client/modern-client';
 export type {
   ClientContext,
   ClientFeatureOptions,
@@ -216,7 +236,7 @@ export {
   type EraVerdict as EraProbeVerdict,
 } from './client/era-cache';
 export type { DiscoverInfo, EraChoice } from './client/era-probe';
-export type { EraStoreDocument } from './client/era-verdict';
+export { ERA_STORE_FORMAT, ERA_STORE_VERSION, type EraStoreDocument, type StoredEra } from './client/era-verdict';
 export { acknowledgedFilter } from './client/listen';
 export { readUrlElicitations, urlElicitationRequiredData } from './client/elicitation';
 export {
@@ -227,10 +247,16 @@ export {
 // Authorization as the server and the client see it (the OAuth parts are in `mcp-switchboard/auth`).
 export type { AuthorizationRefusal, HttpAuthorization } from './auth/http-authorization';
 export type { AuthKey, AuthRecord, StoredClient, StoredTokens, TokenStore } from './auth/token-store';
+export type { ScopeRequirements } from './auth/server/scopes';
 
 // The two runtime-neutral transports (also at `mcp-switchboard/transports/memory` and `.../sdk-adapter`).
-export { createMemoryPair, type MemoryPairOptions } from '../transports/memory';
-export { fromSdkTransport, type SdkAdapterOptions, type SdkTransportLike } from '../transports/sdk-adapter';
+export { createMemoryPair, type MemoryPairOptions, type MemoryTransport } from '../transports/memory';
+export {
+  fromSdkTransport,
+  type SdkAdapterOptions,
+  type SdkTransportLike,
+  type SdkTransportSendOptions,
+} from '../transports/sdk-adapter';
 
 // Tracing.
 export type { TraceEvent, TraceKind } from './trace/types';
@@ -258,7 +284,12 @@ export {
   type TraceParent,
 } from './trace/traceparent';
 export type { RequestInstrumentation, RequestOutcome, RequestSpan, TracedRequest } from './trace/instrumentation';
-export { observeLifecycleChanges, type LifecycleChange } from './trace/xstate-inspection';
+export {
+  observeLifecycleChanges,
+  type InspectableSystem,
+  type InspectedSnapshot,
+  type LifecycleChange,
+} from './trace/xstate-inspection';
 export { createPrettyTraceSink, type PrettySinkOptions } from './trace/sinks/pretty';
 export { createNdjsonTraceSink, toNdjsonLine } from './trace/sinks/ndjson';
 export type { LineWriter, TraceSink } from './trace/sinks/sink';
@@ -302,6 +333,8 @@ export {
   type UpstreamStatus,
   type WebSocketSource,
 } from './compose';
+export type { ShutdownPolicy } from '../machines/child-process';
+export type { HttpLimits } from '../transports/http/limits';
 export {
   DEFAULT_SUPERVISION,
   type RestartPolicy,

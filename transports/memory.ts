@@ -10,6 +10,23 @@ import { deepFreeze, freezeByDefault } from '../lib/core/freeze';
 import { InboundQueue } from './inbound-queue';
 import type { Transport } from './transport';
 
+// The types its public signatures name, so this subpath stands alone.
+export type { Transport, TransportSendOptions } from './transport';
+export type {
+  InboundFrame,
+  JsonObject,
+  JsonRpcBatch,
+  JsonRpcErrorObject,
+  JsonRpcErrorResponse,
+  JsonRpcMessage,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  JsonRpcResponse,
+  JsonRpcResultResponse,
+  RequestId,
+  UnreadableFrame,
+} from '../lib/jsonrpc/types';
+
 export interface MemoryPairOptions {
   /**
    * `reference` (default) hands the very same message object to the peer: no serialization, the fastest

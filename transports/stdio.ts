@@ -13,6 +13,32 @@ import { LineSplitter } from './line-reader';
 import { LineStream } from './line-stream';
 import type { Transport } from './transport';
 
+// The types its public signatures name, so this subpath stands alone.
+export type { Transport, TransportSendOptions } from './transport';
+export type {
+  InboundFrame,
+  JsonObject,
+  JsonRpcBatch,
+  JsonRpcErrorObject,
+  JsonRpcErrorResponse,
+  JsonRpcMessage,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  JsonRpcResponse,
+  JsonRpcResultResponse,
+  RequestId,
+  UnreadableFrame,
+} from '../lib/jsonrpc/types';
+export type { ChildExit, ShutdownPolicy, SignalName } from '../machines/child-process';
+export type { Clock } from '../lib/core/clock';
+export type { Logger } from '../lib/core/logger';
+export type { Runtime, RuntimeOptions } from '../lib/core/runtime';
+export type { RequestInstrumentation, RequestOutcome, RequestSpan, TracedRequest } from '../lib/trace/instrumentation';
+export type { RedactionContext, Redactor } from '../lib/trace/redact';
+export type { TraceEvent, TraceKind } from '../lib/trace/types';
+export type { Progress } from '../lib/protocol/types';
+export type { QuitReason } from '../machines/connection';
+
 export interface StdioServerOptions {
   /** Default `process.stdin`. */
   readonly input?: Readable;

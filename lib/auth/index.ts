@@ -15,6 +15,7 @@ export type {
   ClientCredentialsGrant,
   EnterpriseGrant,
   JwtBearerGrant,
+  MachineClient,
   MachineGrant,
   TokenSource,
 } from './client/machine-grants';
@@ -76,3 +77,7 @@ export {
   type TokenVerifier,
 } from './server';
 export { DpopProofError } from './server/dpop-proof';
+// The types its public signatures name, so this entry stands alone.
+export type { LocalErrorCode, SwitchboardError } from '../jsonrpc/errors';
+export type { ChallengeParams } from './server/challenge';
+export type { MetadataInput } from './server/metadata';

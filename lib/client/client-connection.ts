@@ -11,7 +11,7 @@ import {
   type HandlerTable,
   type SendOptions,
 } from '../core/connection';
-import { DEFAULT_REQUEST_TIMEOUT_MS } from '../core/correlation';
+import { DEFAULT_REQUEST_TIMEOUT_MS, type RequestCompletion } from '../core/correlation';
 import type { QuitReason } from '../../machines/connection';
 import type { Transport } from '../../transports/transport';
 import { ProtocolViolationError, UnsupportedProtocolVersionError } from '../jsonrpc/errors';
@@ -26,10 +26,12 @@ import {
   type ProtocolVersion,
 } from '../protocol/versions';
 import { MODERN_PROTOCOL_VERSIONS, namesModernRevision, type ModernProtocolVersion } from '../protocol/modern';
+import type { ClientEra } from './client-era';
 import { defaultEraCache, type EraCache, type EraVerdict } from './era-cache';
 import { DEFAULT_ERA_PROBE_TIMEOUT_MS, forcedEra, negotiateEra } from './era-negotiation';
 import type { EraChoice } from './era-probe';
 import { ClientFeatures, type ClientFeatureOptions, type ClientHost } from './features';
+import { HandshakeClient } from './handshake-client';
 import { ModernClient, type ListChangesChoice } from './modern-client';
 import { ModernRequestStamp, requestEnvelope } from './modern-request-stamp';
 
@@ -95,8 +97,11 @@ export class ClientConnection extends Connection {
   readonly capabilities: ClientCapabilities;
   /** @internal The application's sampling, elicitation and roots handlers. */
   readonly features: ClientFeatures;
-  /** Set once connected in the stateless revision: what every request then goes through. */
-  protected modern: ModernClient | undefined;
+  /**
+   * @internal What differs between the eras (lib/client/client-era.ts): the handshake era's until `connect` finds the
+   * stateless revision, then a `ModernClient`.
+   */
+  protected eraCalls: ClientEra;
   private readonly requestedVersion: ProtocolVersion;
   private readonly acceptedVersions: readonly ProtocolVersion[];
   /** The transport `connect` attached: `close` waits for it to have closed. */
@@ -135,6 +140,7 @@ export class ClientConnection extends Connection {
     this.capabilities = this.features.capabilities(options.capabilities, this.requestedVersion);
     this.maxInputRounds = options.maxInputRounds;
     this.listChanges = options.listChanges ?? 'listen';
+    this.eraCalls = new HandshakeClient(this);
   }
 
   /** @internal The handlers of requests from the server, made on the first one: a handshake pays for no table. */
@@ -198,7 +204,7 @@ export class ClientConnection extends Connection {
    * after `CLOSE_TIMEOUT_MS` (5 s), as the connection does; the stdio shutdown ladder's defaults fit in it.
    */
   override async close(): Promise<QuitReason> {
-    this.modern?.stop();
+    this.eraCalls.stop();
     const closing = super.close();
     await this.transportClosed();
     return closing;
@@ -211,13 +217,21 @@ export class ClientConnection extends Connection {
    * a method that revision removed (`ping`, `logging/setLevel`) rejects with `MethodRemovedError`, unsent.
    */
   override request(method: string, params?: JsonObject, options?: ClientRequestOptions): Promise<JsonObject> {
-    const modern = this.modern;
-    if (modern === undefined) return super.request(method, params, options);
-    return modern.request(method, params, options);
+    return this.eraCalls.request(method, params, options);
+  }
+
+  /** @internal The connection's own request path, without the era's handling: what the era objects send with. */
+  sendAsIs(
+    method: string,
+    params: JsonObject | undefined,
+    options: ClientRequestOptions | undefined,
+    completion?: RequestCompletion,
+  ): Promise<JsonObject> {
+    return this.sendRequest(method, params, options, completion);
   }
 
   /**
-   * Results are checked against the method's result schema for the negotiated revision before a request
+   * @internal Results are checked against the method's result schema for the negotiated revision before a request
    * resolves (a broken one rejects with `ResultValidationError`); `validateResult: false` skips that.
    */
   protected override resultCheck(
@@ -276,12 +290,12 @@ export class ClientConnection extends Connection {
       this.capabilities as JsonObject,
       this.infoFor(),
     );
-    this.modern = new ModernClient(stamp, this, {
-      send: (method, params, options, completion) => this.sendRequest(method, params, options, completion),
+    const modern = new ModernClient(stamp, this, {
       eraCache: this.eraCache,
       eraKey: transport.eraKey,
       maxInputRounds: this.maxInputRounds,
     });
+    this.eraCalls = modern;
     const { discover } = verdict;
     this.transition({
       type: 'era.modern',
@@ -292,7 +306,7 @@ export class ClientConnection extends Connection {
         ...(discover.instructions !== undefined && { instructions: discover.instructions }),
       },
     });
-    this.modern.followListChanges(this.serverCapabilities, this.listChanges);
+    modern.followListChanges(this.serverCapabilities, this.listChanges);
     return this;
   }
 

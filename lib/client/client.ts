@@ -23,12 +23,12 @@ import { RESOURCE_SEARCH_EXTENSION } from '../protocol/method-table';
 import { listChangeOf, type ChangeableList } from '../protocol/list-changes';
 import { defaultValidator, type SchemaValidator } from '../validation/json-schema';
 import { ClientConnection, type ClientConnectionOptions, type ClientRequestOptions } from './client-connection';
-import { hintedListing, ListCache, type ResultCacheHints } from './list-cache';
-import { fixedListChangesStatus, type ListChangesStatus } from './list-change-stream';
+import { ListCache, type ResultCacheHints } from './list-cache';
+import type { ListChangesStatus } from './list-change-stream';
 import { listen as openListenStream, type ListenFilter, type ListenHost } from './listen';
 import { collectPages, DEFAULT_MAX_LIST_PAGES } from './pages';
 import { checkRoots } from './roots';
-import { listenedUpdates, ResourceSubscriptions, subscribedUpdates } from './resource-subscriptions';
+import { ResourceSubscriptions } from './resource-subscriptions';
 import { ToolOutputChecks } from './tool-output';
 
 export type { ClientRequestOptions, ConnectOptions } from './client-connection';
@@ -126,8 +126,7 @@ export class Client extends ClientConnection {
    * a server that refuses it (it holds a bounded number of them) gives `refused` and its reason.
    */
   get listChangeStatus(): ListChangesStatus {
-    if (this.modern) return this.modern.listChangesStatus;
-    return fixedListChangesStatus(this.state === 'ready' ? 'session' : 'disconnected');
+    return this.eraCalls.listChangesStatus;
   }
 
   /**
@@ -141,7 +140,7 @@ export class Client extends ClientConnection {
 
   /** The stateless revision has no ping: `server/discover` is the round trip that shows the server is there. */
   ping(options?: RequestOptions): Promise<void> {
-    return this.request(this.modern ? 'server/discover' : 'ping', undefined, options).then(ignoreResult);
+    return this.eraCalls.ping(options);
   }
 
   // ---- tools -------------------------------------------------------------------------------------
@@ -209,19 +208,7 @@ export class Client extends ClientConnection {
    * exits, the transport fails). A server that refuses the subscription errors it.
    */
   subscribeResource(uri: string): Observable<ResourceUpdatedParams> {
-    this.resourceSubscriptions ??= new ResourceSubscriptions((target) =>
-      this.modern
-        ? listenedUpdates(this.streamHost(), this.serverCapabilities, target)
-        : subscribedUpdates(
-            {
-              notifications$: this.serverNotifications$,
-              closed: this.closed,
-              subscribe: (uri) => this.request('resources/subscribe', { uri }),
-              unsubscribe: (uri) => this.request('resources/unsubscribe', { uri }),
-            },
-            target,
-          ),
-    );
+    this.resourceSubscriptions ??= new ResourceSubscriptions((target) => this.eraCalls.resourceUpdates(target));
     return this.resourceSubscriptions.updates(uri);
   }
 
@@ -271,11 +258,7 @@ export class Client extends ClientConnection {
    * server's messages arrive on those requests' streams.
    */
   setLoggingLevel(level: LoggingLevel, options?: ClientRequestOptions): Promise<void> {
-    if (this.modern) {
-      this.modern.requests.setLogLevel(level);
-      return Promise.resolve();
-    }
-    return this.request('logging/setLevel', { level }, options).then(() => undefined);
+    return this.eraCalls.setLogLevel(level, options);
   }
 
   /** The server's log messages (`notifications/message`). */
@@ -308,7 +291,7 @@ export class Client extends ClientConnection {
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.state === 'ready' ? this.notify('notifications/roots/list_changed') : Promise.resolve();
+    return this.eraCalls.rootsChanged();
   }
 
   /** URL-mode elicitations the server reports as completed (`notifications/elicitation/complete`). */
@@ -335,12 +318,8 @@ export class Client extends ClientConnection {
   /** Every tool; with `hints`, the cache hints of each page are added to it. */
   private async collectTools(options: ClientRequestOptions | undefined, hints: ResultCacheHints[] | undefined) {
     const page = (cursor: string | undefined) => this.listToolsPage(cursor, options);
-    let tools = await collectPages<Tool, 'tools'>('tools/list', 'tools', page, this.maxListPages, hints);
-    if (this.modern) {
-      tools = this.modern.requests.usableTools(tools, (tool, problem) =>
-        this.logger.debug(`Tool ${JSON.stringify(tool.name)} is left out: its ${problem}`),
-      );
-    }
+    const listed = await collectPages<Tool, 'tools'>('tools/list', 'tools', page, this.maxListPages, hints);
+    const tools = this.eraCalls.usableTools(listed);
     if (this.outputValidator) (this.toolOutput ??= new ToolOutputChecks(this.outputValidator)).remember(tools);
     return tools;
   }
@@ -369,7 +348,7 @@ export class Client extends ClientConnection {
     // A cache lives as long as the client: it needs list changes until then.
     this.needListChanges();
     return (lists[name] = new ListCache(
-      () => (this.modern ? hintedListing(list) : list(undefined)),
+      () => this.eraCalls.listing(list),
       (error) => this.logger.warn(`Could not refresh the ${name} list after list_changed`, error),
       this.clock,
     ));
@@ -377,12 +356,12 @@ export class Client extends ClientConnection {
 
   private needListChanges(): void {
     this.listChangeNeedCount++;
-    this.modern?.needListChanges();
+    this.eraCalls.needListChanges();
   }
 
   private releaseListChanges(): void {
     this.listChangeNeedCount--;
-    this.modern?.releaseListChanges();
+    this.eraCalls.releaseListChanges();
   }
 
   /** This client as the host of a listen stream of its own, whose reading of notifications needs no list changes. */
@@ -402,8 +381,6 @@ export class Client extends ClientConnection {
     return this.request(method, params, options) as Promise<unknown> as Promise<T>;
   }
 }
-
-function ignoreResult(): void {}
 
 function pageParams(cursor: string | undefined): JsonObject | undefined {
   return cursor === undefined ? undefined : { cursor };

@@ -35,7 +35,7 @@ export interface EraStoreDocument {
 }
 
 /** A `PersistedEra` in JSON: a modern verdict's discovery info in the `DiscoverResult` shape it came in. */
-type StoredEra =
+export type StoredEra =
   | { readonly endpoint: string; readonly principal: string; readonly savedAt: number; readonly era: 'legacy' }
   | {
       readonly endpoint: string;

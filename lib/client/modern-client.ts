@@ -1,23 +1,25 @@
 /**
- * What a client connected in the stateless revision (2026-07-28) does beyond sending messages: each request
- * is stamped (`ModernRequestStamp`), retried once on a -32022 naming another revision we speak, and completed
- * through its `input_required` rounds; and, since such a server sends no notification outside a request's
- * stream, the list changes the server declares are heard on one background `subscriptions/listen` stream,
- * open while something needs them (lib/client/list-change-stream.ts).
+ * A client's calls in the stateless revision (2026-07-28), the `ClientEra` of a connection that found that
+ * revision: each request is stamped (`ModernRequestStamp`), retried once on a -32022 naming another revision
+ * we speak, and completed through its `input_required` rounds; there is no `ping`, `logging/setLevel` or
+ * `notifications/roots/list_changed`; and, since such a server sends no notification outside a request's
+ * stream, the list changes the server declares are heard on one background `subscriptions/listen` stream, open
+ * while something needs it (lib/client/list-change-stream.ts), and each resource subscription is a listen
+ * stream of its own.
  *
  * One per modern connection, made by `connect` once the era is known: a handshake-era client has none, and
  * its requests pay nothing for this module.
  */
 import type { Observable } from 'rxjs';
-import type { Clock } from '../core/clock';
-import type { Logger } from '../core/logger';
-import type { JsonObject, JsonRpcNotification } from '../jsonrpc/types';
+import type { SendOptions } from '../core/connection';
+import type { RequestCompletion, RequestOptions } from '../core/correlation';
+import type { JsonObject } from '../jsonrpc/types';
 import { hasCapability } from '../protocol/capabilities';
 import { LIST_CHANGES } from '../protocol/list-changes';
 import { META } from '../protocol/modern';
-import type { ServerCapabilities } from '../protocol/types';
+import type { LoggingLevel, ResourceUpdatedParams, ServerCapabilities, Tool } from '../protocol/types';
+import type { ClientEra, ClientEraHost } from './client-era';
 import type { EraCache } from './era-cache';
-import type { ClientFeatures, ClientHost } from './features';
 import {
   completeInputRequired,
   inputAnswerer,
@@ -27,11 +29,11 @@ import {
   retryParams,
   type InputAnswerer,
 } from './input-required';
+import { hintedListing, type HintedList, type ResultCacheHints } from './list-cache';
 import { fixedListChangesStatus, ListChangeStream, type ListChangesStatus } from './list-change-stream';
 import type { ListenFilter, ListenHost } from './listen';
 import { isLegacyLookingFailure, type ModernRequestStamp } from './modern-request-stamp';
-import type { SendOptions } from '../core/connection';
-import type { RequestCompletion } from '../core/correlation';
+import { listenedUpdates } from './resource-subscriptions';
 
 /**
  * How a modern client hears that the server's lists changed: `listen` opens one `subscriptions/listen`
@@ -39,41 +41,15 @@ import type { RequestCompletion } from '../core/correlation';
  */
 export type ListChangesChoice = 'listen' | 'off';
 
-/** What a modern client needs of its `Client`: a listen stream's host, and the features' host. */
-export interface ModernClientHost extends ClientHost {
-  readonly features: ClientFeatures;
-  readonly clock: Clock;
-  readonly logger: Logger;
-  readonly notifications$: ListenHost['notifications$'];
-  readonly closed: ListenHost['closed'];
-  /**
-   * Every notification, without counting as a need for list changes (a `Client`'s `notifications$` counts):
-   * what the list-change stream itself reads.
-   */
-  readonly serverNotifications$?: Observable<JsonRpcNotification>;
-  /** How many needs for list changes were registered before the connection knew its era. */
-  readonly listChangeNeeds?: number;
-}
-
 export interface ModernClientOptions {
-  /**
-   * Sends one request as it is (the connection's own `request`, without the client's modern handling);
-   * with `completion`, the caller gets what it makes of the outcome.
-   */
-  readonly send: (
-    method: string,
-    params: JsonObject,
-    options: SendOptions | undefined,
-    completion?: RequestCompletion,
-  ) => Promise<JsonObject>;
   /** Where the era verdict of this server was cached, to drop it when the server stops being modern. */
   readonly eraCache: EraCache | undefined;
   readonly eraKey: string | undefined;
   readonly maxInputRounds: number | undefined;
 }
 
-/** The lists a `list_changed` stream asks for: those the server declares can change (see `ListenFilter`). */
-export class ModernClient {
+/** The `ClientEra` of the stateless revision (see the module's comment). */
+export class ModernClient implements ClientEra {
   /** Answers `input_required` rounds with the registered features; made on the first round. */
   private answerer: InputAnswerer | undefined;
   /** What `followListChanges` was told (undefined before): whether, and for which capabilities. */
@@ -84,8 +60,8 @@ export class ModernClient {
   private stopped = false;
 
   constructor(
-    readonly requests: ModernRequestStamp,
-    private readonly host: ModernClientHost,
+    private readonly requests: ModernRequestStamp,
+    private readonly host: ClientEraHost,
     private readonly options: ModernClientOptions,
   ) {}
 
@@ -98,7 +74,7 @@ export class ModernClient {
     const sent = this.requests.stamp(params);
     // The call completes its result in the step that settles the request: no promise step of its own.
     const call = new ModernCall(this, method, params, options, sent, sendOptions);
-    return this.options.send(method, sent, sendOptions, call);
+    return this.host.sendAsIs(method, sent, sendOptions, call);
   }
 
   /** What the caller of `call` gets for `result`: see `complete`. */
@@ -111,6 +87,39 @@ export class ModernClient {
     return this.retryOnce(error, call.method, call.params, call.sendOptions).then((retried) =>
       this.complete(call.method, retried.params, retried.result, call.options),
     );
+  }
+
+  /** The revision has no `ping`: `server/discover` is the round trip that shows the server is there. */
+  ping(options: RequestOptions | undefined): Promise<void> {
+    return this.host.request('server/discover', undefined, options).then(ignoreResult);
+  }
+
+  /** The revision has no `logging/setLevel`: the level travels in each later request's envelope. */
+  setLogLevel(level: LoggingLevel): Promise<void> {
+    this.requests.setLogLevel(level);
+    return Promise.resolve();
+  }
+
+  /** The revision has no `notifications/roots/list_changed`: the server asks for the roots in each call that needs them. */
+  rootsChanged(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /** The tools whose `x-mcp-header` annotations are valid (see `ModernRequestStamp.usableTools`); the others are logged. */
+  usableTools(tools: Tool[]): Tool[] {
+    return this.requests.usableTools(tools, (tool, problem) =>
+      this.host.logger.debug(`Tool ${JSON.stringify(tool.name)} is left out: its ${problem}`),
+    );
+  }
+
+  /** A listing with its pages' cache hints (`ttlMs`, `cacheScope`: see `ListCache`). */
+  listing<T>(list: (hints: ResultCacheHints[]) => Promise<readonly T[]>): Promise<HintedList<T>> {
+    return hintedListing(list);
+  }
+
+  /** A `subscriptions/listen` stream for `uri` (see `listenedUpdates`). */
+  resourceUpdates(uri: string): Observable<ResourceUpdatedParams> {
+    return listenedUpdates(this.streamHost(), this.host.serverCapabilities, uri);
   }
 
   /**
@@ -155,13 +164,17 @@ export class ModernClient {
     if (this.listChangeChoice !== 'listen' || this.stopped) return undefined;
     const filter = listChangeFilter(this.listChangeCapabilities);
     if (filter === undefined) return undefined;
+    return new ListChangeStream(this.streamHost(), filter, this.host.logger);
+  }
+
+  /** The host of a listen stream of this client's own: its reading of notifications needs no list changes. */
+  private streamHost(): ListenHost {
     const host = this.host;
-    const streamHost: ListenHost = {
+    return {
       notifications$: host.serverNotifications$ ?? host.notifications$,
       closed: host.closed,
       request: (method, params, options) => host.request(method, params, options),
     };
-    return new ListChangeStream(streamHost, filter, host.logger);
   }
 
   /** The options of a request: a `tools/call` of a tool with `x-mcp-header` parameters adds their headers. */
@@ -182,7 +195,7 @@ export class ModernClient {
   ): Promise<{ params: JsonObject; result: JsonObject }> {
     const sendOptions = this.sendOptionsFor(method, params, options);
     const sent = this.requests.stamp(params);
-    return this.options.send(method, sent, sendOptions).then(
+    return this.host.sendAsIs(method, sent, sendOptions).then(
       (result) => ({ params: sent, result }),
       (error: unknown) => this.retryOnce(error, method, params, sendOptions),
     );
@@ -205,7 +218,7 @@ export class ModernClient {
     this.host.logger.debug(`${method} was refused with -32022: switching to revision ${retry} and retrying once`);
     requests.switchVersion(retry);
     const sent = requests.stamp(params);
-    return { params: sent, result: await this.options.send(method, sent, sendOptions) };
+    return { params: sent, result: await this.host.sendAsIs(method, sent, sendOptions) };
   }
 
   /**
@@ -304,3 +317,5 @@ function withoutIdentity(meta: unknown): JsonObject | undefined {
 }
 
 const OWN_MEMBER = { enumerable: true, writable: true, configurable: true } as const;
+
+function ignoreResult(): void {}

@@ -10,6 +10,7 @@
  * requests in OpenTelemetry.
  */
 import { filter, merge, ReplaySubject, takeUntil, type Observable } from 'rxjs';
+import type { Client } from '../client/client';
 import { systemClock, type Clock } from '../core/clock';
 import type { Connection, ConnectionOptions } from '../core/connection';
 import { defaultLogger } from '../core/logger';
@@ -29,13 +30,26 @@ import { Downstream } from './downstream';
 import type { HubOptions } from './hub-options';
 import { namingPolicy } from './naming';
 import { PerClientUpstream } from './per-client';
+import type { UpstreamCatalog } from './session';
 import { Upstream, type DownstreamTarget, type HubForUpstream, type UpstreamStatus } from './upstream';
 import { SwitchboardError, type LocalErrorCode } from '../jsonrpc/errors';
 
 export type { HubOptions } from './hub-options';
 
 /** What callers may do with one upstream of a hub. */
-export type UpstreamHandle = Pick<Upstream, 'name' | 'status' | 'status$' | 'client' | 'catalog' | 'start' | 'stop'>;
+export interface UpstreamHandle {
+  readonly name: string;
+  readonly status: UpstreamStatus;
+  /** The current status, then every change. Completes when the hub closes. */
+  readonly status$: Observable<UpstreamStatus>;
+  /** The client of the current session, while one is up. */
+  readonly client: Client | undefined;
+  readonly catalog: UpstreamCatalog | undefined;
+  /** Starts it (from idle, stopped or failed); a no-op otherwise. */
+  start(): void;
+  /** Stops it and withdraws its entries; resolves once its session (or the one opening) has closed. */
+  stop(): Promise<void>;
+}
 
 /** An upstream as the hub holds it: one shared instance, or one per downstream client. */
 type Member = Upstream | PerClientUpstream;

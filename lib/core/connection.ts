@@ -83,7 +83,7 @@ export abstract class Connection {
   readonly upstream: string | undefined;
   /** Resolves with the quit reason once the connection is closed, whoever closed it. */
   readonly closed: Promise<QuitReason>;
-  /** The lifecycle actor (see machines/connection). */
+  /** @internal The lifecycle actor (see machines/connection). */
   readonly actor: Actor<typeof connectionLifecycle>;
 
   /** @internal */
@@ -191,7 +191,10 @@ export abstract class Connection {
     return this.sendRequest(method, params, options, undefined);
   }
 
-  /** `request`, with what the caller gets made by `completion` in the step that settles it (see `RequestCompletion`). */
+  /**
+   * @internal `request`, with what the caller gets made by `completion` in the step that settles it (see
+   * `RequestCompletion`).
+   */
   protected sendRequest(
     method: string,
     params: JsonObject | undefined,
@@ -276,11 +279,15 @@ export abstract class Connection {
     this.transport?.setProtocolVersion?.(version);
   }
 
+  /** @internal Sends `event` to the lifecycle actor, unless the connection is closed. */
   protected transition(event: ConnectionEvent): void {
     if (this.state !== 'closed') this.actor.send(event);
   }
 
-  /** Role hook: how the result of an outbound `method` request is checked before it resolves (none by default). */
+  /**
+   * @internal Role hook: how the result of an outbound `method` request is checked before it resolves (none
+   * by default).
+   */
   protected resultCheck(_method: string, _options: SendOptions | undefined): ResultCheck | undefined {
     return undefined;
   }

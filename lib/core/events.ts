@@ -1,6 +1,7 @@
 import { EventEmitter } from 'eventemitter3';
 
-type Listener = (...args: any[]) => void;
+/** What each event of an `EventFacade`'s map is: a listener's signature. */
+export type Listener = (...args: any[]) => void;
 
 /**
  * Typed events for users who do not use RxJS. Unlike a bare eventemitter3, a listener that throws does not

@@ -30,8 +30,8 @@ export interface ModernServer {
   /** Which revisions and methods the server serves: the classifier's policy. */
   readonly eraPolicy: EraPolicy;
   /**
-   * Serves one modern request; every outcome, errors included, goes through `reply`. `headers` (HTTP) are
-   * checked against what the request names (a tool's `Mcp-Param-*` headers).
+   * @internal Serves one modern request; every outcome, errors included, goes through `reply`. `headers`
+   * (HTTP) are checked against what the request names (a tool's `Mcp-Param-*` headers).
    */
   serveModern(request: ModernRequestVerdict, reply: ExchangeReply, headers?: HeaderSource): void;
 }

@@ -8,7 +8,8 @@ export interface Logger {
   error(message: string, detail?: unknown): void;
 }
 
-type Level = 'debug' | 'info' | 'warn' | 'error';
+/** A `Logger` method's level: the minimum a stderr logger writes (`createStderrLogger`). */
+export type Level = 'debug' | 'info' | 'warn' | 'error';
 const RANK: Record<Level, number> = { debug: 0, info: 1, warn: 2, error: 3 };
 
 function writeStderr(line: string): void {

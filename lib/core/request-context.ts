@@ -85,7 +85,7 @@ export interface RequestHost {
   log(level: LoggingLevel, data: unknown, logger?: string, relatedRequestId?: RequestId): Promise<void>;
   /** How a handler ends the stream carrying request `id`, when the transport can (`Transport.closeStream`). */
   streamCloser(id: RequestId): (() => Promise<boolean>) | undefined;
-  /** How this era writes answers (lib/core/handler-run.ts); the handshake era's when absent. */
+  /** @internal How this era writes answers (lib/core/handler-run.ts); the handshake era's when absent. */
   readonly answers?: AnswerShape;
 }
 

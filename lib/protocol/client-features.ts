@@ -72,7 +72,8 @@ export interface CreateMessageResult {
 
 export type StringFormat = 'email' | 'uri' | 'date' | 'date-time';
 
-interface Described {
+/** The `title` and `description` every primitive schema of an elicitation form may carry. */
+export interface Described {
   readonly title?: string;
   readonly description?: string;
 }

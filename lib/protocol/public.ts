@@ -17,10 +17,31 @@ export {
   type MessageKind,
 } from '../jsonrpc/classify';
 export { toWireError } from '../jsonrpc/errors';
+export type {
+  InboundFrame,
+  JsonObject,
+  JsonRpcBatch,
+  JsonRpcErrorObject,
+  JsonRpcErrorResponse,
+  JsonRpcMessage,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  JsonRpcResponse,
+  JsonRpcResultResponse,
+  RequestId,
+  UnreadableFrame,
+} from '../jsonrpc/types';
 
 // Protocol revisions and capabilities.
 export { HTTP_DEFAULT_PROTOCOL_VERSION, isAtLeast, isSupportedVersion, negotiateVersion } from './versions';
-export { FIRST_MODERN_PROTOCOL_VERSION, META, namesModernRevision } from './modern';
+export { SUPPORTED_PROTOCOL_VERSIONS, type ProtocolVersion } from './versions';
+export {
+  FIRST_MODERN_PROTOCOL_VERSION,
+  META,
+  MODERN_PROTOCOL_VERSIONS,
+  namesModernRevision,
+  type ModernProtocolVersion,
+} from './modern';
 export { describeCapability, hasCapability, type CapabilityPath } from './capabilities';
 
 // The method table of both eras, and the list changes.
@@ -39,7 +60,7 @@ export {
   type Revision,
   type Role,
 } from './methods';
-export { LIST_CHANGES, listChangeOf, type ListChange, type ChangeableList } from './list-changes';
+export { LIST_CHANGES, listChangeOf, type ChangeableList, type ListChange, type ListChangedKind } from './list-changes';
 
 // The gate: what may flow through a connection in its state, for its role and revision.
 export {
@@ -73,7 +94,9 @@ export {
   type ModernRequestVerdict,
   type RejectVerdict,
 } from './era';
+export type { HeaderSource } from './header-value';
 export { isEnvelopeIssue, readRequestEnvelope, type EnvelopeIssue, type RequestEnvelope } from './envelope';
+export { LOGGING_LEVELS, type ClientCapabilities, type Icon, type Implementation, type LoggingLevel } from './types';
 
 // The lifecycle machines (XState): a connection's, and a hub's upstream supervision.
 export {
@@ -83,9 +106,15 @@ export {
   type ConnectionLifecycleHost,
   type ConnectionData,
   type ConnectionSnapshot,
+  type ConnectionState,
+  type Negotiated,
+  type QuitReason,
 } from '../../machines/connection';
 export {
   upstreamMachine,
+  type RestartPolicy,
+  type StopReason,
+  type SupervisionPolicy,
   type SupervisedUpstream,
   type UpstreamContext,
   type UpstreamEvent,

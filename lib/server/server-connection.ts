@@ -77,7 +77,9 @@ export class ServerConnection extends Connection {
   /** Where the notifications of stateless requests on this connection go (made with the first). */
   private requestStream: RequestStream | undefined;
 
+  /** @internal Made by `Server.connect`. */
   constructor(
+    /** @internal The server that made it. */
     readonly server: ConnectionServer,
     options?: ConnectionOptions,
   ) {
@@ -136,7 +138,10 @@ export class ServerConnection extends Connection {
     return this.peerCapabilities as ClientCapabilities | undefined;
   }
 
-  /** Results of requests to the client (sampling, elicitation, roots, ping) are checked against their method's result schema. */
+  /**
+   * @internal Results of requests to the client (sampling, elicitation, roots, ping) are checked against their
+   * method's result schema.
+   */
   protected override resultCheck(method: string): ResultValidator | undefined {
     return resultChecks(this.protocolVersion).get(method);
   }

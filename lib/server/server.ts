@@ -87,7 +87,7 @@ export class Server implements ModernServer {
     return (this.bus ??= this.options.events ?? new InMemoryServerEventBus());
   }
 
-  /** The open `subscriptions/listen` streams. */
+  /** @internal The open `subscriptions/listen` streams. */
   get listenStreams(): ListenStreams {
     return (this.streams ??= new ListenStreams(this.events, () => this.subscriptions, this.options.maxListenStreams));
   }
@@ -111,9 +111,9 @@ export class Server implements ModernServer {
   }
 
   /**
-   * Serves one request of the stateless revision (the transports call it for requests the classifier found
-   * modern); its answer and notifications go through `reply`. `headers` are the HTTP request's, checked
-   * against the called tool's `x-mcp-header` parameters.
+   * @internal Serves one request of the stateless revision (the transports call it for requests the
+   * classifier found modern); its answer and notifications go through `reply`. `headers` are the HTTP
+   * request's, checked against the called tool's `x-mcp-header` parameters.
    */
   serveModern(verdict: ModernRequestVerdict, reply: ExchangeReply, headers?: HeaderSource): void {
     const channel = new ReplyChannel(reply, this, verdict.version);

@@ -33,6 +33,13 @@ import type { JsonObject } from '../jsonrpc/types';
 import type { Progress } from '../protocol/types';
 import type { RequestInstrumentation, RequestOutcome, RequestSpan, TracedRequest } from './instrumentation';
 import type { RedactionContext } from './redact';
+
+// The types its public signatures name, so this subpath stands alone.
+export type { RequestInstrumentation, RequestOutcome, RequestSpan, TracedRequest } from './instrumentation';
+export type { JsonObject, RequestId } from '../jsonrpc/types';
+export type { TraceKind } from './types';
+export type { Progress } from '../protocol/types';
+export type { RedactionContext, Redactor } from './redact';
 import {
   BAGGAGE_META_KEY,
   formatBaggage,

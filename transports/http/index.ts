@@ -25,9 +25,63 @@ export { LegacySseClientTransport } from './legacy-sse-client';
 export { HttpStatusError } from './client-request';
 export { createMcpHttpHandler, DEFAULT_MCP_PATH, type McpHttpHandler, type McpHttpOptions } from './endpoint';
 export type { SessionConnection, SessionServer } from './session-server';
-export { MemoryEventStore, type EventStore, type StoredEvent } from './event-store';
+export { MemoryEventStore, type EventStore, type MemoryEventStoreOptions, type StoredEvent } from './event-store';
 export type { OriginPolicy } from './request-guard';
 export { DEFAULT_HTTP_LIMITS, HTTP_LIMIT_NAMES, httpLimits, type HttpLimits } from './limits';
 export { remoteAddressKey, type ClientKey } from './client-key';
 export { applyHttpLimits, connectionCounts, createMcpHttpServer, type ConnectionCounts } from './http-server';
 export type { HttpAuthOption } from './http-auth';
+
+// The types its public signatures name, so this subpath stands alone.
+export type { Transport, TransportSendOptions } from '../transport';
+export type {
+  InboundFrame,
+  JsonObject,
+  JsonRpcBatch,
+  JsonRpcErrorObject,
+  JsonRpcErrorResponse,
+  JsonRpcMessage,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  JsonRpcResponse,
+  JsonRpcResultResponse,
+  RequestId,
+  UnreadableFrame,
+} from '../../lib/jsonrpc/types';
+export type { LocalErrorCode, SwitchboardError, TransportError } from '../../lib/jsonrpc/errors';
+export type { ConnectionOptions } from '../../lib/core/connection';
+export type { Clock } from '../../lib/core/clock';
+export type { Logger } from '../../lib/core/logger';
+export type { Runtime, RuntimeOptions } from '../../lib/core/runtime';
+export type { ModernServer } from '../../lib/core/exchange';
+export type { EraPolicy } from '../../lib/protocol/era';
+export type {
+  RequestInstrumentation,
+  RequestOutcome,
+  RequestSpan,
+  TracedRequest,
+} from '../../lib/trace/instrumentation';
+export type { RedactionContext, Redactor } from '../../lib/trace/redact';
+export type { TraceEvent, TraceKind } from '../../lib/trace/types';
+export type { Progress } from '../../lib/protocol/types';
+export type { QuitReason } from '../../machines/connection';
+export type { AuthorizationRefusal, HttpAuthorization } from '../../lib/auth/http-authorization';
+export type {
+  AuthOutcome,
+  AuthRefusal,
+  AuthRequest,
+  DpopOptions,
+  IntrospectionLimits,
+  IntrospectionOptions,
+  JwksFetchOptions,
+  Principal,
+  ProtectedResourceMetadata,
+  ResourceServer,
+  ResourceServerOptions,
+  ScopeRequirements,
+  TokenRequestInfo,
+  TokenVerifier,
+} from '../../lib/auth/server';
+export type { HttpClientSessionState } from '../../machines/http-client-session';
+export type { HttpListener, HttpServerOptions } from './http-listener';
+export type { ReconnectPolicy } from './client-sse-stream';

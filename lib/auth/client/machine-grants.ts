@@ -15,7 +15,8 @@ import { retryingDpopNonce } from './dpop';
 /** A token, or how to get a fresh one (read at each grant). */
 export type TokenSource = string | (() => string | Promise<string>);
 
-interface MachineClient {
+/** The client of a machine grant: its id, and how it authenticates at the token endpoint. */
+export interface MachineClient {
   readonly clientId: string;
   readonly clientSecret?: string;
   /** Default: `client_secret_basic` with a secret (or what the server supports), `none` without. */

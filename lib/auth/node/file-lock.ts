@@ -25,7 +25,7 @@ export interface FileLockOptions {
 }
 
 /** What a lock file holds. */
-interface LockHolder {
+export interface LockHolder {
   readonly pid: number;
   readonly hostname: string;
   /** Epoch milliseconds. */

@@ -34,7 +34,8 @@ const FILE_VERSION = 1;
 const DIRECTORY_MODE = 0o700;
 const FILE_MODE = 0o600;
 
-type Change = Parameters<TokenStore['update']>[1];
+/** What `TokenStore.update` runs on the current record: what it returns is stored. */
+export type Change = Parameters<TokenStore['update']>[1];
 
 /** The last change queued per record file in this process, shared by every store: the next one waits for it. */
 const queues = new KeyedQueue();

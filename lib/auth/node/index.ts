@@ -4,3 +4,9 @@ export { FileTokenStore, recordFileName, type FileTokenStoreOptions } from './fi
 export { LockTimeoutError } from './file-lock';
 export { startLoopbackRedirect, type LoopbackRedirect, type LoopbackRedirectOptions } from './loopback-redirect';
 export { loopbackInteraction } from './loopback-interaction';
+// The types its public signatures name, so this subpath stands alone.
+export type { Change as TokenRecordChange } from './file-token-store';
+export type { LockHolder } from './file-lock';
+export type { AuthKey, AuthRecord, StoredClient, StoredTokens, TokenStore } from '../token-store';
+export type { AuthorizationInteraction } from '../client/authorization-code';
+export type { LocalErrorCode, SwitchboardError } from '../../jsonrpc/errors';

@@ -7,6 +7,12 @@ import type { TraceEvent } from '../types';
 import { toNdjsonLine } from './ndjson';
 import type { TraceSink } from './sink';
 
+// The types its public signatures name, so this subpath stands alone.
+export type { TraceSink } from './sink';
+export type { TraceEvent, TraceKind } from '../types';
+export type { QuitReason } from '../../../machines/connection';
+export type { RequestId } from '../../jsonrpc/types';
+
 export interface NdjsonFileSinkOptions {
   /** Append to an existing file instead of replacing it. */
   readonly append?: boolean;
