@@ -14,7 +14,7 @@ import {
 import { DEFAULT_REQUEST_TIMEOUT_MS, type RequestCompletion } from '../core/correlation';
 import type { QuitReason } from '../../machines/connection';
 import type { Transport } from '../../transports/transport';
-import { ProtocolViolationError, UnsupportedProtocolVersionError } from '../jsonrpc/errors';
+import { ConnectionClosedError, ProtocolViolationError, UnsupportedProtocolVersionError } from '../jsonrpc/errors';
 import type { JsonObject } from '../jsonrpc/types';
 import { resultChecks, type ResultValidator } from '../protocol/results';
 import { shape } from '../protocol/shape';
@@ -104,8 +104,8 @@ export class ClientConnection extends Connection {
   protected eraCalls: ClientEra;
   private readonly requestedVersion: ProtocolVersion;
   private readonly acceptedVersions: readonly ProtocolVersion[];
-  /** The transport `connect` attached: `close` waits for it to have closed. */
-  private attached: Transport | undefined;
+  /** The transport given to `connect`, from its era probe on: `close` closes it and waits for that. */
+  private given: Transport | undefined;
   private readonly maxInputRounds: number | undefined;
   private readonly listChanges: ListChangesChoice;
   /** The result checks of the negotiated revision, kept once ready (the revision no longer changes). */
@@ -176,6 +176,8 @@ export class ClientConnection extends Connection {
    * reason `handshake-failed`) and the error is thrown.
    */
   async connect(transport: Transport, options: ConnectOptions = {}): Promise<this> {
+    if (this.given || this.state !== 'uninitialized') throw this.alreadyConnected();
+    this.given = transport;
     if (this.eraChoice !== 'legacy') {
       let verdict: EraVerdict;
       try {
@@ -192,6 +194,11 @@ export class ClientConnection extends Connection {
       } catch (error) {
         await this.failBeforeAttach(transport, error as Error);
         throw error;
+      }
+      if (this.state !== 'uninitialized') {
+        // Closed during the probe: `close` has closed the transport.
+        await this.transportClosed();
+        throw new ConnectionClosedError('The client was closed while it was connecting');
       }
       if (verdict.era === 'modern') return this.connectModern(transport, verdict);
     }
@@ -245,7 +252,6 @@ export class ClientConnection extends Connection {
   /** The handshake era's connect: `initialize`, version check, `notifications/initialized`. */
   private async handshake(transport: Transport, options: ConnectOptions): Promise<this> {
     this.attach(transport);
-    this.attached = transport;
     this.transition({ type: 'initialize.start' });
     try {
       const params = {
@@ -283,7 +289,6 @@ export class ClientConnection extends Connection {
    */
   private connectModern(transport: Transport, verdict: Extract<EraVerdict, { era: 'modern' }>): this {
     this.attach(transport);
-    this.attached = transport;
     const stamp = new ModernRequestStamp(
       verdict.version,
       this.modernVersions(),
@@ -327,9 +332,9 @@ export class ClientConnection extends Connection {
     return shape('Implementation', this.info, LATEST_PROTOCOL_VERSION) as unknown as JsonObject;
   }
 
-  /** Waits for the attached transport's (idempotent) `close()`, at most `CLOSE_TIMEOUT_MS`. */
+  /** Waits for the given transport's (idempotent) `close()`, at most `CLOSE_TIMEOUT_MS`. */
   private transportClosed(): Promise<void> {
-    const transport = this.attached;
+    const transport = this.given;
     if (!transport) return Promise.resolve();
     return new Promise((resolve) => {
       const giveUp = this.clock.setTimeout(resolve, CLOSE_TIMEOUT_MS);

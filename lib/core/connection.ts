@@ -245,16 +245,19 @@ export abstract class Connection {
 
   /** Binds the transport and starts routing its messages. A connection takes exactly one transport. */
   protected attach(transport: Transport): void {
-    if (this.transport || this.state !== 'uninitialized') {
-      throw new Error(
-        `Connection ${this.id} already has a transport or has closed; create a new ${this.role} for another connection`,
-      );
-    }
+    if (this.transport || this.state !== 'uninitialized') throw this.alreadyConnected();
     this.transport = transport;
     this.outbound = new OutboundRequests(this, transport, this.tracing, this.options);
     this.router = new Router(this, this.outbound, this.tracing);
     this.subscription = transport.messages.subscribe(this.router);
     transport.start?.().then(undefined, (error: unknown) => this.transportEnded(error));
+  }
+
+  /** @internal Why a connection takes no second transport, nor one once it has closed. */
+  protected alreadyConnected(): Error {
+    return new Error(
+      `Connection ${this.id} already has a transport or has closed; create a new ${this.role} for another connection`,
+    );
   }
 
   /** Sends a message as it is, past the gate, traced (what a stateless request's handler sends on its way). */

@@ -151,6 +151,17 @@ describe('StdioClientTransport and Client: the child is gone when close resolves
     expect(await connecting).toBeInstanceOf(Error);
   });
 
+  it('a close during the era probe (server/discover unanswered) leaves nothing running', async () => {
+    const transport = serverTransport('--mute', '--ignore-eof', '--ignore-term', '--fork');
+    // No verdict cached: the client probes before any handshake.
+    const client = new Client(CLIENT_INFO, { eraCache: false });
+    const connecting = client.connect(transport, { timeout: 30_000 }).catch((error: Error) => error);
+    const tree = await spawned(transport);
+    await client.close();
+    expectAllGone(tree);
+    expect(await connecting).toBeInstanceOf(Error);
+  });
+
   it('a close right after connect begins (the child may not have started yet) leaves nothing running', async () => {
     const transport = serverTransport('--mute', '--ignore-eof', '--ignore-term', '--fork');
     const client = new Client(CLIENT_INFO);
