@@ -483,7 +483,10 @@ describe('TypeScript modules', () => {
     const answer = events.find((event) => event.kind === 'result' && event.id === read.id);
     expect(answer).toMatchObject({ connection: read.connection, direction: 'out' });
     expect(answer.message.result.contents[0].uri).toBe('notes://index');
-    expect(changes(events, read.connection)).toContain('modern → closed');
+    // Closed by stdin's end ('modern → closed'). On a machine loaded enough, the server (compiled by tsx as
+    // it starts) may miss the era probe's 3 s and be spoken to in the handshake era, or miss the client's 2 s
+    // grace after stdin's end and be stopped by SIGTERM ('… → closing → closed'): the trace ends closed.
+    expect(changes(events, read.connection).at(-1)).toMatch(/→ closed$/);
   });
 
   it('make the built CLI under plain node ask for tsx (exit 1)', async () => {
