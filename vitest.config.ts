@@ -8,5 +8,8 @@ export default defineConfig({
     globalSetup: ['test/setup/config-dir.ts'],
     testTimeout: 20_000,
     pool: 'forks',
+    // Vitest's default here is one worker (cores - 1 on this 2-core machine): 8-9 minutes. Three overlap the
+    // suites' waits on child processes and sockets: about 5 minutes.
+    maxWorkers: 3,
   },
 });

@@ -96,4 +96,4 @@ export function settingsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): B
  * The client options of the handshake-era comparisons (against SDK v1, which has no other era, and the bare
  * floors): our client would otherwise probe our own server and speak 2026-07-28 (measured in bench/modern*.ts).
  */
-export const HANDSHAKE_ERA = { era: 'legacy' } as const;
+export const HANDSHAKE_ERA = { era: 'handshake' } as const;

@@ -106,7 +106,7 @@ const bare: OpenPair = () =>
 /** Every contender of the kept-alive connect row, by entrant name. */
 export const CONNECT_ENTRANTS: Readonly<Record<string, OpenPair>> = {
   'ours-auto': oursIn({}),
-  'ours-legacy': oursIn({ era: 'legacy' }),
+  'ours-handshake': oursIn({ era: 'handshake' }),
   'ours-modern': oursIn({ era: 'modern' }),
   'sdk-v1': sdkV1,
   'sdk-v2': sdkV2,
@@ -116,6 +116,6 @@ export const CONNECT_ENTRANTS: Readonly<Record<string, OpenPair>> = {
 /** Our three eras: the connect-then-close row. */
 export const OUR_ERAS: Readonly<Record<string, OpenPair>> = {
   'ours-auto': CONNECT_ENTRANTS['ours-auto']!,
-  'ours-legacy': CONNECT_ENTRANTS['ours-legacy']!,
+  'ours-handshake': CONNECT_ENTRANTS['ours-handshake']!,
   'ours-modern': CONNECT_ENTRANTS['ours-modern']!,
 };

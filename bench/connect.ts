@@ -66,7 +66,7 @@ export const CONNECT_SCENARIOS: readonly Scenario[] = [
   scenario('connectClose', OUR_ERAS, connectThenClose),
   scenario(
     'connectHeap',
-    { 'ours-legacy': OUR_ERAS['ours-legacy']!, 'ours-modern': OUR_ERAS['ours-modern']! },
+    { 'ours-handshake': OUR_ERAS['ours-handshake']!, 'ours-modern': OUR_ERAS['ours-modern']! },
     heapPerPair,
   ),
 ];
@@ -74,7 +74,7 @@ export const CONNECT_SCENARIOS: readonly Scenario[] = [
 const AT_MOST_EQUAL: Target = { bound: 'atMost', ratio: 1, text: '<= 1x' };
 
 const CONNECT_NOTE =
-  "One shared Server (echo) for our three eras; a new Client per pair on an unfrozen memory pair: auto = the default (a memory pair names no eraKey, so it connects with initialize, after the era choice), legacy = era: 'legacy' (initialize), modern = era: 'modern' (server/discover, no handshake). SDK v1 = @modelcontextprotocol/sdk Client + a new McpServer per pair (InMemoryTransport); SDK v2 = @modelcontextprotocol/client 2.4.0 Client (default negotiation: the handshake era) + a new @modelcontextprotocol/server McpServer per pair (its InMemoryTransport); bare = one JSON-RPC initialize request and answer, JSON.stringify/parse on both ends, a microtask each way. 1,000 pairs opened one after the other and kept alive, after 50 untimed ones; pairs/s = pairs / wall time.";
+  "One shared Server (echo) for our three eras; a new Client per pair on an unfrozen memory pair: auto = the default (a memory pair names no eraKey, so it connects with initialize, after the era choice), handshake = era: 'handshake' (initialize), modern = era: 'modern' (server/discover, no handshake). SDK v1 = @modelcontextprotocol/sdk Client + a new McpServer per pair (InMemoryTransport); SDK v2 = @modelcontextprotocol/client 2.4.0 Client (default negotiation: the handshake era) + a new @modelcontextprotocol/server McpServer per pair (its InMemoryTransport); bare = one JSON-RPC initialize request and answer, JSON.stringify/parse on both ends, a microtask each way. 1,000 pairs opened one after the other and kept alive, after 50 untimed ones; pairs/s = pairs / wall time.";
 const CLOSE_NOTE = 'Connect then close (awaited), 10,000 times after 1,000 untimed; loops/s = loops / wall time.';
 const HEAP_NOTE =
   '(heapUsed after gc with 2,000 connected pairs of the shared Server alive - heapUsed after gc before) / 2,000.';
@@ -97,19 +97,28 @@ export const CONNECT_ERAS: ComparisonTable = {
   baselineName: 'other',
   comparisons: [
     ...againstOthers('auto', CONNECT_NOTE),
-    ...againstOthers('legacy'),
+    ...againstOthers('handshake'),
     ...againstOthers('modern'),
-    entrantRow('connect', 'perSecond', 'connect modern vs legacy', 'pairs/s', 'higher', 'ours-modern', 'ours-legacy', {
-      target: atLeast(1),
-    }),
+    entrantRow(
+      'connect',
+      'perSecond',
+      'connect modern vs handshake',
+      'pairs/s',
+      'higher',
+      'ours-modern',
+      'ours-handshake',
+      {
+        target: atLeast(1),
+      },
+    ),
     entrantRow(
       'connectClose',
       'perSecond',
-      'connect + close, modern vs legacy',
+      'connect + close, modern vs handshake',
       'loops/s',
       'higher',
       'ours-modern',
-      'ours-legacy',
+      'ours-handshake',
       {
         target: atLeast(1),
         note: CLOSE_NOTE,
@@ -118,20 +127,20 @@ export const CONNECT_ERAS: ComparisonTable = {
     entrantRow(
       'connectClose',
       'perSecond',
-      'connect + close, auto vs legacy',
+      'connect + close, auto vs handshake',
       'loops/s',
       'higher',
       'ours-auto',
-      'ours-legacy',
+      'ours-handshake',
     ),
     entrantRow(
       'connectHeap',
       'bytesPerPair',
-      'heap per pair, modern vs legacy',
+      'heap per pair, modern vs handshake',
       'bytes',
       'lower',
       'ours-modern',
-      'ours-legacy',
+      'ours-handshake',
       {
         target: AT_MOST_EQUAL,
         note: HEAP_NOTE,

@@ -4,21 +4,21 @@
  * (bench/modern-servers.ts: `echo` and `ask_name`), so the rows differ by what the server does alone:
  * - modern: `tools/call` of `echo` with the `_meta` envelope, each request served on its own (the connection's
  *   era is chosen by its first request);
- * - legacy: `initialize` once, then `tools/call` of `echo` on the session;
+ * - handshake: `initialize` once, then `tools/call` of `echo` on the session;
  * - modern-round: one logical call of `ask_name` (the `input_required` answer, then the retry).
- * - client-modern / client-legacy: the same `tools/call` of `echo` through our `Client` (forced into each
+ * - client-modern / client-handshake: the same `tools/call` of `echo` through our `Client` (forced into each
  *   era: a memory pair is not probed) against the same server: the whole in-process path of each era.
  */
 import type { InboundFrame, JsonObject, JsonRpcResponse, RequestId } from '../lib/jsonrpc/types';
 import { Server } from '../lib/server/server';
 import { Client } from '../lib/client/client';
-import type { EraChoice } from '../lib/client/era-probe';
+import type { EraChoice } from '../lib/client/era-choice';
 import { createMemoryPair } from '../transports/memory';
 import type { Transport } from '../transports/transport';
 import type { BenchSettings } from './config';
 import type { CallPair } from './contender';
 import { measureLatency, measureThroughput } from './harness';
-import { ASKED_NAME, CLIENT_INFO, ENVELOPE, expectText, LEGACY_VERSION } from './modern';
+import { ASKED_NAME, CLIENT_INFO, ENVELOPE, expectText, HANDSHAKE_VERSION } from './modern';
 import { ASK_NAME_TOOL, dualEraDefinition } from './modern-servers';
 import type { Figures, Scenario } from './scenarios';
 
@@ -70,7 +70,7 @@ function connectPeer(): RawPeer {
 }
 
 const MODERN_ECHO: JsonObject = { name: 'echo', arguments: { text: 'hi' }, _meta: ENVELOPE };
-const LEGACY_ECHO: JsonObject = { name: 'echo', arguments: { text: 'hi' } };
+const HANDSHAKE_ECHO: JsonObject = { name: 'echo', arguments: { text: 'hi' } };
 const ASK: JsonObject = { name: ASK_NAME_TOOL, arguments: {}, _meta: ENVELOPE };
 const INPUT_RESPONSES = { name: { action: 'accept', content: { name: ASKED_NAME } } };
 
@@ -82,12 +82,12 @@ async function modernEcho(): Promise<CallPair> {
   };
 }
 
-async function legacyEcho(): Promise<CallPair> {
+async function handshakeEcho(): Promise<CallPair> {
   const peer = connectPeer();
-  await peer.request('initialize', { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: CLIENT_INFO });
+  await peer.request('initialize', { protocolVersion: HANDSHAKE_VERSION, capabilities: {}, clientInfo: CLIENT_INFO });
   await peer.notify('notifications/initialized');
   return {
-    callEcho: async () => expectText(await peer.request('tools/call', LEGACY_ECHO), 'hi'),
+    callEcho: async () => expectText(await peer.request('tools/call', HANDSHAKE_ECHO), 'hi'),
     close: () => peer.close(),
   };
 }
@@ -120,10 +120,10 @@ async function clientEcho(era: EraChoice): Promise<CallPair> {
 
 const ENTRANTS: Readonly<Record<string, () => Promise<CallPair>>> = {
   modern: modernEcho,
-  legacy: legacyEcho,
+  handshake: handshakeEcho,
   'modern-round': modernRound,
   'client-modern': () => clientEcho('modern'),
-  'client-legacy': () => clientEcho('legacy'),
+  'client-handshake': () => clientEcho('handshake'),
 };
 
 /**

@@ -1,7 +1,7 @@
 /**
  * The servers of the stateless-revision (2026-07-28) rows, built in the HTTP bench child
  * (`bench/http.ts --serve-http <name>`):
- * - `ours-dual`: our `Server` behind `createMcpHttpHandler` (both eras on `/mcp`; JSON answers on legacy
+ * - `ours-dual`: our `Server` behind `createMcpHttpHandler` (both eras on `/mcp`; JSON answers on handshake-era
  *   sessions, as the `http` rows), with `echo` and `ask_name` (one `ctx.elicit`, so one `input_required` round
  *   on a modern request);
  * - `sdk-v2`: `@modelcontextprotocol/server` 2.4.0, `createMcpHandler` with a new `McpServer` per request from

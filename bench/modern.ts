@@ -9,7 +9,7 @@
  * - bare: the same request to a node:http server that parses the body and answers `{ jsonrpc, id, result }`;
  * - ours-round: one logical call of `ask_name` that elicits once: the first POST is answered `input_required`,
  *   the retry carries `inputResponses` and the byte-exact `requestState` and gets the complete result;
- * - ours-legacy: a handshake-era session on the same endpoint (initialize, then `tools/call` of `echo` with
+ * - ours-handshake: a handshake-era session on the same endpoint (initialize, then `tools/call` of `echo` with
  *   `MCP-Session-Id`), JSON answers.
  */
 import type { BenchSettings } from './config';
@@ -21,7 +21,7 @@ import { RawHttpClient } from './raw-http-client';
 import type { Figures, Scenario } from './scenarios';
 
 const MODERN_VERSION = '2026-07-28';
-export const LEGACY_VERSION = '2025-11-25';
+export const HANDSHAKE_VERSION = '2025-11-25';
 export const CLIENT_INFO = { name: 'bench-raw-client', version: '1.0.0' };
 export const ENVELOPE = {
   'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
@@ -32,7 +32,7 @@ const ECHO_TEXT = 'hi';
 const ECHO_ARGUMENTS = { text: ECHO_TEXT };
 export const ASKED_NAME = 'Ada';
 
-/** What the server answered: its status, the session header (legacy) and the parsed JSON body. */
+/** What the server answered: its status, the session header (handshake era) and the parsed JSON body. */
 interface JsonAnswer {
   readonly status: number;
   readonly sessionId: string | undefined;
@@ -120,17 +120,17 @@ async function modernRound(url: string): Promise<CallPair> {
 }
 
 /** A handshake-era session on the same endpoint, then `tools/call` of `echo` in it. */
-async function legacySession(url: string): Promise<CallPair> {
+async function handshakeSession(url: string): Promise<CallPair> {
   const poster = new RawJsonPoster(url);
   const initialize = bodyMaker('initialize', {
-    protocolVersion: LEGACY_VERSION,
+    protocolVersion: HANDSHAKE_VERSION,
     capabilities: {},
     clientInfo: CLIENT_INFO,
   });
   const opened = await poster.post(initialize(0), {});
   resultOf(opened);
   if (opened.sessionId === undefined) throw new Error('initialize was answered without a session id');
-  const headers = { 'mcp-session-id': opened.sessionId, 'mcp-protocol-version': LEGACY_VERSION };
+  const headers = { 'mcp-session-id': opened.sessionId, 'mcp-protocol-version': HANDSHAKE_VERSION };
   await poster.post('{"jsonrpc":"2.0","method":"notifications/initialized"}', headers);
   const body = bodyMaker('tools/call', { name: 'echo', arguments: ECHO_ARGUMENTS });
   let nextId = 1;
@@ -138,14 +138,14 @@ async function legacySession(url: string): Promise<CallPair> {
   return { callEcho, close: async () => poster.close() };
 }
 
-export type ModernEntrantName = 'ours' | 'sdk-v2' | 'bare' | 'ours-round' | 'ours-legacy';
+export type ModernEntrantName = 'ours' | 'sdk-v2' | 'bare' | 'ours-round' | 'ours-handshake';
 
 const ENTRANTS: Readonly<Record<ModernEntrantName, readonly [HttpServerName, (url: string) => Promise<CallPair>]>> = {
   ours: ['ours-dual', modernEcho],
   'sdk-v2': ['sdk-v2', modernEcho],
   bare: ['bare', modernEcho],
   'ours-round': ['ours-dual', modernRound],
-  'ours-legacy': ['ours-dual', legacySession],
+  'ours-handshake': ['ours-dual', handshakeSession],
 };
 
 /** One entrant's raw client against its server in a child process started with `serverFlags`. */

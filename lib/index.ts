@@ -235,7 +235,8 @@ export {
   type EraStore,
   type EraVerdict as EraProbeVerdict,
 } from './client/era-cache';
-export type { DiscoverInfo, EraChoice } from './client/era-probe';
+export type { DeprecatedEraName, EraChoice, EraOption } from './client/era-choice';
+export type { DiscoverInfo } from './client/era-probe';
 export { ERA_STORE_FORMAT, ERA_STORE_VERSION, type EraStoreDocument, type StoredEra } from './client/era-verdict';
 export { acknowledgedFilter } from './client/listen';
 export { readUrlElicitations, urlElicitationRequiredData } from './client/elicitation';

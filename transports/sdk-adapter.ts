@@ -64,9 +64,10 @@ export interface SdkAdapterOptions {
  * Adapts a transport of the official SDK's shape to our `Transport`, so a `Client` or `Server` of this
  * runtime can talk over any SDK transport.
  *
- * - Subscribing to `messages` installs `onmessage`/`onclose`/`onerror` and then calls `start()`; a failing
- *   `start()` errors the stream with a `TransportError`. There is one subscription per transport (an SDK
- *   transport starts once). Sends issued while `start()` is pending wait for it.
+ * - The first subscription to `messages` installs `onmessage`/`onclose`/`onerror` and then calls `start()`
+ *   (an SDK transport starts once); a failing `start()` errors the stream with a `TransportError`. One
+ *   subscriber at a time: a later one takes over once the previous left (a client's era probe, then its
+ *   connection); what arrives in between is dropped. Sends issued while `start()` is pending wait for it.
  * - `onmessage` delivers the message as is (it is not copied), `onclose` completes the stream, `onerror`
  *   goes to `options.onError` and never ends the stream.
  * - `send` forwards `relatedRequestId` and turns a failure into a `TransportError`; after the transport
@@ -84,7 +85,8 @@ const DONE: Promise<void> = Promise.resolve();
 
 class SdkTransportAdapter implements Transport {
   readonly messages: Observable<InboundFrame>;
-  private subscribed = false;
+  /** Set by the first subscription, which starts the SDK transport (it starts once). */
+  private started = false;
   private sink: Subscriber<InboundFrame> | undefined;
   /** Set once the stream ended (closed, or start failed): sends are refused from then on. */
   private ended = false;
@@ -99,25 +101,25 @@ class SdkTransportAdapter implements Transport {
     private readonly options: SdkAdapterOptions,
   ) {
     this.messages = new Observable<InboundFrame>((subscriber) => {
-      if (this.subscribed) {
-        subscriber.error(
-          new TransportError('An SDK transport adapter has a single subscriber (an SDK transport starts once)'),
-        );
+      if (this.sink) {
+        subscriber.error(new TransportError('An SDK transport adapter has one subscriber at a time'));
         return;
       }
-      this.subscribed = true;
       if (this.ended) {
         subscriber.complete();
         return;
       }
       this.sink = subscriber;
-      transport.onmessage = (message) => this.sink?.next(message as InboundFrame);
-      transport.onclose = () => {
-        this.closedByTransport = true;
-        this.end(undefined);
-      };
-      transport.onerror = (error) => this.report(error);
-      this.startSdkTransport();
+      if (!this.started) {
+        this.started = true;
+        transport.onmessage = (message) => this.sink?.next(message as InboundFrame);
+        transport.onclose = () => {
+          this.closedByTransport = true;
+          this.end(undefined);
+        };
+        transport.onerror = (error) => this.report(error);
+        this.startSdkTransport();
+      }
       return () => {
         // The subscriber left: stop delivering. Closing the SDK transport is close()'s job.
         if (this.sink === subscriber) this.sink = undefined;

@@ -3,7 +3,7 @@
  * touches the network or the file system: a well-formed command can still fail when it runs.
  */
 import type { JsonObject } from '../jsonrpc/types';
-import type { EraChoice } from '../client/era-probe';
+import { ERA_CHOICES, eraChoiceOf, type EraChoice } from '../client/era-choice';
 import { MODERN_PROTOCOL_VERSIONS, namesModernRevision, type ModernProtocolVersion } from '../protocol/modern';
 import { isSupportedVersion, SUPPORTED_PROTOCOL_VERSIONS, type ProtocolVersion } from '../protocol/versions';
 import type { HttpLimits } from '../../transports/http/limits';
@@ -73,7 +73,7 @@ export interface CallCommand {
   readonly headers: Readonly<Record<string, string>>;
   /** Budget for the handshake and for the request, each; 0 waits forever. */
   readonly timeoutMs: number;
-  /** The one revision to speak: a handshake one forces the legacy era, a stateless one the modern era. */
+  /** The one revision to speak: a handshake one forces the handshake era, a stateless one the modern era. */
   readonly protocolVersion?: ProtocolVersion | ModernProtocolVersion;
   /** `--era`: which era to speak (absent: probe, or what `protocolVersion` implies). */
   readonly era?: EraChoice;
@@ -336,7 +336,6 @@ function parseTraceFile(text: string | undefined): string | undefined {
 }
 
 const KNOWN_VERSIONS: readonly string[] = [...MODERN_PROTOCOL_VERSIONS, ...SUPPORTED_PROTOCOL_VERSIONS];
-const ERAS: readonly EraChoice[] = ['auto', 'legacy', 'modern'];
 
 function parseProtocolVersion(text: string | undefined): ProtocolVersion | ModernProtocolVersion | undefined {
   if (text === undefined || isSupportedVersion(text)) return text;
@@ -344,14 +343,12 @@ function parseProtocolVersion(text: string | undefined): ProtocolVersion | Moder
   throw new UsageError(`Unsupported protocol version "${text}": use one of ${KNOWN_VERSIONS.join(', ')}`);
 }
 
-/** `--era`, which must not contradict the era `--protocol-version` names. */
+/** `--era` (`legacy`, deprecated, reads as `handshake`), not contradicting the era `--protocol-version` names. */
 function parseEra(text: string | undefined, version: string | undefined): EraChoice | undefined {
   if (text === undefined) return undefined;
-  if (!ERAS.includes(text as EraChoice)) {
-    throw new UsageError(`--era needs one of ${ERAS.join(', ')}, got "${text}"`);
-  }
-  const era = text as EraChoice;
-  const implied = version === undefined ? undefined : namesModernRevision(version) ? 'modern' : 'legacy';
+  const era = eraChoiceOf(text);
+  if (era === undefined) throw new UsageError(`--era needs one of ${ERA_CHOICES.join(', ')}, got "${text}"`);
+  const implied = version === undefined ? undefined : namesModernRevision(version) ? 'modern' : 'handshake';
   if (implied !== undefined && era !== 'auto' && era !== implied) {
     throw new UsageError(
       `--protocol-version ${version} is a ${implied}-era revision: it cannot be spoken with --era ${era}`,

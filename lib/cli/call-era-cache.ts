@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import { DEFAULT_CLIENT_NAME } from '../auth/client/oauth-client';
 import { EraCache } from '../client/era-cache';
-import { isLegacyLookingFailure } from '../client/modern-request-stamp';
+import { isHandshakeEraFailure } from '../client/modern-request-stamp';
 import { FileEraStore } from '../client/node/file-era-store';
 import { McpError, TransportError, UnsupportedProtocolVersionError } from '../jsonrpc/errors';
 import type { CallCommand, CallTarget } from './args';
@@ -63,7 +63,7 @@ export function principalOf({ target, headers, clientName }: CallCommand): strin
  * settles it (call.ts). Timeouts, authorization failures and Ctrl-C say nothing about the era.
  */
 export function mayMeanAnotherEra(error: unknown, target: CallTarget['kind']): boolean {
-  if (error instanceof McpError || error instanceof UnsupportedProtocolVersionError || isLegacyLookingFailure(error))
+  if (error instanceof McpError || error instanceof UnsupportedProtocolVersionError || isHandshakeEraFailure(error))
     return true;
   if (target !== 'http' || !(error instanceof TransportError) || cliFailureIn(error)) return false;
   const status = (error as { httpStatus?: unknown }).httpStatus;

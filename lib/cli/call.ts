@@ -15,7 +15,7 @@ import { McpError, RequestCancelledError, RequestTimeoutError } from '../jsonrpc
 import { namesModernRevision } from '../protocol/modern';
 import type { ProtocolVersion } from '../protocol/versions';
 import { adoptedVerdict, forcedEra } from '../client/era-negotiation';
-import type { EraChoice } from '../client/era-probe';
+import type { EraChoice } from '../client/era-choice';
 import type { EraVerdict } from '../client/era-verdict';
 import { LIST_KEYS, type CallCommand, type CallTarget } from './args';
 import { callEraCache, mayMeanAnotherEra, type CallEraCache } from './call-era-cache';
@@ -147,7 +147,7 @@ function eraOptions({ protocolVersion, era }: CallCommand): ClientOptions {
 
 /** `--verbose`: where the era came from, `era: from the cache (<file>)`, `era: probed ...` or forced. */
 function eraSourceLine(choice: EraChoice, cached: EraVerdict | undefined, eraCache: CallEraCache | undefined): string {
-  if (choice === 'legacy') return 'era: the handshake, as asked (no probe)';
+  if (choice === 'handshake') return 'era: the handshake, as asked (no probe)';
   if (cached !== undefined) return `era: from the cache (${eraCache!.path}), no probe`;
   return eraCache ? `era: probed, remembered in ${eraCache.path}` : 'era: probed (--no-era-cache)';
 }

@@ -35,11 +35,12 @@ A .json file is a hub config: {"mcpServers": {"<name>": {"command", "args", "env
 {"url", "headers"}, ...}} as Claude Desktop and VS Code write it, plus naming options per server
 ("prefix", "separator", "maxNameLength", "collision"), "tools"/"prompts"/"resources" filters and "era"
 ("auto" by default: probe with server/discover and speak 2026-07-28 to a server that answers it, the
-handshake to the others; "legacy" always performs the handshake; "modern" speaks 2026-07-28 or fails). Every server it lists is
-started, supervised (restarted with backoff for as long as it fails), and served behind one. Its
-"switchboard" section sets hub-wide options; "switchboard.http" sets the HTTP options below by their
-API names ("maxSessionsPerClient", "allowedHosts", ...), and flags win over it. SIGTERM, SIGINT or the
-end of stdin stop every server it started (stdin closed, SIGTERM, SIGKILL) before the command exits.
+handshake to the others; "handshake" always performs the handshake; "modern" speaks 2026-07-28 or
+fails; "legacy" is the old name of "handshake"). Every server it lists is started, supervised
+(restarted with backoff for as long as it fails), and served behind one. Its "switchboard" section sets
+hub-wide options; "switchboard.http" sets the HTTP options below by their API names
+("maxSessionsPerClient", "allowedHosts", ...), and flags win over it. SIGTERM, SIGINT or the end of
+stdin stop every server it started (stdin closed, SIGTERM, SIGKILL) before the command exits.
 
 Options:
   --http <port>   serve Streamable HTTP at http://<host>:<port>/mcp instead (0 picks a free port),
@@ -105,8 +106,8 @@ Options:
                                (default ${DEFAULT_CALL_TIMEOUT_MS}; 0 waits forever)
   --protocol-version <v>       speak this revision and no other: 2026-07-28 skips the handshake,
                                a handshake revision (2025-11-25 ... 2024-11-05) skips server/discover
-  --era auto|legacy|modern     auto (default) probes; legacy always performs the handshake; modern
-                               speaks 2026-07-28 or fails
+  --era auto|handshake|modern  auto (default) probes; handshake always performs the handshake; modern
+                               speaks 2026-07-28 or fails (legacy, the old name of handshake, still works)
   --no-era-cache               probe every time: by default the era a server speaks is remembered for
                                24 hours (per server, command line and login or --header set) in
                                era-cache.json under the config directory, and a second call skips the

@@ -29,7 +29,7 @@ import { MODERN_PROTOCOL_VERSIONS, namesModernRevision, type ModernProtocolVersi
 import type { ClientEra } from './client-era';
 import { defaultEraCache, type EraCache, type EraVerdict } from './era-cache';
 import { DEFAULT_ERA_PROBE_TIMEOUT_MS, forcedEra, negotiateEra } from './era-negotiation';
-import type { EraChoice } from './era-probe';
+import { eraChoiceOf, type EraChoice, type EraOption } from './era-choice';
 import { ClientFeatures, type ClientFeatureOptions, type ClientHost } from './features';
 import { HandshakeClient } from './handshake-client';
 import { ModernClient, type ListChangesChoice } from './modern-client';
@@ -43,22 +43,22 @@ export interface ClientConnectionOptions extends ConnectionOptions, ClientFeatur
   readonly capabilities?: ClientCapabilities;
   /**
    * The revision to ask for (default: the newest we support). A handshake-era revision implies
-   * `era: 'legacy'`; a stateless one (`'2026-07-28'`) implies `era: 'modern'`.
+   * `era: 'handshake'`; a stateless one (`'2026-07-28'`) implies `era: 'modern'`.
    */
   readonly protocolVersion?: ProtocolVersion | ModernProtocolVersion;
   /**
    * Which era to speak. `auto` (default): probe with `server/discover` over transports that name an
-   * `eraKey` (stdio, Streamable HTTP), falling back to `initialize` on any legacy-looking answer; other
-   * transports connect with `initialize` as before. `legacy`: `initialize` at once, no probe. `modern`:
-   * the stateless revision, or fail.
+   * `eraKey` (stdio, Streamable HTTP), falling back to `initialize` on any handshake-era answer; other
+   * transports connect with `initialize` as before. `handshake`: `initialize` at once, no probe. `modern`:
+   * the stateless revision, or fail. `legacy` (deprecated): the old name of `handshake`, read as it.
    */
-  readonly era?: EraChoice;
+  readonly era?: EraOption;
   /**
    * Where era verdicts are kept, by the transport's `eraKey` (default: one cache per process); `false`:
    * none, every connection probes.
    */
   readonly eraCache?: EraCache | false;
-  /** How long a stdio server has to answer the probe before it counts as legacy, in ms (3000). */
+  /** How long a stdio server has to answer the probe before it counts as handshake-era, in ms (3000). */
   readonly eraProbeTimeout?: number;
   /** Revisions we accept in the server's answer (default: all four). */
   readonly protocolVersions?: readonly ProtocolVersion[];
@@ -132,7 +132,7 @@ export class ClientConnection extends Connection {
       asked !== undefined && !namesModernRevision(asked)
         ? (asked as ProtocolVersion)
         : (this.acceptedVersions[0] ?? LATEST_PROTOCOL_VERSION);
-    this.eraChoice = forcedEra(options.era, asked);
+    this.eraChoice = forcedEra(eraChoiceOf(options.era), asked);
     this.eraCache = options.eraCache === false ? undefined : (options.eraCache ?? defaultEraCache());
     this.eraProbeTimeout = options.eraProbeTimeout ?? DEFAULT_ERA_PROBE_TIMEOUT_MS;
     this.requestTimeout = options.defaultTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS;
@@ -164,9 +164,9 @@ export class ClientConnection extends Connection {
   }
 
   /** The era this client connected in, once connected. */
-  get connectedEra(): 'legacy' | 'modern' | undefined {
+  get connectedEra(): 'handshake' | 'modern' | undefined {
     const state = this.state;
-    return state === 'modern' ? 'modern' : state === 'ready' ? 'legacy' : undefined;
+    return state === 'modern' ? 'modern' : state === 'ready' ? 'handshake' : undefined;
   }
 
   /**
@@ -178,7 +178,7 @@ export class ClientConnection extends Connection {
   async connect(transport: Transport, options: ConnectOptions = {}): Promise<this> {
     if (this.given || this.state !== 'uninitialized') throw this.alreadyConnected();
     this.given = transport;
-    if (this.eraChoice !== 'legacy') {
+    if (this.eraChoice !== 'handshake') {
       let verdict: EraVerdict;
       try {
         verdict = await negotiateEra(transport, {
@@ -287,7 +287,7 @@ export class ClientConnection extends Connection {
    * Attaches a transport the probe found modern: no handshake, the discovery result is what we know. The
    * list-change stream opens here (see `ClientConnectionOptions.listChanges`).
    */
-  private connectModern(transport: Transport, verdict: Extract<EraVerdict, { era: 'modern' }>): this {
+  private async connectModern(transport: Transport, verdict: Extract<EraVerdict, { era: 'modern' }>): Promise<this> {
     this.attach(transport);
     const stamp = new ModernRequestStamp(
       verdict.version,
@@ -311,6 +311,11 @@ export class ClientConnection extends Connection {
         ...(discover.instructions !== undefined && { instructions: discover.instructions }),
       },
     });
+    if (this.state !== 'modern') {
+      // The transport ended as it was attached (it refused the subscription, or failed to start).
+      const reason = await this.closed;
+      throw new ConnectionClosedError(`The connection closed as it connected: ${reason.message}`);
+    }
     modern.followListChanges(this.serverCapabilities, this.listChanges);
     return this;
   }

@@ -19,6 +19,8 @@ import type {
 export interface ElicitationDeclared {
   readonly form: boolean;
   readonly url: boolean;
+  /** The revision's URL-mode requests carry no `elicitationId` (2026-07-28 has none). */
+  readonly urlWithoutId?: boolean;
 }
 
 const { serverFault, appFault } = faultsOf('elicitation/create');
@@ -52,11 +54,11 @@ function urlProblem(url: unknown): string | undefined {
 }
 
 /** Problems of URL-mode params, as `[field, problem]`, or undefined. */
-function urlParamsProblem(params: Record<string, unknown>): [string, string] | undefined {
+function urlParamsProblem(params: Record<string, unknown>, withId = true): [string, string] | undefined {
   if (params.mode !== 'url') return ['mode', `must be "url", got ${describeValue(params.mode)}`];
   if (typeof params.message !== 'string') return ['message', `must be a string, got ${describeValue(params.message)}`];
   const id = params.elicitationId;
-  if (typeof id !== 'string' || id === '')
+  if (withId && (typeof id !== 'string' || id === ''))
     return ['elicitationId', `must be a non-empty string, got ${describeValue(id)}`];
   const url = urlProblem(params.url);
   return url ? ['url', url] : undefined;
@@ -291,7 +293,7 @@ function defaultProblem(schema: PrimitiveSchema): string | undefined {
 
 /**
  * Validates `elicitation/create` params. No `mode` means form mode. Throws `McpError(-32602)` for a mode the
- * client did not declare, a URL-mode request without a string `elicitationId` or with a URL that is not absolute
+ * client did not declare, a URL-mode request without a string `elicitationId` (where its revision has one) or with a URL that is not absolute
  * http(s) (javascript:, data:, file: and URLs with embedded credentials are refused), or a form whose
  * `requestedSchema` leaves the restricted flat subset (the message names the property). Returns `params`.
  */
@@ -308,7 +310,7 @@ export function parseElicitParams(params: unknown, declared: ElicitationDeclared
       serverFault('task must be an object whose ttl, if present, is an integer');
   }
   if (mode === 'url') {
-    const problem = urlParamsProblem(params);
+    const problem = urlParamsProblem(params, !declared.urlWithoutId);
     if (problem) serverFault(`${problem[0]} ${problem[1]}`);
   } else {
     checkRequestedSchema(params.requestedSchema);

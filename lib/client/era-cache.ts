@@ -1,7 +1,7 @@
 /**
  * The era verdicts a client has learnt, by the transport's `eraKey` (an HTTP endpoint, a stdio command
  * line): a second client to the same server skips the probe. Bounded (least recently used first out); a
- * modern connection whose request later gets a legacy-looking answer forgets its entry, so the next
+ * modern connection whose request later gets a handshake-era answer forgets its entry, so the next
  * connection probes again.
  *
  * In memory only, unless given an `EraStore` (the spec's "clients MAY persist the verdict"): then verdicts

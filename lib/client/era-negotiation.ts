@@ -8,9 +8,10 @@ import type { Transport } from '../core/transport';
 import type { JsonObject } from '../jsonrpc/types';
 import { namesModernRevision } from '../protocol/modern';
 import type { EraCache, EraVerdict } from './era-cache';
-import { channelOf, classifyProbe, discoverRequest, notModernError, probeOnce, type EraChoice } from './era-probe';
+import type { EraChoice } from './era-choice';
+import { channelOf, classifyProbe, discoverRequest, notModernError, probeOnce } from './era-probe';
 
-/** The default time a stdio server has to answer the probe before it counts as legacy. */
+/** The default time a stdio server has to answer the probe before it counts as handshake-era. */
 export const DEFAULT_ERA_PROBE_TIMEOUT_MS = 3_000;
 
 export interface EraNegotiation {
@@ -29,38 +30,38 @@ export interface EraNegotiation {
 }
 
 /**
- * The era a client connects in, before anything attaches the transport: `legacy` means "do what the
+ * The era a client connects in, before anything attaches the transport: `handshake` means "do what the
  * handshake era always did". Only `auto` consults and fills the cache; `modern` probes (the discovery
  * result is what the connection knows of the server) and throws when the server is not modern.
- * Transports with no `eraKey` are not probed under `auto`: they are taken as legacy.
+ * Transports with no `eraKey` are not probed under `auto`: they are taken as handshake-era.
  */
 export async function negotiateEra(transport: Transport, how: EraNegotiation): Promise<EraVerdict> {
-  if (how.choice === 'legacy') return LEGACY;
+  if (how.choice === 'handshake') return HANDSHAKE;
   const key = transport.eraKey;
-  if (key === undefined && how.choice === 'auto') return LEGACY;
+  if (key === undefined && how.choice === 'auto') return HANDSHAKE;
   if (key !== undefined) {
     const cached = adoptedVerdict(how.choice, await how.cache?.recall(key));
     if (cached) return cached;
   }
   const verdict = await probe(transport, how);
-  if (verdict.era === 'legacy' && how.choice === 'modern') throw notModernError(verdict.reason);
-  const settled: EraVerdict = verdict.era === 'legacy' ? LEGACY : verdict;
+  if (verdict.era === 'handshake' && how.choice === 'modern') throw notModernError(verdict.reason);
+  const settled: EraVerdict = verdict.era === 'handshake' ? HANDSHAKE : verdict;
   if (key !== undefined) how.cache?.set(key, settled);
   return settled;
 }
 
 /**
  * The cached verdict a connection adopts without probing: any under `auto`, only a modern one under
- * `modern` (a forced era is never overruled by the cache), none under `legacy` (it never probes).
+ * `modern` (a forced era is never overruled by the cache), none under `handshake` (it never probes).
  */
 export function adoptedVerdict(choice: EraChoice, cached: EraVerdict | undefined): EraVerdict | undefined {
   if (choice === 'auto') return cached;
   return choice === 'modern' && cached?.era === 'modern' ? cached : undefined;
 }
 
-const LEGACY: EraVerdict = Object.freeze({ era: 'legacy' });
+const HANDSHAKE: EraVerdict = Object.freeze({ era: 'handshake' });
 
-type ProbeResult = Exclude<EraVerdict, { era: 'legacy' }> | { readonly era: 'legacy'; readonly reason: string };
+type ProbeResult = Exclude<EraVerdict, { era: 'handshake' }> | { readonly era: 'handshake'; readonly reason: string };
 
 async function probe(transport: Transport, how: EraNegotiation): Promise<ProbeResult> {
   const channel = channelOf(transport.eraKey);
@@ -73,22 +74,22 @@ async function probe(transport: Transport, how: EraNegotiation): Promise<ProbeRe
       case 'modern':
         return { era: 'modern', version: verdict.version, discover: verdict.discover };
       case 'corrective':
-        if (corrected) return { era: 'legacy', reason: `the server refused revision ${verdict.version} twice` };
+        if (corrected) return { era: 'handshake', reason: `the server refused revision ${verdict.version} twice` };
         how.logger.debug(`server/discover at ${version} was refused with -32022: probing again at ${verdict.version}`);
         version = verdict.version;
         continue;
-      case 'legacy':
-        how.logger.debug(`The era probe says legacy: ${verdict.reason}`);
-        return { era: 'legacy', reason: verdict.reason };
+      case 'handshake':
+        how.logger.debug(`The era probe says handshake: ${verdict.reason}`);
+        return { era: 'handshake', reason: verdict.reason };
       case 'error':
         throw verdict.error;
     }
   }
 }
 
-/** The era the options force, if they do: a `protocolVersion` names one (a modern revision or a legacy one). */
+/** The era the options force, if they do: a `protocolVersion` names one (a stateless revision or a handshake one). */
 export function forcedEra(era: EraChoice | undefined, protocolVersion: string | undefined): EraChoice {
   if (era !== undefined && era !== 'auto') return era;
   if (protocolVersion === undefined) return era ?? 'auto';
-  return namesModernRevision(protocolVersion) ? 'modern' : 'legacy';
+  return namesModernRevision(protocolVersion) ? 'modern' : 'handshake';
 }

@@ -7,14 +7,16 @@
  * one exchange over a bare transport (before the connection attaches it, so the probe leaves no trace in
  * the connection's lifecycle, correlation table or trace). The verdict rules (as the TS SDK v2's
  * `probeClassifier`):
- * - a `DiscoverResult` naming a revision we speak: modern; naming none of ours: legacy;
+ * - a `DiscoverResult` naming a revision we speak: modern; naming none of ours: handshake;
  * - `-32022` (UnsupportedProtocolVersion) whose `data.supported` names a revision we speak: one corrective
- *   probe with it; naming none: legacy;
- * - any other JSON-RPC error, whatever its code (legacy servers answer -32601, -32602, -32600...): legacy;
+ *   probe with it; naming none: handshake;
+ * - any other JSON-RPC error, whatever its code (handshake-era servers answer -32601, -32602, -32600...):
+ *   handshake;
  * - HTTP 401/403: an error (authorization is needed, not another era); 5xx: an error; other 4xx without a
- *   JSON-RPC body: legacy (a 2024-11-05 server answers the POST 404 or 405);
- * - no answer in time: legacy over stdio (legacy servers may ignore requests before `initialize`), an error
- *   over HTTP; the transport ending: an error over stdio that names `era: 'legacy'`, an error elsewhere.
+ *   JSON-RPC body: handshake (a 2024-11-05 server answers the POST 404 or 405);
+ * - no answer in time: handshake over stdio (handshake-era servers may ignore requests before `initialize`),
+ *   an error over HTTP; the transport ending: an error over stdio that names `era: 'handshake'`, an error
+ *   elsewhere.
  */
 import { isPlainObject } from '../jsonrpc/classify';
 import type { Observer, Subscription } from 'rxjs';
@@ -22,9 +24,6 @@ import type { Transport } from '../core/transport';
 import type { Clock } from '../core/clock';
 import { ErrorCode, ProtocolViolationError, TransportError } from '../jsonrpc/errors';
 import type { InboundFrame, JsonObject, JsonRpcRequest } from '../jsonrpc/types';
-
-/** Which era a client speaks: `auto` probes (the default), the others force one. */
-export type EraChoice = 'auto' | 'legacy' | 'modern';
 
 /** How a transport reaches its server, read from the start of its `eraKey` (`stdio:`, `http:`). */
 export type ProbeChannel = 'stdio' | 'http' | 'other';
@@ -50,7 +49,7 @@ export type ProbeOutcome =
 export type ProbeVerdict =
   | { readonly kind: 'modern'; readonly version: string; readonly discover: DiscoverInfo }
   | { readonly kind: 'corrective'; readonly version: string }
-  | { readonly kind: 'legacy'; readonly reason: string }
+  | { readonly kind: 'handshake'; readonly reason: string }
   | { readonly kind: 'error'; readonly error: Error };
 
 /** What a `DiscoverResult` tells the client, checked. */
@@ -74,26 +73,26 @@ export function classifyProbe(outcome: ProbeOutcome, ours: readonly string[], ch
       return classifyResult(outcome.result, ours);
     case 'rpc-error': {
       if (outcome.code !== ErrorCode.UnsupportedProtocolVersion)
-        return legacy(`server/discover was answered with error ${outcome.code} (${outcome.message})`);
+        return handshake(`server/discover was answered with error ${outcome.code} (${outcome.message})`);
       const supported = isPlainObject(outcome.data) ? outcome.data.supported : undefined;
       const version = mutualVersion(ours, supported);
       return version === undefined
-        ? legacy(`the server supports none of our stateless revisions (${JSON.stringify(supported)})`)
+        ? handshake(`the server supports none of our stateless revisions (${JSON.stringify(supported)})`)
         : { kind: 'corrective', version };
     }
     case 'http-error':
       if (outcome.status === 401 || outcome.status === 403 || outcome.status >= 500)
         return { kind: 'error', error: outcome.error };
-      return legacy(`server/discover got HTTP ${outcome.status} without a JSON-RPC answer`);
+      return handshake(`server/discover got HTTP ${outcome.status} without a JSON-RPC answer`);
     case 'failed':
       return { kind: 'error', error: channel === 'stdio' ? closedDuringProbe(channel, outcome.error) : outcome.error };
     case 'timeout':
       return channel === 'stdio'
-        ? legacy(`server/discover got no answer within ${outcome.afterMs} ms`)
+        ? handshake(`server/discover got no answer within ${outcome.afterMs} ms`)
         : {
             kind: 'error',
             error: new TransportError(
-              `The server did not answer server/discover within ${outcome.afterMs} ms (the era probe); connect with era: 'legacy' to skip it`,
+              `The server did not answer server/discover within ${outcome.afterMs} ms (the era probe); connect with era: 'handshake' to skip it`,
             ),
           };
     case 'closed':
@@ -103,10 +102,10 @@ export function classifyProbe(outcome: ProbeOutcome, ours: readonly string[], ch
 
 function classifyResult(result: unknown, ours: readonly string[]): ProbeVerdict {
   const discover = discoverInfoOf(result);
-  if (!discover) return legacy('the answer to server/discover is not a DiscoverResult');
+  if (!discover) return handshake('the answer to server/discover is not a DiscoverResult');
   const version = mutualVersion(ours, discover.supportedVersions);
   return version === undefined
-    ? legacy(`the server's revisions (${discover.supportedVersions.join(', ')}) include none of ours`)
+    ? handshake(`the server's revisions (${discover.supportedVersions.join(', ')}) include none of ours`)
     : { kind: 'modern', version, discover };
 }
 
@@ -126,15 +125,15 @@ export function discoverInfoOf(result: unknown): DiscoverInfo | undefined {
   };
 }
 
-function legacy(reason: string): ProbeVerdict {
-  return { kind: 'legacy', reason };
+function handshake(reason: string): ProbeVerdict {
+  return { kind: 'handshake', reason };
 }
 
 function closedDuringProbe(channel: ProbeChannel, cause: Error | undefined): Error {
   const why = cause ? `: ${cause.message}` : '';
   const advice =
     channel === 'stdio'
-      ? "; a legacy server that exits on requests it does not know needs era: 'legacy' (no probe)"
+      ? "; a handshake-era server that exits on requests it does not know needs era: 'handshake' (no probe)"
       : '';
   return new TransportError(`The transport ended during the era probe (server/discover)${why}${advice}`, { cause });
 }

@@ -3,13 +3,18 @@
  * keeps (lib/client/era-cache.ts). What is read back is checked entry by entry as if the server had just
  * sent it: a modern verdict's discovery result goes through the probe's own check (`discoverInfoOf`), and an
  * entry that fails any check is dropped, never trusted and never thrown about.
+ *
+ * A handshake-era entry is written `"era": "handshake"`; files written before that name say `"legacy"`, which
+ * still loads. The format version stays 1: nothing else changed, and an older build reading a new file drops
+ * only the entries it cannot read (its servers are probed again), as it drops any entry it does not know.
  */
 import { isPlainObject } from '../jsonrpc/classify';
 import { MODERN_PROTOCOL_VERSIONS } from '../protocol/modern';
+import { eraChoiceOf } from './era-choice';
 import { discoverInfoOf, type DiscoverInfo } from './era-probe';
 
 export type EraVerdict =
-  | { readonly era: 'legacy' }
+  | { readonly era: 'handshake' }
   /** With what discovery said, so a new connection adopts it without a round trip. */
   | { readonly era: 'modern'; readonly version: string; readonly discover: DiscoverInfo };
 
@@ -36,7 +41,7 @@ export interface EraStoreDocument {
 
 /** A `PersistedEra` in JSON: a modern verdict's discovery info in the `DiscoverResult` shape it came in. */
 export type StoredEra =
-  | { readonly endpoint: string; readonly principal: string; readonly savedAt: number; readonly era: 'legacy' }
+  | { readonly endpoint: string; readonly principal: string; readonly savedAt: number; readonly era: 'handshake' }
   | {
       readonly endpoint: string;
       readonly principal: string;
@@ -51,7 +56,7 @@ export function eraStoreDocument(entries: readonly PersistedEra[]): EraStoreDocu
 }
 
 function storedEra({ endpoint, principal, savedAt, verdict }: PersistedEra): StoredEra {
-  if (verdict.era === 'legacy') return { endpoint, principal, savedAt, era: 'legacy' };
+  if (verdict.era === 'handshake') return { endpoint, principal, savedAt, era: 'handshake' };
   const { supportedVersions, capabilities, serverInfo, instructions } = verdict.discover;
   const discover = {
     supportedVersions,
@@ -86,8 +91,10 @@ function persistedEra(entry: unknown): PersistedEra | undefined {
 }
 
 function verdictOf(entry: Readonly<Record<string, unknown>>): EraVerdict | undefined {
-  if (entry.era === 'legacy') return { era: 'legacy' };
-  if (entry.era !== 'modern') return undefined;
+  // Files written before the rename say 'legacy': read as 'handshake'.
+  const era = eraChoiceOf(entry.era);
+  if (era === 'handshake') return { era };
+  if (era !== 'modern') return undefined;
   const { version } = entry;
   // A revision this build speaks, and one the server said it serves.
   if (typeof version !== 'string' || !(MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(version))

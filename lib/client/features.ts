@@ -17,8 +17,9 @@ import type {
 } from '../protocol/client-features';
 import { shape, shapeContentList } from '../protocol/shape';
 import type { ClientCapabilities, ContentBlock, Implementation, ServerCapabilities } from '../protocol/types';
+import { namesModernRevision } from '../protocol/modern';
 import { isAtLeast } from '../protocol/versions';
-import { applyDefaults, checkElicitResult, parseElicitParams } from './elicitation';
+import { applyDefaults, checkElicitResult, parseElicitParams, type ElicitationDeclared } from './elicitation';
 import { checkRoots } from './roots';
 import { checkCreateMessageParams, checkCreateMessageResult } from './sampling';
 
@@ -123,10 +124,11 @@ export class ClientFeatures {
   }
 
   /** Which elicitation modes this client serves at `version`. */
-  elicitationDeclared(version: string): { form: boolean; url: boolean } {
+  elicitationDeclared(version: string): ElicitationDeclared {
     const elicitation = this.elicitation;
     if (!elicitation || !isAtLeast(version, '2025-06-18')) return { form: false, url: false };
-    return { form: !!elicitation.form, url: !!elicitation.url && isAtLeast(version, '2025-11-25') };
+    const url = !!elicitation.url && isAtLeast(version, '2025-11-25');
+    return { form: !!elicitation.form, url, ...(url && namesModernRevision(version) && { urlWithoutId: true }) };
   }
 
   private elicitationCapability(version: string): ClientCapabilities {

@@ -8,7 +8,7 @@
  * `needsInput(result)` says whether a result starts that dance (a property read: the plain path costs
  * nothing more); `completeInputRequired` runs it, one `inputRequiredCallMachine` actor per logical call.
  * `inputAnswerer` answers input requests with a client's `ClientFeatures`, through the same request handlers
- * and capability checks that answer the legacy era's server->client requests.
+ * and capability checks that answer the handshake era's server->client requests.
  */
 import { isPlainObject } from '../jsonrpc/classify';
 import { createActor, toPromise } from 'xstate';
@@ -226,7 +226,7 @@ export class InputRequestError extends SwitchboardError {
 /**
  * The context an application's handler gets for an input request: there is no inbound request (the ask
  * came inside a result), so its id is the input request's key, and its revision the modern one it came in.
- * Aborting the round cancels it (`signal`, `onCancel`), as a legacy server's `notifications/cancelled` would.
+ * Aborting the round cancels it (`signal`, `onCancel`), as a handshake-era server's `notifications/cancelled` would.
  */
 class InputRequestContext extends RequestContext<ClientHost> {
   constructor(
@@ -246,7 +246,7 @@ class InputRequestContext extends RequestContext<ClientHost> {
 
 /**
  * Answers input requests with `features` (the client's registered sampling, elicitation and roots handlers):
- * the legacy request handlers, under the capability checks of the legacy gate. An input request for another
+ * the handshake era's request handlers, under the capability checks of its gate. An input request for another
  * method, or for a feature this client did not declare, or whose params break the protocol, rejects with
  * `ProtocolViolationError`; a handler's failure with `InputRequestError`.
  */

@@ -32,7 +32,7 @@ import {
 import { hintedListing, type HintedList, type ResultCacheHints } from './list-cache';
 import { fixedListChangesStatus, ListChangeStream, type ListChangesStatus } from './list-change-stream';
 import type { ListenFilter, ListenHost } from './listen';
-import { isLegacyLookingFailure, type ModernRequestStamp } from './modern-request-stamp';
+import { isHandshakeEraFailure, type ModernRequestStamp } from './modern-request-stamp';
 import { listenedUpdates } from './resource-subscriptions';
 
 /**
@@ -212,7 +212,7 @@ export class ModernClient implements ClientEra {
     const retry = requests.retryVersion(error);
     if (retry === undefined) {
       const { eraKey, eraCache } = this.options;
-      if (eraKey !== undefined && isLegacyLookingFailure(error)) eraCache?.delete(eraKey);
+      if (eraKey !== undefined && isHandshakeEraFailure(error)) eraCache?.delete(eraKey);
       throw error;
     }
     this.host.logger.debug(`${method} was refused with -32022: switching to revision ${retry} and retrying once`);

@@ -151,7 +151,7 @@ const SERVER_ERROR = -32000;
  * (HTTP 400 "Server not initialized"). The cached era verdict is dropped then, so the next connection
  * probes again: a modern server's own -32000 costs no more than that one probe.
  */
-export function isLegacyLookingFailure(error: unknown): boolean {
+export function isHandshakeEraFailure(error: unknown): boolean {
   if (error instanceof McpError) return error.code === ErrorCode.InvalidRequest || error.code === SERVER_ERROR;
   if (!(error instanceof TransportError)) return false;
   const status = (error as { httpStatus?: unknown }).httpStatus;

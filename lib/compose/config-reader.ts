@@ -4,7 +4,7 @@
  * expansion from the environment.
  */
 import { isPlainObject } from '../jsonrpc/classify';
-import type { EraChoice } from '../client/era-probe';
+import { ERA_CHOICES, eraChoiceOf, type EraChoice } from '../client/era-choice';
 import { LOGGING_LEVELS, type LoggingLevel } from '../protocol/types';
 import type { NameFilter } from './name-filter';
 import { namingPolicy, type CollisionPolicy, type NamingOptions } from './naming';
@@ -14,7 +14,6 @@ import type { ForwardedFeatures, UpstreamInstance } from './upstream';
 const FORWARD_KEYS = ['sampling', 'elicitation', 'roots'] as const;
 const INSTANCES: readonly UpstreamInstance[] = ['shared', 'per-client'];
 const COLLISIONS: readonly CollisionPolicy[] = ['error', 'first-wins', 'rename'];
-const ERAS: readonly EraChoice[] = ['auto', 'legacy', 'modern'];
 
 export type Json = Record<string, unknown>;
 
@@ -161,9 +160,9 @@ export class Reader {
     return forward;
   }
 
-  /** Which protocol era the hub speaks to a server. */
+  /** Which protocol era the hub speaks to a server (`"legacy"`, deprecated, reads as `"handshake"`). */
   era(value: unknown, where: string): EraChoice | undefined {
-    return this.oneOf(value, where, ERAS);
+    return this.oneOf(eraChoiceOf(value) ?? value, where, ERA_CHOICES);
   }
 
   logLevel(value: unknown, where: string): LoggingLevel | undefined {

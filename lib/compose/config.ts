@@ -22,8 +22,8 @@
  * `requestTimeoutMs`, `pingIntervalMs`, `unavailableWaitMs`, `restart` (`maxRestarts`, `initialDelayMs`,
  * `maxDelayMs`, `stableAfterMs`), `instance` (`"shared"` or `"per-client"`), `forward` (`sampling`,
  * `elicitation`, `roots`: over the hub's), `era` (`"auto"`, the default: probe with `server/discover` and
- * speak 2026-07-28 to a server that answers it, the handshake to the others; `"legacy"`: the handshake, no
- * probe; `"modern"`: 2026-07-28 or fail).
+ * speak 2026-07-28 to a server that answers it, the handshake to the others; `"handshake"`: the handshake, no
+ * probe; `"modern"`: 2026-07-28 or fail; `"legacy"`, deprecated, is read as `"handshake"`).
  * Hub-wide, under `switchboard`: `name`, `version`, `title`,
  * `instructions`, `upstreamInstructions`, naming, `listChangedDebounceMs`, `pageSize`, `forward`,
  * `defaultLogLevel`, and `http` (every `HttpLimits` key, `allowedHosts`, `allowedOrigins`: what

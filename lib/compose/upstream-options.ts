@@ -1,6 +1,6 @@
 /** What a hub upstream is configured with, and what it reports: the types of `Upstream` that callers see. */
 import type { StopReason, SupervisionPolicy, UpstreamState } from '../../machines/upstream';
-import type { EraChoice } from '../client/era-probe';
+import type { EraOption } from '../client/era-choice';
 import type { SendOptions } from '../core/connection';
 import type { JsonObject } from '../jsonrpc/types';
 import type { Implementation } from '../protocol/types';
@@ -47,9 +47,10 @@ export interface UpstreamOptions {
   /**
    * Which protocol era the hub speaks to it (the client's `era` option, default `auto`: it probes with
    * `server/discover` and speaks 2026-07-28 to a server that answers it, the handshake to the others).
-   * `legacy` skips the probe (a server that exits on an unknown first request).
+   * `handshake` skips the probe (a server that exits on an unknown first request); `legacy` (deprecated) is
+   * read as `handshake`.
    */
-  readonly era?: EraChoice;
+  readonly era?: EraOption;
 }
 
 export type UpstreamInstance = 'shared' | 'per-client';

@@ -24,7 +24,7 @@ import type { AnswerShape } from './answer-shape';
  * (2026-07-28) request an input becomes an entry of an `input_required` result, named by `key`: the retried
  * request's `inputResponses` answer it under the same key. The default key is the kind and its rank in the
  * handler's run (`elicitation-1`, `sampling-1`, `roots-1`), stable as long as the handler asks in the same
- * order each time it runs. A legacy session ignores the key: the input is a request to the client.
+ * order each time it runs. A handshake-era session ignores the key: the input is a request to the client.
  */
 export interface InputRequestOptions extends RequestOptions {
   readonly key?: string;
@@ -67,8 +67,8 @@ export function principalOf(params: unknown): Principal | undefined {
   return typeof params === 'object' && params !== null ? principals.get(params) : undefined;
 }
 
-/** Which protocol era a request came in: a handshake session (`legacy`) or the stateless revision (`modern`). */
-export type Era = 'legacy' | 'modern';
+/** Which protocol era a request came in: a handshake-era session (`handshake`) or the stateless revision (`modern`). */
+export type Era = 'handshake' | 'modern';
 
 /** What a `RequestContext` uses of the connection it serves a request on (a connection implements it). */
 export interface RequestHost {
@@ -182,7 +182,7 @@ export class RequestContext<H extends RequestHost = RequestHost> {
    * in both (see `InputRequestOptions`); it need read this only to behave differently on purpose.
    */
   get era(): Era {
-    return this.connection.era ?? 'legacy';
+    return this.connection.era ?? 'handshake';
   }
 
   /**

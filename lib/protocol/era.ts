@@ -1,15 +1,15 @@
 /**
  * One classifier in front of everything: decides per inbound message whether it belongs to the handshake
- * era (legacy, served exactly as before), the stateless 2026-07-28 era (modern), or must be refused with the
+ * era (served exactly as before), the stateless 2026-07-28 era (modern), or must be refused with the
  * error the rejection ladder prescribes. Pure and runtime-neutral: the HTTP endpoint calls it per POST (with
  * the HTTP method and headers), stdio per line (body only, so no header rule applies).
  *
  * Body-primary, like every official SDK: a message is modern when `params._meta` carries the
- * `io.modelcontextprotocol/protocolVersion` claim. Without a claim it is legacy, unless an HTTP
+ * `io.modelcontextprotocol/protocolVersion` claim. Without a claim it is handshake-era, unless an HTTP
  * `MCP-Protocol-Version` header names a modern revision (then a request lacks its envelope: -32602). The
  * ladder, first failing rung wins:
- *   1. not a POST, or no claim and no modern header               legacy (no allocation: shared verdicts)
- *   2. a batch: legacy when no element claims and no modern header; else 400 / -32600 (2026-07-28 has none)
+ *   1. not a POST, or no claim and no modern header               handshake (no allocation: shared verdicts)
+ *   2. a batch: handshake when no element claims and no modern header; else 400 / -32600 (2026-07-28 has none)
  *   3. not a JSON-RPC request or notification, behind a claim or a modern header   400 / -32600
  *   4. no claim and a modern header on a request                   400 / -32602 (`_meta` or the claim missing)
  *   5. claim not a non-empty string                                400 / -32602
@@ -42,7 +42,7 @@ import { STATELESS_METHODS } from './methods';
 import { FIRST_MODERN_PROTOCOL_VERSION, META, MODERN_PROTOCOL_VERSIONS, namesModernRevision } from './modern';
 
 export interface InboundMessage {
-  /** The HTTP method; absent on stdio. Anything but POST is a legacy session operation (GET stream, DELETE). */
+  /** The HTTP method; absent on stdio. Anything but POST is a handshake-era session operation (GET stream, DELETE). */
   readonly httpMethod?: string;
   /** The HTTP headers; absent on stdio, where no header rule applies. */
   readonly headers?: HeaderSource;
@@ -68,15 +68,16 @@ export const DEFAULT_ERA_POLICY: EraPolicy = Object.freeze({
 });
 
 /**
- * Why a message went to the legacy path. On stdio only `initialize` and `no-claim` (a request) say which
+ * Why a message went to the handshake-era path. On stdio only `initialize` and `no-claim` (a request) say which
  * era the peer speaks; notifications, responses, batches and invalid messages follow the connection's era.
  */
-export type LegacyReason =
+export type HandshakeReason =
   'http-method' | 'initialize' | 'no-claim' | 'notification' | 'response' | 'batch' | 'invalid';
 
-export interface LegacyVerdict {
-  readonly era: 'legacy';
-  readonly reason: LegacyReason;
+/** A message of the handshake era (served by the session path), and why it counts as one. */
+export interface HandshakeVerdict {
+  readonly era: 'handshake';
+  readonly reason: HandshakeReason;
 }
 
 export interface ModernRequestVerdict {
@@ -110,7 +111,7 @@ export interface RejectVerdict {
   readonly reply: boolean;
 }
 
-export type EraVerdict = LegacyVerdict | ModernRequestVerdict | ModernNotificationVerdict | RejectVerdict;
+export type EraVerdict = HandshakeVerdict | ModernRequestVerdict | ModernNotificationVerdict | RejectVerdict;
 
 /** The JSON-RPC error response a rejection answers with (no `id` member when it was unreadable). */
 export function errorResponseOf(verdict: RejectVerdict): JsonRpcErrorResponse {
@@ -119,17 +120,17 @@ export function errorResponseOf(verdict: RejectVerdict): JsonRpcErrorResponse {
     : { jsonrpc: '2.0', id: verdict.id, error: verdict.error };
 }
 
-const legacy = (reason: LegacyReason): LegacyVerdict => Object.freeze({ era: 'legacy', reason });
+const handshake = (reason: HandshakeReason): HandshakeVerdict => Object.freeze({ era: 'handshake', reason });
 
-/** The legacy verdicts, shared: the legacy path is today's traffic and allocates nothing here. */
-const LEGACY: Readonly<Record<LegacyReason, LegacyVerdict>> = Object.freeze({
-  'http-method': legacy('http-method'),
-  initialize: legacy('initialize'),
-  'no-claim': legacy('no-claim'),
-  notification: legacy('notification'),
-  response: legacy('response'),
-  batch: legacy('batch'),
-  invalid: legacy('invalid'),
+/** The handshake-era verdicts, shared: the handshake path is most traffic and allocates nothing here. */
+const HANDSHAKE: Readonly<Record<HandshakeReason, HandshakeVerdict>> = Object.freeze({
+  'http-method': handshake('http-method'),
+  initialize: handshake('initialize'),
+  'no-claim': handshake('no-claim'),
+  notification: handshake('notification'),
+  response: handshake('response'),
+  batch: handshake('batch'),
+  invalid: handshake('invalid'),
 });
 
 const VERSION_HEADER = 'mcp-protocol-version';
@@ -161,11 +162,11 @@ const MIRRORED_HEADERS: readonly MirrorRule[] = [
 ];
 
 /**
- * Classifies one inbound message. Never throws; `policy` should be built once per server. A legacy
+ * Classifies one inbound message. Never throws; `policy` should be built once per server. A handshake-era
  * message costs a few property reads (the claim path and the version header) and returns a shared verdict.
  */
 export function classifyInbound(input: InboundMessage, policy: EraPolicy = DEFAULT_ERA_POLICY): EraVerdict {
-  if (input.httpMethod !== undefined && input.httpMethod !== 'POST') return LEGACY['http-method'];
+  if (input.httpMethod !== undefined && input.httpMethod !== 'POST') return HANDSHAKE['http-method'];
   const body = input.body;
   if (typeof body !== 'object' || body === null) return classifyNonObject(input);
   if (Array.isArray(body)) return classifyBatch(input, body);
@@ -173,16 +174,16 @@ export function classifyInbound(input: InboundMessage, policy: EraPolicy = DEFAU
   const claim = claimOf(message);
   if (claim !== undefined) return classifyClaimed(input, message, claim, policy);
   const header = readHeader(input.headers, VERSION_HEADER);
-  if (header === undefined || !namesModernRevision(header)) return legacyReasonOf(message);
+  if (header === undefined || !namesModernRevision(header)) return handshakeReasonOf(message);
   return classifyUnclaimed(input, message, header, policy);
 }
 
-function legacyReasonOf(message: Record<string, unknown>): LegacyVerdict {
+function handshakeReasonOf(message: Record<string, unknown>): HandshakeVerdict {
   const method = message.method;
   if (typeof method !== 'string')
-    return method === undefined && ('result' in message || 'error' in message) ? LEGACY.response : LEGACY.invalid;
-  if (message.id === undefined) return LEGACY.notification;
-  return method === 'initialize' ? LEGACY.initialize : LEGACY['no-claim'];
+    return method === undefined && ('result' in message || 'error' in message) ? HANDSHAKE.response : HANDSHAKE.invalid;
+  if (message.id === undefined) return HANDSHAKE.notification;
+  return method === 'initialize' ? HANDSHAKE.initialize : HANDSHAKE['no-claim'];
 }
 
 const hasModernHeader = (input: InboundMessage): boolean => {
@@ -191,7 +192,7 @@ const hasModernHeader = (input: InboundMessage): boolean => {
 };
 
 function classifyNonObject(input: InboundMessage): EraVerdict {
-  if (!hasModernHeader(input)) return LEGACY.invalid;
+  if (!hasModernHeader(input)) return HANDSHAKE.invalid;
   const { code, message } = describeInvalid(input.body);
   return reject(400, { code, message }, undefined);
 }
@@ -200,7 +201,7 @@ const claimsModernEra = (element: unknown): boolean =>
   typeof element === 'object' && element !== null && claimOf(element as Record<string, unknown>) !== undefined;
 
 function classifyBatch(input: InboundMessage, batch: readonly unknown[]): EraVerdict {
-  if (!hasModernHeader(input) && !batch.some(claimsModernEra)) return LEGACY.batch;
+  if (!hasModernHeader(input) && !batch.some(claimsModernEra)) return HANDSHAKE.batch;
   return reject(
     400,
     {

@@ -3,7 +3,7 @@
  * envelope (which methods it keeps, adds and removes: the method table, lib/protocol/method-table.ts; its
  * error codes: `ErrorCode`). Kept apart
  * from `versions.ts` so that `initialize` never negotiates a modern revision and `server/discover` never
- * advertises a legacy one.
+ * advertises a handshake-era one.
  */
 
 /** Stateless revisions we serve, newest first. */
@@ -32,7 +32,7 @@ const DATE_NAMED = /^\d{4}-\d{2}-\d{2}$/;
 /**
  * True when a version name (an `MCP-Protocol-Version` header) names a stateless revision, supported or not:
  * a date from 2026-07-28 on. Other strings are not taken as modern: a request without an envelope and with
- * a garbage header stays legacy traffic, refused as it always was.
+ * a garbage header stays handshake-era traffic, refused as it always was.
  */
 export function namesModernRevision(version: string): boolean {
   return version >= FIRST_MODERN_PROTOCOL_VERSION && DATE_NAMED.test(version);

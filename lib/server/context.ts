@@ -32,7 +32,7 @@ export interface ServerRequestHost extends RequestHost {
 
 /** A request of a handshake-era session (`ServerConnection`): the session's lifecycle and its requests both ways. */
 export interface ServerSessionHost extends ServerRequestHost {
-  readonly era: 'legacy';
+  readonly era: 'handshake';
   readonly state: ConnectionState;
   /** Requests to the client awaiting their answer, and the client's requests being handled. */
   readonly pendingRequestCount: number;

@@ -2,7 +2,7 @@
  * The server's change events, as `subscriptions/listen` streams hear them (2026-07-28). The bus carries
  * facts ("the tool list changed", "this resource changed"), never wire messages: each listen stream
  * filters and stamps them itself (lib/server/listen.ts). The server feeds it from the same places that tell
- * legacy sessions: the coalesced list changes of `Server.update` and every resource update the
+ * handshake-era sessions: the coalesced list changes of `Server.update` and every resource update the
  * `SubscriptionHub` hands out, so both eras hear the same events.
  *
  * The in-memory bus serves one process; a deployment with several replicas implements `ServerEventBus`

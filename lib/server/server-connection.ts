@@ -69,7 +69,7 @@ export interface ServerConnectionEvents extends ConnectionEvents {
 export class ServerConnection extends Connection {
   readonly role = 'server';
   /** The requests it hosts itself are the handshake era's (a stateless request's host is its own). */
-  readonly era = 'legacy';
+  readonly era = 'handshake';
   /** @internal The session's handlers, whose host it is (`asHost`). */
   protected readonly handlers: HandlerTable<SessionHandlersHost> = SESSION_HANDLERS;
   private level: LoggingLevel | undefined;

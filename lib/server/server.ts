@@ -82,7 +82,7 @@ export class Server implements ModernServer {
     return (this.rounds ??= { ...given, keyRing: given?.keyRing ?? processKeyRing() });
   }
 
-  /** Where the server's changes go: legacy sessions and listen streams hear the same events. */
+  /** Where the server's changes go: handshake-era sessions and listen streams hear the same events. */
   get events(): ServerEventBus {
     return (this.bus ??= this.options.events ?? new InMemoryServerEventBus());
   }

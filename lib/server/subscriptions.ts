@@ -23,8 +23,8 @@ interface Topic {
 
 /**
  * Resource subscriptions of one server. A URI's change stream is followed once for the whole server, from
- * its first subscriber (a legacy `resources/subscribe`, or a `subscriptions/listen` stream's `watch`) to its
- * last; `notifications/resources/updated` goes only to that URI's legacy subscribers, and every update is
+ * its first subscriber (a handshake-era `resources/subscribe`, or a `subscriptions/listen` stream's `watch`) to its
+ * last; `notifications/resources/updated` goes only to that URI's session subscribers, and every update is
  * also published on the server's event bus, where listen streams hear it. A connection's subscriptions end
  * with it, and nothing here keeps a closed connection.
  */
@@ -88,7 +88,7 @@ export class SubscriptionHub {
   }
 
   /**
-   * @internal Tells the legacy subscribers of `topicUri` that `changedUri` (the resource or a sub-resource of
+   * @internal Tells the session subscribers of `topicUri` that `changedUri` (the resource or a sub-resource of
    * it) changed, and publishes the update on the event bus. Applications call `Server.resourceUpdated`.
    */
   publish(topicUri: string, changedUri = topicUri): void {

@@ -512,7 +512,7 @@ async function endToEnd(auth: Partial<ResourceServerOptions> = {}): Promise<EndT
   return { as, url, noncesSent: () => proofs().map((value) => decodeJwt(value).nonce !== undefined) };
 }
 
-async function connectWithOAuth(setup: EndToEnd, era: 'auto' | 'legacy') {
+async function connectWithOAuth(setup: EndToEnd, era: 'auto' | 'handshake') {
   const authorization = new OAuthClient(setup.url, {
     store: new MemoryTokenStore(),
     interaction: headlessInteraction(REDIRECT_URI),
@@ -528,7 +528,7 @@ async function whoami(client: Client): Promise<Record<string, any>> {
   return JSON.parse((result.content[0] as { text: string }).text);
 }
 
-describe.each(['auto', 'legacy'] as const)('our OAuthClient against our server with DPoP, era %s', (era) => {
+describe.each(['auto', 'handshake'] as const)('our OAuthClient against our server with DPoP, era %s', (era) => {
   it('gets a DPoP-bound token and calls a tool with it', async () => {
     const setup = await endToEnd();
     const { client, authorization } = await connectWithOAuth(setup, era);
@@ -537,7 +537,7 @@ describe.each(['auto', 'legacy'] as const)('our OAuthClient against our server w
       era: client.connectedEra,
       tokenType: authorization.currentTokens?.tokenType.toLowerCase(),
       bound: typeof principal.claims.cnf?.jkt,
-    }).toEqual({ era: era === 'auto' ? 'modern' : 'legacy', tokenType: 'dpop', bound: 'string' });
+    }).toEqual({ era: era === 'auto' ? 'modern' : 'handshake', tokenType: 'dpop', bound: 'string' });
   });
 
   it('retries with the server’s nonce (nonce: true) and calls a tool', async () => {

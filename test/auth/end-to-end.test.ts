@@ -3,7 +3,7 @@
  * with an `OAuthClient` (headless interaction), against our `Server` behind `createMcpHttpHandler` with
  * `auth`, against the tests' authorization server (helpers/oauth-server.ts), all over real HTTP on
  * 127.0.0.1. The client probes 2026-07-28 first (`era: 'auto'`) or speaks the handshake era
- * (`era: 'legacy'`); the flows must behave the same in both. What the authorization server saw is read from
+ * (`era: 'handshake'`); the flows must behave the same in both. What the authorization server saw is read from
  * its `events` log.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -97,7 +97,7 @@ function oauthClientFor(setup: Setup, store: TokenStore = new MemoryTokenStore()
   });
 }
 
-type Era = 'auto' | 'legacy';
+type Era = 'auto' | 'handshake';
 
 async function connect(setup: Setup, authorization: OAuthClient, era: Era): Promise<Client> {
   const client = new Client({ name: 'e2e', version: '1.0.0' }, { eraCache: false, era });
@@ -117,7 +117,7 @@ const grants = (as: AuthorizationServer, grantType: string) =>
   at(as, 'token').filter((event) => event.grantType === grantType && event.status === 200);
 const scopesOf = (event: AuthorizationServerEvent | undefined) => (event?.scope ?? '').split(' ').sort();
 
-describe.each<Era>(['auto', 'legacy'])('our client with an OAuthClient, era %s', (era) => {
+describe.each<Era>(['auto', 'handshake'])('our client with an OAuthClient, era %s', (era) => {
   describe('the first connection', () => {
     it('registers, runs the code flow with PKCE for the resource, and gets one token', async () => {
       const s = await setup();
@@ -138,7 +138,7 @@ describe.each<Era>(['auto', 'legacy'])('our client with an OAuthClient, era %s',
     it('speaks the era asked for', async () => {
       const s = await setup();
       const client = await connect(s, oauthClientFor(s), era);
-      expect(client.connectedEra).toBe(era === 'auto' ? 'modern' : 'legacy');
+      expect(client.connectedEra).toBe(era === 'auto' ? 'modern' : 'handshake');
     });
 
     it('asks for the scope the challenge names, with offline_access', async () => {

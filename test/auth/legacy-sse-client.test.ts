@@ -59,7 +59,7 @@ async function protectedSseUrl(): Promise<string> {
 }
 
 async function connect(url: string, authorization: OAuthClient): Promise<Client> {
-  const client = new Client({ name: 'sse-oauth', version: '1.0.0' }, { era: 'legacy', eraCache: false });
+  const client = new Client({ name: 'sse-oauth', version: '1.0.0' }, { era: 'handshake', eraCache: false });
   await client.connect(new LegacySseClientTransport(url, { authorization }));
   cleanups.push(() => client.close());
   return client;

@@ -126,7 +126,7 @@ async function modernCall(url: string, token: string, id: number, method: string
   return { status: response.status, challenge, body: (await response.json()) as Record<string, any> };
 }
 
-async function connectClient(url: string, token: string, era: 'legacy' | 'modern'): Promise<Client> {
+async function connectClient(url: string, token: string, era: 'handshake' | 'modern'): Promise<Client> {
   const client = new Client({ name: 'auth-test', version: '1.0.0' }, { eraCache: false, era });
   cleanups.push(() => client.close());
   await client.connect(new StreamableHttpClientTransport(url, { headers: bearer(token), fallback: false }));
@@ -203,7 +203,7 @@ describe('the Protected Resource Metadata document', () => {
 describe('JWT access tokens', () => {
   it('are accepted when signed by the issuer for this resource', async () => {
     const endpoint = await protectedEndpoint();
-    const client = await connectClient(endpoint.url, await issuer.sign(endpoint.url), 'legacy');
+    const client = await connectClient(endpoint.url, await issuer.sign(endpoint.url), 'handshake');
     expect((await client.listTools()).map((tool) => tool.name)).toContain('whoami');
   });
 
@@ -236,7 +236,7 @@ describe('JWT access tokens', () => {
 
   it('are checked against a key set fetched once and cached', async () => {
     const endpoint = await protectedEndpoint();
-    const client = await connectClient(endpoint.url, await issuer.sign(endpoint.url), 'legacy');
+    const client = await connectClient(endpoint.url, await issuer.sign(endpoint.url), 'handshake');
     await client.listTools();
     await client.callTool('whoami', {});
     expect(issuer.jwksFetches).toBe(1);
@@ -335,7 +335,7 @@ describe('introspected tokens', () => {
   it('are accepted when the authorization server says they are active for this resource', async () => {
     const endpoint = await protectedEndpoint(introspection());
     issuer.introspect('opaque-1', active(endpoint));
-    const client = await connectClient(endpoint.url, 'opaque-1', 'legacy');
+    const client = await connectClient(endpoint.url, 'opaque-1', 'handshake');
     expect(await whoami(client)).toMatchObject({ subject: 'carol', scopes: ['mcp:read'] });
   });
 
@@ -358,7 +358,7 @@ describe('introspected tokens', () => {
   it('cost one introspection while the answer is cached', async () => {
     const endpoint = await protectedEndpoint(introspection());
     issuer.introspect('opaque-3', active(endpoint));
-    const client = await connectClient(endpoint.url, 'opaque-3', 'legacy');
+    const client = await connectClient(endpoint.url, 'opaque-3', 'handshake');
     await client.listTools();
     await client.callTool('whoami', {});
     expect(issuer.introspections).toBe(1);
@@ -366,7 +366,7 @@ describe('introspected tokens', () => {
 });
 
 describe('scopes per tool, resource and prompt', () => {
-  it('refuse a legacy session call lacking them with 403 insufficient_scope naming what to ask for', async () => {
+  it('refuse a handshake-era session call lacking them with 403 insufficient_scope naming what to ask for', async () => {
     const endpoint = await protectedEndpoint();
     const token = await issuer.sign(endpoint.url, { scope: 'mcp:read' });
     const sessionId = await openSession(endpoint.url, token);
@@ -421,7 +421,7 @@ describe('scopes per tool, resource and prompt', () => {
 
   it('are not listed to clients', async () => {
     const endpoint = await protectedEndpoint();
-    const client = await connectClient(endpoint.url, await issuer.sign(endpoint.url), 'legacy');
+    const client = await connectClient(endpoint.url, await issuer.sign(endpoint.url), 'handshake');
     const write = (await client.listTools()).find((tool) => tool.name === 'write');
     expect(write).not.toHaveProperty('scopes');
   });
@@ -437,7 +437,7 @@ describe('scopes per tool, resource and prompt', () => {
 });
 
 describe('the principal on ctx.auth', () => {
-  it.each(['legacy', 'modern'] as const)('is the token’s caller in the %s era', async (era) => {
+  it.each(['handshake', 'modern'] as const)('is the token’s caller in the %s era', async (era) => {
     const endpoint = await protectedEndpoint();
     const client = await connectClient(endpoint.url, await issuer.sign(endpoint.url, { scope: 'mcp:read mcp:x' }), era);
     expect(await whoami(client)).toMatchObject({
@@ -472,7 +472,7 @@ describe('the principal on ctx.auth', () => {
   });
 });
 
-describe('a legacy session', () => {
+describe('a handshake-era session', () => {
   it('refuses a POST with another principal’s token as an unknown session (404)', async () => {
     const endpoint = await protectedEndpoint();
     const sessionId = await openSession(endpoint.url, await issuer.sign(endpoint.url));
@@ -509,7 +509,7 @@ describe('a legacy session', () => {
 describe('a legacy HTTP+SSE (2024-11-05) session', () => {
   it('gives its handlers the principal on ctx.auth', async () => {
     const endpoint = await protectedEndpoint();
-    const client = new Client({ name: 'auth-test', version: '1.0.0' }, { eraCache: false, era: 'legacy' });
+    const client = new Client({ name: 'auth-test', version: '1.0.0' }, { eraCache: false, era: 'handshake' });
     cleanups.push(() => client.close());
     const token = await issuer.sign(endpoint.url);
     await client.connect(new LegacySseClientTransport(`${endpoint.origin}/sse`, { headers: bearer(token) }));
@@ -569,7 +569,7 @@ describe('traces of an authenticated endpoint', () => {
     cleanups.push(() => subscription.unsubscribe());
     const endpoint = await protectedEndpoint({}, '/mcp', runtime);
     const token = await issuer.sign(endpoint.url);
-    const client = await connectClient(endpoint.url, token, 'legacy');
+    const client = await connectClient(endpoint.url, token, 'handshake');
     await client.callTool('whoami', {});
     expect(events.length > 0 && !JSON.stringify(events).includes(token)).toBe(true);
   });
@@ -580,7 +580,7 @@ describe('traces of an authenticated endpoint', () => {
     const subscription = runtime.trace$.subscribe((event) => events.push(event));
     cleanups.push(() => subscription.unsubscribe());
     const endpoint = await protectedEndpoint({}, '/mcp', runtime);
-    const client = await connectClient(endpoint.url, await issuer.sign(endpoint.url), 'legacy');
+    const client = await connectClient(endpoint.url, await issuer.sign(endpoint.url), 'handshake');
     await client.callTool('whoami', { upstream: { access_token: 'at-123', client_secret: 'cs-456' } });
     expect(JSON.stringify(events)).not.toMatch(/at-123|cs-456/);
   });

@@ -105,7 +105,7 @@ type Send = (method: string, params: JsonObject) => Promise<Answer>;
 
 interface Way {
   readonly name: string;
-  readonly era: 'legacy' | 'modern';
+  readonly era: 'handshake' | 'modern';
   /** Opens what the way needs with `token` (a session, a stream) and sends requests with it. */
   connect(endpoint: ProtectedEndpoint, token: string): Promise<Send>;
 }
@@ -141,7 +141,7 @@ const SESSION_HEADERS = { 'content-type': 'application/json', accept: 'applicati
 
 const streamableSession: Way = {
   name: 'a Streamable HTTP session',
-  era: 'legacy',
+  era: 'handshake',
   async connect(endpoint, token) {
     const post = (body: unknown, sessionId?: string) =>
       fetch(endpoint.url, {
@@ -166,7 +166,7 @@ const streamableSession: Way = {
 
 const httpSse: Way = {
   name: 'the HTTP+SSE transport',
-  era: 'legacy',
+  era: 'handshake',
   async connect(endpoint, token) {
     const stream = await fetch(`${endpoint.origin}/sse`, {
       headers: { accept: 'text/event-stream', ...bearer(token) },
@@ -215,7 +215,7 @@ const statelessPosts: Way = {
 const WAYS: readonly Way[] = [streamableSession, httpSse, statelessPosts];
 
 /** Whether a client of `era` may send `method`. */
-function sentIn(era: 'legacy' | 'modern', method: string): boolean {
+function sentIn(era: 'handshake' | 'modern', method: string): boolean {
   if (era === 'modern') return STATELESS_METHODS.clientRequests[method] !== undefined;
   const spec = HANDSHAKE_METHODS.specs[method];
   return spec !== undefined && maySend(spec, 'client');
@@ -382,7 +382,7 @@ const PUBLIC_ONLY: Lists = {
   found: ['test://public'],
 };
 
-async function httpClient(endpoint: ProtectedEndpoint, scope: string, era: 'legacy' | 'modern'): Promise<Client> {
+async function httpClient(endpoint: ProtectedEndpoint, scope: string, era: 'handshake' | 'modern'): Promise<Client> {
   const token = await issuer.sign(endpoint.url, { scope });
   const client = new Client({ name: 'scope-test', version: '1.0.0' }, { eraCache: false, era });
   cleanups.push(() => client.close());
@@ -393,7 +393,7 @@ async function httpClient(endpoint: ProtectedEndpoint, scope: string, era: 'lega
 /** One item per page: a list filtered after paging would show a read-only caller empty pages. */
 const hiding = () => defineServer({ ...SPEC, hideUnauthorized: true, pageSize: 1 });
 
-describe.each(['legacy', 'modern'] as const)('hideUnauthorized, in the %s era', (era) => {
+describe.each(['handshake', 'modern'] as const)('hideUnauthorized, in the %s era', (era) => {
   it('lists a read-only token only the items it may use', async () => {
     const endpoint = await protectedEndpoint(hiding());
     expect(await listsOf(await httpClient(endpoint, READ, era))).toEqual(PUBLIC_ONLY);

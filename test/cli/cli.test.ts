@@ -165,14 +165,19 @@ describe('help, version and usage errors', () => {
     [['call', '--header', 'no colon', 'http://x/mcp', 'ping'], '--header needs "Name: value"'],
     [['call', '--protocol-version', '2099-01-01', 'http://x/mcp', 'ping'], 'Unsupported protocol version "2099-01-01"'],
     [['call', '--all', 'http://x/mcp', 'tools/call'], '--all follows the pages of a list method'],
-    [['call', '--era', 'new', 'http://x/mcp', 'ping'], '--era needs one of auto, legacy, modern, got "new"'],
+    [['call', '--era', 'new', 'http://x/mcp', 'ping'], '--era needs one of auto, handshake, modern, got "new"'],
     [
+      ['call', '--era', 'handshake', '--protocol-version', '2026-07-28', 'http://x/mcp', 'ping'],
+      '--protocol-version 2026-07-28 is a modern-era revision: it cannot be spoken with --era handshake',
+    ],
+    [
+      // 'legacy', the old name of the handshake era, is read as 'handshake' before any check.
       ['call', '--era', 'legacy', '--protocol-version', '2026-07-28', 'http://x/mcp', 'ping'],
-      '--protocol-version 2026-07-28 is a modern-era revision: it cannot be spoken with --era legacy',
+      '--protocol-version 2026-07-28 is a modern-era revision: it cannot be spoken with --era handshake',
     ],
     [
       ['call', '--era', 'modern', '--protocol-version', '2025-11-25', 'http://x/mcp', 'ping'],
-      '--protocol-version 2025-11-25 is a legacy-era revision: it cannot be spoken with --era modern',
+      '--protocol-version 2025-11-25 is a handshake-era revision: it cannot be spoken with --era modern',
     ],
     [['call', '--verbose=yes', 'http://x/mcp', 'ping'], 'Option "--verbose" takes no value'],
     [['call', 'ping', '--'], 'Missing the command to run after "--"'],
@@ -227,7 +232,7 @@ describe('serve over stdio, called with switchboard call', () => {
     const server = switchboard('serve', '--trace', fixture('adder.mjs'));
     const params = '{"name":"add","arguments":{"a":2,"b":3}}';
     const modern = await runSwitchboard('call', '--verbose', 'tools/call', params, '--', ...server);
-    const legacy = await runSwitchboard(
+    const handshake = await runSwitchboard(
       'call',
       '--verbose',
       '--protocol-version',
@@ -237,15 +242,15 @@ describe('serve over stdio, called with switchboard call', () => {
       '--',
       ...server,
     );
-    for (const run of [modern, legacy]) {
+    for (const run of [modern, handshake]) {
       expect(run.code, run.stderr).toBe(0);
       expect(json(run.stdout)).toEqual({ content: [{ type: 'text', text: '5' }] });
     }
     expect(modern.stderr.split('\n')).toContain('connected: 2026-07-28 (stateless)');
     expect(modern.stderr).toMatch(/ s\d+ +·· uninitialized → modern/);
-    expect(legacy.stderr.split('\n')).toContain('connected: 2025-11-25 (handshake)');
-    expect(legacy.stderr).toMatch(/ s\d+ +<- request initialize #0 .*"protocolVersion":"2025-11-25"/);
-    expect(legacy.stderr).not.toContain('server/discover');
+    expect(handshake.stderr.split('\n')).toContain('connected: 2025-11-25 (handshake)');
+    expect(handshake.stderr).toMatch(/ s\d+ +<- request initialize #0 .*"protocolVersion":"2025-11-25"/);
+    expect(handshake.stderr).not.toContain('server/discover');
   });
 
   it('speaks 2026-07-28 only with --protocol-version 2026-07-28 or --era modern', async () => {
@@ -260,9 +265,10 @@ describe('serve over stdio, called with switchboard call', () => {
     }
   });
 
-  it('performs the handshake without probing with --era legacy', async () => {
+  // 'legacy': the handshake era's old name, still accepted.
+  it.each(['handshake', 'legacy'])('performs the handshake without probing with --era %s', async (era) => {
     const server = switchboard('serve', '--trace', fixture('paged.mjs'));
-    const run = await runSwitchboard('call', '--verbose', '--era', 'legacy', 'tools/list', '--', ...server);
+    const run = await runSwitchboard('call', '--verbose', '--era', era, 'tools/list', '--', ...server);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr.split('\n')).toContain('connected: 2025-11-25 (handshake)');
     expect(run.stderr).not.toContain('server/discover');
@@ -851,7 +857,7 @@ describe('HTTP', () => {
     );
     const params = '{"name":"add","arguments":{"a":1,"b":41}}';
     const modern = await runSwitchboard('call', '--verbose', match[1]!, 'tools/call', params);
-    const legacy = await runSwitchboard(
+    const handshake = await runSwitchboard(
       'call',
       '--verbose',
       '--protocol-version',
@@ -860,12 +866,12 @@ describe('HTTP', () => {
       'tools/call',
       params,
     );
-    for (const run of [modern, legacy]) {
+    for (const run of [modern, handshake]) {
       expect(run.code, run.stderr).toBe(0);
       expect(json(run.stdout).content).toEqual([{ type: 'text', text: '42' }]);
     }
     expect(modern.stderr.split('\n')).toContain('connected: 2026-07-28 (stateless)');
-    expect(legacy.stderr.split('\n')).toContain('connected: 2025-11-25 (handshake)');
+    expect(handshake.stderr.split('\n')).toContain('connected: 2025-11-25 (handshake)');
     // The handshake-era call has its session, traced as a connection, with the latency of its answer.
     await server.waitFor('stderr', / s\d+ +-> result tools\/call #1 \d+ ms/);
     expect(server.stderr).toMatch(/ s\d+ +<- request initialize #0 .*"protocolVersion":"2025-11-25"/);

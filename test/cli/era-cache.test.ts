@@ -3,7 +3,7 @@
  * CLI as a real process, its config directory a fresh temporary one per test, against a server in this
  * process that counts the probes (`server/discover`) it gets and can stop speaking 2026-07-28.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -146,15 +146,19 @@ describe('a server that speaks 2026-07-28', () => {
     expect([server.discoveries, uncached.stderr.includes('era: probed (--no-era-cache)')]).toEqual([2, true]);
   });
 
-  it('is spoken to with the handshake when --era legacy forces it, cache or not', async () => {
-    const server = await serve();
-    await call(server.url);
-    const forced = await call(server.url, '--era', 'legacy');
-    expectEchoed(forced);
-    expect(forced.stderr.split('\n')).toEqual(
-      expect.arrayContaining(['era: the handshake, as asked (no probe)', 'connected: 2025-11-25 (handshake)']),
-    );
-  });
+  // 'legacy': the handshake era's old name, still accepted.
+  it.each(['handshake', 'legacy'])(
+    'is spoken to with the handshake when --era %s forces it, cache or not',
+    async (era) => {
+      const server = await serve();
+      await call(server.url);
+      const forced = await call(server.url, '--era', era);
+      expectEchoed(forced);
+      expect(forced.stderr.split('\n')).toEqual(
+        expect.arrayContaining(['era: the handshake, as asked (no probe)', 'connected: 2025-11-25 (handshake)']),
+      );
+    },
+  );
 
   it('is probed again for another Authorization header (another principal), each remembered apart', async () => {
     const server = await serve();
@@ -187,6 +191,18 @@ describe('a server that speaks only the handshake', () => {
     await call(server.url);
     expectEraFromCache(await call(server.url), 'connected: 2025-11-25 (handshake)');
   });
+
+  it('is remembered "handshake", and an entry written "legacy" (before the rename) is read as it', async () => {
+    const server = await serve();
+    server.speaks = 'handshake only';
+    await call(server.url);
+    const file = join(configDir, 'era-cache.json');
+    const document = JSON.parse(readFileSync(file, 'utf8'));
+    expect(document.entries.map((entry: { era: string }) => entry.era)).toEqual(['handshake']);
+    writeFileSync(file, JSON.stringify({ ...document, entries: [{ ...document.entries[0], era: 'legacy' }] }));
+    expectEraFromCache(await call(server.url), 'connected: 2025-11-25 (handshake)');
+    expect(server.discoveries).toBe(1);
+  });
 });
 
 describe('a server that stopped speaking 2026-07-28 since the last call', () => {
@@ -208,7 +224,7 @@ describe('a server that stopped speaking 2026-07-28 since the last call', () => 
     expect(storedEntries().map((entry) => entry.era)).toEqual(['modern']);
     server.speaks = 'handshake only';
     await call(server.url);
-    expect(storedEntries().map((entry) => entry.era)).toEqual(['legacy']);
+    expect(storedEntries().map((entry) => entry.era)).toEqual(['handshake']);
   });
 
   it('is not probed by the call after that', async () => {
@@ -253,7 +269,7 @@ describe('a server that stopped speaking the handshake since the last call', () 
     server.speaks = '2026-07-28 only';
     const after = await call(server.url);
     expectEchoed(after);
-    expect(after.stderr).toMatch(/^era: the remembered legacy era is in doubt \(.*\): probing$/m);
+    expect(after.stderr).toMatch(/^era: the remembered handshake era is in doubt \(.*\): probing$/m);
     expect(after.stderr.split('\n')).toContain('connected: 2026-07-28 (stateless)');
   });
 

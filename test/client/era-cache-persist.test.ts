@@ -24,7 +24,7 @@ const MODERN: EraVerdict = {
     instructions: 'Read notes as resources.',
   },
 };
-const LEGACY: EraVerdict = { era: 'legacy' };
+const HANDSHAKE: EraVerdict = { era: 'handshake' };
 
 let configDir: string;
 beforeEach(() => {
@@ -56,9 +56,9 @@ describe('a persisted verdict', () => {
     expect(await processCache().recall(ENDPOINT)).toEqual(MODERN);
   });
 
-  it('comes back in a new cache, legacy', async () => {
-    await saved(LEGACY);
-    expect(await processCache().recall(ENDPOINT)).toEqual(LEGACY);
+  it('comes back in a new cache, handshake', async () => {
+    await saved(HANDSHAKE);
+    expect(await processCache().recall(ENDPOINT)).toEqual(HANDSHAKE);
   });
 
   it('is written to a file readable only by its owner', async () => {
@@ -69,7 +69,7 @@ describe('a persisted verdict', () => {
   it('creates the config directory readable only by its owner', async () => {
     const nested = join(configDir, 'new');
     const cache = new EraCache({ store: new FileEraStore({ configDir: nested }) });
-    cache.set(ENDPOINT, LEGACY);
+    cache.set(ENDPOINT, HANDSHAKE);
     await cache.flush();
     expect(statSync(nested).mode & 0o777).toBe(0o700);
   });
@@ -90,9 +90,9 @@ describe('a persisted verdict', () => {
 
   it('is replaced by a new verdict for the same endpoint', async () => {
     await saved(MODERN);
-    await saved(LEGACY);
+    await saved(HANDSHAKE);
     expect(storedDocument().entries).toHaveLength(1);
-    expect(await processCache().recall(ENDPOINT)).toEqual(LEGACY);
+    expect(await processCache().recall(ENDPOINT)).toEqual(HANDSHAKE);
   });
 
   it("keeps another process's entries when it writes its own", async () => {
@@ -100,12 +100,48 @@ describe('a persisted verdict', () => {
     const second = processCache();
     await first.recall(ENDPOINT); // both loaded the (empty) file before either wrote
     await second.recall(ENDPOINT);
-    first.set('http:a/mcp', LEGACY);
+    first.set('http:a/mcp', HANDSHAKE);
     await first.flush();
     second.set('http:b/mcp', MODERN);
     await second.flush();
     const fresh = processCache();
-    expect([await fresh.recall('http:a/mcp'), await fresh.recall('http:b/mcp')]).toEqual([LEGACY, MODERN]);
+    expect([await fresh.recall('http:a/mcp'), await fresh.recall('http:b/mcp')]).toEqual([HANDSHAKE, MODERN]);
+  });
+});
+
+describe('a file written before the handshake era was renamed', () => {
+  /** What such a build wrote: the same format and version, the handshake era named "legacy". */
+  function writeOldFile(savedAt: number): void {
+    const modern = {
+      endpoint: 'http:modern/mcp',
+      principal: '',
+      savedAt,
+      era: 'modern',
+      version: '2026-07-28',
+      discover: {
+        supportedVersions: ['2026-07-28'],
+        capabilities: {},
+        _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'm', version: '1' } },
+      },
+    };
+    const entries = [{ endpoint: ENDPOINT, principal: '', savedAt, era: 'legacy' }, modern];
+    writeFileSync(fileOf(), JSON.stringify({ format: 'mcp-switchboard/era-cache', version: 1, entries }));
+  }
+
+  it('loads, its "legacy" entries as the handshake era', async () => {
+    writeOldFile(Date.now() - 1_000);
+    const cache = processCache();
+    expect([await cache.recall(ENDPOINT), (await cache.recall('http:modern/mcp'))?.era]).toEqual([HANDSHAKE, 'modern']);
+  });
+
+  it('is rewritten with "handshake" at the next write, in the same format version', async () => {
+    writeOldFile(Date.now() - 1_000);
+    await saved(MODERN, {}, 'http:other/mcp');
+    const document = storedDocument();
+    expect([document.version, document.entries.map((entry: { era: string }) => entry.era)]).toEqual([
+      1,
+      ['handshake', 'modern', 'modern'],
+    ]);
   });
 });
 
@@ -123,26 +159,26 @@ describe('expiry, with an injected clock', () => {
   });
 
   it('follows maxAgeMs', async () => {
-    await saved(LEGACY, at(1_000));
+    await saved(HANDSHAKE, at(1_000));
     expect(await processCache({ ...at(1_500), maxAgeMs: 500 }).recall(ENDPOINT)).toBeUndefined();
   });
 
   it('is not trusted when saved in the future (a clock set back, a hand-edited time)', async () => {
-    await saved(LEGACY, at(5_000));
+    await saved(HANDSHAKE, at(5_000));
     expect(await processCache(at(4_000)).recall(ENDPOINT)).toBeUndefined();
   });
 
   it('expires in memory too, once loaded', async () => {
-    await saved(LEGACY, at(1_000));
+    await saved(HANDSHAKE, at(1_000));
     let now = 2_000;
     const cache = processCache({ now: () => now });
-    expect(await cache.recall(ENDPOINT)).toEqual(LEGACY);
+    expect(await cache.recall(ENDPOINT)).toEqual(HANDSHAKE);
     now = 1_000 + DEFAULT_ERA_MAX_AGE_MS;
     expect(cache.get(ENDPOINT)).toBeUndefined();
   });
 
   it('drops expired entries from the file at the next write', async () => {
-    await saved(LEGACY, at(1_000), 'http:old/mcp');
+    await saved(HANDSHAKE, at(1_000), 'http:old/mcp');
     await saved(MODERN, at(1_000 + DEFAULT_ERA_MAX_AGE_MS), 'http:new/mcp');
     expect(storedDocument().entries.map((entry: any) => entry.endpoint)).toEqual(['http:new/mcp']);
   });
@@ -150,23 +186,23 @@ describe('expiry, with an injected clock', () => {
   it('never happens without a store, as before', () => {
     let now = 0;
     const cache = new EraCache({ now: () => now });
-    cache.set(ENDPOINT, LEGACY);
+    cache.set(ENDPOINT, HANDSHAKE);
     now = 10 * DEFAULT_ERA_MAX_AGE_MS;
-    expect(cache.get(ENDPOINT)).toEqual(LEGACY);
+    expect(cache.get(ENDPOINT)).toEqual(HANDSHAKE);
   });
 });
 
 describe('the bound', () => {
   it('keeps the newest maxEntries entries in the file', async () => {
     for (const [index, endpoint] of ['http:a/mcp', 'http:b/mcp', 'http:c/mcp'].entries()) {
-      await saved(LEGACY, { maxEntries: 2, now: () => 1_000 + index }, endpoint);
+      await saved(HANDSHAKE, { maxEntries: 2, now: () => 1_000 + index }, endpoint);
     }
     expect(storedDocument().entries.map((entry: any) => entry.endpoint)).toEqual(['http:b/mcp', 'http:c/mcp']);
   });
 
   it('keeps the newest maxEntries entries when loading', async () => {
     for (const [index, endpoint] of ['http:a/mcp', 'http:b/mcp', 'http:c/mcp'].entries()) {
-      await saved(LEGACY, { now: () => 1_000 + index }, endpoint);
+      await saved(HANDSHAKE, { now: () => 1_000 + index }, endpoint);
     }
     const cache = processCache({ maxEntries: 2, now: () => 2_000 });
     await cache.recall(ENDPOINT);
@@ -182,7 +218,7 @@ describe('the authorization context (principal)', () => {
 
   it("keeps each principal's entry for one endpoint side by side", async () => {
     await saved(MODERN, { principal: 'login:alice' });
-    await saved(LEGACY, { principal: 'login:bob' });
+    await saved(HANDSHAKE, { principal: 'login:bob' });
     expect(await processCache({ principal: 'login:alice' }).recall(ENDPOINT)).toEqual(MODERN);
   });
 
@@ -236,12 +272,12 @@ describe('a file that cannot be trusted', () => {
 
   it('is replaced by a valid one at the next write when it is not JSON', async () => {
     writeFileSync(fileOf(), 'garbage');
-    await saved(LEGACY);
+    await saved(HANDSHAKE);
     expect(storedDocument().entries).toHaveLength(1);
   });
 
   it('is ignored when it is of another format', async () => {
-    await saved(LEGACY);
+    await saved(HANDSHAKE);
     writeFileSync(fileOf(), JSON.stringify({ ...storedDocument(), format: 'something-else' }));
     expect(await processCache().recall(ENDPOINT)).toBeUndefined();
   });
@@ -270,10 +306,10 @@ describe('a file that cannot be trusted', () => {
   });
 
   it('keeps the valid entries next to a broken one', async () => {
-    await saved(LEGACY, {}, 'http:good/mcp');
+    await saved(HANDSHAKE, {}, 'http:good/mcp');
     const document = storedDocument();
     writeFileSync(fileOf(), JSON.stringify({ ...document, entries: [null, 'x', ...document.entries] }));
-    expect(await processCache().recall('http:good/mcp')).toEqual(LEGACY);
+    expect(await processCache().recall('http:good/mcp')).toEqual(HANDSHAKE);
   });
 
   it('reads a server identity that is not an object as an empty one', async () => {
@@ -283,7 +319,7 @@ describe('a file that cannot be trusted', () => {
   });
 
   it('is ignored when larger than a cache file can be', async () => {
-    await saved(LEGACY);
+    await saved(HANDSHAKE);
     const document = storedDocument();
     writeFileSync(fileOf(), JSON.stringify({ ...document, padding: 'x'.repeat(2 * 1024 * 1024) }));
     expect(await processCache().recall(ENDPOINT)).toBeUndefined();
@@ -298,9 +334,9 @@ describe('a store that fails', () => {
       store: new FileEraStore({ configDir: join(configDir, 'not-a-directory') }),
       onStoreError: (error) => errors.push(error),
     });
-    cache.set(ENDPOINT, LEGACY);
+    cache.set(ENDPOINT, HANDSHAKE);
     await cache.flush();
-    expect([errors.length > 0, cache.get(ENDPOINT)]).toEqual([true, LEGACY]);
+    expect([errors.length > 0, cache.get(ENDPOINT)]).toEqual([true, HANDSHAKE]);
   });
 });
 
@@ -324,19 +360,19 @@ describe('temporary files a killed process left', () => {
 
   it('are removed at the next save once their writer is gone', async () => {
     const orphan = tempFile(deadPid(), 5 * 60_000);
-    await saved(LEGACY);
+    await saved(HANDSHAKE);
     expect(existsSync(orphan)).toBe(false);
   });
 
   it('are kept while their writer runs (the save may be under way)', async () => {
     const live = tempFile(process.pid, 5 * 60_000);
-    await saved(LEGACY);
+    await saved(HANDSHAKE);
     expect(existsSync(live)).toBe(true);
   });
 
   it('are kept for their first minute even when no process here has their pid (a writer on another host)', async () => {
     const fresh = tempFile(deadPid(), 1_000);
-    await saved(LEGACY);
+    await saved(HANDSHAKE);
     expect(existsSync(fresh)).toBe(true);
   });
 
@@ -344,7 +380,7 @@ describe('temporary files a killed process left', () => {
     const other = join(configDir, `notes.json.${deadPid()}.0123456789ab.tmp`);
     writeFileSync(other, 'x');
     utimesSync(other, new Date(0), new Date(0));
-    await saved(LEGACY);
+    await saved(HANDSHAKE);
     expect(existsSync(other)).toBe(true);
   });
 });

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { EraCache } from '../../lib/client/era-cache';
 import { forcedEra } from '../../lib/client/era-negotiation';
 import { classifyProbe, type ProbeOutcome } from '../../lib/client/era-probe';
-import { isLegacyLookingFailure, ModernRequestStamp } from '../../lib/client/modern-request-stamp';
+import { isHandshakeEraFailure, ModernRequestStamp } from '../../lib/client/modern-request-stamp';
 import { McpError, TransportError } from '../../lib/jsonrpc/errors';
 import { HttpStatusError } from '../../transports/http/client-request';
 
@@ -35,12 +35,12 @@ describe('classifyProbe', () => {
     });
   });
 
-  it('a DiscoverResult naming none of our revisions is legacy', () => {
-    expect(classifyProbe(discover(['2027-01-01']), OURS, 'http').kind).toBe('legacy');
+  it('a DiscoverResult naming none of our revisions is handshake-era', () => {
+    expect(classifyProbe(discover(['2027-01-01']), OURS, 'http').kind).toBe('handshake');
   });
 
-  it('a result that is not a DiscoverResult is legacy', () => {
-    expect(classifyProbe({ kind: 'result', result: {} }, OURS, 'stdio').kind).toBe('legacy');
+  it('a result that is not a DiscoverResult is handshake-era', () => {
+    expect(classifyProbe({ kind: 'result', result: {} }, OURS, 'stdio').kind).toBe('handshake');
   });
 
   it('-32022 naming a revision we speak asks for one corrective probe', () => {
@@ -50,43 +50,46 @@ describe('classifyProbe', () => {
     });
   });
 
-  it('-32022 naming only handshake revisions is legacy', () => {
-    expect(classifyProbe(rpcError(-32022, { supported: ['2025-11-25'] }), OURS, 'http').kind).toBe('legacy');
+  it('-32022 naming only handshake revisions is handshake-era', () => {
+    expect(classifyProbe(rpcError(-32022, { supported: ['2025-11-25'] }), OURS, 'http').kind).toBe('handshake');
   });
 
-  it.each([-32601, -32602, -32600, -32020, -32021, -32001])('error %i is legacy (never keyed to one code)', (code) => {
-    expect(classifyProbe(rpcError(code), OURS, 'stdio').kind).toBe('legacy');
-  });
+  it.each([-32601, -32602, -32600, -32020, -32021, -32001])(
+    'error %i is handshake-era (never keyed to one code)',
+    (code) => {
+      expect(classifyProbe(rpcError(code), OURS, 'stdio').kind).toBe('handshake');
+    },
+  );
 
   it.each([401, 403, 500, 503])('HTTP %i is an error, not a fallback', (status) => {
     expect(classifyProbe(httpError(status), OURS, 'http').kind).toBe('error');
   });
 
-  it.each([400, 404, 405])('HTTP %i without a JSON-RPC body is legacy', (status) => {
-    expect(classifyProbe(httpError(status), OURS, 'http').kind).toBe('legacy');
+  it.each([400, 404, 405])('HTTP %i without a JSON-RPC body is handshake-era', (status) => {
+    expect(classifyProbe(httpError(status), OURS, 'http').kind).toBe('handshake');
   });
 
   it('a network failure over HTTP is an error', () => {
     expect(classifyProbe({ kind: 'failed', error: new Error('ECONNREFUSED') }, OURS, 'http').kind).toBe('error');
   });
 
-  it('no answer over stdio is legacy', () => {
-    expect(classifyProbe({ kind: 'timeout', afterMs: 3000 }, OURS, 'stdio').kind).toBe('legacy');
+  it('no answer over stdio is handshake-era', () => {
+    expect(classifyProbe({ kind: 'timeout', afterMs: 3000 }, OURS, 'stdio').kind).toBe('handshake');
   });
 
   it('no answer over HTTP is an error', () => {
     expect(classifyProbe({ kind: 'timeout', afterMs: 3000 }, OURS, 'http').kind).toBe('error');
   });
 
-  it("a stdio child that exits during the probe is an error naming era: 'legacy'", () => {
+  it("a stdio child that exits during the probe is an error naming era: 'handshake'", () => {
     const verdict = classifyProbe({ kind: 'closed', error: new Error('exited with code 1') }, OURS, 'stdio');
-    expect(verdict.kind === 'error' && verdict.error.message).toMatch(/era: 'legacy'/);
+    expect(verdict.kind === 'error' && verdict.error.message).toMatch(/era: 'handshake'/);
   });
 });
 
 describe('forcedEra', () => {
-  it('a handshake-era protocolVersion implies legacy', () => {
-    expect(forcedEra(undefined, '2025-06-18')).toBe('legacy');
+  it('a handshake-era protocolVersion implies the handshake era', () => {
+    expect(forcedEra(undefined, '2025-06-18')).toBe('handshake');
   });
 
   it('a stateless protocolVersion implies modern', () => {
@@ -94,7 +97,7 @@ describe('forcedEra', () => {
   });
 
   it('an explicit era wins over protocolVersion', () => {
-    expect(forcedEra('legacy', '2026-07-28')).toBe('legacy');
+    expect(forcedEra('handshake', '2026-07-28')).toBe('handshake');
   });
 
   it('defaults to auto', () => {
@@ -105,10 +108,10 @@ describe('forcedEra', () => {
 describe('EraCache', () => {
   it('evicts the least recently used verdict beyond its size', () => {
     const cache = new EraCache(2);
-    cache.set('a', { era: 'legacy' });
-    cache.set('b', { era: 'legacy' });
+    cache.set('a', { era: 'handshake' });
+    cache.set('b', { era: 'handshake' });
     cache.get('a');
-    cache.set('c', { era: 'legacy' });
+    cache.set('c', { era: 'handshake' });
     expect([cache.get('a'), cache.get('b'), cache.get('c')].map(Boolean)).toEqual([true, false, true]);
   });
 });
@@ -184,20 +187,20 @@ describe('ModernRequestStamp', () => {
   });
 });
 
-describe('isLegacyLookingFailure', () => {
-  it('an HTTP 404 without a JSON-RPC body is legacy-looking', () => {
-    expect(isLegacyLookingFailure(new HttpStatusError('gone', 404))).toBe(true);
+describe('isHandshakeEraFailure', () => {
+  it('an HTTP 404 without a JSON-RPC body looks handshake-era', () => {
+    expect(isHandshakeEraFailure(new HttpStatusError('gone', 404))).toBe(true);
   });
 
-  it("the SDK's -32000 for a request without a session is legacy-looking", () => {
-    expect(isLegacyLookingFailure(new McpError(-32000, 'Bad Request: Server not initialized'))).toBe(true);
+  it("the SDK's -32000 for a request without a session looks handshake-era", () => {
+    expect(isHandshakeEraFailure(new McpError(-32000, 'Bad Request: Server not initialized'))).toBe(true);
   });
 
   it('a -32602 (the request was read, and refused on its merits) is not', () => {
-    expect(isLegacyLookingFailure(new McpError(-32602, 'Invalid params'))).toBe(false);
+    expect(isHandshakeEraFailure(new McpError(-32602, 'Invalid params'))).toBe(false);
   });
 
   it('a network failure is not', () => {
-    expect(isLegacyLookingFailure(new TransportError('ECONNRESET'))).toBe(false);
+    expect(isHandshakeEraFailure(new TransportError('ECONNRESET'))).toBe(false);
   });
 });

@@ -27,7 +27,7 @@ describe('a tool list cache', () => {
     const [ourSide, sdkSide] = InMemoryTransport.createLinkedPair();
     await server.connect(sdkSide);
     cleanups.push(() => server.close());
-    const client = new Client({ name: 'hints-client', version: '1.0.0' }, { era: 'legacy' });
+    const client = new Client({ name: 'hints-client', version: '1.0.0' }, { era: 'handshake' });
     cleanups.push(() => client.close());
     await client.connect(fromSdkTransport(ourSide));
 

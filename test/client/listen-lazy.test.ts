@@ -41,7 +41,7 @@ afterEach(async () => {
 });
 
 /** A client of `server` in `era`, not connected yet (so a test may subscribe first). */
-function clientOf(server: Server, era: 'modern' | 'legacy', logger = recordingLogger().logger) {
+function clientOf(server: Server, era: 'modern' | 'handshake', logger = recordingLogger().logger) {
   const [clientSide, serverSide] = createMemoryPair();
   server.connect(serverSide);
   const client = new Client({ name: 'lazy-client', version: '1.0.0' }, { era, logger });
@@ -49,7 +49,7 @@ function clientOf(server: Server, era: 'modern' | 'legacy', logger = recordingLo
   return { client, connect: () => client.connect(clientSide) };
 }
 
-function connected(server: Server, era: 'modern' | 'legacy', logger?: Logger): Promise<Client> {
+function connected(server: Server, era: 'modern' | 'handshake', logger?: Logger): Promise<Client> {
   return clientOf(server, era, logger).connect();
 }
 
@@ -171,7 +171,7 @@ describe('the list-change stream of a stateless client', () => {
 describe('list changes in the handshake era', () => {
   it('arrive on the session with no stream, whatever the client needs', async () => {
     const server = echoServer();
-    const client = await connected(server, 'legacy');
+    const client = await connected(server, 'handshake');
     expect(client.listChangeStatus).toEqual({ heard: true, state: 'session' });
     const changed = nextToolsChange(client);
     server.update((definition) => definition.withoutTools('other'));
@@ -181,7 +181,7 @@ describe('list changes in the handshake era', () => {
 
   it('refresh a list cache', async () => {
     const server = echoServer();
-    const client = await connected(server, 'legacy');
+    const client = await connected(server, 'handshake');
     expect((await client.toolList.get()).map((tool) => tool.name)).toEqual(['echo', 'other']);
     const changed = nextToolsChange(client);
     server.update((definition) => definition.withoutTools('other'));

@@ -6,7 +6,7 @@
  * background `subscriptions/listen` stream, resource updates on one listen stream per subscribed URI.
  *
  * Each claim runs over three setups: modern over a memory pair (`era: 'modern'`), modern over Streamable
- * HTTP on 127.0.0.1 (probed, `era: 'auto'`), and legacy over a memory pair (`era: 'legacy'`). Everything the
+ * HTTP on 127.0.0.1 (probed, `era: 'auto'`), and the handshake era over a memory pair (`era: 'handshake'`). Everything the
  * client emits is validated against its era's schema. Server-side states that announce themselves through no
  * event (open listen streams, followed resources) are awaited with `eventually`.
  */
@@ -45,8 +45,8 @@ const SPEC: ServerSpec = {
   cacheHints: { tools: { ttlMs: 3_600_000, cacheScope: 'private' } },
 };
 
-type Setup = 'modern over memory' | 'modern over HTTP' | 'legacy over memory';
-const SETUPS: readonly Setup[] = ['modern over memory', 'modern over HTTP', 'legacy over memory'];
+type Setup = 'modern over memory' | 'modern over HTTP' | 'handshake over memory';
+const SETUPS: readonly Setup[] = ['modern over memory', 'modern over HTTP', 'handshake over memory'];
 
 /** A logger that keeps what was said at warn and error (closing must say nothing there). */
 function complaints() {
@@ -72,7 +72,7 @@ async function connect(setup: Setup, spec: ServerSpec = SPEC, options: ClientOpt
   const { said, logger } = complaints();
   const client = new Client(
     { name: 'parity-client', version: '1.0.0' },
-    { logger, eraCache: false, era: setup.startsWith('legacy') ? 'legacy' : 'modern', ...options },
+    { logger, eraCache: false, era: setup.startsWith('handshake') ? 'handshake' : 'modern', ...options },
   );
   emitted.push(recordEmittedEitherEra(client));
   const heard = new ReplaySubject<JsonRpcNotification>();
@@ -106,7 +106,7 @@ const names = (tools: readonly { name: string }[]) => tools.map((entry) => entry
 describe.each(SETUPS)('the client, %s', (setup) => {
   it('connects in the era asked for', async () => {
     const { client } = await connect(setup);
-    expect(client.connectedEra).toBe(setup.startsWith('modern') ? 'modern' : 'legacy');
+    expect(client.connectedEra).toBe(setup.startsWith('modern') ? 'modern' : 'handshake');
   });
 
   it('hears notifications/tools/list_changed on notifications$ after server.update', async () => {

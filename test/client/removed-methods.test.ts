@@ -16,7 +16,7 @@ import { eventually } from '../helpers/wait';
 
 const NO_ARGUMENTS = { type: 'object' } as const;
 
-async function connect(era: 'legacy' | 'modern') {
+async function connect(era: 'handshake' | 'modern') {
   const server = new Server(
     defineServer({
       name: 'removed-methods',
@@ -85,8 +85,8 @@ describe('a client on a 2026-07-28 connection', () => {
 
 describe('a client on a handshake-era connection', () => {
   it('sends ping, logging/setLevel and notifications/roots/list_changed', async () => {
-    const { client, received } = await connect('legacy');
-    expect(client.connectedEra).toBe('legacy');
+    const { client, received } = await connect('handshake');
+    expect(client.connectedEra).toBe('handshake');
     await expect(client.request('ping')).resolves.toEqual({});
     await expect(client.request('logging/setLevel', { level: 'info' })).resolves.toEqual({});
     await client.notify('notifications/roots/list_changed');

@@ -16,7 +16,7 @@ const definition = serverWith([
   tool('roots', async (_args, ctx) => json((await ctx.listRoots()).map((root) => root.uri))),
 ]);
 
-async function connected(era: 'legacy' | 'modern') {
+async function connected(era: 'handshake' | 'modern') {
   const { client, serverConnection } = await connectPair(definition, {
     era,
     eraCache: false,
@@ -33,7 +33,7 @@ async function connected(era: 'legacy' | 'modern') {
 
 describe('setRoots', () => {
   it('in the handshake era: tells the server, which then lists the new roots', async () => {
-    const { client, received } = await connected('legacy');
+    const { client, received } = await connected('handshake');
     await client.setRoots([{ uri: 'file:///new', name: 'new' }]);
     await eventually(() => received.length > 0, 'the server to receive the notification');
     expect(received).toEqual(['notification notifications/roots/list_changed']);

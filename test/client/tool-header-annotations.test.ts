@@ -18,7 +18,7 @@ const definition = serverWith([
   }),
 ]);
 
-async function connected(era: 'legacy' | 'modern') {
+async function connected(era: 'handshake' | 'modern') {
   const pair = await connectPair(definition, { era, eraCache: false, listChanges: 'off' });
   cleanups.push(() => pair.client.close());
   return pair.client;
@@ -26,7 +26,7 @@ async function connected(era: 'legacy' | 'modern') {
 
 describe('a tool with an invalid x-mcp-header annotation', () => {
   it('is listed and callable in the handshake era', async () => {
-    const client = await connected('legacy');
+    const client = await connected('handshake');
     expect((await client.listTools()).map((listed) => listed.name)).toEqual(['plain', 'bad-header']);
     expect(await client.callTool('bad-header', { amount: 1.5 })).toEqual(text('called'));
   });

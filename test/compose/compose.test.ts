@@ -85,7 +85,7 @@ beforeAll(async () => {
         forward: { roots: true },
         // This file follows the handshake era's forwarding (logging/setLevel, roots/list_changed) through
         // the child; test/compose/hub-modern.test.ts follows the same features to 2026-07-28 upstreams.
-        era: 'legacy',
+        era: 'handshake',
       },
       {
         name: 'remote',

@@ -232,9 +232,19 @@ describe('parseConfig', () => {
     ]);
   });
 
+  it('reads "legacy", the old name of the handshake era, as "handshake"', () => {
+    const { options } = parseConfig({
+      mcpServers: { named: { command: 'x', era: 'handshake' }, old: { command: 'x', era: 'legacy' } },
+    });
+    expect(options.upstreams.map((upstream) => [upstream.name, upstream.era])).toEqual([
+      ['named', 'handshake'],
+      ['old', 'handshake'],
+    ]);
+  });
+
   it('refuses an era it does not know, and names the era key on a slip', () => {
     expect(problemsOf({ mcpServers: { a: { command: 'x', era: '2026-07-28' } } })).toEqual([
-      'mcpServers.a.era must be one of "auto", "legacy", "modern", got "2026-07-28"',
+      'mcpServers.a.era must be one of "auto", "handshake", "modern", got "2026-07-28"',
     ]);
     expect(problemsOf({ mcpServers: { a: { command: 'x', eras: 'auto' } } })).toEqual([
       'Unknown key "eras" in mcpServers.a: did you mean "era"?',
@@ -374,27 +384,32 @@ describe('hubFromConfig', () => {
     await client.close();
   });
 
-  it("speaks 2026-07-28 to a server it probes (the default), the handshake to one whose entry says era 'legacy', and calls through both", async () => {
-    const script = fixturePath('compose/stdio-upstream.ts');
-    const child = { command: process.execPath, args: ['--import', 'tsx', script], tools: ['echo'] };
-    const hub = hubFromConfig(
-      { mcpServers: { probed: child, old: { ...child, era: 'legacy' } }, switchboard: { prefix: true } },
-      { hub: { logger: silentLogger } },
-    );
-    cleanups.push(() => hub.close());
-    await hub.start();
-    const versions = Object.fromEntries(hub.status().map((status) => [status.name, status.protocolVersion]));
-    expect(versions).toEqual({ probed: '2026-07-28', old: '2025-11-25' });
-    const [clientSide, hubSide] = createMemoryPair();
-    validateEmitted(hub.connect(hubSide));
-    const client = new Client({ name: 'c', version: '1' });
-    await client.connect(clientSide);
-    expect(await client.callTool('probed__echo', { n: 1 })).toEqual({
-      content: [{ type: 'text', text: 'child:{"n":1}' }],
-    });
-    expect(await client.callTool('old__echo', { n: 2 })).toEqual({
-      content: [{ type: 'text', text: 'child:{"n":2}' }],
-    });
-    await client.close();
-  });
+  // "legacy" is the handshake era's old name, still accepted.
+  it.each(['handshake', 'legacy'])(
+    'speaks 2026-07-28 to a server it probes (the default), the handshake to one whose entry says era "%s", and calls through both',
+    async (era) => {
+      const script = fixturePath('compose/stdio-upstream.ts');
+      const child = { command: process.execPath, args: ['--import', 'tsx', script], tools: ['echo'] };
+      const hub = hubFromConfig(
+        { mcpServers: { probed: child, old: { ...child, era } }, switchboard: { prefix: true } },
+        { hub: { logger: silentLogger } },
+      );
+      cleanups.push(() => hub.close());
+      await hub.start();
+      const versions = Object.fromEntries(hub.status().map((status) => [status.name, status.protocolVersion]));
+      expect(versions).toEqual({ probed: '2026-07-28', old: '2025-11-25' });
+      expect(hub.upstream('old')!.client!.connectedEra).toBe('handshake');
+      const [clientSide, hubSide] = createMemoryPair();
+      validateEmitted(hub.connect(hubSide));
+      const client = new Client({ name: 'c', version: '1' });
+      await client.connect(clientSide);
+      expect(await client.callTool('probed__echo', { n: 1 })).toEqual({
+        content: [{ type: 'text', text: 'child:{"n":1}' }],
+      });
+      expect(await client.callTool('old__echo', { n: 2 })).toEqual({
+        content: [{ type: 'text', text: 'child:{"n":2}' }],
+      });
+      await client.close();
+    },
+  );
 });

@@ -14,7 +14,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Server as SdkV1Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client } from '../../lib/client/client';
-import type { EraChoice } from '../../lib/client/era-probe';
+import type { EraChoice } from '../../lib/client/era-choice';
 import { isReservedMetaKey } from '../../lib/compose/forwarded-meta';
 import { Hub } from '../../lib/compose/hub';
 import type { UpstreamSource } from '../../lib/compose/sources';
@@ -77,7 +77,7 @@ async function startHub(source: UpstreamSource, era: EraChoice) {
 }
 
 /** A caller of the hub in `era`, declaring roots (the hub declares none upstream) and asking for `error` logs. */
-async function caller(hub: Hub, era: 'legacy' | 'modern'): Promise<Client> {
+async function caller(hub: Hub, era: 'handshake' | 'modern'): Promise<Client> {
   const [clientSide, hubSide] = createMemoryPair();
   validateEmitted(hub.connect(hubSide));
   const client = new Client(CALLER_INFO, { era, roots: [{ uri: 'file:///caller', name: 'caller' }] });
@@ -104,7 +104,7 @@ function expectRelayedMeta(meta: unknown): void {
   expect(meta).toEqual({ [NOTE]: 'from the upstream' });
 }
 
-const ERAS = ['legacy', 'modern'] as const;
+const ERAS = ['handshake', 'modern'] as const;
 
 describe.each(ERAS)('a %s caller of the hub', (callerEra) => {
   it('a stateless upstream gets the envelope of the hub’s client for it, never the caller’s', async () => {
@@ -121,7 +121,7 @@ describe.each(ERAS)('a %s caller of the hub', (callerEra) => {
       [META.clientCapabilities]: upstreamClient.capabilities,
       // The hub's rule: the most verbose level of its clients (`error` from this one; `info` for a stateless
       // caller, which has no session to set one on, the hub's default).
-      [META.logLevel]: callerEra === 'legacy' ? 'error' : 'info',
+      [META.logLevel]: callerEra === 'handshake' ? 'error' : 'info',
       [NOTE]: 'from the caller',
     });
     expect(upstreamClient.capabilities.roots).toBeUndefined();
@@ -130,10 +130,10 @@ describe.each(ERAS)('a %s caller of the hub', (callerEra) => {
 
   it('a handshake-era upstream gets no reserved _meta key at all', async () => {
     const seen: JsonObject[] = [];
-    const hub = await startHub({ kind: 'in-process', server: recordingUpstream(seen), direct: false }, 'legacy');
+    const hub = await startHub({ kind: 'in-process', server: recordingUpstream(seen), direct: false }, 'handshake');
     const client = await caller(hub, callerEra);
     const result = await callRecord(client);
-    expect(hub.upstream('up')!.client!.connectedEra).toBe('legacy');
+    expect(hub.upstream('up')!.client!.connectedEra).toBe('handshake');
     expect(seen).toEqual([{ [NOTE]: 'from the caller' }]);
     expectRelayedMeta(result._meta);
   });
@@ -150,7 +150,7 @@ describe.each(ERAS)('a %s caller of the hub', (callerEra) => {
 
   it('resources/read: the same rules both ways, with a progress token of the hub’s own', async () => {
     const seen: JsonObject[] = [];
-    const hub = await startHub({ kind: 'in-process', server: recordingUpstream(seen), direct: false }, 'legacy');
+    const hub = await startHub({ kind: 'in-process', server: recordingUpstream(seen), direct: false }, 'handshake');
     const client = await caller(hub, callerEra);
     const result = await client.request('resources/read', {
       uri: 'note://one',
@@ -181,7 +181,7 @@ describe.each(ERAS)('a %s caller of the hub', (callerEra) => {
       await sdk.connect(theirs);
       return fromSdkTransport(ours);
     };
-    const hub = await startHub({ kind: 'transport', open }, 'legacy');
+    const hub = await startHub({ kind: 'transport', open }, 'handshake');
     const client = await caller(hub, callerEra);
     const result = await callRecord(client);
     expect(seen).toEqual([{ [NOTE]: 'from the caller' }]);
@@ -255,7 +255,7 @@ function askingUpstream(): Server {
 }
 
 describe.each(ERAS)('a %s caller asked for input through the hub', (callerEra) => {
-  it.each(['legacy', 'modern'] as const)(
+  it.each(['handshake', 'modern'] as const)(
     'by a %s upstream gets the upstream’s own _meta keys, never what it says of its hop',
     async (upstreamEra) => {
       const hub = await startHub({ kind: 'in-process', server: askingUpstream(), direct: false }, upstreamEra);

@@ -1,6 +1,6 @@
 /**
  * The hub and the stateless revision (2026-07-28), both ways. Modern downstream clients with a handshake-era
- * upstream: a modern request is served from the hub's catalog like a legacy one; what the upstream asks the
+ * upstream: a modern request is served from the hub's catalog like a handshake-era one; what the upstream asks the
  * caller for (sampling, elicitation) becomes an input_required round for the modern caller, and the retry
  * runs the call again with the answer; the hub's list changes reach a downstream listen stream. A modern
  * upstream (probed over HTTP) with a handshake-era downstream client: its input_required rounds become
@@ -172,7 +172,7 @@ async function hubOverModernUpstream() {
   const [clientSide, hubSide] = createMemoryPair();
   hub.connect(hubSide);
   const client = new Client(
-    { name: 'legacy-downstream', version: '1' },
+    { name: 'handshake-downstream', version: '1' },
     { elicitation: { form: async () => ({ action: 'accept', content: { name: 'Grace' } }) } },
   );
   cleanups.push(() => client.close());
@@ -184,7 +184,7 @@ describe('a modern upstream behind the hub, a handshake-era downstream client', 
   it('is probed and spoken to in 2026-07-28', async () => {
     const { hub, client } = await hubOverModernUpstream();
     expect(hub.status()[0]).toMatchObject({ name: 'up', protocolVersion: '2026-07-28' });
-    expect(client.connectedEra).toBe('legacy');
+    expect(client.connectedEra).toBe('handshake');
   });
 
   it('turns the upstream’s input_required round into an elicitation request to the caller', async () => {

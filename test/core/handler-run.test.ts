@@ -16,8 +16,8 @@ import { deferred, serverWith, tool } from '../helpers/fixtures';
 import { eventually } from '../helpers/wait';
 import { json } from '../helpers/content';
 
-type Era = 'legacy' | 'modern';
-const ERAS: readonly Era[] = ['legacy', 'modern'];
+type Era = 'handshake' | 'modern';
+const ERAS: readonly Era[] = ['handshake', 'modern'];
 
 const closers: (() => Promise<unknown>)[] = [];
 afterEach(async () => {

@@ -18,7 +18,7 @@ export const fuzzDefinition: ServerDefinition = defineServer({
       name: 'stats',
       inputSchema: { type: 'object' },
       handler: (_args, ctx) => {
-        const session = ctx.connection.era === 'legacy' ? ctx.connection : undefined;
+        const session = ctx.connection.era === 'handshake' ? ctx.connection : undefined;
         return text(
           JSON.stringify({
             pendingRequests: session?.pendingRequestCount ?? 0,

@@ -43,7 +43,7 @@ export type RetryVariant = 'accept' | 'decline' | 'wrong-kind' | 'tampered-state
 export type BodyItem =
   | { readonly kind: 'request'; readonly spec: ModernRequestSpec }
   /** A request without the envelope (the handshake era's shape), after the era latched. */
-  | { readonly kind: 'legacy'; readonly method: string; readonly params?: string }
+  | { readonly kind: 'handshake'; readonly method: string; readonly params?: string }
   /**
    * `notifications/cancelled` for the `target`-th earlier request whose answer a cancel cannot race (of those
    * still open when `open`), or for an id never used.
@@ -414,19 +414,19 @@ export const eraIndependentLine: fc.Arbitrary<string> = fc.oneof(
 
 // ---- the case -----------------------------------------------------------------------------------------------
 
-const legacyRequest = fc.oneof(
+const handshakeRequest = fc.oneof(
   fc.constant({
-    kind: 'legacy' as const,
+    kind: 'handshake' as const,
     method: 'initialize',
     params: '{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}',
   }),
-  fc.constant({ kind: 'legacy' as const, method: 'initialize', params: '{"protocolVersion":5}' }),
+  fc.constant({ kind: 'handshake' as const, method: 'initialize', params: '{"protocolVersion":5}' }),
   fc.constantFrom('ping', 'tools/list', 'logging/setLevel', 'resources/subscribe', 'nope').map((method) => ({
-    kind: 'legacy' as const,
+    kind: 'handshake' as const,
     method,
   })),
   fc.constant({
-    kind: 'legacy' as const,
+    kind: 'handshake' as const,
     method: 'tools/call',
     params: '{"name":"echo","arguments":{},"_meta":{"x":1}}',
   }),
@@ -434,7 +434,7 @@ const legacyRequest = fc.oneof(
 
 const bodyItem: fc.Arbitrary<BodyItem> = fc.oneof(
   { weight: 10, arbitrary: modernRequest.map((spec) => ({ kind: 'request' as const, spec })) },
-  { weight: 2, arbitrary: legacyRequest },
+  { weight: 2, arbitrary: handshakeRequest },
   {
     weight: 3,
     arbitrary: fc
@@ -521,7 +521,7 @@ export function modernRequestText(spec: ModernRequestSpec, idText: string): stri
 }
 
 /** The text of a request without the envelope. */
-export function legacyRequestText(method: string, params: string | undefined, idText: string): string {
+export function handshakeRequestText(method: string, params: string | undefined, idText: string): string {
   const members: Member[] = [
     ['jsonrpc', '"2.0"'],
     ['id', idText],

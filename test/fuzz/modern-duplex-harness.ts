@@ -169,7 +169,7 @@ async function expectNothingLeft(server: Server, session: DuplexSession, plan: C
   expect(server.listenStreams.size, 'open listen streams').toBe(0);
   expect((server.events as InMemoryServerEventBus).subscriberCount, 'event-bus subscribers').toBe(0);
   expect(handlerRuns.ended, 'every run of a long-lived handler ended').toBe(handlerRuns.started);
-  expect(session.connection.activeHandlerCount, 'legacy handler records').toBe(0);
+  expect(session.connection.activeHandlerCount, 'session handler records').toBe(0);
   expect(session.connection.pendingRequestCount, 'requests of ours pending').toBe(0);
   expect(({} as Record<string, unknown>).polluted, 'Object.prototype untouched').toBeUndefined();
 

@@ -9,7 +9,7 @@
 import { expect } from 'vitest';
 import { MODERN_VERSION } from './arbitraries';
 import {
-  legacyRequestText,
+  handshakeRequestText,
   modernRequestText,
   plainEnvelope,
   type DuplexCase,
@@ -148,7 +148,7 @@ export function planCase(testCase: DuplexCase): CasePlan {
       case 'request':
         sendModern(item.spec, ...nextId());
         break;
-      case 'legacy': {
+      case 'handshake': {
         const [id, idText] = nextId();
         const requested = own(item.params === undefined ? undefined : JSON.parse(item.params), 'protocolVersion');
         const answer =
@@ -158,7 +158,7 @@ export function planCase(testCase: DuplexCase): CasePlan {
                 expect(e.data?.requested).toBe(typeof requested === 'string' ? echoedVersion(requested) : '');
               })
             : error(INVALID_PARAMS);
-        planned(id, item.method, legacyRequestText(item.method, item.params, idText), { answer, deferred: false });
+        planned(id, item.method, handshakeRequestText(item.method, item.params, idText), { answer, deferred: false });
         break;
       }
       case 'cancel': {

@@ -17,8 +17,15 @@ import {
   ourClientAgainstSdkPrimitives,
   sdkClientAgainstOurPrimitives,
   type InteropCase,
+  type InteropRun,
 } from './interop';
 import { isAtLeast } from '../../lib/protocol/versions';
+
+/** The URL elicitation the suite's tools ask for, as `run`'s era carries it: 2026-07-28 has no elicitationId. */
+function urlElicitationIn(run: InteropRun): object {
+  const { elicitationId: _none, ...stateless } = URL_ELICITATION;
+  return run.era === 'handshake' ? URL_ELICITATION : stateless;
+}
 
 export const CLIENT_FEATURE_CASES: InteropCase[] = [
   {
@@ -148,15 +155,13 @@ export const CLIENT_FEATURE_CASES: InteropCase[] = [
     server: async (run) => {
       const { sdkClient, asked, sdkErrors } = await sdkClientAgainstOurPrimitives(run);
       expect(jsonOf(await sdkClient.callTool({ name: 'open-url', arguments: {} }))).toEqual({ action: 'accept' });
-      // 2026-07-28 has no elicitationId (no completion notification to match it with).
-      const { elicitationId: _id, ...stateless } = URL_ELICITATION;
-      expect(asked.elicitation).toEqual([run.era === 'handshake' ? URL_ELICITATION : stateless]);
+      expect(asked.elicitation).toEqual([urlElicitationIn(run)]);
       expect(sdkErrors).toEqual([]);
     },
     client: async (run) => {
       const { client, seen, sdkErrors } = await ourClientAgainstSdkPrimitives(run);
       expect(jsonOf(await client.callTool('open-url', {}))).toEqual({ action: 'accept' });
-      expect(seen.url).toEqual([URL_ELICITATION]);
+      expect(seen.url).toEqual([urlElicitationIn(run)]);
       expect(sdkErrors).toEqual([]);
     },
   },
@@ -193,8 +198,9 @@ export const CLIENT_FEATURE_CASES: InteropCase[] = [
       const { client } = await ourClientAgainstSdkPrimitives(run);
       const failure = await client.callTool('needs-browser', {}).catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(McpError);
-      // The SDK sends its error's own message, "MCP error <code>: " prefix included.
-      expect(failure).toMatchObject({ code: -32042, message: 'MCP error -32042: Open the link first' });
+      // SDK v1 sends its error's own message, "MCP error <code>: " prefix included.
+      const message = run.sdk === 'v1' ? 'MCP error -32042: Open the link first' : 'Open the link first';
+      expect(failure).toMatchObject({ code: -32042, message });
       expect(readUrlElicitations(failure)).toEqual([URL_ELICITATION]);
     },
   },

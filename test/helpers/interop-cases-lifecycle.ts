@@ -6,7 +6,10 @@ import { expect } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { ConnectionClosedError, McpError, RequestCancelledError, RequestTimeoutError } from '../../lib/jsonrpc/errors';
 import { deferred } from './fixtures';
+import { watchedSdkToolsServer } from '../fixtures/interop-sdk-server';
+import { sdkV2ToolsServer } from '../fixtures/interop-sdk-v2-server';
 import {
+  ourClientAgainst,
   ourClientAgainstSdkPrimitives,
   ourClientAgainstSdkServer,
   sdkClientAgainstOurPrimitives,
@@ -57,6 +60,19 @@ export const LIFECYCLE_CASES: InteropCase[] = [
       const { client, sdkErrors } = await ourClientAgainstSdkServer(run);
       expect(client.state).toBe('ready');
       expect(client.protocolVersion).toBe(run.version);
+      expect(sdkErrors).toEqual([]);
+    },
+  },
+  {
+    title: "connects through fromSdkTransport over the SDK's in-memory pair",
+    eras: BOTH_ERAS,
+    client: async (run) => {
+      // SDK v1 is always reached this way; SDK v2 otherwise over pipes (see SdkV2Link).
+      const { hooks, mcp } = watchedSdkToolsServer();
+      const builders = { v1: () => mcp, v2: () => sdkV2ToolsServer(hooks) };
+      const { client, sdkErrors } = await ourClientAgainst(run, builders, {}, 'sdk-memory');
+      expect(client.state).toBe(run.era === 'handshake' ? 'ready' : 'modern');
+      expect(await client.callTool('echo', { text: 'hi' })).toEqual({ content: [{ type: 'text', text: 'hi' }] });
       expect(sdkErrors).toEqual([]);
     },
   },

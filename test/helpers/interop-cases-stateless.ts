@@ -5,13 +5,18 @@
  * are the cases on `initialize`, logging/setLevel, server-to-client requests and resources/subscribe.
  */
 import type { Client as SdkV2Client, SubscriptionFilter } from '@modelcontextprotocol/client';
+import { filter, firstValueFrom, take, toArray } from 'rxjs';
 import { expect } from 'vitest';
+import type { Client } from '../../lib/client/client';
 import type { ToolDefinition } from '../../lib/server/tools';
 import { FORM_SCHEMA } from '../fixtures/interop-our-server';
 import { jsonOf } from './content';
 import { deferred } from './fixtures';
+import { nextEvent } from './wait';
 import { cleanups } from './sdk';
 import {
+  ourClientAgainstSdkPrimitives,
+  ourClientAgainstSdkServer,
   sdkClientAgainstOurPrimitives,
   sdkClientAgainstOurServer,
   STATELESS_ERA,
@@ -54,6 +59,31 @@ const ASKING_TOOLS: ToolDefinition<any>[] = [
 const callsOf = ({ received }: OurPrimitivesServerSetup, tool: string) =>
   received.filter((message) => message.method === 'tools/call' && message.params?.name === tool);
 
+/** What `client` sends from now on (`direction: 'out'`), as it goes. */
+function sentBy(client: Client): Record<string, any>[] {
+  const sent: Record<string, any>[] = [];
+  client.trace$.subscribe((event) => event.direction === 'out' && event.message && sent.push(event.message as never));
+  return sent;
+}
+
+/** What `client` receives from now on (answers, notifications, input requests), as it arrives. */
+function answersTo(client: Client): Record<string, any>[] {
+  const received: Record<string, any>[] = [];
+  client.trace$.subscribe(
+    (event) => event.direction === 'in' && event.message && received.push(event.message as never),
+  );
+  return received;
+}
+
+/** Resolves once the server acknowledges our client's next subscriptions/listen. */
+const acknowledged = (client: Client) =>
+  nextEvent(
+    client.trace$,
+    (event) =>
+      event.direction === 'in' && (event.message as any)?.method === 'notifications/subscriptions/acknowledged',
+    'the listen acknowledgement',
+  );
+
 /** The SDK v2 client of the run: what these cases check only SDK v2 has. */
 const v2 = (sdkClient: SdkClientPeer) => sdkClient.raw as SdkV2Client;
 
@@ -75,6 +105,14 @@ export const STATELESS_CASES: InteropCase[] = [
       ]);
       expect(sdkErrors).toEqual([]);
     },
+    client: async (run) => {
+      const { client, sdkErrors } = await ourClientAgainstSdkServer(run);
+      expect([client.connectedEra, client.protocolVersion]).toEqual(['modern', STATELESS_VERSION]);
+      const sent = sentBy(client);
+      await client.listTools();
+      expect(sent.map((message) => message.method)).toEqual(['tools/list']); // nothing before it but the discovery: no initialize, no ping
+      expect(sdkErrors).toEqual([]);
+    },
   },
   {
     title: 'names the server in the _meta of every result',
@@ -88,6 +126,17 @@ export const STATELESS_CASES: InteropCase[] = [
       for (const result of results) {
         expect(result._meta?.[SERVER_INFO_KEY]).toEqual({ name: 'switchboard-server', version: '1.2.3' });
       }
+    },
+    client: async (run) => {
+      const { client } = await ourClientAgainstSdkServer(run);
+      const answers = answersTo(client);
+      await client.listTools();
+      await client.callTool('echo', { text: 'hi' });
+      expect(answers.map((message) => message.result?._meta?.[SERVER_INFO_KEY])).toEqual([
+        { name: 'sdk-server', version: '2.0.0' },
+        { name: 'sdk-server', version: '2.0.0' },
+      ]);
+      expect(client.serverInfo).toEqual({ name: 'sdk-server', version: '2.0.0' });
     },
   },
   {
@@ -104,6 +153,18 @@ export const STATELESS_CASES: InteropCase[] = [
         ['error', 'last'],
       ]);
     },
+    client: async (run) => {
+      const { client } = await ourClientAgainstSdkPrimitives(run);
+      await client.setLoggingLevel('warning');
+      const sent = sentBy(client);
+      const logs = firstValueFrom(client.logs$.pipe(take(2), toArray()));
+      expect(await client.callTool('log', {})).toEqual({ content: [{ type: 'text', text: 'logged' }] });
+      expect(await logs).toEqual([
+        { level: 'warning', logger: 'sdk', data: { step: 2 } },
+        { level: 'error', data: 'last' },
+      ]);
+      expect(sent.find((message) => message.method === 'tools/call')?.params._meta[LOG_LEVEL_KEY]).toBe('warning');
+    },
   },
   {
     title: 'sends no log message when the request names no level',
@@ -113,6 +174,14 @@ export const STATELESS_CASES: InteropCase[] = [
       const result = await sdkClient.callTool({ name: 'log', arguments: {} });
       expect(result.content).toEqual([{ type: 'text', text: 'logged' }]);
       expect(sent.filter((message) => message.method === 'notifications/message')).toEqual([]);
+    },
+    client: async (run) => {
+      const { client } = await ourClientAgainstSdkPrimitives(run);
+      const sent = sentBy(client);
+      const messages = answersTo(client);
+      expect(await client.callTool('log', {})).toEqual({ content: [{ type: 'text', text: 'logged' }] });
+      expect(sent.find((message) => message.method === 'tools/call')?.params._meta[LOG_LEVEL_KEY]).toBeUndefined();
+      expect(messages.filter((message) => message.method === 'notifications/message')).toEqual([]);
     },
   },
   {
@@ -132,6 +201,24 @@ export const STATELESS_CASES: InteropCase[] = [
       expect(setup.sent.find((message) => message.id === legs[0]!.id)?.result).toMatchObject({
         resultType: 'input_required',
       });
+    },
+    client: async (run) => {
+      const { client, seen } = await ourClientAgainstSdkPrimitives(run);
+      const sent = sentBy(client);
+      const answers = answersTo(client);
+      // Our client fills in the defaults of the requested schema, in either era ('elicits a form through the client').
+      expect(jsonOf(await client.callTool('ask', {}))).toEqual({
+        action: 'accept',
+        content: { name: 'Ada', age: 42, newsletter: false },
+      });
+      const legs = sent.filter((message) => message.method === 'tools/call');
+      expect(legs).toHaveLength(2);
+      expect(new Set(legs.map((leg) => leg.id)).size).toBe(2);
+      expect(answers.find((message) => message.id === legs[0]!.id)?.result).toMatchObject({
+        resultType: 'input_required',
+      });
+      expect(answers.filter((message) => message.method === 'elicitation/create')).toEqual([]);
+      expect(seen.form).toHaveLength(1);
     },
   },
   {
@@ -174,6 +261,17 @@ export const STATELESS_CASES: InteropCase[] = [
       });
       expect(subscription.honoredFilter).toEqual({ toolsListChanged: true, resourceSubscriptions: ['docs://readme'] });
     },
+    client: async (run) => {
+      const { client } = await ourClientAgainstSdkPrimitives(run);
+      const sent = sentBy(client);
+      const ack = acknowledged(client);
+      const updates = client.subscribeResource('docs://readme').subscribe();
+      cleanups.push(() => updates.unsubscribe());
+      const acknowledgement = (await ack).message as Record<string, any>;
+      const listen = sent.find((message) => message.method === 'subscriptions/listen')!;
+      expect(listen.params.notifications).toEqual({ resourceSubscriptions: ['docs://readme'] });
+      expect(acknowledgement.params.notifications).toEqual({ resourceSubscriptions: ['docs://readme'] });
+    },
   },
   {
     title: 'delivers a tool list change on the listen stream, after which the new list has the tool',
@@ -189,6 +287,17 @@ export const STATELESS_CASES: InteropCase[] = [
       await changed.promise;
       const { tools } = await v2(sdkClient).listTools({}, { cacheMode: 'refresh' });
       expect(tools.map((tool) => tool.name)).toContain('late');
+    },
+    client: async (run) => {
+      const { client, mcp } = await ourClientAgainstSdkServer(run);
+      const ack = acknowledged(client);
+      const changed = firstValueFrom(
+        client.notifications$.pipe(filter((note) => note.method === 'notifications/tools/list_changed')),
+      );
+      await ack;
+      mcp.registerTool('late', { description: 'Added later' }, async () => ({ content: [] }));
+      await changed;
+      expect((await client.listTools()).map((tool) => tool.name)).toContain('late');
     },
   },
   {
@@ -208,6 +317,17 @@ export const STATELESS_CASES: InteropCase[] = [
       server.resourceUpdated('notes://alpha');
       await alpha.promise;
       expect(updates).toEqual(['docs://counter', 'notes://alpha']);
+    },
+    client: async (run) => {
+      const { client, mcp } = await ourClientAgainstSdkPrimitives(run);
+      const ack = acknowledged(client);
+      const updates = firstValueFrom(client.subscribeResource('docs://readme').pipe(take(2), toArray()));
+      await ack;
+      await mcp.server.sendResourceUpdated({ uri: 'docs://logo' }); // not named: not for this subscriber
+      await mcp.server.sendResourceUpdated({ uri: 'docs://readme' });
+      await mcp.server.sendResourceUpdated({ uri: 'docs://readme' });
+      // Each carries the id of its listen stream in _meta.
+      expect((await updates).map(({ uri }) => uri)).toEqual(['docs://readme', 'docs://readme']);
     },
   },
 ];

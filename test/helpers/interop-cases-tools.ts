@@ -6,6 +6,7 @@ import type { LoggingMessageNotificationParams, Progress as SdkProgress } from '
 import { filter, firstValueFrom, take, toArray } from 'rxjs';
 import { expect } from 'vitest';
 import type { Client } from '../../lib/client/client';
+import { McpError } from '../../lib/jsonrpc/errors';
 import type { JsonRpcNotification } from '../../lib/jsonrpc/types';
 import type { LoggingMessageParams, Progress } from '../../lib/protocol/types';
 import { isAtLeast } from '../../lib/protocol/versions';
@@ -178,15 +179,21 @@ export const TOOL_CASES: InteropCase[] = [
     },
   },
   {
-    title: "reads the SDK server's isError answer to an unknown tool",
+    title: "reads the SDK server's answer to an unknown tool",
     eras: BOTH_ERAS,
     client: async (run) => {
       const { client } = await ourClientAgainstSdkServer(run);
-      // The SDK server reports an unknown tool as a tool error, not as a -32602 protocol error.
-      expect(await client.callTool('nope', {})).toEqual({
-        content: [{ type: 'text', text: 'MCP error -32602: Tool nope not found' }],
-        isError: true,
-      });
+      if (run.sdk === 'v1') {
+        // SDK v1 reports an unknown tool as a tool error, not as a -32602 protocol error.
+        expect(await client.callTool('nope', {})).toEqual({
+          content: [{ type: 'text', text: 'MCP error -32602: Tool nope not found' }],
+          isError: true,
+        });
+      } else {
+        const failure = await client.callTool('nope', {}).catch((error: unknown) => error);
+        expect(failure).toBeInstanceOf(McpError);
+        expect(failure).toMatchObject({ code: -32602, message: 'Tool nope not found' });
+      }
     },
   },
   {

@@ -1,6 +1,7 @@
 /**
- * Interop with the official TypeScript SDKs, in process over the SDK's `InMemoryTransport` pair with our end
- * wrapped by `fromSdkTransport`: the set-ups for both directions, and the suite runner.
+ * Interop with the official TypeScript SDKs, in process: the suite runner, and the set-ups of the SDK client
+ * against our server (over the SDK's `InMemoryTransport` pair with our end wrapped by `fromSdkTransport`); our
+ * client against the SDK server is ./interop-our-client.ts.
  *
  * `runInteropSuite({ runs, cases, skip })` registers every case for every run it applies to. A run is one
  * combination of direction (`ours: 'server'`: the SDK client against our server; `ours: 'client'`: our client
@@ -12,10 +13,8 @@
 import { Client as SdkV2Client, InMemoryTransport as SdkV2InMemoryTransport } from '@modelcontextprotocol/client';
 import { Client as SdkV1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { Subject } from 'rxjs';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import type { Client, ClientOptions } from '../../lib/client/client';
 import type { ModernProtocolVersion } from '../../lib/protocol/modern';
 import type { ProtocolVersion } from '../../lib/protocol/versions';
 import { LATEST_PROTOCOL_VERSION } from '../../lib/protocol/versions';
@@ -24,18 +23,10 @@ import { Server, type ServerConnection } from '../../lib/server/server';
 import type { ToolDefinition } from '../../lib/server/tools';
 import type { SdkTransportLike, SdkTransportSendOptions } from '../../transports/sdk-adapter';
 import { ourPrimitivesDefinition, ourTools, type ServerHooks } from '../fixtures/interop-our-server';
-import {
-  OUR_ROOTS,
-  SAMPLED,
-  sdkPrimitivesServer,
-  watchedSdkToolsServer,
-  type SdkPrimitivesHooks,
-  type SdkToolsHooks,
-} from '../fixtures/interop-sdk-server';
 import { deferred } from './fixtures';
 import { validateEveryModernExchange } from './modern-wire';
 import { sdkV1Peer, sdkV2Peer, type SdkClientPeer, type SdkMajor } from './interop-sdk-client';
-import { cleanups, connectOurClient, serveOverSdkTransport, watchSdkClient } from './sdk';
+import { cleanups, serveOverSdkTransport, watchSdkClient } from './sdk';
 
 // ---- the suite --------------------------------------------------------------------------------------
 
@@ -279,65 +270,14 @@ export async function sdkClientAgainstOurPrimitives(
   return setup;
 }
 
-// ---- our client against the SDK server -------------------------------------------------------------
+// ---- our client against the SDK server: ./interop-our-client.ts -----------------------------------------
 
-export interface SdkToolsServerSetup {
-  readonly client: Client;
-  readonly mcp: McpServer;
-  readonly hooks: SdkToolsHooks;
-  readonly sdkErrors: Error[];
-}
-
-/** Our client asking for `run.version` of the SDK McpServer with the lifecycle tools; `options` add to the client's. */
-export async function ourClientAgainstSdkServer(
-  run: InteropRun,
-  options: ClientOptions = {},
-): Promise<SdkToolsServerSetup> {
-  const { hooks, mcp, sdkErrors } = watchedSdkToolsServer();
-  const client = await connectOurClient(mcp, { protocolVersion: run.version as ProtocolVersion, ...options });
-  return { client, mcp, hooks, sdkErrors };
-}
-
-export interface SdkPrimitivesServerSetup {
-  readonly client: Client;
-  readonly mcp: McpServer;
-  readonly hooks: SdkPrimitivesHooks;
-  readonly sdkErrors: Error[];
-  /** What our client's sampling and elicitation handlers were asked. */
-  readonly seen: { sampling: unknown[]; form: unknown[]; url: unknown[] };
-}
-
-/**
- * Our client (sampling, form and URL elicitation, roots) asking for `run.version` of the SDK McpServer with every
- * primitive; `options` replace the client's defaults.
- */
-export async function ourClientAgainstSdkPrimitives(
-  run: InteropRun,
-  options: ClientOptions = {},
-): Promise<SdkPrimitivesServerSetup> {
-  const hooks: SdkPrimitivesHooks = {
-    subscribed: [],
-    unsubscribed: [],
-    subscribeSeen: new Subject(),
-    unsubscribeSeen: new Subject(),
-    rootsChanged: new Subject(),
-  };
-  const mcp = sdkPrimitivesServer(hooks);
-  const sdkErrors: Error[] = [];
-  mcp.server.onerror = (error) => sdkErrors.push(error);
-  const seen = { sampling: [] as unknown[], form: [] as unknown[], url: [] as unknown[] };
-  const client = await connectOurClient(mcp, {
-    protocolVersion: run.version as ProtocolVersion,
-    sampling: (params) => (seen.sampling.push(params), SAMPLED),
-    elicitation: {
-      form: (params) => (seen.form.push(params), { action: 'accept', content: { name: 'Ada' } }),
-      url: (params) => (seen.url.push(params), { action: 'accept' }),
-    },
-    roots: OUR_ROOTS,
-    ...options,
-  });
-  expect(client.protocolVersion).toBe(run.version);
-  return { client, mcp, hooks, sdkErrors, seen };
-}
-
+export {
+  ourClientAgainst,
+  ourClientAgainstSdkPrimitives,
+  ourClientAgainstSdkServer,
+  type SdkMcpServer,
+  type SdkPrimitivesServerSetup,
+  type SdkToolsServerSetup,
+} from './interop-our-client';
 export { cleanups };

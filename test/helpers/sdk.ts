@@ -1,30 +1,10 @@
-/** Scaffolding shared by the interop tests against the official SDK. */
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { Client, type ClientOptions } from '../../lib/client/client';
+/** Scaffolding shared by the interop tests against the official SDK (our client's side: ./interop-our-client.ts). */
 import type { Server, ServerConnection } from '../../lib/server/server';
 import { fromSdkTransport, type SdkAdapterOptions, type SdkTransportLike } from '../../transports/sdk-adapter';
 import { cleanups } from './cleanups';
 import { validateEmitted } from './pair';
 
 export { cleanups } from './cleanups';
-
-/**
- * Our client connected in memory to an SDK server, everything it emits schema-checked; both are closed
- * after the test.
- */
-export async function connectOurClient(mcp: McpServer, options: ClientOptions): Promise<Client> {
-  const [ourSide, sdkSide] = InMemoryTransport.createLinkedPair();
-  await mcp.connect(sdkSide);
-  const client = new Client({ name: 'switchboard-client', version: '1.0.0' }, options);
-  validateEmitted(client);
-  cleanups.push(
-    () => mcp.close(),
-    () => client.close(),
-  );
-  await client.connect(fromSdkTransport(ourSide));
-  return client;
-}
 
 /**
  * Our server over one end of an SDK transport pair, everything it emits schema-checked; `sent` records what

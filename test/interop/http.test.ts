@@ -331,7 +331,7 @@ describe('a stale 2026-07-28 verdict for the SDK Streamable HTTP server (a hands
     const next = new Client({ name: 'switchboard-http', version: '1.0.0' }, { eraCache });
     cleanups.push(() => next.close());
     await next.connect(new StreamableHttpClientTransport(sdk.url), { timeout: 5000 });
-    expect(next.connectedEra).toBe('legacy');
+    expect(next.connectedEra).toBe('handshake');
     expect(text(await next.callTool('echo', { message: 'fresh' }))).toBe('echo: fresh');
   });
 });

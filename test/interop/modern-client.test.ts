@@ -172,7 +172,7 @@ describe('our client against server-everything over stdio (handshake era only)',
   it('probes with server/discover, then falls back to initialize', async () => {
     const transport = everythingTransport();
     const { client } = await connectOver(transport, new EraCache());
-    expect(client.connectedEra).toBe('legacy');
+    expect(client.connectedEra).toBe('handshake');
     expect(transport.sent.slice(0, 2).map(methodOf)).toEqual(['server/discover', 'initialize']);
   });
 
@@ -189,7 +189,7 @@ describe('our client against server-everything over stdio (handshake era only)',
     await connectOver(first, cache);
     const second = everythingTransport();
     const { client } = await connectOver(second, cache);
-    expect(client.connectedEra).toBe('legacy');
+    expect(client.connectedEra).toBe('handshake');
     expect(methodOf(second.sent[0]!)).toBe('initialize');
   });
 });

@@ -2,9 +2,10 @@
  * Interop with the official TypeScript SDKs (no mocks), in process over the SDK's `InMemoryTransport` pair
  * with our end wrapped by `fromSdkTransport`.
  *
- * One suite (test/helpers/interop-cases-*.ts) runs for every combination that applies: the SDK v1 client
- * against our server and our client against the SDK v1 McpServer, in the handshake era at every revision;
- * the SDK v2 client against our server at every handshake revision and in the stateless era (2026-07-28).
+ * One suite (test/helpers/interop-cases-*.ts) runs for every combination that applies, in both directions:
+ * the SDK v1 client against our server and our client against the SDK v1 McpServer, in the handshake era at
+ * every revision; the SDK v2 client against our server, and our client against the SDK v2 McpServer (served
+ * by `serveStdio` over in-process pipes), at every handshake revision and in the stateless era (2026-07-28).
  * What does not apply to a combination is in the skip table (test/helpers/interop-skips.ts), with its
  * reason. Then: the SDK client's own choice of revision, errors thrown by our tool handlers, the same
  * conversations over the SDK's stdio transport (serialized), and over real stdio.
@@ -57,6 +58,7 @@ const RUNS = [
   ...interopRuns('server', 'v1', VERSIONS),
   ...interopRuns('server', 'v2', VERSIONS),
   ...interopRuns('client', 'v1', VERSIONS),
+  ...interopRuns('client', 'v2', VERSIONS),
 ];
 
 runInteropSuite({ runs: RUNS, cases: CASES, skip: INTEROP_SKIPS });

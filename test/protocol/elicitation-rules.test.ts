@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compileWithAjv, specAccepts, expectInvalidParams, expectTypeError, thrown } from '../helpers/rules';
+import { ClientFeatures } from '../../lib/client/features';
 import { ErrorCode, McpError } from '../../lib/jsonrpc/errors';
 import {
   applyDefaults,
@@ -126,6 +127,14 @@ describe('parseElicitParams: URL mode', () => {
       );
     }
     expect(specAccepts('ElicitRequestURLParams', urlParams('https://x.example', { elicitationId: 42 }))).toBe(false);
+  });
+
+  it('needs no elicitationId in 2026-07-28, which has none', () => {
+    const { elicitationId: _none, ...params } = urlParams('https://x.example');
+    expect(parseElicitParams(params, { ...URL_ONLY, urlWithoutId: true })).toBe(params);
+    const features = new ClientFeatures({ elicitation: { url: () => ({ action: 'accept' }) } });
+    expect(features.elicitationDeclared('2026-07-28')).toMatchObject({ url: true, urlWithoutId: true });
+    expect(features.elicitationDeclared('2025-11-25').urlWithoutId).toBeUndefined();
   });
 
   it('refuses URLs that are not absolute http(s)', () => {

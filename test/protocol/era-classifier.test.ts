@@ -1,5 +1,5 @@
 /**
- * The era classifier (lib/protocol/era.ts): every rung of the rejection ladder, what stays legacy, what is
+ * The era classifier (lib/protocol/era.ts): every rung of the rejection ladder, what stays in the handshake era, what is
  * served modern, and the error responses a rejection becomes, checked against the 2026-07-28 schema.
  */
 import { readFileSync } from 'node:fs';
@@ -13,7 +13,7 @@ import {
   type EraPolicy,
   type EraVerdict,
   type InboundMessage,
-  type LegacyReason,
+  type HandshakeReason,
   type RejectVerdict,
 } from '../../lib/protocol/era';
 import { HANDSHAKE_METHODS } from '../../lib/protocol/methods';
@@ -117,7 +117,7 @@ const REJECTIONS: Rejection[] = [
     undefined,
   ],
   [
-    'a legacy batch under a modern header',
+    'a handshake-era batch under a modern header',
     post([request(1, 'ping', {}, null)], headersFor('ping')),
     400,
     -32600,
@@ -419,7 +419,7 @@ describe('classifyInbound: the rejection ladder', () => {
 
 // ---------------------------------------------------------------------------------------------------------
 
-const LEGACY: [name: string, input: InboundMessage, reason: LegacyReason][] = [
+const HANDSHAKE: [name: string, input: InboundMessage, reason: HandshakeReason][] = [
   [
     'a GET, even under a modern header',
     { httpMethod: 'GET', headers: headersFor('x'), body: undefined },
@@ -450,7 +450,7 @@ const LEGACY: [name: string, input: InboundMessage, reason: LegacyReason][] = [
     'no-claim',
   ],
   [
-    'a legacy request whose Mcp-Method disagrees (never checked on legacy traffic)',
+    'a handshake-era request whose Mcp-Method disagrees (never checked on handshake-era traffic)',
     post(request(2, 'tools/list', {}, null), { 'mcp-method': 'prompts/list' }),
     'no-claim',
   ],
@@ -458,7 +458,7 @@ const LEGACY: [name: string, input: InboundMessage, reason: LegacyReason][] = [
   ['a posted result', post({ jsonrpc: '2.0', id: 1, result: {} }), 'response'],
   ['a posted error', post({ jsonrpc: '2.0', id: 1, error: { code: -1, message: 'no' } }), 'response'],
   [
-    'a batch of legacy messages',
+    'a batch of handshake-era messages',
     post([request(1, 'ping', {}, null), notification('notifications/initialized')]),
     'batch',
   ],
@@ -466,12 +466,12 @@ const LEGACY: [name: string, input: InboundMessage, reason: LegacyReason][] = [
   ['an object without a method, result or error', stdio({ jsonrpc: '2.0', id: 1 }), 'invalid'],
 ];
 
-describe('classifyInbound: legacy traffic', () => {
-  it.each(LEGACY)('routes %s to the legacy path', (_name, input, reason) => {
-    expect(classifyInbound(input)).toEqual({ era: 'legacy', reason });
+describe('classifyInbound: handshake-era traffic', () => {
+  it.each(HANDSHAKE)('routes %s to the handshake-era path', (_name, input, reason) => {
+    expect(classifyInbound(input)).toEqual({ era: 'handshake', reason });
   });
 
-  it('hands every legacy message of one reason the same verdict object (nothing allocated)', () => {
+  it('hands every handshake-era message of one reason the same verdict object (nothing allocated)', () => {
     const first = classifyInbound(stdio(request(1, 'tools/list', {}, null)));
     expect(classifyInbound(post(request('b', 'prompts/get', { name: 'p' }, null)))).toBe(first);
   });
@@ -569,7 +569,7 @@ const metaKey = fc
     ),
   )
   .filter((key) => key !== CLAIM_KEY);
-const legacyParams = fc.record(
+const handshakeParams = fc.record(
   {
     _meta: fc.dictionary(metaKey, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }),
     name: fc.string({ maxLength: 8 }),
@@ -578,16 +578,19 @@ const legacyParams = fc.record(
   },
   { requiredKeys: [] },
 );
-const legacyMethod = fc.oneof(fc.constantFrom(...Object.keys(HANDSHAKE_METHODS.specs)), fc.string({ maxLength: 16 }));
+const handshakeMethod = fc.oneof(
+  fc.constantFrom(...Object.keys(HANDSHAKE_METHODS.specs)),
+  fc.string({ maxLength: 16 }),
+);
 
 /** Any 2025-11-25 message without the claim: request, notification, result or error. */
-const legacyMessage = fc.oneof(
+const handshakeMessage = fc.oneof(
   fc.record(
-    { jsonrpc: fc.constant('2.0'), id: requestId, method: legacyMethod, params: legacyParams },
+    { jsonrpc: fc.constant('2.0'), id: requestId, method: handshakeMethod, params: handshakeParams },
     { requiredKeys: ['jsonrpc', 'id', 'method'] },
   ),
   fc.record(
-    { jsonrpc: fc.constant('2.0'), method: legacyMethod, params: legacyParams },
+    { jsonrpc: fc.constant('2.0'), method: handshakeMethod, params: handshakeParams },
     { requiredKeys: ['jsonrpc', 'method'] },
   ),
   fc.record({
@@ -608,8 +611,8 @@ const legacyMessage = fc.oneof(
   ),
 );
 
-/** How a legacy message arrives: on stdio, or POSTed with handshake-era headers (or none). */
-const legacyHeaders = fc.record(
+/** How a handshake-era message arrives: on stdio, or POSTed with handshake-era headers (or none). */
+const handshakeHeaders = fc.record(
   {
     'mcp-protocol-version': fc.constantFrom(...SUPPORTED_PROTOCOL_VERSIONS),
     'mcp-method': fc.string({ maxLength: 12 }),
@@ -618,15 +621,15 @@ const legacyHeaders = fc.record(
   },
   { requiredKeys: [] },
 );
-const legacyInput = fc.oneof(
-  legacyMessage.map((body): InboundMessage => ({ body: asParsed(body) })),
-  fc.tuple(legacyMessage, legacyHeaders).map(([body, headers]): InboundMessage => ({
+const handshakeInput = fc.oneof(
+  handshakeMessage.map((body): InboundMessage => ({ body: asParsed(body) })),
+  fc.tuple(handshakeMessage, handshakeHeaders).map(([body, headers]): InboundMessage => ({
     httpMethod: 'POST',
     headers,
     body: asParsed(body),
   })),
   fc
-    .tuple(fc.array(legacyMessage, { minLength: 1, maxLength: 3 }), legacyHeaders)
+    .tuple(fc.array(handshakeMessage, { minLength: 1, maxLength: 3 }), handshakeHeaders)
     .map(([body, headers]): InboundMessage => ({
       httpMethod: 'POST',
       headers,
@@ -663,10 +666,10 @@ const claimedInput = fc
   }));
 
 describe('classifyInbound: properties', () => {
-  it('routes every handshake-era message without the claim to the legacy path', () => {
+  it('routes every handshake-era message without the claim to the handshake-era path', () => {
     fc.assert(
-      fc.property(legacyInput, (input) => {
-        expect(classifyInbound(input).era).toBe('legacy');
+      fc.property(handshakeInput, (input) => {
+        expect(classifyInbound(input).era).toBe('handshake');
       }),
       { numRuns: 500 },
     );
@@ -685,10 +688,10 @@ describe('classifyInbound: properties', () => {
     );
   });
 
-  it('never routes a claimed message to the legacy path', () => {
+  it('never routes a claimed message to the handshake-era path', () => {
     fc.assert(
       fc.property(claimedInput, (input) => {
-        expect(classifyInbound(input).era).not.toBe('legacy');
+        expect(classifyInbound(input).era).not.toBe('handshake');
       }),
       { numRuns: 300 },
     );

@@ -185,7 +185,7 @@ describe("a hub stopped at each phase of an upstream's connect: nothing of it ru
    * that. Each test passes a flag of its own (the fixture ignores it): the era verdict a probe caches is kept
    * by command line, so no test inherits another's.
    */
-  function hubOver(era: 'auto' | 'legacy', ...attempts: (() => StdioClientTransport)[]) {
+  function hubOver(era: 'auto' | 'handshake', ...attempts: (() => StdioClientTransport)[]) {
     const opened: StdioClientTransport[] = [];
     const open = () => {
       const transport = attempts[Math.min(opened.length, attempts.length - 1)]!();
@@ -215,7 +215,7 @@ describe("a hub stopped at each phase of an upstream's connect: nothing of it ru
 
   for (const [phase, era] of [
     ['its era probe (server/discover)', 'auto'],
-    ['its initialize', 'legacy'],
+    ['its initialize', 'handshake'],
   ] as const) {
     it(`while ${phase} is unanswered`, async () => {
       const flag = `--phase=${era}-${Date.now()}`;
@@ -238,7 +238,7 @@ describe("a hub stopped at each phase of an upstream's connect: nothing of it ru
 
   it('restarted while its stopped child is still on its shutdown ladder: close waits for both children', async () => {
     const { hub, starting, tree } = hubOver(
-      'legacy',
+      'handshake',
       // Ends only at SIGKILL, 1.5 s + 1.5 s after its stop; the next attempt's child ends at the end of stdin.
       () => transportWith({ stdinGraceMs: 1500, terminateGraceMs: 1500 }, '--mute', ...STUBBORN),
       () => serverTransport('--mute'),

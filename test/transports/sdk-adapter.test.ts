@@ -242,13 +242,28 @@ describe('fromSdkTransport', () => {
     expect(transport.sessionId).toBe('session-1');
   });
 
-  it('has a single subscriber', async () => {
+  it('has one subscriber at a time', async () => {
     const sdk = new ScriptedTransport();
     const transport = fromSdkTransport(sdk);
     observe(transport.messages);
     const second = observe(transport.messages);
     await second.ended;
     expect(second.state.error).toBeInstanceOf(TransportError);
+    expect(sdk.calls).toEqual(['start(callbacks: true)']);
+  });
+
+  it('hands the stream to a later subscriber once the first left, without starting again', async () => {
+    const sdk = new ScriptedTransport();
+    const transport = fromSdkTransport(sdk);
+    const first: unknown[] = [];
+    const probe = transport.messages.subscribe((message) => first.push(message));
+    await Promise.resolve();
+    sdk.onmessage!({ jsonrpc: '2.0', id: 1, result: {} });
+    probe.unsubscribe();
+    const second = observe(transport.messages);
+    sdk.onmessage!({ jsonrpc: '2.0', id: 2, result: {} });
+    expect(first).toEqual([{ jsonrpc: '2.0', id: 1, result: {} }]);
+    expect(second.frames).toEqual([{ jsonrpc: '2.0', id: 2, result: {} }]);
     expect(sdk.calls).toEqual(['start(callbacks: true)']);
   });
 

@@ -16,7 +16,7 @@ import { headerList, withAuthorization, type HeaderList, type HttpTarget } from 
 const ACCEPT = 'application/json, text/event-stream';
 
 /**
- * The header list of a modern request's POST, or undefined for any other message (a legacy request, a
+ * The header list of a modern request's POST, or undefined for any other message (a handshake-era request, a
  * notification, a response, a batch): those go as they always did. Three property reads for them.
  */
 export function modernRequestHeaders(

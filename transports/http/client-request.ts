@@ -291,7 +291,7 @@ export function contentTypeOf(response: IncomingMessage): string {
 
 /**
  * An HTTP error status without a JSON-RPC answer in its body: `httpStatus` says which (the client's era
- * probe reads it: 401/403 and 5xx are errors, other 4xx mean a legacy server).
+ * probe reads it: 401/403 and 5xx are errors, other 4xx mean a handshake-era server).
  */
 export class HttpStatusError extends TransportError {
   constructor(

@@ -1,5 +1,5 @@
 /**
- * What a modern (2026-07-28) answer carries that a legacy one does not: `resultType` on every result, cache
+ * What a modern (2026-07-28) answer carries that a handshake-era one does not: `resultType` on every result, cache
  * hints (`ttlMs`, `cacheScope`) on the cacheable ones, and the revision's error codes where the handshake era
  * used others. Applied once, as the answer leaves; handlers return the same values in both eras.
  */

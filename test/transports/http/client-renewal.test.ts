@@ -5,7 +5,7 @@
  * Server over real `node:http` on 127.0.0.1, with JSON and SSE answers), and the replayed `initialize`'s
  * answer stream, dropped before the answer, is resumed on the new session (a scripted server). Sessions
  * exist in the handshake era only (the 2026-07-28 revision has none to renew), so the client connects with
- * `era: 'legacy'`.
+ * `era: 'handshake'`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
@@ -33,7 +33,7 @@ async function connectedPair(responseMode: ResponseMode) {
   const transport = new StreamableHttpClientTransport(url, { standaloneStream: false });
   const events: HttpClientEvent[] = [];
   transport.events.subscribe((event) => events.push(event));
-  const client = new Client({ name: 'renewal-test', version: '1.0.0' }, { era: 'legacy', roots: [] });
+  const client = new Client({ name: 'renewal-test', version: '1.0.0' }, { era: 'handshake', roots: [] });
   cleanups.push(() => client.close());
   await client.connect(transport, { timeout: 5000 });
   /** Ends the session on the server behind the client's back; the requests the server saw from then on. */

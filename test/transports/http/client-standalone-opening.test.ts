@@ -129,7 +129,7 @@ async function askedOrDropped(client: Client, server: Awaited<ReturnType<typeof 
 async function connect(url: string): Promise<Client> {
   const client = new Client(
     { name: 'standalone-opening-test', version: '1.0.0' },
-    { era: 'legacy', elicitation: { form: async () => ({ action: 'accept', content: {} }) } },
+    { era: 'handshake', elicitation: { form: async () => ({ action: 'accept', content: {} }) } },
   );
   validateEmitted(client);
   cleanups.push(() => client.close());

@@ -89,13 +89,13 @@ async function serve(
 
 /**
  * Our client over a new transport, everything it emits schema-checked; closed after the test. These tests
- * are about handshake-era sessions: the client connects with `era: 'legacy'` (no `server/discover` probe).
+ * are about handshake-era sessions: the client connects with `era: 'handshake'` (no `server/discover` probe).
  */
 async function connect(url: string, options: ClientOptions = {}, transportOptions: StreamableHttpClientOptions = {}) {
   const transport = new StreamableHttpClientTransport(url, { reconnect: { initialDelayMs: 20 }, ...transportOptions });
   const events: HttpClientEvent[] = [];
   transport.events.subscribe((event) => events.push(event));
-  const client = new Client({ name: 'http-client-test', version: '1.0.0' }, { era: 'legacy', ...options });
+  const client = new Client({ name: 'http-client-test', version: '1.0.0' }, { era: 'handshake', ...options });
   validateEmitted(client);
   cleanups.push(() => client.close());
   await client.connect(transport, { timeout: 5000 });
