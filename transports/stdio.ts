@@ -1,9 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { Observable, Subject, type Subscription } from 'rxjs';
 import { createActor, type Actor } from 'xstate';
-import { defaultLogger } from '../lib/core/logger';
 import { defaultRuntime, type Runtime } from '../lib/core/runtime';
 import { TransportError } from '../lib/jsonrpc/errors';
 import type { InboundFrame, JsonRpcBatch, JsonRpcMessage } from '../lib/jsonrpc/types';
@@ -11,6 +9,7 @@ import { childProcessMachine, type ChildExit, type ShutdownPolicy } from '../mac
 import { redirectConsoleToStderr } from './console-redirect';
 import { LineSplitter } from './line-reader';
 import { LineStream } from './line-stream';
+import { signalGroup, USE_PROCESS_GROUP, waitForGroupEnd } from './process-group';
 import type { Transport } from './transport';
 
 // The types its public signatures name, so this subpath stands alone.
@@ -115,15 +114,6 @@ export interface StdioClientOptions {
 const MAX_STDERR_LINE_BYTES = 64 * 1024;
 /** After the child exits, how long to wait for its stdout to drain before ending `messages`. */
 const STDOUT_DRAIN_MS = 1000;
-/**
- * After the child exits, how long to wait for the rest of its process group to end (it was sent SIGKILL)
- * before giving up with a warning: only a process stuck in the kernel (uninterruptible sleep) takes that long.
- */
-const GROUP_END_TIMEOUT_MS = 2000;
-/** The longest pause between two looks at the group (the first ones come sooner). */
-const GROUP_POLL_MAX_MS = 50;
-/** Process groups are a POSIX notion; elsewhere only the child itself is signalled. */
-const USE_PROCESS_GROUP = process.platform !== 'win32';
 
 /** The children (by pid, each the leader of its own group) of every transport that has not seen its group end. */
 const runningChildren = new Set<number>();
@@ -167,7 +157,7 @@ export class StdioClientTransport implements Transport {
    */
   static killRunningChildren(): number[] {
     const pids = [...runningChildren];
-    for (const pid of pids) signalChild(pid, 'SIGKILL');
+    for (const pid of pids) signalGroup(pid, 'SIGKILL');
     return pids;
   }
 
@@ -338,7 +328,10 @@ export class StdioClientTransport implements Transport {
     child.once('spawn', () => {
       if (child.pid !== undefined) {
         runningChildren.add(child.pid);
-        this.groupGone = this.exited.then(() => waitForGroupEnd(child.pid!, this.options.command));
+        const pid = child.pid;
+        this.groupGone = this.exited
+          .then(() => waitForGroupEnd(pid, this.options.command))
+          .then(() => void runningChildren.delete(pid));
       }
       this.actor.send({ type: 'spawned' });
     });
@@ -372,80 +365,7 @@ export class StdioClientTransport implements Transport {
 
   private signal(signal: NodeJS.Signals): void {
     const pid = this.child?.pid;
-    if (pid !== undefined) signalChild(pid, signal);
-  }
-}
-
-function signalChild(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(USE_PROCESS_GROUP ? -pid : pid, signal);
-  } catch {
-    // ESRCH: already gone.
-  }
-}
-
-/**
- * Resolves once no process of the group `pgid` runs any more (the machine has sent it SIGKILL); each look
- * that finds one still running sends SIGKILL again, for a member that joined after the first. A zombie counts
- * as ended: it runs nothing and holds nothing but its pid, and reaping an orphan is init's job, which init
- * may do a second later. Gives up after `GROUP_END_TIMEOUT_MS`, saying so on stderr, so that a process
- * stuck in the kernel cannot hang a close for ever.
- */
-async function waitForGroupEnd(pgid: number, command: string): Promise<void> {
-  const deadline = Date.now() + GROUP_END_TIMEOUT_MS;
-  for (let pause = 1; ; pause = Math.min(2 * pause, GROUP_POLL_MAX_MS)) {
-    const running = runningInGroup(pgid);
-    if (running.length === 0) break;
-    if (Date.now() >= deadline) {
-      defaultLogger.warn(
-        `Gave up waiting for the process group ${pgid} of "${command}": ${running.length === 1 ? 'process' : 'processes'} ` +
-          `${running.join(', ')} still running ${GROUP_END_TIMEOUT_MS} ms after SIGKILL`,
-      );
-      break;
-    }
-    signalChild(pgid, 'SIGKILL');
-    await new Promise((resolve) => setTimeout(resolve, pause));
-  }
-  runningChildren.delete(pgid);
-}
-
-/**
- * The pids of the processes of group `pgid` that still run (zombies excluded), read from /proc; where there
- * is no /proc, the group's id stands for its members while a signal reaches any (an exited leader's orphans
- * are reaped at once there).
- */
-function runningInGroup(pgid: number): number[] {
-  if (!USE_PROCESS_GROUP || !groupExists(pgid)) return [];
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return [pgid];
-  }
-  const running: number[] = [];
-  for (const entry of entries) {
-    const pid = Number(entry);
-    if (!Number.isInteger(pid)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    } catch {
-      continue; // ended meanwhile
-    }
-    // `pid (comm) state ppid pgrp ...`: comm may hold spaces and parentheses, so split after the last ')'.
-    const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ', 3);
-    if (Number(group) === pgid && state !== 'Z' && state !== 'X') running.push(pid);
-  }
-  return running;
-}
-
-/** Whether any process (a zombie included) is still in group `pgid`. */
-function groupExists(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if (pid !== undefined) signalGroup(pid, signal);
   }
 }
 
