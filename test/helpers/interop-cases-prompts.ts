@@ -4,9 +4,33 @@
  */
 import { expect } from 'vitest';
 import { McpError } from '../../lib/jsonrpc/errors';
+import type { CompleteParams, Completion } from '../../lib/protocol/types';
 import { isAtLeast } from '../../lib/protocol/versions';
 import { PROMPT_WIRE } from '../fixtures/interop-our-server';
 import { BOTH_ERAS, ourClientAgainstSdkPrimitives, sdkClientAgainstOurPrimitives, type InteropCase } from './interop';
+
+/**
+ * A completion claim in both directions and both eras: what the SDK client asks our server and the values it
+ * gets, and what our client asks the SDK's server and the completion it gets.
+ */
+function completionCase(
+  title: string,
+  ourServer: { ask: CompleteParams; values: string[] },
+  sdkServer: { ask: CompleteParams; result: Completion },
+): InteropCase {
+  return {
+    title,
+    eras: BOTH_ERAS,
+    server: async (run) => {
+      const { sdkClient } = await sdkClientAgainstOurPrimitives(run);
+      expect(await sdkClient.complete(ourServer.ask)).toEqual({ completion: { values: ourServer.values } });
+    },
+    client: async (run) => {
+      const { client } = await ourClientAgainstSdkPrimitives(run);
+      expect(await client.complete(sdkServer.ask)).toEqual(sdkServer.result);
+    },
+  };
+}
 
 export const PROMPT_CASES: InteropCase[] = [
   {
@@ -100,70 +124,37 @@ export const PROMPT_CASES: InteropCase[] = [
       await expect(client.getPrompt('nope', {})).rejects.toMatchObject({ code: -32602 });
     },
   },
-  {
-    title: 'completes a prompt argument',
-    eras: BOTH_ERAS,
-    server: async (run) => {
-      const { sdkClient } = await sdkClientAgainstOurPrimitives(run);
-      expect(
-        await sdkClient.complete({
-          ref: { type: 'ref/prompt', name: 'summarize' },
-          argument: { name: 'id', value: 'al' },
-        }),
-      ).toEqual({ completion: { values: ['alpha', 'alpine'] } });
+  completionCase(
+    'completes a prompt argument',
+    {
+      ask: { ref: { type: 'ref/prompt', name: 'summarize' }, argument: { name: 'id', value: 'al' } },
+      values: ['alpha', 'alpine'],
     },
-    client: async (run) => {
-      const { client } = await ourClientAgainstSdkPrimitives(run);
-      expect(
-        await client.complete({
-          ref: { type: 'ref/prompt', name: 'review' },
-          argument: { name: 'language', value: 'ty' },
-        }),
-      ).toEqual({ values: ['typescript', 'typst'], total: 2, hasMore: false });
+    {
+      ask: { ref: { type: 'ref/prompt', name: 'review' }, argument: { name: 'language', value: 'ty' } },
+      result: { values: ['typescript', 'typst'], total: 2, hasMore: false },
     },
-  },
-  {
-    title: 'completes a variable of a resource template',
-    eras: BOTH_ERAS,
-    server: async (run) => {
-      const { sdkClient } = await sdkClientAgainstOurPrimitives(run);
-      expect(
-        await sdkClient.complete({
-          ref: { type: 'ref/resource', uri: 'notes://{id}{?format}' },
-          argument: { name: 'id', value: 'g' },
-        }),
-      ).toEqual({ completion: { values: ['gamma'] } });
+  ),
+  completionCase(
+    'completes a variable of a resource template',
+    {
+      ask: { ref: { type: 'ref/resource', uri: 'notes://{id}{?format}' }, argument: { name: 'id', value: 'g' } },
+      values: ['gamma'],
     },
-    client: async (run) => {
-      const { client } = await ourClientAgainstSdkPrimitives(run);
-      expect(
-        await client.complete({
-          ref: { type: 'ref/resource', uri: 'notes://{id}' },
-          argument: { name: 'id', value: 'al' },
-        }),
-      ).toEqual({ values: ['alpha', 'alpine'], total: 2, hasMore: false });
+    {
+      ask: { ref: { type: 'ref/resource', uri: 'notes://{id}' }, argument: { name: 'id', value: 'al' } },
+      result: { values: ['alpha', 'alpine'], total: 2, hasMore: false },
     },
-  },
-  {
-    title: 'completes to nothing when nothing matches or the argument has no completer',
-    eras: BOTH_ERAS,
-    server: async (run) => {
-      const { sdkClient } = await sdkClientAgainstOurPrimitives(run);
-      expect(
-        await sdkClient.complete({
-          ref: { type: 'ref/prompt', name: 'summarize' },
-          argument: { name: 'id', value: 'z' },
-        }),
-      ).toEqual({ completion: { values: [] } });
+  ),
+  completionCase(
+    'completes to nothing when nothing matches or the argument has no completer',
+    { ask: { ref: { type: 'ref/prompt', name: 'summarize' }, argument: { name: 'id', value: 'z' } }, values: [] },
+    // `code` is not completable: nothing to suggest.
+    {
+      ask: { ref: { type: 'ref/prompt', name: 'review' }, argument: { name: 'code', value: 'x' } },
+      result: { values: [], hasMore: false },
     },
-    client: async (run) => {
-      const { client } = await ourClientAgainstSdkPrimitives(run);
-      // `code` is not completable: nothing to suggest.
-      expect(
-        await client.complete({ ref: { type: 'ref/prompt', name: 'review' }, argument: { name: 'code', value: 'x' } }),
-      ).toEqual({ values: [], hasMore: false });
-    },
-  },
+  ),
   {
     title: 'answers the completion of an unknown prompt argument with -32602',
     eras: BOTH_ERAS,
