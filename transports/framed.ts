@@ -15,22 +15,8 @@ import { encodeLengthPrefixed, LengthPrefixReader } from './length-prefix';
 import type { Transport } from './transport';
 import { WriteCoalescer } from './write-coalescer';
 
-// The types its public signatures name, so this subpath stands alone.
-export type { Transport, TransportSendOptions } from './transport';
-export type {
-  InboundFrame,
-  JsonObject,
-  JsonRpcBatch,
-  JsonRpcErrorObject,
-  JsonRpcErrorResponse,
-  JsonRpcMessage,
-  JsonRpcNotification,
-  JsonRpcRequest,
-  JsonRpcResponse,
-  JsonRpcResultResponse,
-  RequestId,
-  UnreadableFrame,
-} from '../lib/jsonrpc/types';
+// The port and message types its public signatures name, so this subpath stands alone.
+export type * from './port-types';
 
 /** 16 MiB. */
 export const DEFAULT_FRAMED_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;

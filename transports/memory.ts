@@ -10,22 +10,8 @@ import { deepFreeze, freezeByDefault } from '../lib/core/freeze';
 import { InboundQueue } from './inbound-queue';
 import type { Transport } from './transport';
 
-// The types its public signatures name, so this subpath stands alone.
-export type { Transport, TransportSendOptions } from './transport';
-export type {
-  InboundFrame,
-  JsonObject,
-  JsonRpcBatch,
-  JsonRpcErrorObject,
-  JsonRpcErrorResponse,
-  JsonRpcMessage,
-  JsonRpcNotification,
-  JsonRpcRequest,
-  JsonRpcResponse,
-  JsonRpcResultResponse,
-  RequestId,
-  UnreadableFrame,
-} from '../lib/jsonrpc/types';
+// The port and message types its public signatures name, so this subpath stands alone.
+export type * from './port-types';
 
 export interface MemoryPairOptions {
   /**

@@ -13,22 +13,8 @@ import { UnreadableFrame, type InboundFrame, type JsonRpcBatch, type JsonRpcMess
 import { InboundQueue } from './inbound-queue';
 import type { Transport } from './transport';
 
-// The types its public signatures name, so this subpath stands alone.
-export type { Transport, TransportSendOptions } from './transport';
-export type {
-  InboundFrame,
-  JsonObject,
-  JsonRpcBatch,
-  JsonRpcErrorObject,
-  JsonRpcErrorResponse,
-  JsonRpcMessage,
-  JsonRpcNotification,
-  JsonRpcRequest,
-  JsonRpcResponse,
-  JsonRpcResultResponse,
-  RequestId,
-  UnreadableFrame,
-} from '../lib/jsonrpc/types';
+// The port and message types its public signatures name, so this subpath stands alone.
+export type * from './port-types';
 
 /** Posted before closing. A bare string can never be a JSON-RPC message (always an object or an array). */
 const CLOSE = 'mcp-switchboard:close';

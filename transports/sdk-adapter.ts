@@ -3,22 +3,8 @@ import { TransportError } from '../lib/jsonrpc/errors';
 import type { InboundFrame, JsonRpcBatch, JsonRpcMessage, RequestId } from '../lib/jsonrpc/types';
 import type { Transport, TransportSendOptions } from './transport';
 
-// The types its public signatures name, so this subpath stands alone.
-export type { Transport, TransportSendOptions } from './transport';
-export type {
-  InboundFrame,
-  JsonObject,
-  JsonRpcBatch,
-  JsonRpcErrorObject,
-  JsonRpcErrorResponse,
-  JsonRpcMessage,
-  JsonRpcNotification,
-  JsonRpcRequest,
-  JsonRpcResponse,
-  JsonRpcResultResponse,
-  RequestId,
-  UnreadableFrame,
-} from '../lib/jsonrpc/types';
+// The port and message types its public signatures name, so this subpath stands alone.
+export type * from './port-types';
 
 /**
  * The shape of the official TypeScript SDK's `Transport` (`@modelcontextprotocol/sdk/shared/transport.js`),

@@ -12,22 +12,8 @@ import { LineStream } from './line-stream';
 import { signalGroup, USE_PROCESS_GROUP, waitForGroupEnd } from './process-group';
 import type { Transport } from './transport';
 
-// The types its public signatures name, so this subpath stands alone.
-export type { Transport, TransportSendOptions } from './transport';
-export type {
-  InboundFrame,
-  JsonObject,
-  JsonRpcBatch,
-  JsonRpcErrorObject,
-  JsonRpcErrorResponse,
-  JsonRpcMessage,
-  JsonRpcNotification,
-  JsonRpcRequest,
-  JsonRpcResponse,
-  JsonRpcResultResponse,
-  RequestId,
-  UnreadableFrame,
-} from '../lib/jsonrpc/types';
+// The port and message types its public signatures name, so this subpath stands alone.
+export type * from './port-types';
 export type { ChildExit, ShutdownPolicy, SignalName } from '../machines/child-process';
 export type { Clock } from '../lib/core/clock';
 export type { Logger } from '../lib/core/logger';

@@ -22,22 +22,8 @@ import { ErrorCode, TransportError } from '../lib/jsonrpc/errors';
 import { UnreadableFrame, type InboundFrame, type JsonRpcBatch, type JsonRpcMessage } from '../lib/jsonrpc/types';
 import type { Transport } from './transport';
 
-// The types its public signatures name, so this subpath stands alone.
-export type { Transport, TransportSendOptions } from './transport';
-export type {
-  InboundFrame,
-  JsonObject,
-  JsonRpcBatch,
-  JsonRpcErrorObject,
-  JsonRpcErrorResponse,
-  JsonRpcMessage,
-  JsonRpcNotification,
-  JsonRpcRequest,
-  JsonRpcResponse,
-  JsonRpcResultResponse,
-  RequestId,
-  UnreadableFrame,
-} from '../lib/jsonrpc/types';
+// The port and message types its public signatures name, so this subpath stands alone.
+export type * from './port-types';
 
 export const MCP_SUBPROTOCOL = 'mcp';
 

@@ -66,3 +66,6 @@ export interface ClientEraHost extends ClientHost {
     completion?: RequestCompletion,
   ): Promise<JsonObject>;
 }
+
+/** Drops a result the caller does not need (`ping`, `setLogLevel` resolve with nothing). */
+export function ignoreResult(): void {}

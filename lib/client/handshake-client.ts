@@ -9,7 +9,7 @@ import type { SendOptions } from '../core/connection';
 import type { RequestOptions } from '../core/correlation';
 import type { JsonObject } from '../jsonrpc/types';
 import type { LoggingLevel, ResourceUpdatedParams, Tool } from '../protocol/types';
-import type { ClientEra, ClientEraHost } from './client-era';
+import { ignoreResult, type ClientEra, type ClientEraHost } from './client-era';
 import { fixedListChangesStatus, type ListChangesStatus } from './list-change-stream';
 import type { ResultCacheHints } from './list-cache';
 import { subscribedUpdates } from './resource-subscriptions';
@@ -69,5 +69,3 @@ export class HandshakeClient implements ClientEra {
 
   stop(): void {}
 }
-
-function ignoreResult(): void {}

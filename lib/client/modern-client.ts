@@ -18,7 +18,7 @@ import { hasCapability } from '../protocol/capabilities';
 import { LIST_CHANGES } from '../protocol/list-changes';
 import { META } from '../protocol/modern';
 import type { LoggingLevel, ResourceUpdatedParams, ServerCapabilities, Tool } from '../protocol/types';
-import type { ClientEra, ClientEraHost } from './client-era';
+import { ignoreResult, type ClientEra, type ClientEraHost } from './client-era';
 import type { EraCache } from './era-cache';
 import {
   completeInputRequired,
@@ -317,5 +317,3 @@ function withoutIdentity(meta: unknown): JsonObject | undefined {
 }
 
 const OWN_MEMBER = { enumerable: true, writable: true, configurable: true } as const;
-
-function ignoreResult(): void {}

@@ -32,22 +32,8 @@ export { remoteAddressKey, type ClientKey } from './client-key';
 export { applyHttpLimits, connectionCounts, createMcpHttpServer, type ConnectionCounts } from './http-server';
 export type { HttpAuthOption } from './http-auth';
 
-// The types its public signatures name, so this subpath stands alone.
-export type { Transport, TransportSendOptions } from '../transport';
-export type {
-  InboundFrame,
-  JsonObject,
-  JsonRpcBatch,
-  JsonRpcErrorObject,
-  JsonRpcErrorResponse,
-  JsonRpcMessage,
-  JsonRpcNotification,
-  JsonRpcRequest,
-  JsonRpcResponse,
-  JsonRpcResultResponse,
-  RequestId,
-  UnreadableFrame,
-} from '../../lib/jsonrpc/types';
+// The port and message types its public signatures name, so this subpath stands alone.
+export type * from '../port-types';
 export type { LocalErrorCode, SwitchboardError, TransportError } from '../../lib/jsonrpc/errors';
 export type { ConnectionOptions } from '../../lib/core/connection';
 export type { Clock } from '../../lib/core/clock';
