@@ -1,20 +1,6 @@
 /**
  * The `Transport` port and the JSON-RPC message types that every transport's public signatures name. Each
- * transport entry re-exports them (`export type * from './port-types'`), so a subpath stands alone; the list
- * is written once, here.
+ * transport entry re-exports them (`export type * from './port-types'`), so a subpath stands alone.
  */
 export type { Transport, TransportSendOptions } from './transport';
-export type {
-  InboundFrame,
-  JsonObject,
-  JsonRpcBatch,
-  JsonRpcErrorObject,
-  JsonRpcErrorResponse,
-  JsonRpcMessage,
-  JsonRpcNotification,
-  JsonRpcRequest,
-  JsonRpcResponse,
-  JsonRpcResultResponse,
-  RequestId,
-  UnreadableFrame,
-} from '../lib/jsonrpc/types';
+export type * from '../lib/jsonrpc/types';

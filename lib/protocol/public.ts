@@ -17,20 +17,8 @@ export {
   type MessageKind,
 } from '../jsonrpc/classify';
 export { toWireError } from '../jsonrpc/errors';
-export type {
-  InboundFrame,
-  JsonObject,
-  JsonRpcBatch,
-  JsonRpcErrorObject,
-  JsonRpcErrorResponse,
-  JsonRpcMessage,
-  JsonRpcNotification,
-  JsonRpcRequest,
-  JsonRpcResponse,
-  JsonRpcResultResponse,
-  RequestId,
-  UnreadableFrame,
-} from '../jsonrpc/types';
+// The JSON-RPC message types, all of them.
+export type * from '../jsonrpc/types';
 
 // Protocol revisions and capabilities.
 export { HTTP_DEFAULT_PROTOCOL_VERSION, isAtLeast, isSupportedVersion, negotiateVersion } from './versions';
