@@ -22,9 +22,13 @@ export interface BenchSettings {
   readonly notificationBatch: number;
   /** Pairs alive at once for the heap figure. */
   readonly heapPairs: number;
-  /** The connect rows (bench/connect.ts): pairs opened and kept alive, after `connectWarmupPairs` untimed ones. */
+  /**
+   * The connect rows (bench/connect.ts): pairs opened and kept alive, after connect-then-close loops for at
+   * least `connectRewarmMs` (and `connectCloseWarmup` loops) and `connectWarmupPairs` untimed pairs.
+   */
   readonly connectPairs: number;
   readonly connectWarmupPairs: number;
+  readonly connectRewarmMs: number;
   /** Connect-then-close loops of one era, after `connectCloseWarmup` untimed ones. */
   readonly connectCloseLoops: number;
   readonly connectCloseWarmup: number;
@@ -47,6 +51,7 @@ const FULL: BenchSettings = {
   heapPairs: 1000,
   connectPairs: 1000,
   connectWarmupPairs: 50,
+  connectRewarmMs: 500,
   connectCloseLoops: 10_000,
   connectCloseWarmup: 1000,
   connectHeapPairs: 2000,
@@ -65,6 +70,7 @@ const QUICK: BenchSettings = {
   heapPairs: 200,
   connectPairs: 300,
   connectWarmupPairs: 50,
+  connectRewarmMs: 100,
   connectCloseLoops: 2000,
   connectCloseWarmup: 200,
   connectHeapPairs: 500,
@@ -79,6 +85,7 @@ export function warmupSettings(settings: BenchSettings): BenchSettings {
     ioWindow: window,
     heapPairs: 100,
     connectPairs: 100,
+    connectRewarmMs: 20,
     connectCloseLoops: 500,
     connectHeapPairs: 100,
   };

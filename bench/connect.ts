@@ -1,8 +1,9 @@
 /**
  * Connecting, measured the way a hub or an agent opens connections: a new client per pair against one shared
  * server in this process (bench/connect-entrants.ts), every contender in turn.
- * - `connect`: `connectPairs` pairs opened one after the other and kept alive, after `connectWarmupPairs`
- *   untimed ones; pairs/s = pairs / wall time; all closed afterwards, untimed.
+ * - `connect`: `connectPairs` pairs opened one after the other and kept alive, after connect-then-close
+ *   loops (`connectCloseWarmup`, `connectRewarmMs`) and `connectWarmupPairs` untimed pairs; pairs/s = pairs / wall time; all closed
+ *   afterwards, untimed.
  * - `connectClose`: our three eras, connect then close, `connectCloseLoops` times after `connectCloseWarmup`.
  * - `connectHeap`: heap per connected pair with `connectHeapPairs` alive, both eras (a stateless client opens
  *   no `subscriptions/listen` stream until something needs list changes).
@@ -19,8 +20,17 @@ import { formatTable, summarizeTable } from './report';
 import { ResultStore } from './results';
 import type { Figures, Scenario } from './scenarios';
 
-/** Pairs per second, opened one after the other and kept alive; every pair is closed afterwards. */
+/**
+ * Pairs per second, opened one after the other and kept alive; every pair is closed afterwards. First the
+ * code is warmed again with connect-then-close loops (at least `connectCloseWarmup`, for at least
+ * `connectRewarmMs`): the full GC each entrant starts from (so none pays for another's garbage)
+ * deoptimizes code whose embedded maps died with the previous entrant's pairs ("weak objects": about 680
+ * deoptimizations per run of our connect loop), and without it our next 2,000 pairs ran at a third of their
+ * speed, re-optimizing: a state no steadily connecting process is in.
+ */
 async function keptAlive(open: OpenPair, settings: BenchSettings): Promise<Figures> {
+  const rewarmUntil = performance.now() + settings.connectRewarmMs;
+  for (let i = 0; i < settings.connectCloseWarmup || performance.now() < rewarmUntil; i++) await (await open()).close();
   const pairs: OpenedPair[] = [];
   try {
     for (let i = 0; i < settings.connectWarmupPairs; i++) pairs.push(await open());
@@ -74,7 +84,7 @@ export const CONNECT_SCENARIOS: readonly Scenario[] = [
 const AT_MOST_EQUAL: Target = { bound: 'atMost', ratio: 1, text: '<= 1x' };
 
 const CONNECT_NOTE =
-  "One shared Server (echo) for our three eras; a new Client per pair on an unfrozen memory pair: auto = the default (a memory pair names no eraKey, so it connects with initialize, after the era choice), handshake = era: 'handshake' (initialize), modern = era: 'modern' (server/discover, no handshake). SDK v1 = @modelcontextprotocol/sdk Client + a new McpServer per pair (InMemoryTransport); SDK v2 = @modelcontextprotocol/client 2.4.0 Client (default negotiation: the handshake era) + a new @modelcontextprotocol/server McpServer per pair (its InMemoryTransport); bare = one JSON-RPC initialize request and answer, JSON.stringify/parse on both ends, a microtask each way. 1,000 pairs opened one after the other and kept alive, after 50 untimed ones; pairs/s = pairs / wall time.";
+  "One shared Server (echo) for our three eras; a new Client per pair on an unfrozen memory pair: auto = the default (a memory pair names no eraKey, so it connects with initialize, after the era choice), handshake = era: 'handshake' (initialize), modern = era: 'modern' (server/discover, no handshake). SDK v1 = @modelcontextprotocol/sdk Client + a new McpServer per pair (InMemoryTransport); SDK v2 = @modelcontextprotocol/client 2.4.0 Client (default negotiation: the handshake era) + a new @modelcontextprotocol/server McpServer per pair (its InMemoryTransport); bare = one JSON-RPC initialize request and answer, JSON.stringify/parse on both ends, a microtask each way. 1,000 pairs opened one after the other and kept alive, after untimed connect-then-close loops (at least 1,000 and 500 ms: the forced GC before each entrant deoptimizes code whose maps died with the previous entrant's pairs) and 50 untimed pairs; pairs/s = pairs / wall time.";
 const CLOSE_NOTE = 'Connect then close (awaited), 10,000 times after 1,000 untimed; loops/s = loops / wall time.';
 const HEAP_NOTE =
   '(heapUsed after gc with 2,000 connected pairs of the shared Server alive - heapUsed after gc before) / 2,000.';

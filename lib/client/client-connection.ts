@@ -33,7 +33,7 @@ import { eraChoiceOf, type EraChoice, type EraOption } from './era-choice';
 import { ClientFeatures, type ClientFeatureOptions, type ClientHost } from './features';
 import { HandshakeClient } from './handshake-client';
 import { ModernClient, type ListChangesChoice } from './modern-client';
-import { ModernRequestStamp, requestEnvelope } from './modern-request-stamp';
+import { ModernRequestStamp } from './modern-request-stamp';
 
 export interface ClientConnectionOptions extends ConnectionOptions, ClientFeatureOptions {
   /**
@@ -185,7 +185,8 @@ export class ClientConnection extends Connection {
           choice: this.eraChoice,
           cache: this.eraCache,
           ours: this.modernVersions(),
-          envelope: (version) => requestEnvelope(version, this.capabilities as JsonObject, this.infoFor()),
+          capabilities: this.capabilities as JsonObject,
+          clientInfo: this.infoFor(),
           stdioTimeoutMs: this.eraProbeTimeout,
           timeoutMs: options.timeout ?? this.requestTimeout,
           clock: this.clock,
@@ -343,12 +344,16 @@ export class ClientConnection extends Connection {
     if (!transport) return Promise.resolve();
     return new Promise((resolve) => {
       const giveUp = this.clock.setTimeout(resolve, CLOSE_TIMEOUT_MS);
-      const done = () => {
-        this.clock.clearTimeout(giveUp);
-        resolve();
-      };
-      transport.close().then(done, done);
+      transport.close().then(
+        () => this.stopWaiting(giveUp, resolve),
+        () => this.stopWaiting(giveUp, resolve),
+      );
     });
+  }
+
+  private stopWaiting(giveUp: unknown, resolve: () => void): void {
+    this.clock.clearTimeout(giveUp);
+    resolve();
   }
 
   /** The result checks of the revision in force: the requested one until the server has answered. */

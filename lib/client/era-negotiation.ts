@@ -9,6 +9,7 @@ import type { JsonObject } from '../jsonrpc/types';
 import { namesModernRevision } from '../protocol/modern';
 import type { EraCache, EraVerdict } from './era-cache';
 import type { EraChoice } from './era-choice';
+import { requestEnvelope } from './modern-request-stamp';
 import { channelOf, classifyProbe, discoverRequest, notModernError, probeOnce } from './era-probe';
 
 /** The default time a stdio server has to answer the probe before it counts as handshake-era. */
@@ -19,8 +20,9 @@ export interface EraNegotiation {
   readonly cache: EraCache | undefined;
   /** The modern revisions we speak, newest first (the first is probed first). */
   readonly ours: readonly string[];
-  /** The envelope of a probe at `version`. */
-  readonly envelope: (version: string) => JsonObject;
+  /** What the probe's envelope says of us. */
+  readonly capabilities: JsonObject;
+  readonly clientInfo: JsonObject;
   /** How long a stdio server has to answer. */
   readonly stdioTimeoutMs: number;
   /** How long an HTTP (or other) server has to answer. */
@@ -68,7 +70,12 @@ async function probe(transport: Transport, how: EraNegotiation): Promise<ProbeRe
   const timeoutMs = channel === 'stdio' ? how.stdioTimeoutMs : how.timeoutMs;
   let version = how.ours[0]!;
   for (let corrected = false; ; corrected = true) {
-    const outcome = await probeOnce(transport, discoverRequest(how.envelope(version)), timeoutMs, how.clock);
+    const outcome = await probeOnce(
+      transport,
+      discoverRequest(requestEnvelope(version, how.capabilities, how.clientInfo)),
+      timeoutMs,
+      how.clock,
+    );
     const verdict = classifyProbe(outcome, how.ours, channel);
     switch (verdict.kind) {
       case 'modern':

@@ -31,6 +31,7 @@ import { defaultLogger, type Logger } from './logger';
 import { asTransportError, OutboundRequests, type SendOptions } from './outbound-requests';
 import { defaultRuntime, type Runtime } from './runtime';
 import type { Transport, TransportSendOptions } from './transport';
+import { sharedTimers } from './timer-queues';
 
 export { CLOSE_TIMEOUT_MS } from '../../machines/connection';
 export { handlerTable, PROGRESS_REPLY_DELAY_MS, type HandlerTable, type RequestHandler } from './inbound-requests';
@@ -109,7 +110,7 @@ export abstract class Connection {
   constructor(idPrefix: string, options: ConnectionOptions = {}) {
     this.id = `${idPrefix}${++connectionCount}`;
     this.options = options;
-    this.clock = options.clock ?? systemClock;
+    this.clock = sharedTimers(options.clock ?? systemClock);
     this.logger = options.logger ?? defaultLogger;
     this.upstream = options.upstream;
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));

@@ -13,6 +13,7 @@ import { machineIdOf, observeLifecycleChanges, type LifecycleChange } from '../t
 import { connectionLifecycle } from '../../machines/connection';
 import { backgroundClock, systemClock, type Clock } from './clock';
 import { indexDelayedEvents } from './indexed-scheduler';
+import { sharedTimers } from './timer-queues';
 
 export interface RuntimeOptions {
   /**
@@ -60,7 +61,7 @@ export class Runtime {
     this.root = createActor(
       fromTransition((state: null) => state, null),
       {
-        clock: backgroundClock(this.clock),
+        clock: backgroundClock(sharedTimers(this.clock)),
         ...(options.inspect && { inspect: options.inspect }),
       },
     ).start();
