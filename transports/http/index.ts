@@ -1,6 +1,7 @@
 /**
  * The public HTTP API (`mcp-switchboard/transports/http`): the Streamable HTTP server and client, the legacy
- * HTTP+SSE server and client of 2024-11-05, and one listener serving both server transports.
+ * HTTP+SSE server and client of 2024-11-05, and one listener serving both server transports (with CORS and a
+ * health endpoint).
  */
 export {
   createStreamableHttpHandler,
@@ -24,6 +25,8 @@ export {
 export { LegacySseClientTransport } from './legacy-sse-client';
 export { HttpStatusError } from './client-request';
 export { createMcpHttpHandler, DEFAULT_MCP_PATH, type McpHttpHandler, type McpHttpOptions } from './endpoint';
+export type { CorsOptions } from './cors';
+export { DEFAULT_HEALTH_PATH } from './health';
 export type { SessionConnection, SessionServer } from './session-server';
 export { MemoryEventStore, type EventStore, type MemoryEventStoreOptions, type StoredEvent } from './event-store';
 export type { OriginPolicy } from './request-guard';

@@ -16,8 +16,11 @@ import type { JsonRpcErrorResponse, RequestId } from '../../lib/jsonrpc/types';
  * by the address it was rebound to. Any other name must be listed.
  */
 export interface OriginPolicy {
-  /** Origins (`scheme://host[:port]`) accepted besides localhost ones and the address the request reached. */
-  readonly allowedOrigins?: readonly string[];
+  /**
+   * Origins (`scheme://host[:port]`) accepted besides localhost ones and the address the request reached: a
+   * list, or a predicate given the request's `Origin` header.
+   */
+  readonly allowedOrigins?: readonly string[] | ((origin: string) => boolean);
   /** Host header values (`host[:port]`) accepted besides localhost ones and the address the request reached. */
   readonly allowedHosts?: readonly string[];
 }
@@ -78,11 +81,16 @@ export function refuseOrigin(request: IncomingMessage, policy: OriginPolicy): st
   const origin = request.headers.origin;
   if (
     origin !== undefined &&
-    !(policy.allowedOrigins?.includes(origin) || acceptedHostname(request, originHostname(origin)))
+    !(isListedOrigin(policy.allowedOrigins, origin) || acceptedHostname(request, originHostname(origin)))
   ) {
     return `Origin ${origin} is not allowed: list it in allowedOrigins (switchboard serve --allowed-origin ${origin})`;
   }
   return undefined;
+}
+
+/** Whether `allowedOrigins` (a list or a predicate) names `origin`. */
+export function isListedOrigin(allowed: OriginPolicy['allowedOrigins'], origin: string): boolean {
+  return typeof allowed === 'function' ? allowed(origin) : allowed !== undefined && allowed.includes(origin);
 }
 
 const NO_MEDIA_TYPES: readonly string[] = [];
