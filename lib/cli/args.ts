@@ -8,8 +8,11 @@ import { MODERN_PROTOCOL_VERSIONS, namesModernRevision, type ModernProtocolVersi
 import { isSupportedVersion, SUPPORTED_PROTOCOL_VERSIONS, type ProtocolVersion } from '../protocol/versions';
 import type { HttpLimits } from '../../transports/http/limits';
 import { parseLogin, parseLogout, type LoginCommand, type LogoutCommand } from './auth-args';
+import { parseElicitReply, type ElicitReply } from './elicit-args';
 import { UsageError } from './errors';
+import { parseServePath, parseTlsFiles, type TlsFiles } from './serve-http-args';
 import {
+  didYouMeanWord,
   HELP_OPTION,
   looksLikeUrl,
   parseHttpUrl,
@@ -42,6 +45,10 @@ export interface ServeHttp {
   readonly allowedHosts: readonly string[];
   /** `--allowed-origin`: Origin header values accepted besides localhost ones and the bind address. */
   readonly allowedOrigins: readonly string[];
+  /** `--path`: the Streamable HTTP endpoint's path (default `/mcp`). */
+  readonly path: string;
+  /** `--tls-cert` and `--tls-key`: serve HTTPS. */
+  readonly tls?: TlsFiles;
 }
 
 /** The `serve` options that set an HTTP limit, with the limit each sets and its unit. */
@@ -88,6 +95,8 @@ export interface CallCommand {
   readonly all: boolean;
   /** `--client-name`: whose stored login to use (with the URL, the key of `switchboard login`'s record). */
   readonly clientName?: string;
+  /** How to answer the server's questions (form elicitation): `--answer`, `--decline`, `--cancel` (absent: a prompt). */
+  readonly elicit?: ElicitReply;
 }
 
 export type Command =
@@ -109,6 +118,9 @@ const SERVE_OPTIONS: Options = {
   'trace-file': { type: 'string' },
   'allowed-host': { type: 'string', multiple: true },
   'allowed-origin': { type: 'string', multiple: true },
+  path: { type: 'string' },
+  'tls-cert': { type: 'string' },
+  'tls-key': { type: 'string' },
   ...Object.fromEntries(Object.keys(HTTP_LIMIT_FLAGS).map((flag) => [flag, { type: 'string' }])),
 };
 
@@ -124,6 +136,9 @@ const CALL_OPTIONS: Options = {
   'trace-file': { type: 'string' },
   all: { type: 'boolean' },
   'client-name': { type: 'string' },
+  answer: { type: 'string', multiple: true },
+  decline: { type: 'boolean' },
+  cancel: { type: 'boolean' },
 };
 
 export function parseCommandLine(argv: readonly string[]): Command {
@@ -149,7 +164,11 @@ export function parseCommandLine(argv: readonly string[]): Command {
       return parseLogout(rest);
     default:
       throw new UsageError(
-        first.startsWith('-') ? `Unknown option "${first}"` : `Unknown command "${first}": use ${COMMANDS}`,
+        first.startsWith('--')
+          ? `Unknown option "${first}"${didYouMeanWord(first, ['--help', '--version'])}`
+          : first.startsWith('-')
+            ? `Unknown option "${first}"`
+            : `Unknown command "${first}"${didYouMeanWord(first, HELP_TOPICS) || `: use ${COMMANDS}`}`,
       );
   }
 }
@@ -158,7 +177,7 @@ const COMMANDS = 'serve, call, login or logout';
 
 function helpTopic(word: string): HelpTopic {
   if ((HELP_TOPICS as readonly string[]).includes(word)) return word as HelpTopic;
-  throw new UsageError(`No help for "${word}": use ${COMMANDS}`);
+  throw new UsageError(`No help for "${word}"${didYouMeanWord(word, HELP_TOPICS) || `: use ${COMMANDS}`}`);
 }
 
 function parseServe(args: readonly string[]): Command {
@@ -168,7 +187,15 @@ function parseServe(args: readonly string[]): Command {
   if (module === undefined) throw new UsageError('Missing the module to serve: switchboard serve <module>');
   if (extra.length > 0) throw new UsageError(`Unexpected argument "${extra[0]}" after the module`);
   const host = values.host as string | undefined;
-  const httpOnly = ['host', 'allowed-host', 'allowed-origin', ...Object.keys(HTTP_LIMIT_FLAGS)];
+  const httpOnly = [
+    'host',
+    'allowed-host',
+    'allowed-origin',
+    'path',
+    'tls-cert',
+    'tls-key',
+    ...Object.keys(HTTP_LIMIT_FLAGS),
+  ];
   const misplaced = values.http === undefined && httpOnly.find((name) => values[name] !== undefined);
   if (misplaced) throw new UsageError(`--${misplaced} only applies with --http <port>`);
   const http: ServeHttp | undefined =
@@ -180,6 +207,8 @@ function parseServe(args: readonly string[]): Command {
           limits: parseHttpLimits(values),
           allowedHosts: (values['allowed-host'] as string[] | undefined) ?? [],
           allowedOrigins: parseOrigins((values['allowed-origin'] as string[] | undefined) ?? []),
+          path: parseServePath(values.path as string | undefined),
+          ...tlsOption(values),
         };
   const traceFile = parseTraceFile(values['trace-file'] as string | undefined);
   return {
@@ -189,6 +218,11 @@ function parseServe(args: readonly string[]): Command {
     trace: values.trace === true,
     ...(traceFile !== undefined && { traceFile }),
   };
+}
+
+function tlsOption(values: Parsed['values']): { tls?: TlsFiles } {
+  const tls = parseTlsFiles(values['tls-cert'] as string | undefined, values['tls-key'] as string | undefined);
+  return tls ? { tls } : {};
 }
 
 function parsePort(text: string): number {
@@ -289,6 +323,7 @@ function parseCall(args: readonly string[]): Command {
     ...(traceFile !== undefined && { traceFile }),
     all,
     ...(clientName !== undefined && { clientName }),
+    elicit: parseElicitReply(values.answer as string[] | undefined, values.decline === true, values.cancel === true),
   };
 }
 

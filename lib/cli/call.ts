@@ -19,6 +19,10 @@ import type { EraChoice } from '../client/era-choice';
 import type { EraVerdict } from '../client/era-verdict';
 import { LIST_KEYS, type CallCommand, type CallTarget } from './args';
 import { callEraCache, mayMeanAnotherEra, type CallEraCache } from './call-era-cache';
+import { CallElicitation } from './call-elicitation';
+import { PROMPT } from './elicit-args';
+import type { PromptStreams } from './form-prompt';
+import { unknownToolHint } from './tool-hint';
 import { CliFailure, cliFailureIn, EXIT_INTERRUPTED, EXIT_OK } from './errors';
 import { commandLine } from './hints';
 import type { CliIo } from './io';
@@ -64,15 +68,19 @@ async function attempt(
   const key = transport.eraKey;
   const choice = forcedEra(command.era, command.protocolVersion);
   const cached = eraCache && key !== undefined ? adoptedVerdict(choice, await eraCache.cache.recall(key)) : undefined;
-  const client = callClient(command, io, eraCache);
+  // Ctrl-C cancels: the server gets notifications/cancelled for the request in flight, then the connection closes.
+  // So does a question the call cannot answer (see CallElicitation).
+  const interrupt = new AbortController();
+  const elicitation = new CallElicitation(command.elicit ?? PROMPT, terminalPrompt(), (failure) =>
+    interrupt.abort(failure),
+  );
+  const client = callClient(command, io, eraCache, elicitation);
   const doubted = (error: unknown, during: EraDoubt['during']): EraDoubt | undefined => {
     if (doubt !== undefined || cached === undefined || !mayMeanAnotherEra(error, command.target.kind)) return undefined;
     eraCache!.cache.delete(key!);
     if (command.verbose) io.err(`era: the remembered ${cached.era} era is in doubt (${messageOf(error)}): probing`);
     return { error, during };
   };
-  // Ctrl-C cancels: the server gets notifications/cancelled for the request in flight, then the connection closes.
-  const interrupt = new AbortController();
   const undoSignals = onStopSignal((signal) => interrupt.abort(signal));
   try {
     try {
@@ -95,9 +103,12 @@ async function attempt(
     try {
       result = await send(client, command, interrupt.signal, io);
     } catch (error) {
+      if (elicitation.failure) throw elicitation.failure;
       const inDoubt = doubted(error, 'request');
       if (inDoubt) return inDoubt;
-      throw requestFailure(command.method, error);
+      const failure = requestFailure(command.method, error);
+      const hint = command.method === 'tools/call' && (await unknownToolHint(client, command.params?.name, error));
+      throw hint ? new CliFailure(failure.message, [...failure.detail, hint], { cause: error }) : failure;
     }
     if (result !== undefined) io.out(JSON.stringify(result, null, 2));
     return EXIT_OK;
@@ -110,8 +121,13 @@ async function attempt(
   }
 }
 
-/** The client of one call: the server's log messages on stderr. */
-function callClient(command: CallCommand, io: CliIo, eraCache: CallEraCache | undefined): Client {
+/** The client of one call: the server's log messages on stderr, its questions answered by `elicitation`. */
+function callClient(
+  command: CallCommand,
+  io: CliIo,
+  eraCache: CallEraCache | undefined,
+  elicitation: CallElicitation,
+): Client {
   const client = new Client(
     { name: 'switchboard', version: VERSION },
     // One call and out: no stream for list changes nobody would read.
@@ -119,6 +135,7 @@ function callClient(command: CallCommand, io: CliIo, eraCache: CallEraCache | un
       defaultTimeout: command.timeoutMs,
       listChanges: 'off',
       eraCache: eraCache?.cache ?? false,
+      elicitation: elicitation.options,
       ...eraOptions(command),
     },
   );
@@ -156,6 +173,18 @@ function eraSourceLine(choice: EraChoice, cached: EraVerdict | undefined, eraCac
 function connectedLine(client: Client): string {
   const era = client.connectedEra === 'modern' ? 'stateless' : 'handshake';
   return `connected: ${client.protocolVersion ?? 'unknown'} (${era})`;
+}
+
+/** Where to ask the server's questions: the terminal on stdin (prompts on stderr), or nowhere. */
+function terminalPrompt(): PromptStreams | undefined {
+  if (!process.stdin.isTTY) return undefined;
+  // Ctrl-C while prompting reaches readline as a key: raised again as the signal, it stops the call as always.
+  return {
+    input: process.stdin,
+    output: process.stderr,
+    terminal: true,
+    onInterrupt: () => process.kill(process.pid, 'SIGINT'),
+  };
 }
 
 /** How long to wait for a stdio server's stderr to end once it has exited (a grandchild may hold it open). */

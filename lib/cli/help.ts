@@ -21,8 +21,8 @@ Options:
 Exit codes: 0 success, 1 failure (the module, the network, the server), 2 usage error,
 130 interrupted (Ctrl-C).`;
 
-const SERVE = `Usage: switchboard serve <module | config.json> [--http <port> [--host <host>] [HTTP options]]
-                         [--trace] [--trace-file <path>]
+const SERVE = `Usage: switchboard serve <module | config.json> [--http <port> [--host <host>] [--path <path>]
+                         [--tls-cert <file> --tls-key <file>] [HTTP options]] [--trace] [--trace-file <path>]
 
 Loads <module> (.js or .mjs; .ts when run through tsx) and serves its default export, a server
 definition (defineServer(...)) or a Server, over stdio: newline-delimited JSON on stdin and stdout.
@@ -48,6 +48,11 @@ Options:
   --host <host>   the address to listen on (default ${DEFAULT_HOST}). Origin and Host headers are
                   checked whatever the address: localhost names are accepted, and on another
                   address that address too; list any other with --allowed-host/--allowed-origin
+  --path <path>   serve Streamable HTTP at this path instead of /mcp (the legacy endpoints stay at
+                  /sse and /messages)
+  --tls-cert <file> --tls-key <file>
+                  serve HTTPS with this certificate chain and private key (PEM files); clients must
+                  trust the certificate (for a private CA, Node clients: NODE_EXTRA_CA_CERTS=<ca.pem>)
   --trace         print every message and lifecycle change to stderr (for a hub, of its upstreams
                   too, with their names, and each upstream's state changes)
   --trace-file <path>
@@ -80,6 +85,7 @@ Examples:
   switchboard serve ./server.js
   switchboard serve ./server.js --http 3000 --trace
   switchboard serve ./mcp-servers.json --http 3000 --trace-file hub-trace.ndjson
+  switchboard serve ./server.js --http 8443 --path /rpc --tls-cert cert.pem --tls-key key.pem
   npx tsx lib/cli/main.ts serve examples/notes-server.ts --http 3000`;
 
 const CALL = `Usage: switchboard call [options] <url> <method> [params-json]
@@ -98,6 +104,13 @@ Over HTTP the login stored by "switchboard login <url>" is sent, and refreshed w
 expired. A server that requires authorization with no login stored (or one that can no longer be
 refreshed) fails the call with exit 1: run "switchboard login <url>". An Authorization header given with
 --header is sent instead of any stored login.
+A tool that asks the user for input (form elicitation, in either era) is answered with --answer (one
+per question, in order, each checked against the form before it is sent), --decline or --cancel; else,
+when stdin is a terminal, each field is asked for on it (checked, and asked again when it does not
+fit), and the answer shown to send, decline or cancel. When stdin is not a terminal and no answer is
+left, the call stops with exit 1, saying what the form asks; the request is cancelled and nothing is
+answered. A tools/call naming a tool the server does not list gets the closest names it does list
+("did you mean"), a hub's prefixed names (fs__read) included.
 
 Options:
   -H, --header 'Name: value'   an HTTP header for every request (repeatable; HTTP only)
@@ -117,6 +130,10 @@ Options:
                                and where the era came from (era: from the cache, era: probed, ...)
   --all                        follow nextCursor through every page of tools/list, resources/list,
                                resources/templates/list or prompts/list and print all items
+  --answer '<json>'            the fields of the form the server asks for, e.g. '{"name":"Ada","age":36}'
+                               (repeatable: one per question, in the order they come)
+  --decline                    decline every question the server asks
+  --cancel                     cancel every question the server asks
   --trace                      print every message and lifecycle change to stderr
   --trace-file <path>          write them to <path> as NDJSON, one JSON object per line
 
@@ -125,7 +142,8 @@ Examples:
   switchboard call http://127.0.0.1:3000/mcp tools/call '{"name":"add","arguments":{"a":2,"b":3}}'
   switchboard call -H 'Authorization: Bearer TOKEN' https://example.com/mcp ping
   switchboard call --verbose --protocol-version 2025-11-25 http://127.0.0.1:3000/mcp tools/list
-  switchboard call resources/read '{"uri":"notes://index"}' -- node ./server.js`;
+  switchboard call resources/read '{"uri":"notes://index"}' -- node ./server.js
+  switchboard call --answer '{"confirm":true}' http://127.0.0.1:3000/mcp tools/call '{"name":"deploy"}'`;
 
 const LOGIN = `Usage: switchboard login [options] <url>
 

@@ -3,6 +3,7 @@
  * Nothing here touches the network or the file system.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { closest } from '../compose/suggest';
 import { UsageError } from './errors';
 
 export type Options = NonNullable<ParseArgsConfig['options']>;
@@ -26,7 +27,9 @@ export function parseOptions(command: string, args: readonly string[], options: 
   for (const token of tokens) {
     if (token.kind !== 'option') continue;
     const option = options[token.name];
-    if (!option) throw new UsageError(`Unknown option "${token.rawName}" for switchboard ${command}`);
+    if (!option) {
+      throw new UsageError(`Unknown option "${token.rawName}" for switchboard ${command}${didYouMean(token, options)}`);
+    }
     if (option.type === 'string' && token.value === undefined) {
       throw new UsageError(`Option "${token.rawName}" needs a value`);
     }
@@ -35,6 +38,17 @@ export function parseOptions(command: string, args: readonly string[], options: 
     }
   }
   return { values: values as Parsed['values'], positionals };
+}
+
+/** `: did you mean --trace?` for a long option one slip away from a known one (`--trce`), else nothing. */
+function didYouMean(token: { readonly name: string; readonly rawName: string }, options: Options): string {
+  return token.rawName.startsWith('--') ? didYouMeanWord(token.name, Object.keys(options), '--') : '';
+}
+
+/** `: did you mean call?` for a word one slip away from one of `known` (shown after `prefix`), else nothing. */
+export function didYouMeanWord(word: string, known: readonly string[], prefix = ''): string {
+  const match = closest(word, known);
+  return match === undefined ? '' : `: did you mean ${prefix}${match}?`;
 }
 
 export function looksLikeUrl(text: string): boolean {

@@ -1,7 +1,8 @@
 /**
  * `switchboard serve <module | config.json>`: the module's server, or a hub over the servers a config file
- * lists (the `mcpServers` shape), over stdio (the default) or Streamable HTTP (`--http`), optionally tracing
- * everything (the upstreams of a hub too) to stderr or a file. Resolves with the exit code once serving has
+ * lists (the `mcpServers` shape), over stdio (the default) or Streamable HTTP (`--http`; at `--path`, over HTTPS
+ * with `--tls-cert` and `--tls-key`), optionally tracing everything (the upstreams of a hub too) to stderr or a
+ * file. Resolves with the exit code once serving has
  * ended: stdin closed (stdio), or SIGINT/SIGTERM, at any point, a hub's start-up included.
  *
  * Stopping ends every upstream child process before the command returns: the hub's own close runs each
@@ -10,7 +11,8 @@
  * process stuck in the kernel, after `KILLED_WAIT_MS`, saying so). A second signal kills and exits at once.
  */
 import { PassThrough, type Readable } from 'node:stream';
-import { createMcpHttpHandler, DEFAULT_MCP_PATH } from '../../transports/http/endpoint';
+import { readFile } from 'node:fs/promises';
+import { createMcpHttpHandler } from '../../transports/http/endpoint';
 import { DEFAULT_SSE_PATH } from '../../transports/http/legacy-sse-server';
 import { redirectConsoleToStderr } from '../../transports/console-redirect';
 import { StdioServerTransport } from '../../transports/stdio';
@@ -19,9 +21,10 @@ import type { Server } from '../server/server';
 import type { HubHttpSettings } from '../compose/config';
 import type { HubEndpointAuth } from '../compose/config-auth';
 import type { ServeCommand, ServeHttp } from './args';
+import type { TlsFiles } from './serve-http-args';
 import { CliFailure, EXIT_OK } from './errors';
 import { callLine } from './hints';
-import { httpHandlerOptions, listenHttp } from './http-listener';
+import { httpHandlerOptions, listenHttp, type TlsCredentials } from './http-listener';
 import type { CliIo } from './io';
 import { loadServer } from './load-server';
 import { killChildren, StopRequest } from './signals';
@@ -168,15 +171,20 @@ async function serveHttp(
   stopped: Promise<unknown>,
   auth: HubEndpointAuth | undefined,
 ) {
+  // Read before the handler exists: a file that cannot be read leaves nothing to close.
+  const tls = http.tls && (await readTlsFiles(http.tls));
   const handler = createMcpHttpHandler(server, {
-    path: DEFAULT_MCP_PATH,
+    path: http.path,
     ...httpHandlerOptions(http),
     ...(auth && { auth }),
   });
-  const listener = await listenHttp(handler, http.port, http.host, http.limits);
-  const url = `${listener.origin}${DEFAULT_MCP_PATH}`;
+  const listener = await listenHttp(handler, http.port, http.host, http.limits, tls).catch(async (error: unknown) => {
+    await handler.close();
+    throw error;
+  });
+  const url = `${listener.origin}${http.path}`;
   const { name, version } = server.definition.info;
-  io.out(`Serving ${name} ${version} over Streamable HTTP at ${url}`);
+  io.out(`Serving ${name} ${version} over Streamable HTTP${tls ? 'S' : ''} at ${url}`);
   io.out(`  legacy HTTP+SSE (2024-11-05 clients): ${listener.origin}${DEFAULT_SSE_PATH}`);
   io.out(`  try: ${callLine('switchboard', url, suggestedMethod(server))}`);
   if (auth) io.out(`  clients need a token for ${auth.resource} from ${auth.authorizationServers.join(', ')}`);
@@ -184,4 +192,14 @@ async function serveHttp(
   await handler.close();
   await listener.close();
   return EXIT_OK;
+}
+
+/** The PEM files of `--tls-cert` and `--tls-key`, or a `CliFailure` naming the one that cannot be read. */
+async function readTlsFiles({ certFile, keyFile }: TlsFiles): Promise<TlsCredentials> {
+  const read = (file: string, flag: string) =>
+    readFile(file, 'utf8').catch((error: Error) => {
+      throw new CliFailure(`Cannot read ${flag} ${file}: ${error.message}`, [], { cause: error });
+    });
+  const [cert, key] = await Promise.all([read(certFile, '--tls-cert'), read(keyFile, '--tls-key')]);
+  return { cert, key };
 }
