@@ -19,14 +19,37 @@ const entry: Record<string, string> = {
   'trace/file': 'lib/trace/sinks/file.ts',
 };
 
+/**
+ * Runtime dependencies published as ES modules only. Node before 20.19 cannot `require()` them
+ * (`ERR_REQUIRE_ESM`), so the CommonJS build bundles them (LICENSE carries their notices) and the ES build
+ * imports them. Their types stay imports in the declarations; scripts/cjs-declarations.ts marks those of the
+ * `.d.cts` files as ES imports (`resolution-mode`), which a CommonJS consumer may then read.
+ */
+export const esmOnlyDependencies = ['jose', 'oauth4webapi'];
+
 export default {
   entry,
   format: ['esm', 'cjs'],
   // `@internal` members are public only for wiring between the package's own modules: keep them out of the
   // published declarations (test/package/published-types.test.ts checks the result in a strict consumer).
-  dts: { compilerOptions: { stripInternal: true } },
-  sourcemap: true,
+  // The command line (`cli`, the bin) is run, never imported: it has no declarations.
+  dts: {
+    entry: Object.fromEntries(Object.entries(entry).filter(([name]) => name !== 'cli')),
+    compilerOptions: { stripInternal: true },
+  },
+  // No source maps: the output is not minified, so a stack trace already points at readable code, and maps
+  // without the sources (which the package does not ship) would point at files a user does not have.
+  sourcemap: false,
   clean: true,
   target: 'node20',
   splitting: true,
+  noExternal: esmOnlyDependencies,
+  esbuildOptions(options, { format }) {
+    if (format === 'esm') options.external = [...(options.external ?? []), ...esmOnlyDependencies];
+    // tsup turns the split CommonJS chunks into CommonJS with sucrase, which moves class fields into the
+    // constructor after `super(…)` and breaks a constructor written `super(a), this.x = …` (jose's errors):
+    // esbuild lowers the fields first, so sucrase finds none.
+    if (format === 'cjs')
+      options.supported = { ...options.supported, 'class-field': false, 'class-static-field': false };
+  },
 } satisfies Options;

@@ -28,7 +28,7 @@ const definition = defineServer({
       annotations: { readOnlyHint: true, openWorldHint: false },
       handler: ({ timeZone = 'UTC' }) => {
         try {
-          return { content: [], structuredContent: timeIn(timeZone as string, new Date()) };
+          return timeIn(timeZone, new Date());
         } catch {
           return { content: [{ type: 'text', text: `Unknown time zone: ${timeZone}` }], isError: true };
         }

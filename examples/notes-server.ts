@@ -112,12 +112,7 @@ const server = new Server(
           required: ['title', 'body'],
         },
         handler: ({ title, body, tags }) => {
-          const note: Note = {
-            id: slug(title as string),
-            title: title as string,
-            body: body as string,
-            tags: (tags as string[]) ?? [],
-          };
+          const note: Note = { id: slug(title), title, body, tags: tags ?? [] };
           notes.set(note.id, note);
           server.update((current) => current.withResources(noteResource(note)));
           indexChanged.next();

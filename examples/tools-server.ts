@@ -21,7 +21,7 @@ export default defineServer({
       },
       outputSchema: { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] },
       annotations: { readOnlyHint: true },
-      handler: ({ a, b }) => ({ content: [], structuredContent: { sum: (a as number) + (b as number) } }),
+      handler: ({ a, b }) => ({ sum: a + b }),
     },
     {
       name: 'countdown',
@@ -32,8 +32,7 @@ export default defineServer({
         properties: { from: { type: 'integer', minimum: 1, maximum: 50 } },
         required: ['from'],
       },
-      handler: async ({ from }, ctx) => {
-        const steps = from as number;
+      handler: async ({ from: steps }, ctx) => {
         for (let done = 1; done <= steps; done++) {
           await sleep(200);
           if (ctx.signal.aborted) return { content: [{ type: 'text', text: `stopped at ${steps - done + 1}` }] };

@@ -156,8 +156,28 @@ export type { ConnectionState, Negotiated, QuitReason } from '../machines/connec
 export type { Transport, TransportSendOptions } from '../transports/transport';
 
 // The server.
-export { defineServer, ServerDefinition, type ResourceSearch, type ServerSpec } from './server/definition';
-export { defineTool, ToolCatalog, type ToolDefinition, type ToolHandler } from './server/tools';
+export {
+  defineServer,
+  ServerDefinition,
+  type ResourceSearch,
+  type ServerSpec,
+  type TypedServerSpec,
+} from './server/definition';
+export {
+  defineTool,
+  toolSchemaProblem,
+  ToolCatalog,
+  type DefinedTool,
+  type ToolArgumentsOf,
+  type ToolDefinition,
+  type ToolHandler,
+  type ToolResult,
+  type ToolResultOf,
+  type ToolReturn,
+  type ToolReturnFor,
+  type ToolSpec,
+  type TypedCallToolResult,
+} from './server/tools';
 export {
   ResourceCatalog,
   type ContentsInput,
@@ -167,7 +187,15 @@ export {
   type ResourceTemplateDefinition,
   type TemplateVariables,
 } from './server/resources';
-export { PromptCatalog, type PromptDefinition } from './server/prompts';
+export {
+  definePrompt,
+  PromptCatalog,
+  type ListedPromptArguments,
+  type PromptArgumentsOf,
+  type PromptDefinition,
+  type PromptReturn,
+  type PromptSpec,
+} from './server/prompts';
 export { MAX_COMPLETION_VALUES } from './server/completion';
 export type {
   Completer,
@@ -204,7 +232,23 @@ export {
 } from './server/request-state';
 export { InMemoryServerEventBus, type ServerEvent, type ServerEventBus } from './server/event-bus';
 export { DEFAULT_MAX_LISTEN_STREAMS, type SubscriptionFilter } from './server/listen';
-export { createAjvValidator, defaultValidator, type SchemaCheck, type SchemaValidator } from './validation/json-schema';
+export {
+  createAjvValidator,
+  defaultValidator,
+  jsonSchemaProblem,
+  type SchemaCheck,
+  type SchemaValidator,
+} from './validation/json-schema';
+export type {
+  IsSchemaType,
+  IsUntypedSchema,
+  ObjectSchemaLiteral,
+  SchemaInput,
+  SchemaInputValue,
+  SchemaOutput,
+  SchemaSlot,
+} from './validation/schema-input';
+export type { StandardJSONSchemaV1, StandardSchemaV1, StandardSchemaWithJson } from './validation/standard-schema';
 
 // The client.
 export {
@@ -214,7 +258,14 @@ export {
   type ConnectOptions,
   type PageCursor,
 } from './client/client';
-export type { ClientConnection, ClientConnectionOptions } from './client/client-connection';
+export type { ClientConnection, ClientConnectionEvents, ClientConnectionOptions } from './client/client-connection';
+export {
+  DEFAULT_RECONNECT,
+  ReconnectingError,
+  type ReconnectOptions,
+  type ReconnectPolicy,
+} from './client/reconnect-policy';
+export type { ReconnectEvents, ReconnectingEvent, ReconnectedEvent, ReconnectFailedEvent } from './client/reconnect';
 export type { ListChangesState, ListChangesStatus } from './client/list-change-stream';
 export type { ListChangesChoice } from './client/modern-client';
 export type {

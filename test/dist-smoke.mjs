@@ -1,22 +1,28 @@
-// Loads the built package (ESM and CJS) the way a user would and runs one tool call through each.
-// Run after `npm run build`: `npm run test:dist`.
+// Loads the built package the way a user does, by name: every entry package.json exports, through `import`
+// (ES modules) and `require` (CommonJS), then runs one tool call through each format's Client and Server.
+// After `npm run build`, `npm run test:dist` runs it here (the package resolves its own name through its
+// `exports`); test/package/published-types.test.ts runs it in consumer projects, on the oldest Node too.
 import { createRequire } from 'node:module';
 
+const NAME = 'mcp-switchboard';
 const require = createRequire(import.meta.url);
-const builds = {
-  esm: {
-    root: await import('../dist/index.js'),
-    memory: await import('../dist/transports/memory.js'),
-    protocol: await import('../dist/protocol.js'),
-  },
-  cjs: {
-    root: require('../dist/index.cjs'),
-    memory: require('../dist/transports/memory.cjs'),
-    protocol: require('../dist/protocol.cjs'),
-  },
-};
+const { exports } = require(`${NAME}/package.json`);
+const specifiers = Object.keys(exports)
+  .filter((subpath) => subpath !== './package.json')
+  .map((subpath) => (subpath === '.' ? NAME : `${NAME}${subpath.slice(1)}`));
 
-for (const [format, { root, memory, protocol }] of Object.entries(builds)) {
+const loaders = { esm: (specifier) => import(specifier), cjs: async (specifier) => require(specifier) };
+
+for (const [format, load] of Object.entries(loaders)) {
+  const entries = {};
+  for (const specifier of specifiers) {
+    entries[specifier] = await load(specifier);
+    if (Object.keys(entries[specifier]).length === 0) throw new Error(`${format}: ${specifier} exports nothing`);
+  }
+  const root = entries[NAME];
+  const memory = entries[`${NAME}/transports/memory`];
+  const protocol = entries[`${NAME}/protocol`];
+
   const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };
   if (protocol.classifyMessage(protocol.decodeFrame(protocol.encodeFrame(ping))) !== 'request') {
     throw new Error(`${format} build: the protocol entry does not read back a request`);
@@ -41,5 +47,5 @@ for (const [format, { root, memory, protocol }] of Object.entries(builds)) {
   if (result.content[0].text !== format || invalid.isError !== true) {
     throw new Error(`${format} build misbehaves: ${JSON.stringify({ result, invalid })}`);
   }
-  process.stdout.write(`${format} build ok\n`);
+  process.stdout.write(`${format} build ok: ${specifiers.length} entries on Node ${process.versions.node}\n`);
 }

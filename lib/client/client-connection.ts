@@ -7,24 +7,24 @@ import {
   CLOSE_TIMEOUT_MS,
   Connection,
   handlerTable,
+  type ConnectionEvents,
   type ConnectionOptions,
   type HandlerTable,
   type SendOptions,
 } from '../core/connection';
 import { DEFAULT_REQUEST_TIMEOUT_MS, type RequestCompletion } from '../core/correlation';
+import type { EventFacade } from '../core/events';
+import { defaultRuntime } from '../core/runtime';
+import type { TraceEvent } from '../trace/types';
+import type { Observable } from 'rxjs';
 import type { QuitReason } from '../../machines/connection';
 import type { Transport } from '../../transports/transport';
-import { ConnectionClosedError, ProtocolViolationError, UnsupportedProtocolVersionError } from '../jsonrpc/errors';
+import { ConnectionClosedError } from '../jsonrpc/errors';
 import type { JsonObject } from '../jsonrpc/types';
 import { resultChecks, type ResultValidator } from '../protocol/results';
 import { shape } from '../protocol/shape';
 import type { ClientCapabilities, Implementation, InitializeResult, ServerCapabilities } from '../protocol/types';
-import {
-  isSupportedVersion,
-  LATEST_PROTOCOL_VERSION,
-  SUPPORTED_PROTOCOL_VERSIONS,
-  type ProtocolVersion,
-} from '../protocol/versions';
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type ProtocolVersion } from '../protocol/versions';
 import { MODERN_PROTOCOL_VERSIONS, namesModernRevision, type ModernProtocolVersion } from '../protocol/modern';
 import type { ClientEra } from './client-era';
 import { defaultEraCache, type EraCache, type EraVerdict } from './era-cache';
@@ -34,6 +34,9 @@ import { ClientFeatures, type ClientFeatureOptions, type ClientHost } from './fe
 import { HandshakeClient } from './handshake-client';
 import { ModernClient, type ListChangesChoice } from './modern-client';
 import { ModernRequestStamp } from './modern-request-stamp';
+import { ClientReconnect, type ReconnectEvents, type ReconnectHost } from './reconnect';
+import { reconnectPolicy, type ReconnectOptions } from './reconnect-policy';
+import { checkInitializeResult, redoDiscovery, redoHandshake } from './reconnect-reopen';
 
 export interface ClientConnectionOptions extends ConnectionOptions, ClientFeatureOptions {
   /**
@@ -72,7 +75,16 @@ export interface ClientConnectionOptions extends ConnectionOptions, ClientFeatur
   readonly listChanges?: ListChangesChoice;
   /** `input_required` rounds one modern call may take before it fails (default 10). */
   readonly maxInputRounds?: number;
+  /**
+   * Reconnect when the connection ends without `close()` (the server died, the transport failed): back off,
+   * make a new transport with `reconnect.transport()`, redo the handshake or the probe in the era `connect`
+   * found, and restore resource subscriptions and listen streams (see `ReconnectOptions`). Off by default.
+   */
+  readonly reconnect?: ReconnectOptions;
 }
+
+/** A client's events: the connection's, and the steps of its reconnections (with a `reconnect` policy). */
+export interface ClientConnectionEvents extends ConnectionEvents, ReconnectEvents {}
 
 export interface ClientRequestOptions extends SendOptions {
   /**
@@ -118,6 +130,8 @@ export class ClientConnection extends Connection {
   private readonly requestTimeout: number;
   /** The stateless revision `protocolVersion` names, when it names one. */
   private readonly forcedModernVersion: string | undefined;
+  /** @internal The client's reconnections, with a `reconnect` policy (made by the constructor). */
+  protected readonly reconnection: ClientReconnect | undefined;
 
   constructor(
     readonly info: Implementation,
@@ -141,6 +155,31 @@ export class ClientConnection extends Connection {
     this.maxInputRounds = options.maxInputRounds;
     this.listChanges = options.listChanges ?? 'listen';
     this.eraCalls = new HandshakeClient(this);
+    if (options.reconnect) {
+      const policy = reconnectPolicy(options.reconnect);
+      this.reconnection = new ClientReconnect(policy, this.reconnectHost(), options.runtime ?? defaultRuntime());
+    }
+  }
+
+  /** eventemitter3 facade: the connection's events and the client's (`ClientConnectionEvents`). */
+  override get events(): EventFacade<ClientConnectionEvents> {
+    return super.events as unknown as EventFacade<ClientConnectionEvents>;
+  }
+
+  /** With a `reconnect` policy, the steps of each reconnection are among the events (a `reconnect` actor's lifecycle). */
+  override get trace$(): Observable<TraceEvent> {
+    const connection$ = super.trace$;
+    return this.reconnection ? this.reconnection.trace$(connection$) : connection$;
+  }
+
+  /** True while the client reconnects (with a `reconnect` policy): calls wait or fail, as the policy says. */
+  get reconnecting(): boolean {
+    return this.reconnection?.reconnecting === true;
+  }
+
+  /** @internal Emits each time the client is connected again; completes when it has closed. */
+  get reconnected$(): Observable<void> | undefined {
+    return this.reconnection?.reconnected$;
   }
 
   /** @internal The handlers of requests from the server, made on the first one: a handshake pays for no table. */
@@ -252,16 +291,12 @@ export class ClientConnection extends Connection {
 
   /** The handshake era's connect: `initialize`, version check, `notifications/initialized`. */
   private async handshake(transport: Transport, options: ConnectOptions): Promise<this> {
-    this.attach(transport);
+    this.attach(this.linked(transport));
     this.transition({ type: 'initialize.start' });
     try {
-      const params = {
-        protocolVersion: this.requestedVersion,
-        capabilities: this.capabilities as JsonObject,
-        clientInfo: shape('Implementation', this.info, this.requestedVersion) as unknown as JsonObject,
-      };
+      const params = this.initializeParams();
       const result = (await this.request('initialize', params, options)) as unknown as InitializeResult;
-      const version = this.checkInitializeResult(result);
+      const version = checkInitializeResult(result, this.acceptedVersions);
       this.announceVersion(version);
       this.transition({
         type: 'initialize.done',
@@ -271,6 +306,7 @@ export class ClientConnection extends Connection {
         ...(typeof result.instructions === 'string' && { instructions: result.instructions }),
       });
       await this.notify('notifications/initialized');
+      this.reconnection?.arm();
       return this;
     } catch (error) {
       const failure = error as Error;
@@ -289,7 +325,7 @@ export class ClientConnection extends Connection {
    * list-change stream opens here (see `ClientConnectionOptions.listChanges`).
    */
   private async connectModern(transport: Transport, verdict: Extract<EraVerdict, { era: 'modern' }>): Promise<this> {
-    this.attach(transport);
+    this.attach(this.linked(transport));
     const stamp = new ModernRequestStamp(
       verdict.version,
       this.modernVersions(),
@@ -318,7 +354,53 @@ export class ClientConnection extends Connection {
       throw new ConnectionClosedError(`The connection closed as it connected: ${reason.message}`);
     }
     modern.followListChanges(this.serverCapabilities, this.listChanges);
+    this.reconnection?.arm();
     return this;
+  }
+
+  /** The transport to attach: `transport` itself, or a link that reconnects behind it (a `reconnect` policy). */
+  private linked(transport: Transport): Transport {
+    if (!this.reconnection) return transport;
+    return (this.given = this.reconnection.linked(transport));
+  }
+
+  private initializeParams(): JsonObject {
+    return {
+      protocolVersion: this.requestedVersion,
+      capabilities: this.capabilities as JsonObject,
+      clientInfo: shape('Implementation', this.info, this.requestedVersion) as unknown as JsonObject,
+    };
+  }
+
+  /** What the client's reconnections do to it (lib/client/reconnect.ts). */
+  private reconnectHost(): ReconnectHost {
+    const { id, upstream, clock } = this;
+    return {
+      ...{ id, role: 'client', upstream, clock },
+      emit: (event, payload) => this.emitEvent(event, payload),
+      reopen: (transport, timeoutMs) => this.reopen(transport, timeoutMs),
+      // What the old server asked of us is void: nobody is left to answer.
+      lost: (reason) => this.activeHandlerCount > 0 && this.inbound.cancelAll(`the server was lost (${reason})`),
+      reconnected: () => this.onReconnected(),
+    };
+  }
+
+  /** A reconnection's new transport: the handshake again, or the probe, in the era the first `connect` found. */
+  private reopen(transport: Transport, timeoutMs: number): Promise<void> {
+    const version = this.protocolVersion!;
+    if (this.state === 'modern') {
+      return redoDiscovery(transport, version, this.capabilities as JsonObject, this.infoFor(), timeoutMs, this.clock);
+    }
+    const check = (result: unknown) => checkInitializeResult(result as InitializeResult, this.acceptedVersions);
+    return redoHandshake(transport, this.initializeParams(), version, check, timeoutMs, this.clock);
+  }
+
+  /** @internal Role hook: the client is connected again after a reconnection (`Client` refreshes its list caches). */
+  protected onReconnected(): void {}
+
+  /** @internal Role hook: the connection has closed (a subclass that overrides it calls it). */
+  protected override onClosed(): void {
+    this.reconnection?.end();
   }
 
   /** The probe failed: the transport is closed and the connection ends as a failed handshake. */
@@ -362,18 +444,5 @@ export class ClientConnection extends Connection {
     const state = this.state;
     if (state === 'ready' || state === 'modern') this.readyChecks = checks;
     return checks;
-  }
-
-  private checkInitializeResult(result: InitializeResult): ProtocolVersion {
-    if (!isSupportedVersion(result?.protocolVersion, this.acceptedVersions)) {
-      throw new UnsupportedProtocolVersionError(result?.protocolVersion, this.acceptedVersions);
-    }
-    if (typeof result.capabilities !== 'object' || result.capabilities === null) {
-      throw new ProtocolViolationError('The initialize result has no "capabilities" object');
-    }
-    if (typeof result.serverInfo?.name !== 'string') {
-      throw new ProtocolViolationError('The initialize result has no "serverInfo" with a "name"');
-    }
-    return result.protocolVersion as ProtocolVersion;
   }
 }

@@ -53,6 +53,8 @@ export interface ClientEraHost extends ClientHost {
    * what the era's own streams read.
    */
   readonly serverNotifications$?: Observable<JsonRpcNotification>;
+  /** With a reconnect policy: emits each time the client is connected again; completes when it has closed. */
+  readonly reconnected$?: Observable<void>;
   /** How many needs for list changes were registered before the connection knew its era. */
   readonly listChangeNeeds?: number;
   /**

@@ -22,6 +22,7 @@ import type { Root } from '../protocol/client-features';
 import { RESOURCE_SEARCH_EXTENSION } from '../protocol/method-table';
 import { listChangeOf, type ChangeableList } from '../protocol/list-changes';
 import { defaultValidator, type SchemaValidator } from '../validation/json-schema';
+import type { ToolArgumentsOf, ToolDefinition, ToolResultOf } from '../server/tools';
 import { ClientConnection, type ClientConnectionOptions, type ClientRequestOptions } from './client-connection';
 import { ListCache, type ResultCacheHints } from './list-cache';
 import type { ListChangesStatus } from './list-change-stream';
@@ -55,7 +56,8 @@ export interface PageCursor {
  * are lib/client/client-connection.ts). `connect` picks the era and connects; then typed calls for every
  * server feature, and the generic `request`/`notify`. The calls are the same in both eras: in the
  * stateless revision list changes and resource updates arrive on `subscriptions/listen` streams, and the
- * log level travels in each request. A client connects once: to reconnect, create a new one.
+ * log level travels in each request. A client connects once; with a `reconnect` policy it reconnects on its
+ * own when the connection is lost (lib/client/reconnect.ts), and stays the same client throughout.
  */
 export class Client extends ClientConnection {
   /** List caches, created on first use (most clients never ask for one). */
@@ -157,9 +159,23 @@ export class Client extends ClientConnection {
 
   /**
    * Calls a tool. A tool's own failure is a result with `isError: true`, not a rejection. When `listTools`
-   * saw an `outputSchema` for the tool, `structuredContent` is checked against it.
+   * saw an `outputSchema` for the tool, `structuredContent` is checked against it. Given the tool's definition
+   * (one the caller shares with the server), or its type (`callTool<typeof add>('add', …)`), the arguments and
+   * `structuredContent` are typed from its schemas.
    */
-  callTool(name: string, args?: JsonObject, options?: ClientRequestOptions): Promise<CallToolResult> {
+  callTool(name: string, args?: JsonObject, options?: ClientRequestOptions): Promise<CallToolResult>;
+  callTool<T extends ToolDefinition<any, any, any>>(
+    tool: T | T['name'],
+    args?: ToolArgumentsOf<T>,
+    options?: ClientRequestOptions,
+  ): Promise<ToolResultOf<T>>;
+  callTool(
+    tool: string | ToolDefinition<any, any, any>,
+    givenArgs?: object,
+    options?: ClientRequestOptions,
+  ): Promise<CallToolResult> {
+    const name = typeof tool === 'string' ? tool : tool.name;
+    const args = givenArgs as JsonObject | undefined;
     const pending = this.call<CallToolResult>(
       'tools/call',
       args === undefined ? { name } : { name, arguments: args },
@@ -312,7 +328,14 @@ export class Client extends ClientConnection {
   }
 
   protected override onClosed(): void {
+    super.onClosed();
     for (const cache of Object.values(this.lists ?? {})) cache.close();
+  }
+
+  /** @internal Reconnected: the lists may have changed while the client was away, so the caches list them again. */
+  protected override onReconnected(): void {
+    this.toolOutput?.forget();
+    for (const cache of Object.values(this.lists ?? {})) cache.invalidate();
   }
 
   /** Every tool; with `hints`, the cache hints of each page are added to it. */
@@ -370,6 +393,7 @@ export class Client extends ClientConnection {
       notifications$: this.serverNotifications$,
       closed: this.closed,
       request: (m, p, o) => this.request(m, p, o),
+      reconnected$: this.reconnected$,
     };
   }
 

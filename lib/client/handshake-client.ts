@@ -53,6 +53,7 @@ export class HandshakeClient implements ClientEra {
         closed: host.closed,
         subscribe: (target) => host.request('resources/subscribe', { uri: target }),
         unsubscribe: (target) => host.request('resources/unsubscribe', { uri: target }),
+        reconnected$: host.reconnected$,
       },
       uri,
     );

@@ -9,13 +9,15 @@
  * read it with `acknowledgedFilter`). Like `Client.subscribeResource`, the Observable completes when the
  * server ends the stream with a result or the client is closed with `close()`, and errors with the server's
  * error response, or with a `ConnectionClosedError` (its `quitReason` says why) when the connection ends
- * otherwise. Unsubscribing cancels the listen request (`notifications/cancelled`).
+ * otherwise. A client with a reconnect policy opens the stream again (a new listen request) once it has
+ * reconnected, under the same subscription. Unsubscribing cancels the listen request (`notifications/cancelled`).
  */
-import { Observable } from 'rxjs';
+import { Observable, type Subscription } from 'rxjs';
 import { ConnectionClosedError, type ClosedConnectionReason } from '../jsonrpc/errors';
 import type { JsonObject, JsonRpcNotification, RequestId } from '../jsonrpc/types';
 import { LIST_CHANGES, type ListenFilter } from '../protocol/list-changes';
 import { META } from '../protocol/modern';
+import { ReconnectingError } from './reconnect-policy';
 
 export type { ListenFilter } from '../protocol/list-changes';
 
@@ -35,6 +37,11 @@ export interface ListenHost {
   /** Resolves with why the connection ended, once it has. */
   readonly closed: Promise<ClosedConnectionReason>;
   request(method: string, params: JsonObject, options: ListenRequestOptions): Promise<JsonObject>;
+  /**
+   * With a reconnect policy: emits each time the client is connected again, completes when it has closed. A
+   * stream lost with its connection opens again there.
+   */
+  readonly reconnected$?: Observable<void>;
 }
 
 export const LISTEN_ACKNOWLEDGED = 'notifications/subscriptions/acknowledged';
@@ -44,31 +51,48 @@ export function listen(host: ListenHost, filter: ListenFilter): Observable<JsonR
   const params = { notifications: filterParams(filter) };
   return new Observable<JsonRpcNotification>((subscriber) => {
     let id: RequestId | undefined;
-    let open = true;
-    const cancel = new AbortController();
+    let cancel: AbortController | undefined;
+    let waiting: Subscription | undefined;
     // Subscribed before the request goes out: the acknowledgement may come before anything else.
     const inner = host.notifications$.subscribe((notification) => {
       if (id !== undefined && subscriptionIdOf(notification) === id) subscriber.next(notification);
     });
-    host
-      .request('subscriptions/listen', params, { signal: cancel.signal, timeout: 0, onId: (sent) => (id = sent) })
-      .then(
-        () => {
-          open = false;
-          subscriber.complete();
-        },
-        (error: unknown) => {
-          open = false;
-          if (!(error instanceof ConnectionClosedError)) return subscriber.error(error);
-          void host.closed.then((reason) => {
-            if (reason.kind === 'local-close') subscriber.complete();
-            else subscriber.error(closedError(reason, error));
-          });
-        },
-      );
+    const ended = (reason: ClosedConnectionReason, cause: Error) => {
+      if (reason.kind === 'local-close') subscriber.complete();
+      else subscriber.error(closedError(reason, cause));
+    };
+    const open = () => {
+      const request = (cancel = new AbortController());
+      host
+        .request('subscriptions/listen', params, { signal: request.signal, timeout: 0, onId: (sent) => (id = sent) })
+        .then(
+          () => {
+            cancel = undefined;
+            subscriber.complete();
+          },
+          (error: unknown) => {
+            cancel = undefined;
+            if (error instanceof ReconnectingError && host.reconnected$) {
+              // The connection was lost and the client reconnects: the stream opens again once it is back.
+              waiting = host.reconnected$.subscribe({
+                next: () => {
+                  waiting?.unsubscribe();
+                  open();
+                },
+                complete: () => void host.closed.then((reason) => ended(reason, error)),
+              });
+              return;
+            }
+            if (!(error instanceof ConnectionClosedError)) return subscriber.error(error);
+            void host.closed.then((reason) => ended(reason, error));
+          },
+        );
+    };
+    open();
     return () => {
       inner.unsubscribe();
-      if (open) cancel.abort();
+      waiting?.unsubscribe();
+      cancel?.abort();
     };
   });
 }
@@ -98,7 +122,7 @@ function filterParams(filter: ListenFilter): JsonObject {
   return params;
 }
 
-function closedError(reason: ClosedConnectionReason, cause: ConnectionClosedError): ConnectionClosedError {
+function closedError(reason: ClosedConnectionReason, cause: Error): ConnectionClosedError {
   return new ConnectionClosedError(`The subscriptions/listen stream ended: the connection closed (${reason.message})`, {
     cause,
     quitReason: reason,

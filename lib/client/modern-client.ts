@@ -174,6 +174,7 @@ export class ModernClient implements ClientEra {
       notifications$: host.serverNotifications$ ?? host.notifications$,
       closed: host.closed,
       request: (method, params, options) => host.request(method, params, options),
+      reconnected$: host.reconnected$,
     };
   }
 

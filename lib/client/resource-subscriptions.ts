@@ -1,10 +1,17 @@
 import { defer, filter, finalize, map, Observable, share, type Observable as ObservableType } from 'rxjs';
 import type { QuitReason } from '../../machines/connection';
-import { CapabilityNotSupportedError, ConnectionClosedError, ErrorCode, McpError } from '../jsonrpc/errors';
+import {
+  CapabilityNotSupportedError,
+  ConnectionClosedError,
+  ErrorCode,
+  McpError,
+  type ClosedConnectionReason,
+} from '../jsonrpc/errors';
 import type { JsonRpcNotification } from '../jsonrpc/types';
 import { hasCapability } from '../protocol/capabilities';
 import type { ResourceUpdatedParams, ServerCapabilities } from '../protocol/types';
 import { acknowledgedFilter, listen, type ListenHost } from './listen';
+import { ReconnectingError } from './reconnect-policy';
 
 /** What the handshake era's subscriptions need of the connection. */
 export interface SubscriptionPort {
@@ -13,6 +20,8 @@ export interface SubscriptionPort {
   readonly closed: Promise<QuitReason>;
   subscribe(uri: string): Promise<unknown>;
   unsubscribe(uri: string): Promise<unknown>;
+  /** With a reconnect policy: emits each time the client is connected again; completes when it has closed. */
+  readonly reconnected$?: Observable<void>;
 }
 
 /** The updates of one URI, for as long as they are subscribed to (see `ResourceSubscriptions`). */
@@ -27,6 +36,8 @@ export type UpdatesOpener = (uri: string) => Observable<ResourceUpdatedParams>;
  * client was closed on purpose (`close()`: the owner ended it, as it ends every stream of the client),
  * and errors with a `ConnectionClosedError` carrying the quit reason otherwise (the server died or the
  * transport failed: the updates stop without anyone asking, and a subscriber must hear it to recover).
+ * A client with a reconnect policy subscribes again once it has reconnected, and the Observable goes on:
+ * it errors only when the client gives up.
  */
 export class ResourceSubscriptions {
   private readonly byUri = new Map<string, Observable<ResourceUpdatedParams>>();
@@ -75,13 +86,20 @@ export function subscribedUpdates(port: SubscriptionPort, uri: string): Observab
       )
       // notifications$ ends only with the connection: how the subscription ends depends on why it closed.
       .subscribe({ next: (update) => subscriber.next(update), error: end, complete: end });
-    port.subscribe(uri).catch((error) => {
-      if (error instanceof ConnectionClosedError) return end();
-      active = false;
-      subscriber.error(error);
-    });
+    const subscribe = () =>
+      port.subscribe(uri).catch((error) => {
+        if (error instanceof ConnectionClosedError) return end();
+        // Lost with its connection: the client subscribes again once it has reconnected.
+        if (error instanceof ReconnectingError && port.reconnected$) return;
+        active = false;
+        subscriber.error(error);
+      });
+    // A reconnected server knows nothing of this subscription: it is made again there.
+    const restore = port.reconnected$?.subscribe(() => void subscribe());
+    void subscribe();
     return () => {
       inner.unsubscribe();
+      restore?.unsubscribe();
       if (active) port.unsubscribe(uri).catch(() => undefined);
     };
   });
@@ -117,7 +135,11 @@ export function listenedUpdates(
           subscriber.next(notification.params as unknown as ResourceUpdatedParams);
         }
       },
-      error: (error: unknown) => subscriber.error(error),
+      // The same error as the handshake era's when the connection dies: it names the resource.
+      error: (error: unknown) => {
+        const quit = error instanceof ConnectionClosedError ? error.quitReason : undefined;
+        subscriber.error(quit ? closedError(uri, quit, error) : error);
+      },
       complete: () => subscriber.complete(),
     }),
   );
@@ -127,9 +149,9 @@ function notFollowed(uri: string): McpError {
   return new McpError(ErrorCode.InvalidParams, `The server does not follow the resource ${uri}`, { uri });
 }
 
-function closedError(uri: string, reason: QuitReason): ConnectionClosedError {
+function closedError(uri: string, reason: ClosedConnectionReason, cause?: unknown): ConnectionClosedError {
   return new ConnectionClosedError(`The subscription to ${uri} ended: the connection closed (${reason.message})`, {
-    cause: reason.error,
+    cause: cause ?? (reason as QuitReason).error,
     quitReason: reason,
   });
 }

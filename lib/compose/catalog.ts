@@ -24,7 +24,7 @@ import type {
 import { peerText } from '../server/peer-text';
 import type { PromptDefinition } from '../server/prompts';
 import type { ResourceDefinition, ResourceTemplateDefinition } from '../server/resources';
-import type { ToolDefinition } from '../server/tools';
+import { toolSchemaProblem, type ToolDefinition } from '../server/tools';
 import { UriTemplate } from '../server/uri-template';
 import type { NamePredicate } from './name-filter';
 import { assignNames, type NameCandidate, type NamingPolicy } from './naming';
@@ -217,7 +217,8 @@ function validTool(tool: Tool): string | undefined {
   if (tool.outputSchema !== undefined && (!isPlainObject(tool.outputSchema) || tool.outputSchema.type !== 'object')) {
     return 'its outputSchema is not of type "object"';
   }
-  return undefined;
+  const problem = toolSchemaProblem(tool);
+  return problem === undefined ? undefined : `its ${problem}`;
 }
 
 function validPrompt(prompt: Prompt): string | undefined {

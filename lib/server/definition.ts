@@ -3,10 +3,10 @@ import { deepFreeze } from '../core/freeze';
 import type { Implementation, Resource, ServerCapabilities } from '../protocol/types';
 import { SUPPORTED_PROTOCOL_VERSIONS, type ProtocolVersion } from '../protocol/versions';
 import { defaultValidator, type SchemaValidator } from '../validation/json-schema';
-import { PromptCatalog, type PromptDefinition } from './prompts';
+import { PromptCatalog, type PromptSpec } from './prompts';
 import { ResourceCatalog, type ResourceDefinition, type ResourceTemplateDefinition } from './resources';
 import type { ServerContext } from './context';
-import { defineTool, ToolCatalog, type ToolDefinition } from './tools';
+import { defineTool, ToolCatalog, type ToolSpec } from './tools';
 import { MODERN_PROTOCOL_VERSIONS } from '../protocol/modern';
 import { checkCacheHint, type CacheHints, type CacheableName } from './modern/results';
 import type { ScopeRequirements } from '../auth/server/scopes';
@@ -38,12 +38,12 @@ export interface ServerSpec extends Implementation {
   /** A usage hint the client may put in the model's system prompt. */
   readonly instructions?: string;
   /** Declaring `tools` (even empty) declares the tools capability. */
-  readonly tools?: readonly ToolDefinition<any>[];
+  readonly tools?: readonly ToolSpec<any, any>[];
   /** Declaring resources or templates (even empty) declares the resources capability, with subscriptions. */
   readonly resources?: readonly ResourceDefinition[];
   readonly resourceTemplates?: readonly ResourceTemplateDefinition[];
   /** Declaring `prompts` (even empty) declares the prompts capability. */
-  readonly prompts?: readonly PromptDefinition[];
+  readonly prompts?: readonly PromptSpec<any>[];
   /** Turns on the `resources/search` extension. */
   readonly searchResources?: ResourceSearch;
   /** Items per page of a list result (default 100). */
@@ -155,7 +155,7 @@ export class ServerDefinition implements ScopeRequirements, ItemScopes {
   }
 
   /** A definition with these tools added, replacing tools of the same name. */
-  withTools(...tools: ToolDefinition<any>[]): ServerDefinition {
+  withTools(...tools: ToolSpec<any, any>[]): ServerDefinition {
     return this.derive({ tools: replaced(this.spec.tools, tools, (tool) => tool.name) });
   }
 
@@ -183,7 +183,7 @@ export class ServerDefinition implements ScopeRequirements, ItemScopes {
   }
 
   /** A definition with these prompts added, replacing prompts of the same name. */
-  withPrompts(...prompts: PromptDefinition[]): ServerDefinition {
+  withPrompts(...prompts: PromptSpec<any>[]): ServerDefinition {
     return this.derive({ prompts: replaced(this.spec.prompts, prompts, (prompt) => prompt.name) });
   }
 
@@ -260,7 +260,28 @@ function hasCompleters(definition: ServerDefinition): boolean {
   );
 }
 
-/** Defines a server: its identity, instructions, tools, resources and prompts. */
-export function defineServer(spec: ServerSpec): ServerDefinition {
-  return ServerDefinition.create(spec);
+/**
+ * A `ServerSpec` whose tools and prompts type their handlers: each tool's `handler` gets the arguments its
+ * `inputSchema` describes (a Standard Schema's output, or `FromSchema` of a JSON Schema literal), each
+ * prompt's `get` the arguments its `arguments` describe.
+ */
+export type TypedServerSpec<Inputs extends readonly unknown[], Arguments extends readonly unknown[]> = Omit<
+  ServerSpec,
+  'tools' | 'prompts'
+> & {
+  readonly tools?: { readonly [K in keyof Inputs]: ToolSpec<Inputs[K]> };
+  readonly prompts?: { readonly [K in keyof Arguments]: PromptSpec<Arguments[K]> };
+};
+
+/**
+ * Defines a server: its identity, instructions, tools, resources and prompts. Tools and prompts are checked
+ * here (`defineTool`, `definePrompt`): a bad name, a value that is no schema or an invalid JSON Schema throws
+ * a TypeError naming the tool. A handler's return type follows its tool's `outputSchema` only with
+ * `defineTool`; inline, any result is accepted by type and checked when the tool runs.
+ */
+export function defineServer<
+  const Inputs extends readonly unknown[] = readonly unknown[],
+  const Arguments extends readonly unknown[] = readonly unknown[],
+>(spec: TypedServerSpec<Inputs, Arguments>): ServerDefinition {
+  return ServerDefinition.create(spec as ServerSpec);
 }

@@ -2,44 +2,120 @@ import { ErrorCode, invalidParams, McpError } from '../jsonrpc/errors';
 import { excerpt } from '../jsonrpc/excerpt';
 import type { JsonObject } from '../jsonrpc/types';
 import { shapeContentList } from '../protocol/shape';
-import type { GetPromptResult, Prompt, PromptMessage } from '../protocol/types';
+import type { GetPromptResult, JsonSchema, Prompt, PromptArgument, PromptMessage } from '../protocol/types';
+import { resolveSchema } from '../validation/schema-input';
+import { runStandardSchema, type StandardSchemaV1, type StandardVerdict } from '../validation/standard-schema';
 import { Listing, listResult } from './listing';
 import { peerText } from './peer-text';
 import type { Completer, ServerContext } from './context';
 import { checkScopes } from '../auth/server/scopes';
 
+/** What a prompt's `get` returns: its messages, or a whole result. */
+export type PromptReturn = GetPromptResult | readonly PromptMessage[];
+
 /** A prompt template: its description, its arguments and the function that renders its messages. */
-export interface PromptDefinition extends Prompt {
-  readonly get: (
-    args: Readonly<Record<string, string>>,
-    context: ServerContext,
-  ) => GetPromptResult | readonly PromptMessage[] | Promise<GetPromptResult | readonly PromptMessage[]>;
+export interface PromptDefinition<Args = Readonly<Record<string, string>>> extends Prompt {
+  readonly get: (args: Args, context: ServerContext) => PromptReturn | Promise<PromptReturn>;
   /** Completion for the prompt's arguments (`completion/complete` with a `ref/prompt`). */
   readonly complete?: Readonly<Record<string, Completer>>;
   /** OAuth scopes a caller's token must grant to get it, on an HTTP endpoint with `auth`. Not listed. */
   readonly scopes?: readonly string[];
 }
 
-function promptWire({ get: _get, complete: _complete, scopes: _scopes, ...prompt }: PromptDefinition): Prompt {
+/** The arguments `get` receives for an argument list written `as const`: required names always present. */
+export type ListedPromptArguments<L extends readonly PromptArgument[]> = string extends L[number]['name']
+  ? Readonly<Record<string, string>>
+  : { readonly [N in Extract<L[number], { readonly required: true }>['name']]: string } & {
+      readonly [N in Exclude<L[number], { readonly required: true }>['name']]?: string;
+    };
+
+/** What `get` receives for arguments `A`: a Standard Schema's output, or the listed names as strings. */
+export type PromptArgumentsOf<A> = A extends StandardSchemaV1
+  ? StandardSchemaV1.InferOutput<A>
+  : A extends readonly PromptArgument[]
+    ? ListedPromptArguments<A>
+    : Readonly<Record<string, string>>;
+
+/**
+ * A prompt as written: `arguments` as a list (written `as const` it types `get`'s arguments) or as a Standard
+ * Schema of an object of strings (validated before `get`, which gets the schema's output; listed to clients
+ * as the object's properties, with their descriptions).
+ */
+export interface PromptSpec<A = undefined> extends Omit<Prompt, 'arguments'> {
+  /** The arguments: a list of named string arguments, or a Standard Schema of an object. */
+  readonly arguments?: A extends StandardSchemaV1 | readonly PromptArgument[] ? A : readonly PromptArgument[];
+  /** Renders the messages, given the arguments (a schema's output, when `arguments` is a schema). */
+  get(args: NoInfer<PromptArgumentsOf<A>>, context: ServerContext): PromptReturn | Promise<PromptReturn>;
+  /** Completion for the prompt's arguments (`completion/complete` with a `ref/prompt`). */
+  readonly complete?: Readonly<Record<string, Completer>>;
+  /** OAuth scopes a caller's token must grant to get it, on an HTTP endpoint with `auth`. Not listed. */
+  readonly scopes?: readonly string[];
+}
+
+/** The Standard Schemas of defined prompts, which validate their arguments. */
+const argumentSchemas = new WeakMap<object, StandardSchemaV1>();
+const defined = new WeakSet<object>();
+
+/**
+ * Checks a prompt and returns its frozen definition (a Standard Schema's arguments listed from its JSON
+ * Schema). Throws a TypeError naming the prompt for a missing `get` or arguments that are no list or schema.
+ * Idempotent: a definition passes through unchanged.
+ */
+export function definePrompt<const A = undefined>(prompt: PromptSpec<A>): PromptDefinition<PromptArgumentsOf<A>>;
+export function definePrompt(prompt: PromptSpec<any>): PromptDefinition<any> {
+  if (defined.has(prompt)) return prompt as PromptDefinition<any>;
+  const owner = `Prompt ${typeof prompt?.name === 'string' ? prompt.name : excerpt(prompt?.name)}`;
+  if (typeof prompt?.name !== 'string' || prompt.name === '') throw new TypeError(`${owner}: name must be a string`);
+  if (typeof prompt.get !== 'function') throw new TypeError(`${owner}: get must be a function`);
+  checkScopes(owner, prompt.scopes);
+  const args: unknown = prompt.arguments;
+  let definition: PromptDefinition<any>;
+  if (args === undefined || Array.isArray(args)) {
+    if (args?.some((arg) => typeof arg?.name !== 'string'))
+      throw new TypeError(`${owner}: every argument needs a string name`);
+    definition = Object.freeze(prompt) as PromptDefinition<any>;
+  } else {
+    const { json, standard } = resolveSchema(owner, 'arguments', args, 'input');
+    definition = Object.freeze({ ...prompt, arguments: listedArguments(json) }) as PromptDefinition<any>;
+    if (standard) argumentSchemas.set(definition, standard);
+  }
+  defined.add(definition);
+  return definition;
+}
+
+/** An object schema's properties as a prompt's argument list. */
+function listedArguments(schema: JsonSchema): PromptArgument[] {
+  const properties = (schema.properties ?? {}) as Record<string, { title?: unknown; description?: unknown }>;
+  const required = Array.isArray(schema.required) ? (schema.required as unknown[]) : [];
+  return Object.entries(properties).map(([name, property]) => ({
+    name,
+    ...(typeof property?.title === 'string' && { title: property.title }),
+    ...(typeof property?.description === 'string' && { description: property.description }),
+    ...(required.includes(name) && { required: true }),
+  }));
+}
+
+function promptWire({ get: _get, complete: _complete, scopes: _scopes, ...prompt }: PromptDefinition<any>): Prompt {
   return prompt;
 }
 
 /** An immutable set of prompts: the paged listing and `prompts/get`. */
 export class PromptCatalog {
-  private readonly byName = new Map<string, PromptDefinition>();
+  private readonly byName = new Map<string, PromptDefinition<any>>();
   private readonly listing: Listing<Prompt>;
 
-  constructor(readonly definitions: readonly PromptDefinition[]) {
-    for (const prompt of definitions) {
-      if (typeof prompt.get !== 'function') throw new TypeError(`Prompt ${prompt.name}: get must be a function`);
+  readonly definitions: readonly PromptDefinition<any>[];
+
+  constructor(prompts: readonly PromptSpec<any>[]) {
+    this.definitions = prompts.map((prompt) => definePrompt(prompt));
+    for (const prompt of this.definitions) {
       if (this.byName.has(prompt.name)) throw new TypeError(`Two prompts are named ${prompt.name}`);
-      checkScopes(`Prompt ${prompt.name}`, prompt.scopes);
-      this.byName.set(prompt.name, Object.freeze(prompt));
+      this.byName.set(prompt.name, prompt);
     }
-    this.listing = new Listing('prompts', 'Prompt', definitions, promptWire);
+    this.listing = new Listing('prompts', 'Prompt', this.definitions, promptWire);
   }
 
-  get(name: string): PromptDefinition | undefined {
+  get(name: string): PromptDefinition<any> | undefined {
     return this.byName.get(name);
   }
 
@@ -68,20 +144,28 @@ export class PromptCatalog {
       );
     }
     const version = context.protocolVersion!;
-    const output = prompt.get(args as Record<string, string>, context);
-    const finish = (value: GetPromptResult | readonly PromptMessage[]) => shapePromptResult(name, value, version);
-    return typeof (output as Promise<unknown>).then === 'function'
-      ? (output as Promise<GetPromptResult | readonly PromptMessage[]>).then(finish)
-      : finish(output as GetPromptResult | readonly PromptMessage[]);
+    const finish = (value: PromptReturn) => shapePromptResult(name, value, version);
+    const run = (values: unknown) => {
+      const output = prompt.get(values, context);
+      return isPromise(output) ? output.then(finish) : finish(output);
+    };
+    const schema = argumentSchemas.get(prompt);
+    if (!schema) return run(args);
+    const verdict = runStandardSchema(schema, args);
+    const settle = (settled: StandardVerdict) => {
+      if (settled.problems) throw invalidParams(`Invalid arguments for prompt ${name}: ${settled.problems.join('; ')}`);
+      return run(settled.value);
+    };
+    return isPromise(verdict) ? verdict.then(settle) : settle(verdict);
   }
 }
 
+function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as Promise<T> | null)?.then === 'function';
+}
+
 /** The handler's messages as a result for `version`; content it cannot carry is an internal error. */
-function shapePromptResult(
-  name: string,
-  value: GetPromptResult | readonly PromptMessage[],
-  version: string,
-): GetPromptResult {
+function shapePromptResult(name: string, value: PromptReturn, version: string): GetPromptResult {
   const result: GetPromptResult = Array.isArray(value) ? { messages: value } : (value as GetPromptResult);
   if (!Array.isArray(result.messages)) throw broken(name, 'no "messages" array');
   let changed = false;

@@ -2,21 +2,59 @@ import { ErrorCode, invalidParams, McpError, PeerError } from '../jsonrpc/errors
 import { clipText, excerpt } from '../jsonrpc/excerpt';
 import type { JsonObject } from '../jsonrpc/types';
 import { shapeCallToolResult } from '../protocol/shape';
-import type { CallToolResult, Tool } from '../protocol/types';
+import type { CallToolResult, ContentBlock, JsonSchema, Meta, Tool } from '../protocol/types';
 import type { SchemaCheck, SchemaValidator } from '../validation/json-schema';
+import {
+  resolveSchema,
+  type IsUntypedSchema,
+  type SchemaInputValue,
+  type SchemaOutput,
+  type SchemaSlot,
+} from '../validation/schema-input';
+import { runStandardSchema, type StandardSchemaV1, type StandardVerdict } from '../validation/standard-schema';
 import { Listing, listResult } from './listing';
 import { peerText } from './peer-text';
 import type { ServerContext } from './context';
 import { checkScopes } from '../auth/server/scopes';
 
-export type ToolHandler<Args extends JsonObject = JsonObject> = (
+/** A tool's result as a handler may write it: `content` optional beside `structuredContent`. */
+export interface ToolResult<Structured = JsonObject> {
+  readonly content?: readonly ContentBlock[];
+  readonly structuredContent?: Structured;
+  readonly isError?: boolean;
+  readonly _meta?: Meta;
+}
+
+/**
+ * What a handler may return: a `CallToolResult` (`content` optional), a string (one text block), or, for a
+ * tool with an `outputSchema`, the structured value itself (it becomes `structuredContent` and its JSON
+ * text). An object with a `content` array, `structuredContent` or `isError` is taken as a result.
+ */
+export type ToolReturn<Structured = JsonObject> = string | ToolResult<Structured> | CallToolResult | Structured;
+
+/** What a tool with output schema `O` returns (the schema's input side, which validation turns into its output). */
+export type ToolReturnFor<O> =
+  IsUntypedSchema<O> extends true ? ToolReturn : SchemaInputValue<O> | ToolResult<SchemaInputValue<O>>;
+
+export type ToolHandler<Args = JsonObject, Result = ToolReturn> = (
   args: Args,
   context: ServerContext,
-) => CallToolResult | Promise<CallToolResult>;
+) => Result | Promise<Result>;
 
-/** A tool: its wire description plus the function that runs it. */
-export interface ToolDefinition<Args extends JsonObject = JsonObject> extends Tool {
-  readonly handler: ToolHandler<Args>;
+/**
+ * A tool as written: its wire fields, its schemas as a Standard Schema (zod 4, valibot, arktype) or a JSON
+ * Schema literal (`as const`), and a handler whose arguments and result are typed from them. `inputSchema`
+ * may be left out for a tool without parameters (published as `{ "type": "object" }`).
+ */
+export interface ToolSpec<I = undefined, O = undefined> extends Omit<Tool, 'inputSchema' | 'outputSchema'> {
+  /** A schema; any schema when `I` is an arguments type given to `defineTool<Args>` rather than a schema. */
+  readonly inputSchema?: SchemaSlot<I>;
+  readonly outputSchema?: SchemaSlot<O>;
+  /** Gets the arguments as validation made them (a Standard Schema's output: defaults filled, transforms run). */
+  handler(
+    args: NoInfer<SchemaOutput<I>>,
+    context: ServerContext,
+  ): NoInfer<ToolReturnFor<O>> | Promise<NoInfer<ToolReturnFor<O>>>;
   /**
    * OAuth scopes a caller's token must grant to call the tool, on an HTTP endpoint with `auth` (403
    * `insufficient_scope` otherwise, which sends the client to step up). Not listed to clients.
@@ -24,28 +62,101 @@ export interface ToolDefinition<Args extends JsonObject = JsonObject> extends To
   readonly scopes?: readonly string[];
 }
 
+declare const toolTypes: unique symbol;
+
+/**
+ * A defined tool: its wire description (JSON Schemas), the function that runs it, and (for types only) what a
+ * caller sends and what its `structuredContent` is, which `ToolArgumentsOf` and `ToolResultOf` read.
+ */
+export interface ToolDefinition<Args = JsonObject, Structured = JsonObject, CallerArgs = Args> extends Tool {
+  readonly handler: ToolHandler<Args, ToolReturn<Structured>>;
+  readonly scopes?: readonly string[];
+  readonly [toolTypes]?: { readonly arguments: CallerArgs; readonly structured: Structured };
+}
+
+/** The definition `defineTool` makes of a `ToolSpec<I, O>`. */
+export type DefinedTool<I, O> = ToolDefinition<
+  SchemaOutput<I>,
+  IsUntypedSchema<O> extends true ? JsonObject : SchemaOutput<O>,
+  SchemaInputValue<I>
+>;
+
+/** The arguments a caller sends to tool `T` (a `ToolDefinition`), e.g. for a typed `callTool`. */
+export type ToolArgumentsOf<T> = T extends { readonly [toolTypes]?: { readonly arguments: infer A } } ? A : JsonObject;
+
+/** A `CallToolResult` whose `structuredContent` is typed. */
+export interface TypedCallToolResult<Structured = JsonObject> {
+  readonly content: readonly ContentBlock[];
+  readonly structuredContent?: Structured;
+  readonly isError?: boolean;
+  readonly _meta?: Meta;
+  readonly [key: string]: unknown;
+}
+
+/** The result a caller gets from tool `T` (a `ToolDefinition`): its `structuredContent` typed by its output schema. */
+export type ToolResultOf<T> = TypedCallToolResult<
+  T extends { readonly [toolTypes]?: { readonly structured: infer S } } ? S : JsonObject
+>;
+
 /** 2025-11-25 guidance: 1 to 128 characters from A-Z a-z 0-9 _ - . */
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
 
+/** The Standard Schemas of defined tools, which validate in place of their published JSON Schemas. */
+const standardSchemas = new WeakMap<object, { input?: StandardSchemaV1; output?: StandardSchemaV1 }>();
+const defined = new WeakSet<object>();
+const NO_PARAMETERS: JsonSchema = Object.freeze({ type: 'object' });
+
 /**
- * Checks a tool definition and freezes it (in place: definitions are shared, by reference, by every
- * connection). Throws a clear error for a bad name or schema.
+ * Checks a tool and returns its frozen definition, shared by reference by every connection: its schemas as
+ * JSON Schema (a Standard Schema converted by its library, input side for `inputSchema`), the Standard
+ * Schemas kept to validate. Throws a TypeError naming the tool for a bad name, a value that is no schema, or
+ * a JSON Schema that is itself invalid. Idempotent: a definition passes through unchanged.
  */
-export function defineTool<Args extends JsonObject = JsonObject>(tool: ToolDefinition<Args>): ToolDefinition<Args> {
-  if (!TOOL_NAME_PATTERN.test(tool.name)) {
+export function defineTool<const I = undefined, const O = undefined>(tool: ToolSpec<I, O>): DefinedTool<I, O>;
+export function defineTool(tool: ToolSpec<any, any>): ToolDefinition<any, any> {
+  if (defined.has(tool)) return tool as ToolDefinition<any, any>;
+  if (typeof tool !== 'object' || tool === null) throw new TypeError('A tool must be an object');
+  if (typeof tool.name !== 'string' || !TOOL_NAME_PATTERN.test(tool.name)) {
     throw new TypeError(
-      `Tool name ${JSON.stringify(tool.name)} is invalid: use 1 to 128 characters from A-Z, a-z, 0-9, _, - and .`,
+      `Tool name ${excerpt(tool.name)} is invalid: use 1 to 128 characters from A-Z, a-z, 0-9, _, - and .`,
     );
   }
-  if (tool.inputSchema?.type !== 'object') {
-    throw new TypeError(`Tool ${tool.name}: inputSchema must be a JSON Schema with "type": "object"`);
+  const owner = `Tool ${tool.name}`;
+  if (typeof tool.handler !== 'function') throw new TypeError(`${owner}: handler must be a function`);
+  checkScopes(owner, tool.scopes);
+  const input =
+    tool.inputSchema === undefined ? undefined : resolveSchema(owner, 'inputSchema', tool.inputSchema, 'input');
+  const output =
+    tool.outputSchema === undefined ? undefined : resolveSchema(owner, 'outputSchema', tool.outputSchema, 'output');
+  let definition: ToolDefinition<any, any>;
+  if (input?.standard || output?.standard || !input) {
+    definition = Object.freeze({
+      ...tool,
+      inputSchema: input?.json ?? NO_PARAMETERS,
+      ...(output && { outputSchema: output.json }),
+    }) as ToolDefinition<any, any>;
+    if (input?.standard || output?.standard)
+      standardSchemas.set(definition, { input: input?.standard, output: output?.standard });
+  } else {
+    definition = Object.freeze(tool) as ToolDefinition<any, any>;
   }
-  if (tool.outputSchema !== undefined && tool.outputSchema.type !== 'object') {
-    throw new TypeError(`Tool ${tool.name}: outputSchema must be a JSON Schema with "type": "object"`);
+  defined.add(definition);
+  return definition;
+}
+
+/**
+ * Why the schemas of `tool`, a tool from elsewhere (a hub's upstream), would be refused by `defineTool` (for
+ * example `inputSchema is not a valid JSON Schema: /required must be array`), or undefined: lets a caller
+ * leave such a tool out instead of failing the whole definition.
+ */
+export function toolSchemaProblem(tool: Pick<Tool, 'inputSchema' | 'outputSchema'>): string | undefined {
+  try {
+    if (tool.inputSchema !== undefined) resolveSchema('', 'inputSchema', tool.inputSchema, 'input');
+    if (tool.outputSchema !== undefined) resolveSchema('', 'outputSchema', tool.outputSchema, 'output');
+    return undefined;
+  } catch (error) {
+    return (error as Error).message.replace(/^: /, '');
   }
-  if (typeof tool.handler !== 'function') throw new TypeError(`Tool ${tool.name}: handler must be a function`);
-  checkScopes(`Tool ${tool.name}`, tool.scopes);
-  return Object.freeze(tool);
 }
 
 /** A tool and its validators, compiled the first time the tool is called. */
@@ -53,10 +164,22 @@ class ToolEntry {
   private input: SchemaCheck | undefined;
   private output: SchemaCheck | null | undefined;
 
+  /** The Standard Schemas that validate in place of the JSON Schemas, when the tool was defined with them. */
+  readonly standardInput: StandardSchemaV1 | undefined;
+  readonly standardOutput: StandardSchemaV1 | undefined;
+
   constructor(
-    readonly definition: ToolDefinition<any>,
+    readonly definition: ToolDefinition<any, any>,
     private readonly validator: SchemaValidator,
-  ) {}
+  ) {
+    const standard = standardSchemas.get(definition);
+    this.standardInput = standard?.input;
+    this.standardOutput = standard?.output;
+  }
+
+  get hasOutputSchema(): boolean {
+    return this.definition.outputSchema !== undefined;
+  }
 
   get checkInput(): SchemaCheck {
     return (this.input ??= this.validator.compile(this.definition.inputSchema));
@@ -132,24 +255,57 @@ export class ToolCatalog {
     }
     const entry = this.entries.get(name);
     if (!entry) throw unknownTool(name);
+    const call: Call = { entry, context, version: context.protocolVersion! };
+    if (entry.standardInput) {
+      const verdict = validateStandard(entry.standardInput, args);
+      if (verdict instanceof Error) return failure(verdict);
+      return isPromise(verdict) ? verdict.then((settled) => runWith(call, settled), failure) : runWith(call, verdict);
+    }
     const problems = entry.checkInput(args);
     // A problem may quote the peer's argument names (a JSON pointer, an unexpected property).
-    if (problems)
-      return toolError(
-        `Invalid arguments for tool ${name}: ${problems.map((problem) => clipText(problem)).join('; ')}`,
-      );
-    const version = context.protocolVersion!;
-    let result: CallToolResult | Promise<CallToolResult>;
-    try {
-      result = entry.definition.handler(args as JsonObject, context);
-    } catch (error) {
-      return failure(error);
-    }
-    if (typeof (result as Promise<CallToolResult>).then === 'function') {
-      return (result as Promise<CallToolResult>).then((value) => finish(entry, value, version), failure);
-    }
-    return finish(entry, result as CallToolResult, version);
+    return problems ? invalidArguments(name, problems) : run(call, args);
   }
+}
+
+/** One call in flight: its tool, its context and the revision its result is shaped for. */
+interface Call {
+  readonly entry: ToolEntry;
+  readonly context: ServerContext;
+  readonly version: string;
+}
+
+/** A Standard Schema's verdict, or what its library threw (a refinement that throws is the tool's failure). */
+function validateStandard(
+  schema: StandardSchemaV1,
+  value: unknown,
+): StandardVerdict | Promise<StandardVerdict> | Error {
+  try {
+    return runStandardSchema(schema, value);
+  } catch (error) {
+    return error instanceof Error ? error : new Error(excerpt(error));
+  }
+}
+
+function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as Promise<T> | null)?.then === 'function';
+}
+
+function invalidArguments(name: string, problems: readonly string[]): CallToolResult {
+  return toolError(`Invalid arguments for tool ${name}: ${problems.map((problem) => clipText(problem)).join('; ')}`);
+}
+
+function runWith(call: Call, verdict: StandardVerdict): CallToolResult | Promise<CallToolResult> {
+  return verdict.problems ? invalidArguments(call.entry.definition.name, verdict.problems) : run(call, verdict.value);
+}
+
+function run(call: Call, args: unknown): CallToolResult | Promise<CallToolResult> {
+  let result: ToolReturn<unknown> | Promise<ToolReturn<unknown>>;
+  try {
+    result = call.entry.definition.handler(args, call.context);
+  } catch (error) {
+    return failure(error);
+  }
+  return isPromise(result) ? result.then((value) => finish(call, value), failure) : finish(call, result);
 }
 
 /** -32602 for a `tools/call` naming no tool we have (quoting a bounded excerpt of the name). */
@@ -176,33 +332,62 @@ function failure(error: unknown): CallToolResult {
   return toolError(typeof error === 'string' ? error : excerpt(error));
 }
 
-function finish(entry: ToolEntry, result: CallToolResult, version: string): CallToolResult {
-  const name = entry.definition.name;
-  if (typeof result !== 'object' || result === null) {
-    return toolError(`Tool ${name} returned ${result === null ? 'null' : typeof result} instead of a result object`);
+/**
+ * A handler's return as a result: a string is one text block; for a tool with an output schema, an object
+ * that is no result (no `content` array, `structuredContent` or `isError`) is the structured content.
+ */
+function asResult(call: Call, value: ToolReturn<unknown>): CallToolResult | string {
+  if (typeof value === 'string') return { content: [{ type: 'text', text: value }] };
+  const name = call.entry.definition.name;
+  if (typeof value !== 'object' || value === null) {
+    return `Tool ${name} returned ${value === null ? 'null' : typeof value} instead of a result object`;
   }
+  const result = value as ToolResult<unknown>;
+  const isResult = Array.isArray(result.content) || 'structuredContent' in result || 'isError' in result;
+  if (!isResult && call.entry.hasOutputSchema) return { content: [], structuredContent: result as JsonObject };
+  return result as CallToolResult;
+}
+
+function finish(call: Call, value: ToolReturn<unknown>): CallToolResult | Promise<CallToolResult> {
+  const result = asResult(call, value);
+  if (typeof result === 'string') return toolError(result);
   if (result.isError) return result.content ? result : { ...result, content: [] };
+  const { entry } = call;
+  const name = entry.definition.name;
   const structured = result.structuredContent;
-  if (entry.checkOutput) {
-    if (structured === undefined)
-      return toolError(`Tool ${name} declares an outputSchema but returned no structuredContent`);
-    const problems = entry.checkOutput(structured);
-    if (problems)
-      return toolError(
-        `Tool ${name} returned structuredContent that does not match its outputSchema: ${problems.join('; ')}`,
-      );
+  if (!entry.hasOutputSchema) return complete(call, result, structured);
+  if (structured === undefined)
+    return toolError(`Tool ${name} declares an outputSchema but returned no structuredContent`);
+  const outputProblem = (problems: readonly string[]) =>
+    toolError(`Tool ${name} returned structuredContent that does not match its outputSchema: ${problems.join('; ')}`);
+  if (entry.standardOutput) {
+    // The schema's output (defaults filled, transforms run) is what the client gets.
+    const verdict = validateStandard(entry.standardOutput, structured);
+    if (verdict instanceof Error) return failure(verdict);
+    const settle = (settled: StandardVerdict) =>
+      settled.problems ? outputProblem(settled.problems) : complete(call, result, settled.value as JsonObject);
+    return isPromise(verdict) ? verdict.then(settle, failure) : settle(verdict);
   }
+  const problems = entry.checkOutput!(structured);
+  return problems ? outputProblem(problems) : complete(call, result, structured);
+}
+
+/** The result with its structured content, a text block holding that content's JSON when it has none, shaped. */
+function complete(call: Call, result: CallToolResult, structured: JsonObject | undefined): CallToolResult {
+  const name = call.entry.definition.name;
   const hasContent = Array.isArray(result.content) && result.content.length > 0;
   if (!hasContent && structured !== undefined) {
     // Clients before 2025-06-18 (and models) read structured output from a text block holding its JSON.
     const json = jsonText(structured);
     if ('refusal' in json)
       return toolError(`Tool ${name} returned structuredContent that cannot be written as JSON: ${json.refusal}`);
-    result = { ...result, content: [{ type: 'text', text: json.text }] };
+    result = { ...result, structuredContent: structured, content: [{ type: 'text', text: json.text }] };
   } else if (!Array.isArray(result.content)) {
     return toolError(`Tool ${name} returned a result without a content array`);
+  } else if (structured !== result.structuredContent) {
+    result = { ...result, structuredContent: structured };
   }
-  return shapeCallToolResult(result, version);
+  return shapeCallToolResult(result, call.version);
 }
 
 /**

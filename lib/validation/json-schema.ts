@@ -47,7 +47,7 @@ function describeProblems(errors: readonly ErrorObject[] | null | undefined): st
   return problems;
 }
 
-type AjvInstance = Pick<Ajv, 'compile'>;
+type AjvInstance = Pick<Ajv, 'compile' | 'validateSchema' | 'errors'>;
 
 function newAjv(dialect: Dialect): AjvInstance {
   // Tool schemas in the wild carry unknown keywords and formats: strict mode would refuse them.
@@ -130,6 +130,40 @@ function contentKey(schema: JsonSchema): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+const metaCheckers = new Map<Dialect, AjvInstance>();
+/** Schemas found valid (a schema defined once and shared, or re-defined as the same object, is checked once). */
+const validSchemas = new WeakSet<object>();
+
+/**
+ * Why `schema` is not a JSON Schema its dialect's meta-schema accepts (`"required": "a"`, a property that is
+ * not a schema), or undefined when it is one. Checked at definition, so a broken schema fails there, naming
+ * its tool, rather than on every call blaming the arguments. A runtime that cannot compile the meta-schema
+ * (no `new Function`) skips the check: the validator it swapped in decides at the call.
+ */
+export function jsonSchemaProblem(schema: JsonSchema): string | undefined {
+  if (validSchemas.has(schema)) return undefined;
+  const problem = metaSchemaProblem(schema);
+  if (problem === undefined) validSchemas.add(schema);
+  return problem;
+}
+
+function metaSchemaProblem(schema: JsonSchema): string | undefined {
+  const dialect = dialectOf(schema);
+  if (!dialect)
+    return `its dialect ${excerpt(schema.$schema)} is not supported (use JSON Schema 2020-12, 2019-09 or draft-07)`;
+  let ajv = metaCheckers.get(dialect);
+  if (!ajv) metaCheckers.set(dialect, (ajv = newAjv(dialect)));
+  try {
+    if (ajv.validateSchema(schema) === true) return undefined;
+  } catch (error) {
+    if (error instanceof EvalError) return undefined;
+    return clipText((error as Error).message);
+  }
+  return describeProblems(ajv.errors)
+    .join('; ')
+    .replace(/^the value /, '');
 }
 
 let shared: SchemaValidator | undefined;

@@ -1,86 +1,48 @@
 /**
- * The published types, checked the way a user meets them: the declarations are built with the package's own
- * tsup config (into a temporary folder: the repository's dist is left alone), packed with `npm pack` (so
- * package.json's `files` decides what ships), extracted into the small consumer projects of
- * test/fixtures/consumer/ and type-checked there with `strict` and `skipLibCheck: false`.
+ * The published package, checked the way a user meets it: built and packed as test/package/packed-package.ts
+ * says, extracted into the small consumer projects of test/fixtures/consumer/, type-checked there with `strict`
+ * and `skipLibCheck: false` under each module resolution (node16, nodenext, bundler, node10), and run: every
+ * entry imported and required by name, and a Client connected to a Server in memory, on this Node and on the
+ * oldest Node that package.json's `engines` admits (a dev dependency, run by path).
  *
- * No registry is involved: each consumer's node_modules holds the extracted tarball and symlinks into this
- * repository's install for the package's dependencies and for what the consumer's own package.json lists.
- * The runtime-neutral consumer lists no Node typings, so the root entry must type-check without them.
+ * The runtime-neutral consumer lists no Node typings, so the entries it imports must type-check without them;
+ * the CommonJS consumer (a package without `"type": "module"`) requires every entry from a CommonJS file and
+ * imports every entry from an ES module beside it.
  */
 import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { build } from 'tsup';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import buildConfig from '../../tsup.config';
 import { reachesNode } from '../helpers/import-graph';
+import { buildAndPack, installInto, pkg, ROOT, type PackedPackage } from './packed-package';
 
 const run = promisify(execFile);
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const FIXTURES = join(ROOT, 'test/fixtures/consumer');
 const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
-const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+const OLDEST_NODE = join(ROOT, 'node_modules/node-oldest-supported/bin/node');
+const PROJECTS = ['neutral', 'node', 'commonjs'];
 /** The package's entries as package.json exports them: `.` and each subpath. */
 const EXPORTED = Object.keys(pkg.exports).filter((key) => key !== './package.json');
 
 // Generous: on a busy two-core machine the declaration build alone took 40 s, and each check up to 12 s.
-const BUILD_TIMEOUT_MS = 180_000;
+const BUILD_TIMEOUT_MS = 240_000;
 const CHECK_TIMEOUT_MS = 90_000;
 
 let workDir: string;
+let packed: PackedPackage;
 
-/** The package as `npm pack` ships it, declarations only (`dts.only`): all a type check reads. */
-async function packDeclarations(): Promise<string> {
-  const stage = join(workDir, 'package');
-  mkdirSync(stage);
-  cpSync(join(ROOT, 'package.json'), join(stage, 'package.json'));
-  const entry = Object.fromEntries(Object.entries(buildConfig.entry).map(([name, path]) => [name, join(ROOT, path)]));
-  await build({
-    ...buildConfig,
-    config: false,
-    entry,
-    outDir: join(stage, 'dist'),
-    dts: { ...buildConfig.dts, only: true },
-    sourcemap: false,
-    silent: true,
-  });
-  const pack = ['pack', '--json', '--offline', '--ignore-scripts', '--pack-destination', workDir];
-  const { stdout } = await run('npm', pack, { cwd: stage });
-  return join(workDir, JSON.parse(stdout)[0].filename);
-}
-
-/** Copies the consumer fixtures and gives each a node_modules: the tarball, and links to the shared install. */
-async function installConsumers(tarball: string): Promise<void> {
-  cpSync(FIXTURES, join(workDir, 'consumer'), { recursive: true });
-  for (const name of ['neutral', 'node']) {
-    const project = join(workDir, 'consumer', name);
-    const own = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8'));
-    const modules = join(project, 'node_modules');
-    const installed = join(modules, pkg.name);
-    mkdirSync(installed, { recursive: true });
-    await run('tar', ['-xzf', tarball, '-C', installed, '--strip-components=1']);
-    const linked = new Set([
-      ...Object.keys(pkg.dependencies ?? {}),
-      ...Object.keys(own.dependencies ?? {}),
-      ...Object.keys(own.devDependencies ?? {}),
-    ]);
-    linked.delete(pkg.name);
-    for (const dependency of linked) {
-      mkdirSync(dirname(join(modules, dependency)), { recursive: true });
-      symlinkSync(join(ROOT, 'node_modules', dependency), join(modules, dependency), 'dir');
-    }
-  }
-}
-
-/** `tsc -p` in a consumer project; resolves with tsc's exit code and its diagnostics. */
+/**
+ * `tsc -p` in a consumer project; resolves with tsc's exit code and its diagnostics. TypeScript's own
+ * `lib.*.d.ts` are not checked (`--skipDefaultLibCheck`): they are not ours, and checking them tripled the time.
+ */
 async function typeCheck(project: string, tsconfig: string): Promise<{ code: number; diagnostics: string }> {
   const cwd = join(workDir, 'consumer', project);
+  const args = [TSC, '-p', tsconfig, '--pretty', 'false', '--skipDefaultLibCheck'];
   try {
-    await run(process.execPath, [TSC, '-p', tsconfig, '--pretty', 'false'], { cwd, timeout: CHECK_TIMEOUT_MS });
+    await run(process.execPath, args, { cwd, timeout: CHECK_TIMEOUT_MS });
     return { code: 0, diagnostics: '' };
   } catch (failure) {
     const { code, stdout, stderr } = failure as { code?: number; stdout?: string; stderr?: string };
@@ -88,12 +50,12 @@ async function typeCheck(project: string, tsconfig: string): Promise<{ code: num
   }
 }
 
-/** The `mcp-switchboard…` specifiers a consumer project's sources import or require. */
-function importedSubpaths(project: string): Set<string> {
+/** The `mcp-switchboard…` specifiers that the sources of a consumer project (or those of one file) import or require. */
+function importedSubpaths(project: string, file?: string): Set<string> {
   const found = new Set<string>();
   const dir = join(FIXTURES, project, 'src');
-  for (const file of readdirSync(dir)) {
-    const source = readFileSync(join(dir, file), 'utf8');
+  for (const name of file ? [file] : readdirSync(dir)) {
+    const source = readFileSync(join(dir, name), 'utf8');
     for (const match of source.matchAll(/(?:from|require\()\s*'(mcp-switchboard(?:\/[^']+)?)'/g)) {
       found.add(match[1] === pkg.name ? '.' : `.${match[1]!.slice(pkg.name.length)}`);
     }
@@ -101,14 +63,32 @@ function importedSubpaths(project: string): Set<string> {
   return found;
 }
 
-describe('the published types', () => {
+/** test/dist-smoke.mjs, run by `node` inside the CommonJS consumer: it loads the package by name. */
+async function smoke(node: string): Promise<string> {
+  const cwd = join(workDir, 'consumer', 'commonjs');
+  return (await run(node, ['dist-smoke.mjs'], { cwd, timeout: CHECK_TIMEOUT_MS })).stdout;
+}
+
+describe('the published package', () => {
   beforeAll(async () => {
-    workDir = mkdtempSync(join(tmpdir(), 'switchboard-types-'));
-    await installConsumers(await packDeclarations());
+    workDir = mkdtempSync(join(tmpdir(), 'switchboard-package-'));
+    packed = await buildAndPack(workDir);
+    cpSync(FIXTURES, join(workDir, 'consumer'), { recursive: true });
+    for (const project of PROJECTS) await installInto(join(workDir, 'consumer', project), packed.tarball);
+    cpSync(join(ROOT, 'test/dist-smoke.mjs'), join(workDir, 'consumer/commonjs/dist-smoke.mjs'));
   }, BUILD_TIMEOUT_MS);
 
   afterAll(() => {
     if (workDir) rmSync(workDir, { recursive: true, force: true });
+  });
+
+  it('ships the code, its declarations, package.json, README and LICENSE: no source maps, no declarations of the command line', () => {
+    const unexpected = packed.files.filter(
+      (path) => !/^(package\.json|README\.md|LICENSE|dist\/.+\.(js|cjs|d\.ts|d\.cts))$/.test(path),
+    );
+    expect(unexpected).toEqual([]);
+    expect(packed.files).toContain('LICENSE');
+    expect(packed.files.filter((path) => path.startsWith('dist/cli.d.'))).toEqual([]);
   });
 
   it('has the runtime-neutral consumer import exactly the entries that reach no Node module', () => {
@@ -118,32 +98,35 @@ describe('the published types', () => {
     expect([...importedSubpaths('neutral')].sort()).toEqual(neutral.sort());
   });
 
-  it('has the consumers import every exported entry between them', () => {
+  it('has the consumers import every exported entry, and the CommonJS one require and import each', () => {
     const imported = new Set([...importedSubpaths('neutral'), ...importedSubpaths('node')]);
     expect(EXPORTED.filter((exported) => !imported.has(exported))).toEqual([]);
+    expect([...importedSubpaths('commonjs', 'require.ts')].sort()).toEqual([...EXPORTED].sort());
+    expect([...importedSubpaths('commonjs', 'import.mts')].sort()).toEqual([...EXPORTED].sort());
   });
 
+  // The CommonJS project's configurations also take in the Node project's sources (an ES package, with a
+  // CommonJS file): one program per resolution mode checks both.
   it.each([
-    {
-      project: 'neutral',
-      tsconfig: 'tsconfig.node16.json',
-      label: 'runtime-neutral entries, no Node typings, node16 (ESM and CJS)',
-    },
+    { project: 'neutral', tsconfig: 'tsconfig.node16.json', label: 'runtime-neutral entries, no Node typings, node16' },
     {
       project: 'neutral',
       tsconfig: 'tsconfig.bundler.json',
-      label: 'runtime-neutral entries, no Node typings, bundler resolution',
+      label: 'runtime-neutral entries, no Node typings, bundler',
+    },
+    { project: 'neutral', tsconfig: 'tsconfig.internals.json', label: 'internal members left out of the declarations' },
+    { project: 'commonjs', tsconfig: 'tsconfig.node16.json', label: 'every entry, ES and CommonJS consumers, node16' },
+    {
+      project: 'commonjs',
+      tsconfig: 'tsconfig.nodenext.json',
+      label: 'every entry, ES and CommonJS consumers, nodenext',
     },
     {
-      project: 'node',
-      tsconfig: 'tsconfig.node16.json',
-      label: 'Node-only subpaths, with Node typings, node16 (ESM and CJS)',
-    },
-    {
-      project: 'node',
+      project: 'commonjs',
       tsconfig: 'tsconfig.bundler.json',
-      label: 'Node-only subpaths, with Node typings, bundler resolution',
+      label: 'every entry, ES and CommonJS consumers, bundler',
     },
+    { project: 'commonjs', tsconfig: 'tsconfig.node10.json', label: 'every entry, node10 (typesVersions)' },
   ])(
     'type-checks in a strict consumer: $label',
     async ({ project, tsconfig }) => {
@@ -153,9 +136,22 @@ describe('the published types', () => {
   );
 
   it(
-    'leaves internal members out of the declarations',
+    'loads every entry (import and require) and calls a tool in memory on this Node',
     async () => {
-      expect(await typeCheck('neutral', 'tsconfig.internals.json')).toEqual({ code: 0, diagnostics: '' });
+      const lines = [`esm build ok: ${EXPORTED.length} entries`, `cjs build ok: ${EXPORTED.length} entries`];
+      expect(await smoke(process.execPath)).toBe(
+        lines.map((line) => `${line} on Node ${process.versions.node}\n`).join(''),
+      );
+    },
+    CHECK_TIMEOUT_MS,
+  );
+
+  it(
+    'does so on the oldest Node that `engines` admits, where CommonJS cannot require an ES module',
+    async () => {
+      const oldest = /^>=(\d+\.\d+\.\d+)$/.exec(pkg.engines.node)![1]!;
+      const lines = [`esm build ok: ${EXPORTED.length} entries`, `cjs build ok: ${EXPORTED.length} entries`];
+      expect(await smoke(OLDEST_NODE)).toBe(lines.map((line) => `${line} on Node ${oldest}\n`).join(''));
     },
     CHECK_TIMEOUT_MS,
   );

@@ -108,9 +108,6 @@ describe('tools/call', () => {
           required: ['n'],
         },
       }),
-      tool('draft04', undefined, {
-        inputSchema: { $schema: 'http://json-schema.org/draft-04/schema#', type: 'object' },
-      }),
       tool('modern', undefined, {
         inputSchema: {
           type: 'object',
@@ -204,15 +201,13 @@ describe('tools/call', () => {
     expect((await client.callTool('modern', { pair: ['a', 1], extra: true })).isError).toBe(true);
   });
 
-  it('refuses a schema dialect it does not support, naming it', async () => {
-    const { client } = await connectPair(definition);
-    const old = await client.callTool('draft04', {});
-    expect(old).toMatchObject({
-      isError: true,
-      content: [
-        { text: expect.stringContaining('dialect "http://json-schema.org/draft-04/schema#" is not supported') },
-      ],
+  it('refuses a schema dialect it does not support, naming it, when the tool is defined', () => {
+    const draft04 = tool('draft04', undefined, {
+      inputSchema: { $schema: 'http://json-schema.org/draft-04/schema#', type: 'object' },
     });
+    expect(() => defineServer({ name: 's', version: '1', tools: [draft04] })).toThrow(
+      'Tool draft04: inputSchema is not a valid JSON Schema: its dialect "http://json-schema.org/draft-04/schema#" is not supported',
+    );
   });
 
   it('checks structuredContent on the client against the schema it listed', async () => {
@@ -304,7 +299,7 @@ describe('defining tools', () => {
 
   it('refuses schemas that are not objects', () => {
     expect(() => defineTool(tool('a', undefined, { inputSchema: { type: 'string' } }))).toThrow(
-      'inputSchema must be a JSON Schema with "type": "object"',
+      'Tool a: inputSchema must describe an object ("type": "object"), not "string"',
     );
     expect(() => defineTool(tool('a', undefined, { outputSchema: { type: 'array' } }))).toThrow('outputSchema');
   });
