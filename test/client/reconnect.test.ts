@@ -9,7 +9,6 @@ import type { Observable } from 'rxjs';
 import { Client, type ClientOptions } from '../../lib/client/client';
 import type { ReconnectOptions } from '../../lib/client/reconnect-policy';
 import { ReconnectingError, reconnectDelay, reconnectPolicy } from '../../lib/client/reconnect-policy';
-import type { Clock } from '../../lib/core/clock';
 import { ConnectionClosedError, TransportError } from '../../lib/jsonrpc/errors';
 import { defineServer } from '../../lib/server/definition';
 import { Server, type ServerConnection } from '../../lib/server/server';
@@ -19,41 +18,11 @@ import { cleanups } from '../helpers/cleanups';
 import { deferred } from '../helpers/fixtures';
 import { validateEmitted } from '../helpers/pair';
 import { within } from '../helpers/wait';
+import { ManualClock } from '../helpers/manual-clock';
 
 const ERAS = ['handshake', 'modern'] as const;
 type Era = (typeof ERAS)[number];
 const URI = 'notes://index';
-
-/** A clock whose time moves only when told: the back-off runs on it, so the tests never wait for real. */
-class ManualClock implements Clock {
-  time = 1_000;
-  private readonly timers = new Map<number, { at: number; callback: () => void }>();
-  private nextId = 1;
-
-  now(): number {
-    return this.time;
-  }
-  setTimeout(callback: () => void, ms: number): unknown {
-    const id = this.nextId++;
-    this.timers.set(id, { at: this.time + ms, callback });
-    return id;
-  }
-  clearTimeout(handle: unknown): void {
-    this.timers.delete(handle as number);
-  }
-  /** Moves time on by `ms`, running the timers that come due. */
-  advance(ms: number): void {
-    const to = this.time + ms;
-    for (let guard = 0; guard < 1_000; guard++) {
-      const due = [...this.timers].filter(([, timer]) => timer.at <= to).sort((a, b) => a[1].at - b[1].at)[0];
-      if (!due) break;
-      this.timers.delete(due[0]);
-      this.time = Math.max(this.time, due[1].at);
-      due[1].callback();
-    }
-    this.time = to;
-  }
-}
 
 const hang = deferred();
 
@@ -113,16 +82,24 @@ async function reconnectingClient(era: Era, policy: Partial<ReconnectOptions> = 
     'reconnectFailed',
     ({ attempt, final }) => void events.push(`failed ${attempt}${final ? ' final' : ''}`),
   );
+  const kill = () => serverSides.at(-1)!.close();
+  /** Resolves with the next `event` of the client. */
+  const next = <T>(event: 'reconnecting' | 'reconnected' | 'reconnectFailed') =>
+    within(new Promise<T>((resolve) => client.events.once(event, resolve as never)), `the ${event} event`);
   return {
     client,
     server,
     clock,
     state,
     events,
-    kill: () => serverSides.at(-1)!.close(),
-    /** Resolves with the next `event` of the client. */
-    next: <T>(event: 'reconnecting' | 'reconnected' | 'reconnectFailed') =>
-      within(new Promise<T>((resolve) => client.events.once(event, resolve as never)), `the ${event} event`),
+    kill,
+    next,
+    /** Kills the server side and resolves once the client has started reconnecting. */
+    lose: async () => {
+      const reconnecting = next('reconnecting');
+      await kill();
+      await reconnecting;
+    },
   };
 }
 
@@ -206,20 +183,16 @@ describe.each(ERAS)('a client that reconnects (%s era)', (era) => {
   });
 
   it('a call made while reconnecting waits and is sent once the client is back', async () => {
-    const { client, clock, kill, next } = await reconnectingClient(era);
-    const reconnecting = next('reconnecting');
-    await kill();
-    await reconnecting;
+    const { client, clock, lose } = await reconnectingClient(era);
+    await lose();
     const call = client.callTool('echo');
     clock.advance(100);
     expect(await within(call, 'the waiting call')).toMatchObject({ content: [{ text: 'echo' }] });
   });
 
   it("with whileReconnecting: 'fail', a call made while reconnecting fails at once", async () => {
-    const { client, kill, next } = await reconnectingClient(era, { whileReconnecting: 'fail' });
-    const reconnecting = next('reconnecting');
-    await kill();
-    await reconnecting;
+    const { client, lose } = await reconnectingClient(era, { whileReconnecting: 'fail' });
+    await lose();
     const error = await client.callTool('echo').catch((failure: unknown) => failure);
     expect(error).toBeInstanceOf(ReconnectingError);
     expect(error).toBeInstanceOf(TransportError);
@@ -276,12 +249,10 @@ describe.each(ERAS)('a client that reconnects (%s era)', (era) => {
   });
 
   it('close() during a back-off stops it at once: no attempt is made after', async () => {
-    const { client, clock, kill, next, state, events } = await reconnectingClient(era);
+    const { client, clock, lose, state, events } = await reconnectingClient(era);
     const updates = follow(client.subscribeResource(URI));
     await client.ping();
-    const reconnecting = next('reconnecting');
-    await kill();
-    await reconnecting;
+    await lose();
     expect((await within(client.close(), 'close')).kind).toBe('local-close');
     clock.advance(60_000);
     expect(state.opened).toBe(1);

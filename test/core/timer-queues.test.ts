@@ -1,42 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { setTimerRef, systemClock, type Clock } from '../../lib/core/clock';
 import { sharedTimers } from '../../lib/core/timer-queues';
-
-/** A clock whose time moves only when told, counting the platform timers it was asked for. */
-class ManualClock implements Clock {
-  time = 1_000;
-  armed = 0;
-  cleared = 0;
-  private readonly timers = new Map<number, { at: number; callback: () => void }>();
-  private nextId = 1;
-
-  now(): number {
-    return this.time;
-  }
-  setTimeout(callback: () => void, ms: number): unknown {
-    this.armed++;
-    const id = this.nextId++;
-    this.timers.set(id, { at: this.time + ms, callback });
-    return id;
-  }
-  clearTimeout(handle: unknown): void {
-    if (this.timers.delete(handle as number)) this.cleared++;
-  }
-  get pending(): number {
-    return this.timers.size;
-  }
-  /** Moves time to `to`, running platform timers as they come due (a timer set meanwhile waits its turn). */
-  advanceTo(to: number): void {
-    for (;;) {
-      const due = [...this.timers].filter(([, timer]) => timer.at <= to).sort((a, b) => a[1].at - b[1].at)[0];
-      if (!due) break;
-      this.timers.delete(due[0]);
-      this.time = Math.max(this.time, due[1].at);
-      due[1].callback();
-    }
-    this.time = to;
-  }
-}
+import { ManualClock } from '../helpers/manual-clock';
 
 afterEach(() => {
   vi.useRealTimers();
