@@ -11,14 +11,12 @@
  * Standalone: `node --expose-gc --import tsx bench/connect.ts [--quick]`. For bench/run.ts: `CONNECT_SCENARIOS`
  * and `CONNECT_ERAS` (a ComparisonTable).
  */
-import { pathToFileURL } from 'node:url';
 import { atLeast, type Comparison, type ComparisonTable, type Target, entrantRow } from './comparisons';
-import { settingsFrom, warmupSettings, type BenchSettings } from './config';
+import type { BenchSettings } from './config';
 import { CONNECT_ENTRANTS, OUR_ERAS, type OpenedPair, type OpenPair } from './connect-entrants';
 import { measureHeapPerItem } from './harness';
-import { formatTable, summarizeTable } from './report';
-import { ResultStore } from './results';
 import type { Figures, Scenario } from './scenarios';
+import { runWhenMain } from './standalone';
 
 /**
  * Pairs per second, opened one after the other and kept alive; every pair is closed afterwards. First the
@@ -159,37 +157,4 @@ export const CONNECT_ERAS: ComparisonTable = {
   ],
 };
 
-async function main(): Promise<void> {
-  if (typeof globalThis.gc !== 'function') throw new Error('Run with node --expose-gc --import tsx bench/connect.ts');
-  const settings = settingsFrom(process.argv.slice(2), process.env);
-  const progress = (line: string) => process.stderr.write(`${line}\n`);
-  const runAll = async (runSettings: BenchSettings, runIndex: number, store?: ResultStore) => {
-    for (const { id, entrants } of CONNECT_SCENARIOS) {
-      for (const entrant of runIndex % 2 === 1 ? [...entrants].reverse() : entrants) {
-        globalThis.gc!();
-        const figures = await entrant.measure(runSettings);
-        store?.record(id, entrant.name, figures);
-        const shown = Object.entries(figures).map(([name, value]) => `${name}=${Number(value.toPrecision(4))}`);
-        progress(`  ${id.padEnd(14)} ${entrant.name.padEnd(12)} ${shown.join(' ')}`);
-      }
-    }
-  };
-  progress(`bench/connect: ${settings.mode}, ${settings.runs} run(s), node ${process.version}`);
-  if (settings.warmupPass) await runAll(warmupSettings(settings), 0);
-  const store = new ResultStore();
-  for (let run = 0; run < settings.runs; run++) {
-    progress(`run ${run + 1}/${settings.runs}`);
-    await runAll(settings, run, store);
-  }
-  process.stdout.write(`\n${formatTable(summarizeTable(CONNECT_ERAS, store))}\n`);
-}
-
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  main().then(
-    () => process.exit(0),
-    (error) => {
-      process.stderr.write(`${(error as Error).stack ?? error}\n`);
-      process.exit(1);
-    },
-  );
-}
+runWhenMain(import.meta.url, CONNECT_SCENARIOS, [CONNECT_ERAS]);

@@ -8,7 +8,6 @@
  * Standalone: `node --expose-gc --import tsx bench/hub.ts [--quick]`. For bench/run.ts: `HUB_SCENARIOS`
  * (append to SCENARIOS) and `HUB_OVERHEAD` (a ComparisonTable).
  */
-import { pathToFileURL } from 'node:url';
 import type { Unsubscribable } from 'rxjs';
 import { Client } from '../lib/client/client';
 import { Hub } from '../lib/compose/hub';
@@ -18,13 +17,12 @@ import { Server } from '../lib/server/server';
 import type { ToolDefinition } from '../lib/server/tools';
 import { createMemoryPair } from '../transports/memory';
 import { type ComparisonTable, entrantRow } from './comparisons';
-import { settingsFrom, warmupSettings, type BenchSettings } from './config';
+import type { BenchSettings } from './config';
 import type { CallPair } from './contender';
 import { measureLatency, measureThroughput } from './harness';
 import { echoServerDefinition } from './ours';
-import { formatTable, summarizeTable } from './report';
-import { ResultStore } from './results';
 import type { Scenario } from './scenarios';
+import { runWhenMain } from './standalone';
 
 const CLIENT_INFO = { name: 'bench-client', version: '1.0.0' };
 const CATALOG_UPSTREAMS = 50;
@@ -221,35 +219,4 @@ export const HUB_OVERHEAD: ComparisonTable = {
   ],
 };
 
-async function main(): Promise<void> {
-  if (typeof globalThis.gc !== 'function') throw new Error('Run with node --expose-gc --import tsx bench/hub.ts');
-  const settings = settingsFrom(process.argv.slice(2), process.env);
-  const progress = (line: string) => process.stderr.write(`${line}\n`);
-  const runAll = async (runSettings: BenchSettings, runIndex: number, store?: ResultStore) => {
-    for (const scenario of HUB_SCENARIOS) {
-      const entrants = runIndex % 2 === 1 ? [...scenario.entrants].reverse() : scenario.entrants;
-      for (const entrant of entrants) {
-        globalThis.gc!();
-        const figures = await entrant.measure(runSettings);
-        store?.record(scenario.id, entrant.name, figures);
-        const shown = Object.entries(figures).map(([name, value]) => `${name}=${Number(value.toPrecision(4))}`);
-        progress(`  ${scenario.id.padEnd(20)} ${entrant.name.padEnd(16)} ${shown.join(' ')}`);
-      }
-    }
-  };
-  progress(`bench/hub: ${settings.mode}, ${settings.runs} run(s), node ${process.version}`);
-  if (settings.warmupPass) await runAll(warmupSettings(settings), 0);
-  const store = new ResultStore();
-  for (let run = 0; run < settings.runs; run++) {
-    progress(`run ${run + 1}/${settings.runs}`);
-    await runAll(settings, run, store);
-  }
-  process.stdout.write(`\n${formatTable(summarizeTable(HUB_OVERHEAD, store))}\n`);
-}
-
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  main().catch((error) => {
-    process.stderr.write(`${(error as Error).stack ?? error}\n`);
-    process.exit(1);
-  });
-}
+runWhenMain(import.meta.url, HUB_SCENARIOS, [HUB_OVERHEAD]);

@@ -32,6 +32,7 @@ import { HUB_OVERHEAD, HUB_SCENARIOS } from './hub';
 import { MODERN_SCENARIOS } from './modern';
 import { MODERN_IN_PROCESS_SCENARIOS } from './modern-in-process';
 import { SCENARIOS, type Figures, type Scenario } from './scenarios';
+import { TOOL_VALIDATION, VALIDATION_SCENARIOS } from './validation';
 
 type Recorder = (scenario: string, entrant: string, figures: Figures) => void;
 
@@ -73,6 +74,7 @@ function chosenScenarios(settings: BenchSettings): readonly Scenario[] {
     ...MODERN_SCENARIOS,
     ...HUB_SCENARIOS,
     ...AUTH_SCENARIOS,
+    ...VALIDATION_SCENARIOS,
   ];
   return only === undefined ? all : all.filter((scenario) => scenario.id.startsWith(only));
 }
@@ -113,6 +115,7 @@ async function main(): Promise<void> {
     TRACE_TAP,
     HUB_OVERHEAD,
     AUTH_OVERHEAD,
+    TOOL_VALIDATION,
   ]
     .filter((table) => wasMeasured(table.comparisons.flatMap((row) => [row.subject, row.baseline])))
     .map((table) => summarizeTable(table, store));
