@@ -10,7 +10,14 @@ import type { HttpLimits } from '../../transports/http/limits';
 import { parseLogin, parseLogout, type LoginCommand, type LogoutCommand } from './auth-args';
 import { parseElicitReply, type ElicitReply } from './elicit-args';
 import { UsageError } from './errors';
-import { parseServePath, parseTlsFiles, type TlsFiles } from './serve-http-args';
+import {
+  parseCorsOrigins,
+  parseHealth,
+  parseServePath,
+  parseTlsFiles,
+  type ServeCors,
+  type TlsFiles,
+} from './serve-http-args';
 import {
   didYouMeanWord,
   HELP_OPTION,
@@ -49,6 +56,10 @@ export interface ServeHttp {
   readonly path: string;
   /** `--tls-cert` and `--tls-key`: serve HTTPS. */
   readonly tls?: TlsFiles;
+  /** `--cors-origin`: the pages that may call the endpoint from a browser. */
+  readonly cors?: ServeCors;
+  /** `--health` (`/health`) or `--health-path`: where the health endpoint answers. */
+  readonly health?: string;
 }
 
 /** The `serve` options that set an HTTP limit, with the limit each sets and its unit. */
@@ -121,6 +132,9 @@ const SERVE_OPTIONS: Options = {
   path: { type: 'string' },
   'tls-cert': { type: 'string' },
   'tls-key': { type: 'string' },
+  'cors-origin': { type: 'string', multiple: true },
+  health: { type: 'boolean' },
+  'health-path': { type: 'string' },
   ...Object.fromEntries(Object.keys(HTTP_LIMIT_FLAGS).map((flag) => [flag, { type: 'string' }])),
 };
 
@@ -194,12 +208,16 @@ function parseServe(args: readonly string[]): Command {
     'path',
     'tls-cert',
     'tls-key',
+    'cors-origin',
+    'health',
+    'health-path',
     ...Object.keys(HTTP_LIMIT_FLAGS),
   ];
   const misplaced = values.http === undefined && httpOnly.find((name) => values[name] !== undefined);
   if (misplaced) throw new UsageError(`--${misplaced} only applies with --http <port>`);
+  const path = values.http === undefined ? undefined : parseServePath(values.path as string | undefined);
   const http: ServeHttp | undefined =
-    values.http === undefined
+    path === undefined
       ? undefined
       : {
           port: parsePort(values.http as string),
@@ -207,8 +225,9 @@ function parseServe(args: readonly string[]): Command {
           limits: parseHttpLimits(values),
           allowedHosts: (values['allowed-host'] as string[] | undefined) ?? [],
           allowedOrigins: parseOrigins((values['allowed-origin'] as string[] | undefined) ?? []),
-          path: parseServePath(values.path as string | undefined),
+          path,
           ...tlsOption(values),
+          ...browserOptions(values, path),
         };
   const traceFile = parseTraceFile(values['trace-file'] as string | undefined);
   return {
@@ -223,6 +242,12 @@ function parseServe(args: readonly string[]): Command {
 function tlsOption(values: Parsed['values']): { tls?: TlsFiles } {
   const tls = parseTlsFiles(values['tls-cert'] as string | undefined, values['tls-key'] as string | undefined);
   return tls ? { tls } : {};
+}
+
+function browserOptions(values: Parsed['values'], path: string): Pick<ServeHttp, 'cors' | 'health'> {
+  const cors = parseCorsOrigins(values['cors-origin'] as string[] | undefined);
+  const health = parseHealth(values.health === true, values['health-path'] as string | undefined, path);
+  return { ...(cors && { cors }), ...(health !== undefined && { health }) };
 }
 
 function parsePort(text: string): number {

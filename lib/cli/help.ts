@@ -22,7 +22,8 @@ Exit codes: 0 success, 1 failure (the module, the network, the server), 2 usage 
 130 interrupted (Ctrl-C).`;
 
 const SERVE = `Usage: switchboard serve <module | config.json> [--http <port> [--host <host>] [--path <path>]
-                         [--tls-cert <file> --tls-key <file>] [HTTP options]] [--trace] [--trace-file <path>]
+                         [--tls-cert <file> --tls-key <file>] [--cors-origin <origin>] [--health]
+                         [HTTP options]] [--trace] [--trace-file <path>]
 
 Loads <module> (.js or .mjs; .ts when run through tsx) and serves its default export, a server
 definition (defineServer(...)) or a Server, over stdio: newline-delimited JSON on stdin and stdout.
@@ -39,7 +40,8 @@ handshake to the others; "handshake" always performs the handshake; "modern" spe
 fails; "legacy" is the old name of "handshake"). Every server it lists is started, supervised
 (restarted with backoff for as long as it fails), and served behind one. Its "switchboard" section sets
 hub-wide options; "switchboard.http" sets the HTTP options below by their API names
-("maxSessionsPerClient", "allowedHosts", ...), and flags win over it. SIGTERM, SIGINT or the end of
+("maxSessionsPerClient", "allowedHosts", ..., "cors": {"origins": [...]}, "health": true or a path),
+and flags win over it (lists, CORS origins included, add up). SIGTERM, SIGINT or the end of
 stdin stop every server it started (stdin closed, SIGTERM, SIGKILL) before the command exits.
 
 Options:
@@ -53,6 +55,13 @@ Options:
   --tls-cert <file> --tls-key <file>
                   serve HTTPS with this certificate chain and private key (PEM files); clients must
                   trust the certificate (for a private CA, Node clients: NODE_EXTRA_CA_CERTS=<ca.pem>)
+  --cors-origin <origin>
+                  let pages of this origin (e.g. https://app.example.com) call the MCP endpoints from
+                  a browser: preflights answered, answers readable (Mcp-Session-Id); repeatable. '*'
+                  (alone) allows any origin, and only with a hub config's "auth" (a token required)
+  --health        answer GET /health with 200 {"status":"ok"}: no token, no session, any origin
+  --health-path <path>
+                  serve the health endpoint at this path instead (implies --health)
   --trace         print every message and lifecycle change to stderr (for a hub, of its upstreams
                   too, with their names, and each upstream's state changes)
   --trace-file <path>
@@ -86,6 +95,7 @@ Examples:
   switchboard serve ./server.js --http 3000 --trace
   switchboard serve ./mcp-servers.json --http 3000 --trace-file hub-trace.ndjson
   switchboard serve ./server.js --http 8443 --path /rpc --tls-cert cert.pem --tls-key key.pem
+  switchboard serve ./server.js --http 3000 --cors-origin https://app.example.com --health
   npx tsx lib/cli/main.ts serve examples/notes-server.ts --http 3000`;
 
 const CALL = `Usage: switchboard call [options] <url> <method> [params-json]

@@ -34,12 +34,14 @@ export function urlHost(host: string): string {
   return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
 }
 
-/** The handler options `serve --http` implies: the origin policy for its bind address, its lists, its limits. */
+/** The handler options `serve --http` implies: its origin lists, its limits, CORS and the health endpoint. */
 export function httpHandlerOptions(http: ServeHttp): McpHttpOptions {
   return {
     ...(http.allowedHosts.length > 0 && { allowedHosts: http.allowedHosts }),
     ...(http.allowedOrigins.length > 0 && { allowedOrigins: http.allowedOrigins }),
     ...http.limits,
+    ...(http.cors && { cors: http.cors }),
+    ...(http.health !== undefined && { health: http.health }),
   };
 }
 

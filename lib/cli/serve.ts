@@ -13,6 +13,7 @@
 import { PassThrough, type Readable } from 'node:stream';
 import { readFile } from 'node:fs/promises';
 import { createMcpHttpHandler } from '../../transports/http/endpoint';
+import { healthPathOf } from '../../transports/http/health';
 import { DEFAULT_SSE_PATH } from '../../transports/http/legacy-sse-server';
 import { redirectConsoleToStderr } from '../../transports/console-redirect';
 import { StdioServerTransport } from '../../transports/stdio';
@@ -21,8 +22,8 @@ import type { Server } from '../server/server';
 import type { HubHttpSettings } from '../compose/config';
 import type { HubEndpointAuth } from '../compose/config-auth';
 import type { ServeCommand, ServeHttp } from './args';
-import type { TlsFiles } from './serve-http-args';
-import { CliFailure, EXIT_OK } from './errors';
+import type { ServeCors, TlsFiles } from './serve-http-args';
+import { CliFailure, EXIT_OK, UsageError } from './errors';
 import { callLine } from './hints';
 import { httpHandlerOptions, listenHttp, type TlsCredentials } from './http-listener';
 import type { CliIo } from './io';
@@ -73,15 +74,28 @@ export interface Served {
   readonly http?: HubHttpSettings;
 }
 
-/** The HTTP settings to serve with: the config's, then the command line's flags over them. */
+/**
+ * The HTTP settings to serve with: the config's, then the command line's flags over them. Lists add up: the
+ * CORS origins too (`'*'` on either side is any origin), keeping the config's other CORS settings.
+ */
 function withConfigSettings(flags: ServeHttp, config: HubHttpSettings | undefined): ServeHttp {
   if (!config) return flags;
+  const cors = mergedCors(config.cors, flags.cors);
+  const health = flags.health ?? healthPathOf(config.health);
   return {
     ...flags,
     limits: { ...config.limits, ...flags.limits },
     allowedHosts: [...config.allowedHosts, ...flags.allowedHosts],
     allowedOrigins: [...config.allowedOrigins, ...flags.allowedOrigins],
+    ...(cors && { cors }),
+    ...(health !== undefined && { health }),
   };
+}
+
+function mergedCors(config: ServeCors | undefined, flags: ServeCors | undefined): ServeCors | undefined {
+  if (!config || !flags) return config ?? flags;
+  const [own, given] = [config.origins, flags.origins];
+  return { ...config, origins: own === '*' || given === '*' ? '*' : [...own, ...given] };
 }
 
 /** A `.json` argument is a hub config: every upstream is started (and stopped again when serving ends). */
@@ -173,11 +187,7 @@ async function serveHttp(
 ) {
   // Read before the handler exists: a file that cannot be read leaves nothing to close.
   const tls = http.tls && (await readTlsFiles(http.tls));
-  const handler = createMcpHttpHandler(server, {
-    path: http.path,
-    ...httpHandlerOptions(http),
-    ...(auth && { auth }),
-  });
+  const handler = httpHandler(server, http, auth);
   const listener = await listenHttp(handler, http.port, http.host, http.limits, tls).catch(async (error: unknown) => {
     await handler.close();
     throw error;
@@ -188,10 +198,26 @@ async function serveHttp(
   io.out(`  legacy HTTP+SSE (2024-11-05 clients): ${listener.origin}${DEFAULT_SSE_PATH}`);
   io.out(`  try: ${callLine('switchboard', url, suggestedMethod(server))}`);
   if (auth) io.out(`  clients need a token for ${auth.resource} from ${auth.authorizationServers.join(', ')}`);
+  if (http.cors) io.out(`  CORS: pages of ${corsOrigins(http.cors)} may call it from a browser`);
+  if (http.health !== undefined) io.out(`  health: ${listener.origin}${http.health}`);
   await stopped;
   await handler.close();
   await listener.close();
   return EXIT_OK;
+}
+
+/** The endpoint for `http`; options it refuses (`--cors-origin '*'` without auth) are a `UsageError` saying why. */
+function httpHandler(server: Server, http: ServeHttp, auth: HubEndpointAuth | undefined) {
+  try {
+    return createMcpHttpHandler(server, { path: http.path, ...httpHandlerOptions(http), ...(auth && { auth }) });
+  } catch (error) {
+    if (error instanceof RangeError) throw new UsageError(`Cannot serve over HTTP: ${error.message}`);
+    throw error;
+  }
+}
+
+function corsOrigins({ origins }: ServeCors): string {
+  return origins === '*' ? 'any origin (with a token)' : origins.join(', ');
 }
 
 /** The PEM files of `--tls-cert` and `--tls-key`, or a `CliFailure` naming the one that cannot be read. */

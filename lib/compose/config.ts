@@ -26,9 +26,9 @@
  * probe; `"modern"`: 2026-07-28 or fail; `"legacy"`, deprecated, is read as `"handshake"`).
  * Hub-wide, under `switchboard`: `name`, `version`, `title`,
  * `instructions`, `upstreamInstructions`, naming, `listChangedDebounceMs`, `pageSize`, `forward`,
- * `defaultLogLevel`, and `http` (every `HttpLimits` key, `allowedHosts`, `allowedOrigins`: what
- * `switchboard serve --http` serves the hub with; command-line flags win). At the top level, `auth`: what the
- * hub's own HTTP endpoint requires of its clients (config-auth.ts).
+ * `defaultLogLevel`, and `http` (every `HttpLimits` key, `allowedHosts`, `allowedOrigins`, `cors`, `health`:
+ * what `switchboard serve --http` serves the hub with; command-line flags win; config-http.ts). At the top
+ * level, `auth`: what the hub's own HTTP endpoint requires of its clients (config-auth.ts).
  * `${VAR}` and `${env:VAR}` in commands, arguments, environment values, URLs and headers are replaced from
  * the environment. Keys other programs use in server entries (`autoApprove`, ...) are ignored; any other
  * key we do not know is a mistake, named with the closest key we know; every mistake is reported at once
@@ -36,15 +36,17 @@
  */
 import { isPlainObject } from '../jsonrpc/classify';
 import type { SupervisionPolicy } from '../../machines/upstream';
-import { HTTP_LIMIT_NAMES, type HttpLimits } from '../../transports/http/limits';
 import { defaultLogger } from '../core/logger';
-import { readEndpointAuth, readUpstreamAuth, type HubEndpointAuth } from './config-auth';
+import { readEndpointAuth, readUpstreamAuth } from './config-auth';
+import { readHttpSettings, type HubHttpSettings } from './config-http';
 import { describe, isUrl, Reader, type Json } from './config-reader';
 import { Hub, type HubOptions } from './hub';
 import type { NamingOptions } from './naming';
 import type { UpstreamSource } from './sources';
 import type { UpstreamOptions } from './upstream';
 import { SwitchboardError, type LocalErrorCode } from '../jsonrpc/errors';
+
+export type { HubHttpSettings } from './config-http';
 
 export interface ConfigOptions {
   /** Relative `cwd`s and relative stdio commands starting with `./` are resolved against it (the file's directory). */
@@ -55,15 +57,6 @@ export interface ConfigOptions {
   readonly hub?: Partial<HubOptions>;
   /** The file the config came from, named in every mistake about it. */
   readonly file?: string;
-}
-
-/** What a config's `switchboard.http` asks of the HTTP server that serves the hub (`switchboard serve --http`). */
-export interface HubHttpSettings {
-  readonly limits: Partial<HttpLimits>;
-  readonly allowedHosts: readonly string[];
-  readonly allowedOrigins: readonly string[];
-  /** The top-level `auth`: what the hub's endpoint requires of its clients (the handler's `auth` option). */
-  readonly auth?: HubEndpointAuth;
 }
 
 export interface ParsedConfig {
@@ -151,8 +144,6 @@ const HUB_KEYS = new Set([
   'defaultLogLevel',
   'http',
 ]);
-/** `switchboard.http`: the limits of `HttpLimits` and the Host/Origin allow-lists, for `switchboard serve --http`. */
-const HTTP_KEYS = new Set<string>([...HTTP_LIMIT_NAMES, 'allowedHosts', 'allowedOrigins']);
 /** Top-level keys besides the servers: the hub endpoint's `auth`, VS Code's `inputs`, and an editor's `$schema`. */
 const TOP_KEYS = ['mcpServers', 'servers', 'switchboard', 'auth', 'inputs', '$schema'];
 const SERVER_KEYS = new Set([...COMMON_KEYS, ...Object.values(KIND_KEYS).flat()]);
@@ -178,7 +169,11 @@ export function parseConfig(config: unknown, options: ConfigOptions = {}): Parse
   const hubSettings = readHubSettings(config.switchboard, reader);
   const auth = readEndpointAuth(config.auth, reader);
   const http = {
-    ...readHttpSettings(isPlainObject(config.switchboard) ? config.switchboard.http : undefined, reader),
+    ...readHttpSettings(
+      isPlainObject(config.switchboard) ? config.switchboard.http : undefined,
+      reader,
+      config.auth !== undefined,
+    ),
     ...(auth && { auth }),
   };
   const upstreams: UpstreamOptions[] = [];
@@ -231,26 +226,6 @@ export async function loadConfigFile(
     throw new ConfigError([`${file} is not valid JSON: ${(error as Error).message}`], path);
   }
   return hubAndHttpFromConfig(config, { file: path, ...options, baseDir: dirname(file) });
-}
-
-function readHttpSettings(value: unknown, reader: Reader): HubHttpSettings {
-  const settings = { limits: {}, allowedHosts: [], allowedOrigins: [] };
-  if (value === undefined) return settings;
-  if (!isPlainObject(value)) {
-    reader.fail('switchboard.http', `must be an object, got ${describe(value)}`);
-    return settings;
-  }
-  reader.unknownKeys(value, HTTP_KEYS, 'switchboard.http');
-  const limits: Partial<Record<keyof HttpLimits, number>> = {};
-  for (const name of HTTP_LIMIT_NAMES) {
-    const limit = reader.integer(value[name], `switchboard.http.${name}`, 1);
-    if (limit !== undefined) limits[name] = limit;
-  }
-  return {
-    limits,
-    allowedHosts: reader.strings(value.allowedHosts, 'switchboard.http.allowedHosts', { expand: true }) ?? [],
-    allowedOrigins: reader.strings(value.allowedOrigins, 'switchboard.http.allowedOrigins', { expand: true }) ?? [],
-  };
 }
 
 function readHubSettings(

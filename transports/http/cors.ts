@@ -153,7 +153,7 @@ function serializedOrigin(url: URL): string {
 }
 
 /** Whether `value` is one origin as a browser sends it (not a list of them, not a URL with a path, not `null`). */
-function isSerializedOrigin(value: string): boolean {
+export function isSerializedOrigin(value: string): boolean {
   const url = parsedUrl(value);
   return url !== undefined && url.host !== '' && serializedOrigin(url) === value;
 }

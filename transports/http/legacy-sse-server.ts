@@ -27,6 +27,8 @@ import { defaultLogger } from '../../lib/core/logger';
 import type { Principal } from '../../lib/core/request-context';
 import { encodeSseEvent } from './sse';
 import { encodeOutbound, KeepAlive, startSseResponse, writeChunk } from './sse-stream';
+import type { CorsOptions } from './cors';
+import { nodeCors } from './cors-node';
 
 export const DEFAULT_SSE_PATH = '/sse';
 export const DEFAULT_MESSAGE_PATH = '/messages';
@@ -36,6 +38,8 @@ export interface LegacySseOptions extends HttpServerOptions {
   readonly ssePath?: string;
   /** Where clients POST their messages; advertised in the `endpoint` event (default `/messages`). */
   readonly messagePath?: string;
+  /** CORS for both paths, as `StreamableHttpOptions.cors`. Default: off. */
+  readonly cors?: CorsOptions;
 }
 
 /**
@@ -139,6 +143,8 @@ export function createLegacySseHandler(server: SessionServer, options: LegacySse
   const forget = (session: LegacySseSession) => sessions.remove(session);
   const resourceServer = resourceServerOf(options.auth);
   const auth = resourceServer && new HttpAuth(resourceServer, options.connectionOptions?.logger ?? defaultLogger);
+  const cors = nodeCors(options.cors, resourceServer !== undefined, options);
+  const guard = cors?.guard ?? options;
 
   async function openStream(request: IncomingMessage, response: ServerResponse, principal?: Principal): Promise<void> {
     if (!mediaTypes(singleHeader(request, 'accept')).includes('text/event-stream')) {
@@ -182,9 +188,10 @@ export function createLegacySseHandler(server: SessionServer, options: LegacySse
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     if (auth?.isMetadataRequest(request)) return auth.serveMetadata(request, response);
-    const forbidden = refuseOrigin(request, options);
-    if (forbidden) return refuseRequest(response, 403, `Forbidden: ${forbidden}`);
     const route = routes.get(requestPath(request));
+    if (route && cors?.answered(request, response)) return;
+    const forbidden = refuseOrigin(request, guard);
+    if (forbidden) return refuseRequest(response, 403, `Forbidden: ${forbidden}`);
     if (!route) return refuseRequest(response, 404, 'Not Found');
     if (request.method !== route.method) {
       response.setHeader('allow', route.method);

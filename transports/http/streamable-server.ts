@@ -31,6 +31,8 @@ import { SessionTable } from './session-table';
 import { withTraceHeaders } from './trace-headers';
 import { HttpAuth, resourceServerOf, withPrincipal } from './http-auth';
 import { attachPrincipal, type Principal } from '../../lib/core/request-context';
+import type { CorsOptions } from './cors';
+import { nodeCors } from './cors-node';
 
 export type { HttpSessionEndReason, ResponseMode } from './http-session';
 
@@ -45,6 +47,11 @@ export interface StreamableHttpOptions extends HttpServerOptions {
   readonly idleTimeoutMs?: number;
   /** Passed to `server.connect` for every session; its `runtime` also hosts the sessions' lifecycle actors. */
   readonly connectionOptions?: HttpServerOptions['connectionOptions'];
+  /**
+   * Lets pages of other origins call the endpoint from a browser: preflights answered, the answers readable
+   * (`Mcp-Session-Id` included). Default: off (a preflight gets 405, as any `OPTIONS`).
+   */
+  readonly cors?: CorsOptions;
 }
 
 /**
@@ -88,6 +95,8 @@ export function createStreamableHttpHandler(
   } as const;
   const resourceServer = resourceServerOf(options.auth);
   const auth = resourceServer && new HttpAuth(resourceServer, sessionConfig.logger);
+  const cors = nodeCors(options.cors, resourceServer !== undefined, options);
+  const guard = cors?.guard ?? options;
 
   /**
    * The session the request names; answers 400 or 404 itself (with `refuse`) when there is none. A session
@@ -268,7 +277,8 @@ export function createStreamableHttpHandler(
 
   function handle(request: IncomingMessage, response: ServerResponse): void | Promise<void> {
     if (auth?.isMetadataRequest(request)) return auth.serveMetadata(request, response);
-    const forbidden = refuseOrigin(request, options);
+    if (cors?.answered(request, response)) return;
+    const forbidden = refuseOrigin(request, guard);
     if (forbidden) return refuseRequest(response, 403, `Forbidden: ${forbidden}`);
     if (auth) return handleAuthenticated(request, response, auth);
     return serve(request, response, undefined);
