@@ -8,10 +8,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { commandLine } from '../../lib/cli/hints';
 import { runCli } from '../../lib/cli/run';
-import { buildCli, runToEnd } from '../helpers/cli-process';
+import { buildCli, freshConfigDirPerTest, runToEnd } from '../helpers/cli-process';
 
 let dir: string;
 let built: { cli: string; index: string };
@@ -50,14 +50,7 @@ beforeAll(async () => {
   server = switchboard('serve', join(dir, 'asker.mjs'));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-// `call` remembers each server's era in the config dir: each test starts with none remembered.
-const sharedConfigDir = process.env['MCP_SWITCHBOARD_CONFIG_DIR'];
-beforeEach(() => {
-  process.env['MCP_SWITCHBOARD_CONFIG_DIR'] = mkdtempSync(join(dir, 'config-'));
-});
-afterEach(() => {
-  process.env['MCP_SWITCHBOARD_CONFIG_DIR'] = sharedConfigDir;
-});
+freshConfigDirPerTest(() => dir);
 
 const ERAS = [
   ['the stateless era (input_required rounds)', []],

@@ -9,12 +9,20 @@ import { createServer, type IncomingHttpHeaders, type Server as HttpServer } fro
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli as runInProcess } from '../../lib/cli/run';
 import { defineServer } from '../../lib/server/definition';
 import { Server } from '../../lib/server/server';
 import { createMcpHttpHandler } from '../../transports/http/endpoint';
-import { buildCli, cliCommand, LongRunning, ROOT, runToEnd, tsxCommand } from '../helpers/cli-process';
+import {
+  buildCli,
+  cliCommand,
+  freshConfigDirPerTest,
+  LongRunning,
+  ROOT,
+  runToEnd,
+  tsxCommand,
+} from '../helpers/cli-process';
 import { tool } from '../helpers/fixtures';
 import { validateEveryModernExchange } from '../helpers/modern-wire';
 import { validateEmitted } from '../helpers/pair';
@@ -69,14 +77,7 @@ export default new Server(defineServer({ name: 'adder', version: '1', tools: [ad
 });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-// `call` remembers each server's era in the config dir: each test starts with none remembered.
-const sharedConfigDir = process.env['MCP_SWITCHBOARD_CONFIG_DIR'];
-beforeEach(() => {
-  process.env['MCP_SWITCHBOARD_CONFIG_DIR'] = mkdtempSync(join(dir, 'config-'));
-});
-afterEach(() => {
-  process.env['MCP_SWITCHBOARD_CONFIG_DIR'] = sharedConfigDir;
-});
+freshConfigDirPerTest(() => dir);
 
 async function inProcess(...argv: string[]) {
   const out: string[] = [];

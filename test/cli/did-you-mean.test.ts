@@ -5,9 +5,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../lib/cli/run';
-import { buildCli, runToEnd } from '../helpers/cli-process';
+import { buildCli, freshConfigDirPerTest, runToEnd } from '../helpers/cli-process';
 
 async function inProcess(...argv: string[]) {
   const err: string[] = [];
@@ -74,13 +74,7 @@ export default defineServer({ name: 'files', version: '1', tools: ['read', 'writ
   writeFileSync(join(dir, 'hub.json'), JSON.stringify({ mcpServers: { fs: upstream('fs'), disk: upstream('disk') } }));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const sharedConfigDir = process.env['MCP_SWITCHBOARD_CONFIG_DIR'];
-beforeEach(() => {
-  process.env['MCP_SWITCHBOARD_CONFIG_DIR'] = mkdtempSync(join(dir, 'config-'));
-});
-afterEach(() => {
-  process.env['MCP_SWITCHBOARD_CONFIG_DIR'] = sharedConfigDir;
-});
+freshConfigDirPerTest(() => dir);
 
 const callTool = (era: readonly string[], served: string, name: string) =>
   runSwitchboard(

@@ -8,11 +8,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../lib/cli/run';
 import { Client } from '../../lib/client/client';
 import { StreamableHttpClientTransport } from '../../transports/http/streamable-client';
-import { buildCli, LongRunning, runToEnd } from '../helpers/cli-process';
+import { buildCli, freshConfigDirPerTest, LongRunning, runToEnd } from '../helpers/cli-process';
 
 let dir: string;
 let built: { cli: string; index: string };
@@ -65,13 +65,7 @@ export default defineServer({ name: 'adder', version: '1', tools: [{
   writeFileSync(file('not-pem.txt'), 'this is not a certificate\n');
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const sharedConfigDir = process.env['MCP_SWITCHBOARD_CONFIG_DIR'];
-beforeEach(() => {
-  process.env['MCP_SWITCHBOARD_CONFIG_DIR'] = mkdtempSync(join(dir, 'config-'));
-});
-afterEach(() => {
-  process.env['MCP_SWITCHBOARD_CONFIG_DIR'] = sharedConfigDir;
-});
+freshConfigDirPerTest(() => dir);
 
 const ERAS = [
   ['stateless', []],

@@ -3,11 +3,12 @@
  * group, bounded in time, and killed (the whole group) after the test whatever happened.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { build } from 'tsup';
-import { afterAll, afterEach } from 'vitest';
+import { afterAll, afterEach, beforeEach } from 'vitest';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const CLI_ENTRY = join(ROOT, 'lib/cli/main.ts');
@@ -149,6 +150,11 @@ export class LongRunning {
     return this.child.pid!;
   }
 
+  /** Writes `text` to its stdin (started `withStdin`). */
+  write(text: string): void {
+    this.child.stdin!.write(text);
+  }
+
   /** Ends its stdin: a stdio server sees its client go away. */
   endStdin(): void {
     this.child.stdin?.end();
@@ -208,4 +214,18 @@ export class LongRunning {
     clearTimeout(timer);
     return exit;
   }
+}
+
+/**
+ * `call` remembers each server's era in its config dir: every test of the file gets a fresh one, made under
+ * the folder `parent()` names (read at each test: files make theirs in `beforeAll`).
+ */
+export function freshConfigDirPerTest(parent: () => string): void {
+  const shared = process.env['MCP_SWITCHBOARD_CONFIG_DIR'];
+  beforeEach(() => {
+    process.env['MCP_SWITCHBOARD_CONFIG_DIR'] = mkdtempSync(join(parent(), 'config-'));
+  });
+  afterEach(() => {
+    process.env['MCP_SWITCHBOARD_CONFIG_DIR'] = shared;
+  });
 }

@@ -408,7 +408,10 @@ describe('the switchboard CLI ends its children', () => {
         `import { defineServer } from './dist/index.mjs';\nexport default defineServer({ name: 'plain', version: '1', tools: [] });\n`,
       );
       const served = LongRunning.withStdin(switchboard('serve', module));
-      await delay(500);
+      // Serving, so its signal handlers are in place (a fixed wait lost the race on a loaded machine).
+      const initialize = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: CLIENT_INFO };
+      served.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: initialize })}\n`);
+      await served.waitFor('stdout', /"result"/);
       const began = Date.now();
       const exit = await served.stop('SIGTERM', 10_000);
       expect(exit).toEqual({ code: 0, signal: null });
