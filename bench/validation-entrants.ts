@@ -98,39 +98,51 @@ function ours(tool: ToolDefinition<any, any, any>): OpenForecastPair {
   };
 }
 
-/** A new SDK v1 `McpServer` per pair (an SDK server takes one transport), `forecast` registered with zod. */
-const sdkV1: OpenForecastPair = async () => {
-  const server = new SdkV1Server({ name: 'bench-sdk', version: '1.0.0' });
-  server.registerTool(TOOL, { inputSchema: FORECAST_ZOD }, forecast);
-  const [clientSide, serverSide] = SdkV1MemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new SdkV1Client(CLIENT_INFO);
-  await client.connect(clientSide);
-  return {
-    call: await checked((args) => client.callTool({ name: TOOL, arguments: args })),
-    close: async () => {
-      await client.close();
-      await server.close();
-    },
+/** What an SDK entrant is built from: its `McpServer`, `Client` and linked in-memory transports. */
+interface SdkKit {
+  readonly Server: new (info: { name: string; version: string }) => {
+    registerTool(name: string, config: object, handler: typeof forecast): unknown;
+    connect(transport: unknown): Promise<void>;
+    close(): Promise<void>;
   };
-};
+  readonly Client: new (info: typeof CLIENT_INFO) => {
+    connect(transport: unknown): Promise<void>;
+    callTool(params: { name: string; arguments: Record<string, unknown> }): Promise<unknown>;
+    close(): Promise<void>;
+  };
+  readonly MemoryTransport: { createLinkedPair(): [unknown, unknown] };
+}
 
-/** SDK v2: a new `McpServer` per pair, `forecast` registered with the zod schema as a Standard Schema. */
-const sdkV2: OpenForecastPair = async () => {
-  const server = new SdkV2Server({ name: 'bench-sdk-v2', version: '1.0.0' });
-  server.registerTool(TOOL, { inputSchema: FORECAST_ZOD }, forecast);
-  const [clientSide, serverSide] = SdkV2MemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new SdkV2Client(CLIENT_INFO);
-  await client.connect(clientSide);
-  return {
-    call: await checked((args) => client.callTool({ name: TOOL, arguments: args })),
-    close: async () => {
-      await client.close();
-      await server.close();
-    },
+/**
+ * A new SDK `McpServer` per pair (an SDK server takes one transport), `forecast` registered with the zod
+ * schema (SDK v1 parses it with zod, SDK v2 through Standard Schema).
+ */
+function sdkEntrant(sdk: SdkKit, serverName: string): OpenForecastPair {
+  return async () => {
+    const server = new sdk.Server({ name: serverName, version: '1.0.0' });
+    server.registerTool(TOOL, { inputSchema: FORECAST_ZOD }, forecast);
+    const [clientSide, serverSide] = sdk.MemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new sdk.Client(CLIENT_INFO);
+    await client.connect(clientSide);
+    return {
+      call: await checked((args) => client.callTool({ name: TOOL, arguments: args }) as never),
+      close: async () => {
+        await client.close();
+        await server.close();
+      },
+    };
   };
-};
+}
+
+const sdkV1 = sdkEntrant(
+  { Server: SdkV1Server, Client: SdkV1Client, MemoryTransport: SdkV1MemoryTransport } as unknown as SdkKit,
+  'bench-sdk',
+);
+const sdkV2 = sdkEntrant(
+  { Server: SdkV2Server, Client: SdkV2Client, MemoryTransport: SdkV2MemoryTransport } as unknown as SdkKit,
+  'bench-sdk-v2',
+);
 
 /** The round-trip entrants, by name. */
 export const FORECAST_PAIRS: Readonly<Record<string, OpenForecastPair>> = {

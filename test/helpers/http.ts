@@ -99,3 +99,38 @@ export function sseReader(response: Response) {
   }
   return { next, cancel: () => reader.cancel().catch(() => undefined) };
 }
+
+/** The first JSON-RPC message of an answer, JSON or SSE. */
+export async function firstMessage(response: Response): Promise<any> {
+  if (response.headers.get('content-type')?.startsWith('application/json')) return response.json();
+  const events = sseReader(response);
+  for (let event = await events.next(); event; event = await events.next()) {
+    if (event.data) {
+      await events.cancel();
+      return JSON.parse(event.data);
+    }
+  }
+  throw new Error('the stream ended without a message');
+}
+
+/** A whole answer to a request sent with `node:http`, which may set any header (`Host` included). */
+export interface RawAnswer {
+  readonly status: number;
+  readonly headers: http.IncomingHttpHeaders;
+  readonly body: string;
+}
+
+/** Sends a request with `node:http` (no keep-alive) and reads the whole answer. */
+export function sendRaw(url: string, method: string, headers: Record<string, string> = {}): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, { method, headers, agent: false });
+    request.on('response', (response) => {
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (body += chunk));
+      response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body }));
+    });
+    request.on('error', reject);
+    request.end();
+  });
+}

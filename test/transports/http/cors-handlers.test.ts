@@ -10,7 +10,7 @@ import { createLegacySseHandler } from '../../../transports/http/legacy-sse-serv
 import { createStreamableHttpHandler } from '../../../transports/http/streamable-server';
 import { text } from '../../helpers/content';
 import { serverWith, tool } from '../../helpers/fixtures';
-import { cleanups, listenHttp, sseReader } from '../../helpers/http';
+import { cleanups, firstMessage, listenHttp, sseReader } from '../../helpers/http';
 import { MODERN_VERSION } from '../../helpers/modern-http';
 
 const APP = 'https://app.example';
@@ -57,19 +57,6 @@ async function expectPreflightRefused(response: Response) {
   expect(response.status).toBe(403);
   expect(response.headers.get('access-control-allow-origin')).toBeNull();
   expect((await response.json()).error.message).toMatch(/Origin https:\/\/evil\.example is not allowed/);
-}
-
-/** The first JSON-RPC message of an answer, JSON or SSE. */
-async function firstMessage(response: Response): Promise<any> {
-  if (response.headers.get('content-type')?.startsWith('application/json')) return response.json();
-  const events = sseReader(response);
-  for (let event = await events.next(); event; event = await events.next()) {
-    if (event.data) {
-      await events.cancel();
-      return JSON.parse(event.data);
-    }
-  }
-  throw new Error('the stream ended without a message');
 }
 
 const initialize = (protocolVersion: string) => ({

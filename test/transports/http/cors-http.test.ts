@@ -4,14 +4,13 @@
  * stream; a 401 of an endpoint with auth), and its interplay with the Origin/Host guard: an allowed origin
  * passes it, a hostile Origin or Host gets the guard's 403 and no grant, odd preflights a clear 403.
  */
-import http from 'node:http';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../../lib/jsonrpc/types';
 import { META } from '../../../lib/protocol/modern';
 import { Server } from '../../../lib/server/server';
 import { createMcpHttpHandler, type McpHttpOptions } from '../../../transports/http/endpoint';
 import { serverWith, tool } from '../../helpers/fixtures';
-import { cleanups, listenHttp, sseReader } from '../../helpers/http';
+import { cleanups, firstMessage, listenHttp, sendRaw } from '../../helpers/http';
 import { startTestIssuer, type TestIssuer } from '../../helpers/jwt-issuer';
 import { MODERN_VERSION } from '../../helpers/modern-http';
 import { text } from '../../helpers/content';
@@ -67,19 +66,6 @@ function modernCall(id: number, name: string, args: JsonObject) {
     [META.clientInfo]: { name: 'page', version: '1' },
   };
   return { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args, _meta } };
-}
-
-/** The first JSON-RPC message of an answer, JSON or SSE. */
-async function firstMessage(response: Response): Promise<any> {
-  if (response.headers.get('content-type')?.startsWith('application/json')) return response.json();
-  const events = sseReader(response);
-  for (let event = await events.next(); event; event = await events.next()) {
-    if (event.data) {
-      await events.cancel();
-      return JSON.parse(event.data);
-    }
-  }
-  throw new Error('the stream ended without a message');
 }
 
 function expectGranted(response: Response, origin = APP) {
@@ -219,22 +205,11 @@ describe('CORS and the Origin/Host guard', () => {
 
   it('refuses an allowed origin with a foreign Host (DNS rebinding) with the guard answer, granting nothing', async () => {
     const { origin } = await serve();
-    const answer = await new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>(
-      (resolve, reject) => {
-        const request = http.request(`${origin}/mcp`, {
-          method: 'OPTIONS',
-          headers: { host: 'rebound.example:80', origin: APP, 'access-control-request-method': 'POST' },
-        });
-        request.on('response', (response) => {
-          let body = '';
-          response.setEncoding('utf8');
-          response.on('data', (chunk: string) => (body += chunk));
-          response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body }));
-        });
-        request.on('error', reject);
-        request.end();
-      },
-    );
+    const answer = await sendRaw(`${origin}/mcp`, 'OPTIONS', {
+      host: 'rebound.example:80',
+      origin: APP,
+      'access-control-request-method': 'POST',
+    });
     expect(answer.status).toBe(403);
     expect(answer.headers['access-control-allow-origin']).toBeUndefined();
     expect(JSON.parse(answer.body).error.message).toMatch(/Host rebound\.example:80 is not allowed/);

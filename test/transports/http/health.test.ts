@@ -3,12 +3,11 @@
  * at `/health` or the path given, with no token, no session and no Origin/Host check, readable by any page;
  * other methods refused; a path clash or a bad path refused when the endpoint is made.
  */
-import http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { Server } from '../../../lib/server/server';
 import { createMcpHttpHandler, type McpHttpOptions } from '../../../transports/http/endpoint';
 import { serverWith, tool } from '../../helpers/fixtures';
-import { cleanups, listenHttp, postInitialize } from '../../helpers/http';
+import { cleanups, listenHttp, postInitialize, sendRaw } from '../../helpers/http';
 
 async function serve(options: McpHttpOptions) {
   const server = new Server(serverWith([tool('echo')]));
@@ -18,21 +17,6 @@ async function serve(options: McpHttpOptions) {
   handler = createMcpHttpHandler(server, options);
   cleanups.push(() => handler!.close());
   return { origin, handler };
-}
-
-/** A request sent with `node:http`, which may set any header (`Host` included); the whole answer. */
-function send(url: string, method: string, headers: Record<string, string> = {}) {
-  return new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
-    const request = http.request(url, { method, headers, agent: false });
-    request.on('response', (response) => {
-      let body = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (body += chunk));
-      response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body }));
-    });
-    request.on('error', reject);
-    request.end();
-  });
 }
 
 describe('the health endpoint', () => {
@@ -49,7 +33,7 @@ describe('the health endpoint', () => {
     expect(answer.headers.get('cache-control')).toBe('no-store');
     expect(answer.headers.get('access-control-allow-origin')).toBe('*');
     expect(await answer.json()).toEqual({ status: 'ok' });
-    const head = await send(`${origin}/health`, 'HEAD');
+    const head = await sendRaw(`${origin}/health`, 'HEAD');
     expect([head.status, head.body]).toEqual([200, '']);
     expect(handler.sessionCount).toBe(0);
   });
@@ -65,8 +49,8 @@ describe('the health endpoint', () => {
     });
     expect((await postInitialize(`${origin}/mcp`)).status).toBe(401);
     const hostile = { origin: 'https://evil.example', host: 'rebound.example' };
-    expect((await send(`${origin}/mcp`, 'GET', hostile)).status).toBe(403);
-    const answer = await send(`${origin}/healthz`, 'GET', hostile);
+    expect((await sendRaw(`${origin}/mcp`, 'GET', hostile)).status).toBe(403);
+    const answer = await sendRaw(`${origin}/healthz`, 'GET', hostile);
     expect([answer.status, answer.body]).toEqual([200, '{"status":"ok"}']);
     expect((await fetch(`${origin}/health`)).status).toBe(404);
   });
@@ -74,10 +58,10 @@ describe('the health endpoint', () => {
   it('refuses other methods with 405 naming the allowed ones, and answers a preflight', async () => {
     const { origin } = await serve({ health: true });
     for (const method of ['POST', 'DELETE', 'PUT']) {
-      const answer = await send(`${origin}/health`, method);
+      const answer = await sendRaw(`${origin}/health`, method);
       expect([answer.status, answer.headers.allow], method).toEqual([405, 'GET, HEAD, OPTIONS']);
     }
-    const preflight = await send(`${origin}/health`, 'OPTIONS', {
+    const preflight = await sendRaw(`${origin}/health`, 'OPTIONS', {
       origin: 'https://dashboard.example',
       'access-control-request-method': 'GET',
     });
