@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runCli as runInProcess } from '../../lib/cli/run';
+import { runCliCapturing } from '../helpers/cli-in-process';
 import { defineServer } from '../../lib/server/definition';
 import { Server } from '../../lib/server/server';
 import { createMcpHttpHandler } from '../../transports/http/endpoint';
@@ -79,12 +79,7 @@ export default new Server(defineServer({ name: 'adder', version: '1', tools: [ad
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 freshConfigDirPerTest(() => dir);
 
-async function inProcess(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runInProcess(argv, { out: (line) => out.push(line), err: (line) => err.push(line) });
-  return { code, stdout: out.join('\n'), stderr: err.join('\n') };
-}
+const inProcess = runCliCapturing;
 
 const json = (text: string) => JSON.parse(text) as any;
 
@@ -136,7 +131,7 @@ describe('help, version and usage errors', () => {
   });
 
   it('prints the version from package.json', async () => {
-    expect(await inProcess('--version')).toEqual({ code: 0, stdout: packageVersion, stderr: '' });
+    expect(await inProcess('--version')).toMatchObject({ code: 0, stdout: packageVersion, stderr: '' });
     expect((await inProcess('-v')).stdout).toBe(packageVersion);
   });
 

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../lib/cli/run';
+import { runCliCapturing } from '../helpers/cli-in-process';
 import { buildCli, LongRunning, runToEnd } from '../helpers/cli-process';
 
 const APP = 'https://app.example';
@@ -203,16 +204,14 @@ describe('--cors-origin, --health and --health-path on the command line', () => 
     [['--http', '0', '--path', '/rpc', '--health-path', '/rpc'], "--health-path /rpc is the MCP endpoint's path"],
     [['--http', '0', '--health-path', '/sse'], '--health-path /sse is taken by the legacy HTTP+SSE endpoints'],
   ])('%j is a usage error (exit 2)', async (flags, message) => {
-    const err: string[] = [];
-    const code = await runCli(['serve', 'a.mjs', ...flags], { out: () => undefined, err: (line) => err.push(line) });
+    const { code, err } = await runCliCapturing('serve', 'a.mjs', ...flags);
     expect(code).toBe(2);
     expect(err[0]).toContain(`switchboard: ${message}`);
   });
 
   it('help serve describes them', async () => {
-    const out: string[] = [];
-    expect(await runCli(['help', 'serve'], { out: (line) => out.push(line), err: () => undefined })).toBe(0);
-    const help = out.join('\n');
+    const { code, stdout: help } = await runCliCapturing('help', 'serve');
+    expect(code).toBe(0);
     expect(help).toContain('  --cors-origin <origin>\n                  let pages of this origin');
     expect(help).toContain("'*'\n                  (alone) allows any origin, and only with a hub config's \"auth\"");
     expect(help).toContain('  --health        answer GET /health with 200 {"status":"ok"}');

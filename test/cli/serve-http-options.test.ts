@@ -9,7 +9,7 @@ import { Agent } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../lib/cli/run';
+import { runCliCapturing } from '../helpers/cli-in-process';
 import { Client } from '../../lib/client/client';
 import { StreamableHttpClientTransport } from '../../transports/http/streamable-client';
 import { buildCli, freshConfigDirPerTest, LongRunning, runToEnd } from '../helpers/cli-process';
@@ -189,17 +189,15 @@ describe('serve --path, --tls-cert and --tls-key on the command line', () => {
     [['--http', '0', '--tls-cert=', '--tls-key', 'k.pem'], '--tls-cert needs the file of the certificate chain (PEM)'],
     [['--http', '0', '--tls-cert', 'c.pem', '--tls-key='], '--tls-key needs the file of the private key (PEM)'],
   ])('%j is a usage error (exit 2)', async (flags, message) => {
-    const err: string[] = [];
-    const code = await runCli(['serve', 'a.mjs', ...flags], { out: () => undefined, err: (line) => err.push(line) });
+    const { code, err } = await runCliCapturing('serve', 'a.mjs', ...flags);
     expect(code).toBe(2);
     expect(err[0]).toContain(`switchboard: ${message}`);
   });
 });
 
 it('help serve describes --path, --tls-cert and --tls-key', async () => {
-  const out: string[] = [];
-  expect(await runCli(['help', 'serve'], { out: (line) => out.push(line), err: () => undefined })).toBe(0);
-  const help = out.join('\n');
+  const { code, stdout: help } = await runCliCapturing('help', 'serve');
+  expect(code).toBe(0);
   expect(help).toContain('  --path <path>   serve Streamable HTTP at this path instead of /mcp');
   expect(help).toContain(
     '  --tls-cert <file> --tls-key <file>\n                  serve HTTPS with this certificate chain',

@@ -100,6 +100,15 @@ async function reconnectingClient(era: Era, policy: Partial<ReconnectOptions> = 
       await kill();
       await reconnecting;
     },
+    /** Kills the server side and resolves once the client is back (after the first back-off, 100 ms). */
+    bounce: async () => {
+      const reconnecting = next('reconnecting');
+      const reconnected = next('reconnected');
+      await kill();
+      await reconnecting;
+      clock.advance(100);
+      await reconnected;
+    },
   };
 }
 
@@ -146,17 +155,12 @@ describe.each(ERAS)('a client that reconnects (%s era)', (era) => {
   });
 
   it('keeps a resource subscriber: an update after the reconnect reaches the same Observable', async () => {
-    const { client, server, clock, kill, next } = await reconnectingClient(era);
+    const { client, server, bounce } = await reconnectingClient(era);
     const updates = follow(client.subscribeResource(URI));
     await client.ping(); // answered after the subscription was made
     server.resourceUpdated(URI);
     await updates.next();
-    const reconnecting = next('reconnecting');
-    const reconnected = next('reconnected');
-    await kill();
-    await reconnecting;
-    clock.advance(100);
-    await reconnected;
+    await bounce();
     await client.ping(); // answered after the subscription was made again
     server.resourceUpdated(URI);
     await updates.next();
@@ -166,15 +170,10 @@ describe.each(ERAS)('a client that reconnects (%s era)', (era) => {
   });
 
   it('lists a cached list again after the reconnect: it may have changed meanwhile', async () => {
-    const { client, clock, kill, next } = await reconnectingClient(era);
+    const { client, bounce } = await reconnectingClient(era);
     const lists = follow(client.toolList.changes$);
     await lists.next(); // the first listing
-    const reconnecting = next('reconnecting');
-    const reconnected = next('reconnected');
-    await kill();
-    await reconnecting;
-    clock.advance(100);
-    await reconnected;
+    await bounce();
     await lists.next(); // listed again
     expect(lists.values.map((list) => list.map((tool) => tool.name))).toEqual([
       ['echo', 'hang'],
