@@ -2,7 +2,7 @@
  * The layering rule (issue 13), checked by test/package/layering.test.ts inside `npm test`, or by hand:
  *   npx depcruise lib machines transports --config .dependency-cruiser.cjs
  *
- * LAYERS is the layer order of the README's design notes, lowest first. A module may import from its
+ * LAYERS is the layer order of docs/design.md, lowest first. A module may import from its
  * own layer or from a layer below it, never from one above. No import cycles at all: type-only imports
  * count (`tsPreCompilationDeps: true`), because a type cycle is still two modules that cannot be read,
  * tested or moved apart.

@@ -1,5 +1,5 @@
 /**
- * The README shows the public API: every name its code examples import from the package must be exported by
+ * The README (and the docs it links) shows the public API: every name its code examples import from the package must be exported by
  * the entry they import it from, and every error class it names must be exported by some entry (a user has
  * to reach a class to test `instanceof` on it). The entries' exports are read from their sources.
  */
@@ -7,7 +7,10 @@ import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { entryExports } from '../helpers/entry-exports';
 
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+// The README and the documents it links (docs/): what they show of the API must be there.
+const README = ['../../README.md', '../../docs/design.md', '../../docs/operations.md', '../../docs/benchmarks.md']
+  .map((path) => readFileSync(new URL(path, import.meta.url), 'utf8'))
+  .join('\n');
 const PACKAGE = 'mcp-switchboard';
 /** Error classes the README names that belong to a dependency: jose's. */
 const FOREIGN_ERRORS = new Set(['JOSEError']);
