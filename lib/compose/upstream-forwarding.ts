@@ -5,6 +5,7 @@
  * result comes back as the hub's own. What a call costs the upstream's bookkeeping is in upstream-calls.ts.
  */
 import { filter, firstValueFrom, fromEvent, map, merge, Observable, takeUntil } from 'rxjs';
+import { isThenable } from '../core/thenable';
 import type { UpstreamState } from '../../machines/upstream';
 import type { Clock } from '../core/clock';
 import { McpError, RelayedError } from '../jsonrpc/errors';
@@ -159,10 +160,6 @@ export class UpstreamForwarding implements ForwardedRequests {
     ).pipe(takeUntil(merge(expired, fromEvent(signal, 'abort'))));
     return firstValueFrom(outcome, { defaultValue: undefined });
   }
-}
-
-function isThenable(value: unknown): value is Promise<unknown> {
-  return typeof (value as Promise<unknown> | undefined)?.then === 'function';
 }
 
 /** An upstream's error response goes on unchanged; anything else is left to the tool-failure path. */

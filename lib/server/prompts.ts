@@ -1,4 +1,5 @@
 import { ErrorCode, invalidParams, McpError } from '../jsonrpc/errors';
+import { isThenable } from '../core/thenable';
 import { excerpt } from '../jsonrpc/excerpt';
 import type { JsonObject } from '../jsonrpc/types';
 import { shapeContentList } from '../protocol/shape';
@@ -147,7 +148,7 @@ export class PromptCatalog {
     const finish = (value: PromptReturn) => shapePromptResult(name, value, version);
     const run = (values: unknown) => {
       const output = prompt.get(values, context);
-      return isPromise(output) ? output.then(finish) : finish(output);
+      return isThenable(output) ? output.then(finish) : finish(output);
     };
     const schema = argumentSchemas.get(prompt);
     if (!schema) return run(args);
@@ -156,12 +157,8 @@ export class PromptCatalog {
       if (settled.problems) throw invalidParams(`Invalid arguments for prompt ${name}: ${settled.problems.join('; ')}`);
       return run(settled.value);
     };
-    return isPromise(verdict) ? verdict.then(settle) : settle(verdict);
+    return isThenable(verdict) ? verdict.then(settle) : settle(verdict);
   }
-}
-
-function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
-  return typeof (value as Promise<T> | null)?.then === 'function';
 }
 
 /** The handler's messages as a result for `version`; content it cannot carry is an internal error. */

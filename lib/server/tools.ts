@@ -1,4 +1,5 @@
 import { ErrorCode, invalidParams, McpError, PeerError } from '../jsonrpc/errors';
+import { isThenable } from '../core/thenable';
 import { clipText, excerpt } from '../jsonrpc/excerpt';
 import type { JsonObject } from '../jsonrpc/types';
 import { shapeCallToolResult } from '../protocol/shape';
@@ -259,7 +260,7 @@ export class ToolCatalog {
     if (entry.standardInput) {
       const verdict = validateStandard(entry.standardInput, args);
       if (verdict instanceof Error) return failure(verdict);
-      return isPromise(verdict) ? verdict.then((settled) => runWith(call, settled), failure) : runWith(call, verdict);
+      return isThenable(verdict) ? verdict.then((settled) => runWith(call, settled), failure) : runWith(call, verdict);
     }
     const problems = entry.checkInput(args);
     // A problem may quote the peer's argument names (a JSON pointer, an unexpected property).
@@ -286,10 +287,6 @@ function validateStandard(
   }
 }
 
-function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
-  return typeof (value as Promise<T> | null)?.then === 'function';
-}
-
 function invalidArguments(name: string, problems: readonly string[]): CallToolResult {
   return toolError(`Invalid arguments for tool ${name}: ${problems.map((problem) => clipText(problem)).join('; ')}`);
 }
@@ -305,7 +302,9 @@ function run(call: Call, args: unknown): CallToolResult | Promise<CallToolResult
   } catch (error) {
     return failure(error);
   }
-  return isPromise(result) ? result.then((value) => finish(call, value), failure) : finish(call, result);
+  return isThenable(result)
+    ? Promise.resolve(result).then((value) => finish(call, value), failure)
+    : finish(call, result);
 }
 
 /** -32602 for a `tools/call` naming no tool we have (quoting a bounded excerpt of the name). */
@@ -366,7 +365,7 @@ function finish(call: Call, value: ToolReturn<unknown>): CallToolResult | Promis
     if (verdict instanceof Error) return failure(verdict);
     const settle = (settled: StandardVerdict) =>
       settled.problems ? outputProblem(settled.problems) : complete(call, result, settled.value as JsonObject);
-    return isPromise(verdict) ? verdict.then(settle, failure) : settle(verdict);
+    return isThenable(verdict) ? verdict.then(settle, failure) : settle(verdict);
   }
   const problems = entry.checkOutput!(structured);
   return problems ? outputProblem(problems) : complete(call, result, structured);

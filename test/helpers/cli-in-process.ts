@@ -1,3 +1,4 @@
+import { expect, it } from 'vitest';
 import { runCli } from '../../lib/cli/run';
 
 /** What a command run in this process printed: its lines on each stream, and the exit code. */
@@ -15,4 +16,13 @@ export async function runCliCapturing(...argv: string[]): Promise<CapturedRun> {
   const err: string[] = [];
   const code = await runCli(argv, { out: (line) => out.push(line), err: (line) => err.push(line) });
   return { code, out, err, stdout: out.join('\n'), stderr: err.join('\n') };
+}
+
+/** One test a case: `switchboard serve a.mjs <flags>` exits 2, its first stderr line `switchboard: <message>…`. */
+export function itRefusesServeFlags(cases: readonly (readonly [flags: readonly string[], message: string])[]): void {
+  it.each(cases)('%j is a usage error (exit 2)', async (flags, message) => {
+    const { code, err } = await runCliCapturing('serve', 'a.mjs', ...flags);
+    expect(code).toBe(2);
+    expect(err[0]).toContain(`switchboard: ${message}`);
+  });
 }
