@@ -11,6 +11,7 @@ const entry: Record<string, string> = {
   'transports/framed': 'transports/framed.ts',
   'transports/message-port': 'transports/message-port.ts',
   'transports/http': 'transports/http/index.ts',
+  'transports/fetch': 'transports/fetch.ts',
   auth: 'lib/auth/index.ts',
   'auth/node': 'lib/auth/node/index.ts',
   'client/node': 'lib/client/node/index.ts',

@@ -47,5 +47,40 @@ for (const [format, load] of Object.entries(loaders)) {
   if (result.content[0].text !== format || invalid.isError !== true) {
     throw new Error(`${format} build misbehaves: ${JSON.stringify({ result, invalid })}`);
   }
+  // The web-standard handler: a stateless tools/call as a fetch Request, answered with a Response.
+  const handler = entries[`${NAME}/transports/fetch`].createMcpFetchHandler(new root.Server(definition), {
+    responseMode: 'json',
+  });
+  const answer = await handler(
+    new Request('http://localhost/mcp', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'echo',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: {
+          name: 'echo',
+          arguments: { text: `${format} over fetch` },
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientInfo': { name: 'smoke', version: '1.0.0' },
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
+      }),
+    }),
+  );
+  const body = await answer.json();
+  await handler.close();
+  if (answer.status !== 200 || body.result?.content?.[0]?.text !== `${format} over fetch`) {
+    throw new Error(`${format} build: the fetch handler answered ${answer.status} ${JSON.stringify(body)}`);
+  }
   process.stdout.write(`${format} build ok: ${specifiers.length} entries on Node ${process.versions.node}\n`);
 }

@@ -27,7 +27,7 @@ import { META } from '../../lib/protocol/modern';
 import { Server } from '../../lib/server/server';
 import { createMcpHttpHandler, type McpHttpHandler } from '../../transports/http/endpoint';
 import { StreamableHttpClientTransport } from '../../transports/http/streamable-client';
-import { cleanups, listenHttp } from '../helpers/http';
+import { cleanups, lateListener, listenHttp } from '../helpers/http';
 import { startTestIssuer, type TestIssuer } from '../helpers/jwt-issuer';
 import { mirroredHeaders, postModern } from '../helpers/modern-http';
 import { startAuthorizationServer, type AuthorizationServer } from '../helpers/oauth-server';
@@ -500,7 +500,7 @@ async function endToEnd(auth: Partial<ResourceServerOptions> = {}): Promise<EndT
   const server = new Server(protectedToolsDefinition());
   cleanups.push(() => server.close());
   let handler: McpHttpHandler | undefined;
-  const { origin, seen } = await listenHttp((request, response) => handler!(request, response));
+  const { origin, seen } = await listenHttp(lateListener(() => handler));
   const url = `${origin}/mcp`;
   handler = createMcpHttpHandler(server, {
     path: '/mcp',

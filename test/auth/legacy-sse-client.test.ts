@@ -13,7 +13,7 @@ import { defineServer } from '../../lib/server/definition';
 import { Server } from '../../lib/server/server';
 import { createMcpHttpHandler, type McpHttpHandler } from '../../transports/http/endpoint';
 import { LegacySseClientTransport } from '../../transports/http/legacy-sse-client';
-import { cleanups, listenHttp } from '../helpers/http';
+import { cleanups, lateListener, listenHttp } from '../helpers/http';
 import { startAuthorizationServer, type AuthorizationServer } from '../helpers/oauth-server';
 import { text } from '../helpers/content';
 
@@ -45,7 +45,7 @@ async function protectedSseUrl(): Promise<string> {
   const server = new Server(DEFINITION);
   cleanups.push(() => server.close());
   let handler: McpHttpHandler | undefined;
-  const { origin } = await listenHttp((request, response) => handler!(request, response));
+  const { origin } = await listenHttp(lateListener(() => handler));
   handler = createMcpHttpHandler(server, {
     auth: {
       resource: origin,

@@ -31,7 +31,7 @@ import type { ServerContext } from '../../lib/server/context';
 import { Server } from '../../lib/server/server';
 import { createMcpHttpHandler, type McpHttpHandler } from '../../transports/http/endpoint';
 import { buildCli, LongRunning, runToEnd } from '../helpers/cli-process';
-import { cleanups, eventually, listenHttp } from '../helpers/http';
+import { cleanups, eventually, lateListener, listenHttp } from '../helpers/http';
 import {
   startAuthorizationServer,
   type AuthorizationServer,
@@ -92,7 +92,7 @@ async function protectedServer(options: AuthorizationServerOptions = {}): Promis
   const server = new Server(DEFINITION);
   cleanups.push(() => server.close());
   let handler: McpHttpHandler | undefined;
-  const { origin } = await listenHttp((request, response) => handler!(request, response));
+  const { origin } = await listenHttp(lateListener(() => handler));
   const url = `${origin}/mcp`;
   const verifier = createJwtVerifier({ jwksUrl: as.url('/jwks'), issuer: as.issuer, audience: url, now });
   handler = createMcpHttpHandler(server, { auth: { resource: url, authorizationServers: [as.issuer], verifier } });

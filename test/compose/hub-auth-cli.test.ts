@@ -18,7 +18,7 @@ import { StreamableHttpClientTransport } from '../../transports/http/streamable-
 import { buildCli, LongRunning } from '../helpers/cli-process';
 import { text, textOf } from '../helpers/content';
 import { tool } from '../helpers/fixtures';
-import { cleanups, listenHttp } from '../helpers/http';
+import { cleanups, lateListener, listenHttp } from '../helpers/http';
 import { startAuthorizationServer, type AuthorizationServer } from '../helpers/oauth-server';
 
 /** The hub's resource: any URL will do, the tokens only have to name it. */
@@ -39,7 +39,7 @@ async function notesServer(as: AuthorizationServer): Promise<string> {
   );
   cleanups.push(() => server.close());
   let handler: McpHttpHandler | undefined;
-  const { origin } = await listenHttp((request, response) => handler!(request, response));
+  const { origin } = await listenHttp(lateListener(() => handler));
   const url = `${origin}/mcp`;
   handler = createMcpHttpHandler(server, {
     auth: { resource: url, authorizationServers: [as.issuer], jwks: as.url('/jwks') },

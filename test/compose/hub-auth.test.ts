@@ -23,7 +23,7 @@ import { createMcpHttpHandler, type McpHttpHandler } from '../../transports/http
 import { StreamableHttpClientTransport } from '../../transports/http/streamable-client';
 import { text, textOf } from '../helpers/content';
 import { tool } from '../helpers/fixtures';
-import { cleanups, listenHttp, postInitialize, type SeenRequest } from '../helpers/http';
+import { cleanups, lateListener, listenHttp, postInitialize, type SeenRequest } from '../helpers/http';
 import { connectToHub } from '../helpers/hub';
 import { startAuthorizationServer, type AuthorizationServer } from '../helpers/oauth-server';
 
@@ -44,7 +44,7 @@ async function upstreamServer(name: string, as: AuthorizationServer | undefined,
   );
   cleanups.push(() => server.close());
   let handler: McpHttpHandler | undefined;
-  const { origin, seen } = await listenHttp((request, response) => handler!(request, response));
+  const { origin, seen } = await listenHttp(lateListener(() => handler));
   const url = `${origin}${path}`;
   handler = createMcpHttpHandler(server, {
     path,
@@ -217,7 +217,7 @@ describe('an upstream with client credentials', () => {
 /** The hub served over Streamable HTTP with the top-level `auth` of `config` (and its servers). */
 async function servedHub(config: (hubUrl: string) => Record<string, unknown>, env: Record<string, string> = {}) {
   let handler: McpHttpHandler | undefined;
-  const { origin } = await listenHttp((request, response) => handler!(request, response));
+  const { origin } = await listenHttp(lateListener(() => handler));
   const url = `${origin}/mcp`;
   const parsed = parseConfig(config(url), { env });
   const hub = new Hub({ ...parsed.options, logger: silentLogger });

@@ -7,6 +7,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SseParser, type SseEvent } from '../../transports/http/sse';
 import { cleanups } from './cleanups';
+import { getRequestListener } from '@hono/node-server';
+import { fetchHandlerOf } from '../../transports/http/fetch-handler';
+import type { HttpListener } from '../../transports/http/http-listener';
+import type { ServerReply, ServerRequest } from '../../transports/http/server-port';
 import { within } from './wait';
 
 export { cleanups } from './cleanups';
@@ -34,9 +38,10 @@ export interface SeenRequest {
  */
 export async function listenHttp(listener: http.RequestListener): Promise<LocalHttpServer> {
   const seen: SeenRequest[] = [];
+  const served = servedAs(listener);
   const server = http.createServer((request, response) => {
     seen.push({ method: request.method!, url: request.url!, headers: request.headers });
-    listener(request, response);
+    served(request, response);
   });
   let connections = 0;
   server.on('connection', () => connections++);
@@ -53,6 +58,48 @@ export async function listenHttp(listener: http.RequestListener): Promise<LocalH
       return connections;
     },
   };
+}
+
+let servedThroughFetch = false;
+
+/**
+ * From now on in this test file, `listenHttp` serves the transports' listeners as fetch handlers
+ * (`fetchHandlerOf`, the web port) behind @hono/node-server's adapter, Node's fetch server of choice: the
+ * suites of the `node:http` path, imported after this call, then test the web path with the same assertions.
+ */
+export function serveThroughFetch(): void {
+  servedThroughFetch = true;
+}
+
+/** Whether the tests run over the web port (`serveThroughFetch`). */
+export function isServedThroughFetch(): boolean {
+  return servedThroughFetch;
+}
+
+/** A transport listener made after the server listens (it needs the server's URL): the served one delegates to it. */
+export function lateListener(listener: () => HttpListener | undefined): HttpListener {
+  return Object.defineProperties((request: ServerRequest, response: ServerReply) => listener()!(request, response), {
+    sessionCount: { get: () => listener()?.sessionCount ?? 0 },
+    close: { value: () => listener()?.close() ?? Promise.resolve() },
+  }) as HttpListener;
+}
+
+/** A `node:http` server (not listening yet) for `listener`, served over the web port under `serveThroughFetch`. */
+export function httpServerFor(listener: http.RequestListener): http.Server {
+  return http.createServer(servedAs(listener));
+}
+
+function servedAs(listener: http.RequestListener): http.RequestListener {
+  return servedThroughFetch && isOurListener(listener) ? overFetch(listener) : listener;
+}
+
+function isOurListener(listener: http.RequestListener): listener is http.RequestListener & HttpListener {
+  return 'sessionCount' in listener;
+}
+
+function overFetch(listener: HttpListener): http.RequestListener {
+  const handler = fetchHandlerOf(listener);
+  return getRequestListener((request, env) => handler(request, env));
 }
 
 /** The status of a GET sent with `node:http`, which (unlike fetch) may set any header, `Host` included. */

@@ -7,7 +7,7 @@ import { Server, type ServerOptions } from '../../lib/server/server';
 import type { ServerDefinition } from '../../lib/server/definition';
 import { createMcpHttpHandler, type McpHttpHandler } from '../../transports/http/endpoint';
 import { cleanups } from './cleanups';
-import { listenHttp } from './http';
+import { lateListener, listenHttp } from './http';
 
 export interface ProtectedEndpoint {
   /** The MCP endpoint's URL, which is also the resource. */
@@ -25,7 +25,7 @@ export async function serveProtected(
   const server = new Server(definition, serverOptions);
   cleanups.push(() => server.close());
   let handler: McpHttpHandler | undefined;
-  const { origin } = await listenHttp((request, response) => handler!(request, response));
+  const { origin } = await listenHttp(lateListener(() => handler));
   const url = path === '/' ? origin : `${origin}${path}`;
   handler = createMcpHttpHandler(server, { path, auth: auth(url) });
   cleanups.push(() => handler!.close());

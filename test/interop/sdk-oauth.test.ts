@@ -20,7 +20,7 @@ import type {
 import { describe, expect, it } from 'vitest';
 import { Server } from '../../lib/server/server';
 import { createMcpHttpHandler, type McpHttpHandler } from '../../transports/http/endpoint';
-import { cleanups, listenHttp, type LocalHttpServer } from '../helpers/http';
+import { cleanups, lateListener, listenHttp, type LocalHttpServer } from '../helpers/http';
 import {
   startAuthorizationServer,
   type AuthorizationServer,
@@ -108,7 +108,7 @@ async function setup(authorizationServer: AuthorizationServerOptions = {}): Prom
   const server = new Server(DEFINITION);
   cleanups.push(() => server.close());
   let handler: McpHttpHandler | undefined;
-  const mcp = await listenHttp((request, response) => handler!(request, response));
+  const mcp = await listenHttp(lateListener(() => handler));
   const url = `${mcp.origin}/mcp`;
   handler = createMcpHttpHandler(server, {
     path: '/mcp',

@@ -20,7 +20,6 @@ import {
   type VersionNegotiationMode,
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Stream } from 'node:stream';
@@ -33,6 +32,7 @@ import { createMcpHttpHandler } from '../../transports/http/endpoint';
 import { validateEveryConnection } from '../conformance/validate-connections';
 import { interopDefinition, SCHEMA_PROBLEM_MARK } from '../fixtures/modern-stdio-server';
 import { cleanups } from '../helpers/cleanups';
+import { httpServerFor } from '../helpers/http';
 import { validateEveryModernExchange } from '../helpers/modern-wire';
 import { within } from '../helpers/wait';
 
@@ -109,7 +109,7 @@ async function serveOverHttp(): Promise<ServedOverHttp> {
     return connect(transport, options);
   };
   const handler = createMcpHttpHandler(server);
-  const httpServer = http.createServer(handler);
+  const httpServer = httpServerFor(handler);
   await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
   const { port } = httpServer.address() as AddressInfo;
   return {

@@ -8,7 +8,15 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { entryExports } from '../helpers/entry-exports';
 
 // The README and the documents it links (docs/): what they show of the API must be there.
-const README = ['../../README.md', '../../docs/design.md', '../../docs/operations.md', '../../docs/benchmarks.md']
+const README = [
+  '../../README.md',
+  '../../docs/api.md',
+  '../../docs/cli.md',
+  '../../docs/runtimes.md',
+  '../../docs/design.md',
+  '../../docs/operations.md',
+  '../../docs/benchmarks.md',
+]
   .map((path) => readFileSync(new URL(path, import.meta.url), 'utf8'))
   .join('\n');
 const PACKAGE = 'mcp-switchboard';

@@ -1,10 +1,11 @@
 /**
- * One `node:http` listener for everything MCP over HTTP: the Streamable HTTP endpoint and, next to it, the
+ * One request listener for everything MCP over HTTP (`node:http` serves it as it is, `createMcpFetchHandler` on the
+ * web): the Streamable HTTP endpoint and, next to it, the
  * legacy HTTP+SSE endpoints for 2024-11-05 clients (the backwards-compatibility arrangement the 2025-11-25
  * transports page recommends), CORS for browser clients, and a health endpoint. Requests are routed by
  * path; any other path gets 404.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerRequest, ServerReply } from './server-port';
 import { healthAnswer, healthPathOf } from './health';
 import { createHttpListener, HTTP_SERVER_OPTION_NAMES, type HttpListener } from './http-listener';
 import {
@@ -60,7 +61,7 @@ export function createMcpHttpHandler(server: SessionServer, givenOptions: McpHtt
     throw new RangeError(`The MCP endpoint paths must differ: got ${paths.join(', ')}`);
   }
   const streamable = createStreamableHttpHandler(server, options);
-  // Each transport runs the CORS step (cors-node.ts) for its own paths, with its own origin policy.
+  // Each transport runs the CORS step (cors-step.ts) for its own paths, with its own origin policy.
   const legacy: LegacySseHandler | undefined = legacyOptions && createLegacySseHandler(server, legacyOptions);
 
   return createHttpListener(
@@ -83,7 +84,7 @@ export function createMcpHttpHandler(server: SessionServer, givenOptions: McpHtt
   );
 }
 
-function answerHealth(request: IncomingMessage, response: ServerResponse): void {
+function answerHealth(request: ServerRequest, response: ServerReply): void {
   const { status, headers, body } = healthAnswer(request.method ?? 'GET');
   response.writeHead(status, headers as string[]).end(body);
 }

@@ -5,7 +5,8 @@
  * request's params, where its handler's `ctx.auth` finds it. Only built when the endpoint has `auth`: an
  * endpoint without it pays one branch per request.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerReply, ServerRequest } from './server-port';
+import { utf8Length } from '../../lib/jsonrpc/codec';
 import {
   ResourceServer,
   type AuthOutcome,
@@ -46,16 +47,16 @@ export class HttpAuth {
   }
 
   /** Whether `request` asks for the metadata document (served without a token). */
-  isMetadataRequest(request: IncomingMessage): boolean {
+  isMetadataRequest(request: ServerRequest): boolean {
     return this.server.metadataPaths.includes(requestPath(request));
   }
 
   /** Answers a request for the metadata document: public JSON any origin may read. */
-  serveMetadata(request: IncomingMessage, response: ServerResponse): void {
+  serveMetadata(request: ServerRequest, response: ServerReply): void {
     switch (request.method) {
       case 'GET':
       case 'HEAD':
-        response.writeHead(200, { ...METADATA_HEADERS, 'content-length': Buffer.byteLength(this.metadataBody) });
+        response.writeHead(200, { ...METADATA_HEADERS, 'content-length': utf8Length(this.metadataBody) });
         return void response.end(request.method === 'GET' ? this.metadataBody : undefined);
       case 'OPTIONS':
         return void response
@@ -72,10 +73,7 @@ export class HttpAuth {
    * request was refused (answered here, its body unread: the connection closes). Synchronous when a Bearer
    * token's verdict is cached.
    */
-  authenticate(
-    request: IncomingMessage,
-    response: ServerResponse,
-  ): Principal | undefined | Promise<Principal | undefined> {
+  authenticate(request: ServerRequest, response: ServerReply): Principal | undefined | Promise<Principal | undefined> {
     const { authorization, dpop } = credentialHeaders(request.rawHeaders);
     const outcome = this.server.authenticate({
       authorization,
@@ -89,7 +87,7 @@ export class HttpAuth {
       : this.decided(outcome, response);
   }
 
-  private decided(outcome: AuthOutcome, response: ServerResponse): Principal | undefined {
+  private decided(outcome: AuthOutcome, response: ServerReply): Principal | undefined {
     if (outcome.ok) return outcome.principal;
     const { refusal } = outcome;
     if (refusal.cause !== undefined) this.logger.warn(`auth: ${refusal.message}`, refusal.cause);
@@ -106,7 +104,7 @@ export class HttpAuth {
     body: JsonRpcMessage | JsonRpcBatch,
     principal: Principal,
     requirements: ScopeRequirements | undefined,
-    response: ServerResponse,
+    response: ServerReply,
   ): boolean {
     if (!requirements) return false;
     for (const message of Array.isArray(body) ? body : [body]) {
@@ -169,13 +167,13 @@ function credentialHeaders(raw: readonly string[]): { authorization?: string[]; 
   return { authorization, dpop };
 }
 
-function hasQueryToken(request: IncomingMessage): boolean {
+function hasQueryToken(request: ServerRequest): boolean {
   const url = request.url ?? '';
   const query = url.indexOf('?');
   return query !== -1 && new URLSearchParams(url.slice(query + 1)).has('access_token');
 }
 
-function refuse(response: ServerResponse, refusal: AuthRefusal, close: boolean, id?: RequestId): void {
+function refuse(response: ServerReply, refusal: AuthRefusal, close: boolean, id?: RequestId): void {
   const headers = refusal.challenge === undefined ? [] : ['www-authenticate', refusal.challenge];
   if (refusal.dpopNonce !== undefined) headers.push('dpop-nonce', refusal.dpopNonce);
   refuseWithHeaders(response, refusal.status, refusal.message, headers, close, id);

@@ -1,8 +1,8 @@
 /**
- * What the HTTP server transports have in common: the options both take, the shape of the `node:http`
+ * What the HTTP server transports have in common: the options both take, the shape of the
  * request listener each returns (and the combined endpoint too), and the one way to build it.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerRequest, ServerReply } from './server-port';
 import type { ConnectionOptions } from '../../lib/core/connection';
 import { ErrorCode } from '../../lib/jsonrpc/errors';
 import type { ClientKey } from './client-key';
@@ -41,9 +41,12 @@ export const HTTP_SERVER_OPTION_NAMES = [
 
 export const DEFAULT_KEEP_ALIVE_MS = 15_000;
 
-/** A `node:http` request listener serving MCP sessions. */
+/**
+ * A request listener serving MCP sessions, on the server port (server-port.ts): `node:http` calls it with its own
+ * request and response, as `http.createServer(listener)`; `fetchHandlerOf` calls it with the web port's.
+ */
 export interface HttpListener {
-  (request: IncomingMessage, response: ServerResponse): void;
+  (request: ServerRequest, response: ServerReply): void;
   /** Sessions currently open. */
   readonly sessionCount: number;
   /** Closes every session. */
@@ -51,7 +54,7 @@ export interface HttpListener {
 }
 
 /** Answers 500 with a JSON-RPC internal error naming `error` (or drops a response whose answer had started). */
-export function answerInternalError(response: ServerResponse, error: unknown): void {
+export function answerInternalError(response: ServerReply, error: unknown): void {
   refuseRequest(
     response,
     500,
@@ -65,10 +68,10 @@ export function answerInternalError(response: ServerResponse, error: unknown): v
  * internal error, or dropped when its answer had already started.
  */
 export function createHttpListener(
-  handle: (request: IncomingMessage, response: ServerResponse) => unknown,
+  handle: (request: ServerRequest, response: ServerReply) => unknown,
   sessions: { count(): number; close(): Promise<void> },
 ): HttpListener {
-  const listener = (request: IncomingMessage, response: ServerResponse) => {
+  const listener = (request: ServerRequest, response: ServerReply) => {
     try {
       const handling = handle(request, response);
       if (handling instanceof Promise) handling.catch((error: unknown) => answerInternalError(response, error));

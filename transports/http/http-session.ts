@@ -2,7 +2,7 @@
  * One Streamable HTTP session on the server: the `Transport` its connection sees, the routing of each answer
  * to the HTTP response it belongs to, and the host of the session's lifecycle actor.
  */
-import type { ServerResponse } from 'node:http';
+import type { ServerReply } from './server-port';
 import { createActor, type Actor } from 'xstate';
 import { classifyMessage } from '../../lib/jsonrpc/classify';
 import { encodeFrame } from '../../lib/jsonrpc/codec';
@@ -56,7 +56,7 @@ export interface HttpSessionConfig {
 /** One POST that carried requests, until every request in it is answered (or cancelled). */
 interface Exchange {
   readonly pending: Set<RequestId>;
-  readonly response: ServerResponse;
+  readonly response: ServerReply;
   mode: 'json' | 'sse' | 'undecided';
   stream: SseStream | undefined;
 }
@@ -143,7 +143,7 @@ export class HttpSession implements Transport, HttpSessionHost {
   }
 
   /** Counts `response` as activity until it closes: the session is idle while it has no open response. */
-  track(response: ServerResponse): void {
+  track(response: ServerReply): void {
     this.openResponses++;
     response.on('close', this.untrack);
   }
@@ -152,7 +152,7 @@ export class HttpSession implements Transport, HttpSessionHost {
    * Hands a validated POST body to the connection and answers the POST (202, JSON or a stream), naming the
    * session in every answer.
    */
-  accept(body: JsonRpcMessage | JsonRpcBatch, response: ServerResponse): void {
+  accept(body: JsonRpcMessage | JsonRpcBatch, response: ServerReply): void {
     const single = Array.isArray(body) ? undefined : (body as JsonRpcMessage);
     const requests = single ? (isRequest(single) ? [single] : []) : (body as JsonRpcBatch).filter(isRequest);
     const reused = this.reusedId(requests);
@@ -165,7 +165,7 @@ export class HttpSession implements Transport, HttpSessionHost {
   }
 
   /** Opens the standalone stream on `response`, with what waited for it; false when one is already open. */
-  openStandalone(response: ServerResponse): boolean {
+  openStandalone(response: ServerReply): boolean {
     if (this.standalone.attached) return false;
     void this.standalone.open(response, this.primingRetry(this.protocolVersion));
     if (!this.standaloneOpened) {
@@ -176,7 +176,7 @@ export class HttpSession implements Transport, HttpSessionHost {
   }
 
   /** Resumes the stream `lastEventId` belongs to on `response`. */
-  async resume(response: ServerResponse, lastEventId: string): Promise<ResumeOutcome> {
+  async resume(response: ServerReply, lastEventId: string): Promise<ResumeOutcome> {
     const found = await this.config.store.replayAfter(this.sessionId, lastEventId);
     if (!found) return 'unknown';
     const stream =
@@ -297,7 +297,7 @@ export class HttpSession implements Transport, HttpSessionHost {
   }
 
   /** Starts the exchange of a POST carrying `requests`: they are answered on its response. */
-  private openExchange(requests: readonly JsonRpcRequest[], response: ServerResponse): void {
+  private openExchange(requests: readonly JsonRpcRequest[], response: ServerReply): void {
     const initialize = requests.find((request) => request.method === 'initialize');
     const version = initialize ? requestedVersion(initialize) : this.protocolVersion;
     const exchange: Exchange = { pending: new Set(), response, mode: this.initialMode(version), stream: undefined };
@@ -418,7 +418,7 @@ export class HttpSession implements Transport, HttpSessionHost {
 }
 
 /** 400 with a JSON-RPC error naming the reused id; the request it names keeps its answer. */
-function refuseReusedId(response: ServerResponse, id: RequestId): void {
+function refuseReusedId(response: ServerReply, id: RequestId): void {
   const quoted = typeof id === 'string' && id.length > QUOTED_ID_CHARS ? `${id.slice(0, QUOTED_ID_CHARS)}…` : id;
   const message = `Invalid Request: request id ${JSON.stringify(quoted)} is already in use by a request in flight`;
   endWithJson(response, 400, encodeFrame({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidRequest, message } }));

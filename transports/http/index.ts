@@ -1,7 +1,8 @@
 /**
  * The public HTTP API (`mcp-switchboard/transports/http`): the Streamable HTTP server and client, the legacy
  * HTTP+SSE server and client of 2024-11-05, and one listener serving both server transports (with CORS and a
- * health endpoint).
+ * health endpoint), for `node:http` or, as a fetch handler, for any runtime (`createMcpFetchHandler`, also the
+ * whole of the node-free entry `mcp-switchboard/transports/fetch`).
  */
 export {
   createStreamableHttpHandler,
@@ -25,6 +26,8 @@ export {
 export { LegacySseClientTransport } from './legacy-sse-client';
 export { HttpStatusError } from './client-request';
 export { createMcpHttpHandler, DEFAULT_MCP_PATH, type McpHttpHandler, type McpHttpOptions } from './endpoint';
+export { createMcpFetchHandler, type McpFetchHandler, type McpFetchOptions } from './fetch-handler';
+export type { RequestHeaders, ServerReply, ServerRequest } from './server-port';
 export type { CorsOptions } from './cors';
 export { DEFAULT_HEALTH_PATH } from './health';
 export type { SessionConnection, SessionServer } from './session-server';
@@ -36,41 +39,7 @@ export { applyHttpLimits, connectionCounts, createMcpHttpServer, type Connection
 export type { HttpAuthOption } from './http-auth';
 
 // The port and message types its public signatures name, so this subpath stands alone.
-export type * from '../port-types';
-export type { LocalErrorCode, SwitchboardError, TransportError } from '../../lib/jsonrpc/errors';
-export type { ConnectionOptions } from '../../lib/core/connection';
-export type { Clock } from '../../lib/core/clock';
-export type { Logger } from '../../lib/core/logger';
-export type { Runtime, RuntimeOptions } from '../../lib/core/runtime';
-export type { ModernServer } from '../../lib/core/exchange';
-export type { EraPolicy } from '../../lib/protocol/era';
-export type {
-  RequestInstrumentation,
-  RequestOutcome,
-  RequestSpan,
-  TracedRequest,
-} from '../../lib/trace/instrumentation';
-export type { RedactionContext, Redactor } from '../../lib/trace/redact';
-export type { TraceEvent, TraceKind } from '../../lib/trace/types';
-export type { Progress } from '../../lib/protocol/types';
-export type { QuitReason } from '../../machines/connection';
-export type { AuthorizationRefusal, HttpAuthorization } from '../../lib/auth/http-authorization';
-export type {
-  AuthOutcome,
-  AuthRefusal,
-  AuthRequest,
-  DpopOptions,
-  IntrospectionLimits,
-  IntrospectionOptions,
-  JwksFetchOptions,
-  Principal,
-  ProtectedResourceMetadata,
-  ResourceServer,
-  ResourceServerOptions,
-  ScopeRequirements,
-  TokenRequestInfo,
-  TokenVerifier,
-} from '../../lib/auth/server';
+export type * from './named-types';
 export type { HttpClientSessionState } from '../../machines/http-client-session';
 export type { HttpListener, HttpServerOptions } from './http-listener';
 export type { ReconnectPolicy } from './client-sse-stream';

@@ -7,8 +7,7 @@
  * The session lives as long as the SSE response: the client going away closes the connection, and closing
  * the connection ends the response.
  */
-import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerRequest, ServerReply } from './server-port';
 import { classifyMessage, describeInvalid } from '../../lib/jsonrpc/classify';
 import { TransportError } from '../../lib/jsonrpc/errors';
 import type { JsonRpcBatch, JsonRpcMessage } from '../../lib/jsonrpc/types';
@@ -28,7 +27,7 @@ import type { Principal } from '../../lib/core/request-context';
 import { encodeSseEvent } from './sse';
 import { encodeOutbound, KeepAlive, startSseResponse, writeChunk } from './sse-stream';
 import type { CorsOptions } from './cors';
-import { nodeCors } from './cors-node';
+import { corsStep } from './cors-step';
 
 export const DEFAULT_SSE_PATH = '/sse';
 export const DEFAULT_MESSAGE_PATH = '/messages';
@@ -43,7 +42,7 @@ export interface LegacySseOptions extends HttpServerOptions {
 }
 
 /**
- * A `node:http` request listener serving the SSE path (GET) and the message path (POST); a session lives as
+ * A request listener (server-port.ts) serving the SSE path (GET) and the message path (POST); a session lives as
  * long as its event stream, and `close()` ends every stream.
  */
 export type LegacySseHandler = HttpListener;
@@ -62,7 +61,7 @@ class LegacySseSession implements Transport, TableSession {
 
   constructor(
     readonly sessionId: string,
-    private readonly stream: ServerResponse,
+    private readonly stream: ServerReply,
     private readonly keepAliveMs: number,
     private readonly onClosed: (session: LegacySseSession) => void,
     /** Who opened the session, on an endpoint with `auth`: only POSTs of the same principal reach it. */
@@ -143,28 +142,24 @@ export function createLegacySseHandler(server: SessionServer, options: LegacySse
   const forget = (session: LegacySseSession) => sessions.remove(session);
   const resourceServer = resourceServerOf(options.auth);
   const auth = resourceServer && new HttpAuth(resourceServer, options.connectionOptions?.logger ?? defaultLogger);
-  const cors = nodeCors(options.cors, resourceServer !== undefined, options);
+  const cors = corsStep(options.cors, resourceServer !== undefined, options);
   const guard = cors?.guard ?? options;
 
-  async function openStream(request: IncomingMessage, response: ServerResponse, principal?: Principal): Promise<void> {
+  async function openStream(request: ServerRequest, response: ServerReply, principal?: Principal): Promise<void> {
     if (!mediaTypes(singleHeader(request, 'accept')).includes('text/event-stream')) {
       return refuseRequest(response, 406, 'Not Acceptable: Accept must list text/event-stream');
     }
     const client = clientKey(request);
     const refusal = sessions.makeRoom(client);
     if (refusal) return refuseRequest(response, refusal.status, refusal.message);
-    const session = new LegacySseSession(randomUUID(), response, keepAliveMs, forget, principal?.id);
+    const session = new LegacySseSession(crypto.randomUUID(), response, keepAliveMs, forget, principal?.id);
     sessions.add(session, client);
     await session.open(`${messagePath}?sessionId=${encodeURIComponent(session.sessionId)}`);
     if (!session.live) return; // the client left before the endpoint event got out
     session.connection = server.connect(session, options.connectionOptions);
   }
 
-  async function acceptMessage(
-    request: IncomingMessage,
-    response: ServerResponse,
-    principal?: Principal,
-  ): Promise<void> {
+  async function acceptMessage(request: ServerRequest, response: ServerReply, principal?: Principal): Promise<void> {
     const sessionId = new URLSearchParams(request.url!.slice(messagePath.length)).get('sessionId');
     // Refused before its body is read: the connection closes, so the unread body is never parsed as a request.
     if (!sessionId) return refuseAndClose(response, 400, 'Bad Request: the sessionId query parameter is required');
@@ -186,7 +181,7 @@ export function createLegacySseHandler(server: SessionServer, options: LegacySse
     response.writeHead(202).end();
   }
 
-  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  async function handle(request: ServerRequest, response: ServerReply): Promise<void> {
     if (auth?.isMetadataRequest(request)) return auth.serveMetadata(request, response);
     const route = routes.get(requestPath(request));
     if (route && cors?.answered(request, response)) return;

@@ -6,7 +6,7 @@
  * A slot is held for as long as the listen request's response is open, and freed when it closes, however it
  * closes: the client hangs up, the server completes the stream, or the server refuses the listen itself.
  */
-import type { ServerResponse } from 'node:http';
+import type { ServerReply } from './server-port';
 import { ErrorCode } from '../../lib/jsonrpc/errors';
 import type { RequestId } from '../../lib/jsonrpc/types';
 import { answerRefusal } from './modern-reply';
@@ -33,7 +33,7 @@ export class ListenQuota {
    * Holds a slot of `client` until `response` closes and returns true; or, when `client` holds its limit
    * already, answers `response` with the refusal (echoing the request's `id`) and returns false.
    */
-  admit(client: string, id: RequestId, response: ServerResponse): boolean {
+  admit(client: string, id: RequestId, response: ServerReply): boolean {
     // The requester is gone already: no stream will open, and no 'close' would come to free a slot.
     if (response.closed) return true;
     const count = this.countOf(client);

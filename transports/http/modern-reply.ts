@@ -6,7 +6,7 @@
  * stateless request has no other stream to carry them). The requester closing the response cancels the
  * request.
  */
-import type { ServerResponse } from 'node:http';
+import type { ServerReply } from './server-port';
 import type { ExchangeReply } from '../../lib/core/exchange';
 import { ConnectionClosedError, ErrorCode } from '../../lib/jsonrpc/errors';
 import type { JsonRpcErrorResponse, JsonRpcNotification, JsonRpcResponse, RequestId } from '../../lib/jsonrpc/types';
@@ -50,7 +50,7 @@ export class HttpExchangeReply implements ExchangeReply {
 
   /** `keepAliveMs`: SSE comments on a stream idle that long (a `subscriptions/listen` stream can idle for hours). */
   constructor(
-    private readonly response: ServerResponse,
+    private readonly response: ServerReply,
     private readonly keepAliveMs: number,
     private readonly mode: ResponseMode = 'auto',
   ) {
@@ -101,7 +101,7 @@ export class HttpExchangeReply implements ExchangeReply {
 }
 
 /** Answers a modern request the classifier refused, with the status it chose. */
-export function answerRefusal(response: ServerResponse, status: number, message: JsonRpcErrorResponse): void {
+export function answerRefusal(response: ServerReply, status: number, message: JsonRpcErrorResponse): void {
   endWithJson(response, status, encodeOutbound(message));
 }
 
@@ -109,7 +109,7 @@ export function answerRefusal(response: ServerResponse, status: number, message:
  * `subscriptions/listen` on an endpoint that answers JSON only (`responseMode: 'json'`): the stream is the
  * whole of that method, so it is refused (-32601, 404) rather than answered without its notifications.
  */
-export function refuseListenAsJson(response: ServerResponse, id: RequestId): void {
+export function refuseListenAsJson(response: ServerReply, id: RequestId): void {
   const message = 'Method not found: subscriptions/listen needs a stream, and this endpoint answers JSON only';
   answerRefusal(response, 404, { jsonrpc: '2.0', id, error: { code: ErrorCode.MethodNotFound, message } });
 }

@@ -1,8 +1,8 @@
 /** Reading POST bodies on the server side, bounded in size and in time. */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { decodeFrame } from '../../lib/jsonrpc/codec';
 import { UnreadableFrame } from '../../lib/jsonrpc/types';
 import { refuseAndClose } from './request-guard';
+import { utf8Text, type ServerReply, type ServerRequest } from './server-port';
 
 export type BodyFailure = 'too-large' | 'too-slow' | 'aborted';
 
@@ -14,7 +14,7 @@ export type BodyFailure = 'too-large' | 'too-slow' | 'aborted';
  * that is otherwise served synchronously.
  */
 export function readBody(
-  request: IncomingMessage,
+  request: ServerRequest,
   maxBytes: number,
   timeoutMs: number,
   done: (outcome: string | BodyFailure) => void,
@@ -25,7 +25,7 @@ export function readBody(
   // cost measurably on this path (and more under a keepNames transpiler such as tsx).
   const read = new BodyRead(maxBytes, done);
   read.timer = setTimeout(finishTooSlow, timeoutMs, read);
-  request.on('data', (chunk: Buffer) => read.data(chunk));
+  request.on('data', (chunk: Uint8Array) => read.data(chunk));
   request.on('end', () => read.end());
   // A client that goes away mid-body: Node reports it as an 'aborted' error on the request.
   request.on('error', () => read.finish('aborted'));
@@ -33,8 +33,8 @@ export function readBody(
 
 /** One body being read: its chunks, its size so far, and whether it has been settled. */
 class BodyRead {
-  timer: NodeJS.Timeout | undefined = undefined;
-  private readonly chunks: Buffer[] = [];
+  timer: ReturnType<typeof setTimeout> | undefined = undefined;
+  private readonly chunks: Uint8Array[] = [];
   private size = 0;
   private settled = false;
 
@@ -43,7 +43,7 @@ class BodyRead {
     private readonly done: (outcome: string | BodyFailure) => void,
   ) {}
 
-  data(chunk: Buffer): void {
+  data(chunk: Uint8Array): void {
     if (this.settled) return;
     this.size += chunk.length;
     if (this.size > this.maxBytes) this.finish('too-large');
@@ -51,8 +51,7 @@ class BodyRead {
   }
 
   end(): void {
-    const chunks = this.chunks;
-    this.finish(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'));
+    this.finish(utf8Text(this.chunks));
   }
 
   finish(outcome: string | BodyFailure): void {
@@ -81,8 +80,8 @@ export interface BodyLimits {
  * request. `then` runs from the request's events, so it must not throw (`readJsonBody` is the promise form).
  */
 export function withJsonBody(
-  request: IncomingMessage,
-  response: ServerResponse,
+  request: ServerRequest,
+  response: ServerReply,
   limits: BodyLimits,
   then: (frame: unknown) => void,
 ): void {
@@ -90,11 +89,11 @@ export function withJsonBody(
 }
 
 /** `withJsonBody` as a promise. */
-export function readJsonBody(request: IncomingMessage, response: ServerResponse, limits: BodyLimits): Promise<unknown> {
+export function readJsonBody(request: ServerRequest, response: ServerReply, limits: BodyLimits): Promise<unknown> {
   return new Promise((resolve) => withJsonBody(request, response, limits, resolve));
 }
 
-function decodeBody(text: string | BodyFailure, response: ServerResponse, limits: BodyLimits): unknown {
+function decodeBody(text: string | BodyFailure, response: ServerReply, limits: BodyLimits): unknown {
   switch (text) {
     case 'too-large':
       return refuseAndClose(response, 413, `Payload Too Large: the limit is ${limits.maxBodyBytes} bytes`);

@@ -4,8 +4,8 @@
  * repeat from one request to the next, so what is parsed from them is remembered (for a bounded number of
  * distinct values) instead of being parsed again on every request.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { encodeFrame } from '../../lib/jsonrpc/codec';
+import type { ServerReply, ServerRequest } from './server-port';
+import { encodeFrame, utf8Length } from '../../lib/jsonrpc/codec';
 import { ErrorCode } from '../../lib/jsonrpc/errors';
 import type { JsonRpcErrorResponse, RequestId } from '../../lib/jsonrpc/types';
 
@@ -59,13 +59,13 @@ const hostHostname = remembered((host) => hostnameOf(`http://${host}`));
 const isLocalName = (hostname: string) => LOCAL_HOSTNAMES.has(hostname) || hostname === '::1';
 
 /** Whether `hostname` is the address the request's socket was accepted on (the bind address, or the interface of a wildcard bind). */
-function isBindAddress(request: IncomingMessage, hostname: string): boolean {
+function isBindAddress(request: ServerRequest, hostname: string): boolean {
   const local = request.socket.localAddress;
   if (!local || hostname === '') return false;
   return hostname === (local.startsWith('::ffff:') ? local.slice(7) : local).toLowerCase();
 }
 
-function acceptedHostname(request: IncomingMessage, hostname: string): boolean {
+function acceptedHostname(request: ServerRequest, hostname: string): boolean {
   return isLocalName(hostname) || isBindAddress(request, hostname);
 }
 
@@ -73,12 +73,12 @@ function acceptedHostname(request: IncomingMessage, hostname: string): boolean {
  * The DNS-rebinding defence: why the request must be refused with 403 (saying what to configure), or
  * undefined when it may pass.
  */
-export function refuseOrigin(request: IncomingMessage, policy: OriginPolicy): string | undefined {
-  const host = request.headers.host;
+export function refuseOrigin(request: ServerRequest, policy: OriginPolicy): string | undefined {
+  const host = singleHeader(request, 'host');
   if (host === undefined || !(policy.allowedHosts?.includes(host) || acceptedHostname(request, hostHostname(host)))) {
     return `Host ${host ?? '(none)'} is not allowed: list it in allowedHosts (switchboard serve --allowed-host ${host ?? '<host:port>'})`;
   }
-  const origin = request.headers.origin;
+  const origin = singleHeader(request, 'origin');
   if (
     origin !== undefined &&
     !(isListedOrigin(policy.allowedOrigins, origin) || acceptedHostname(request, originHostname(origin)))
@@ -104,13 +104,13 @@ export function mediaTypes(header: string | undefined): readonly string[] {
   return header ? parseMediaTypes(header) : NO_MEDIA_TYPES;
 }
 
-export function singleHeader(request: IncomingMessage, name: string): string | undefined {
+export function singleHeader(request: ServerRequest, name: string): string | undefined {
   const value = request.headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
 
 /** The path of a request URL (`/a/b?x=1` -> `/a/b`). */
-export function requestPath(request: IncomingMessage): string {
+export function requestPath(request: ServerRequest): string {
   const url = request.url ?? '/';
   const query = url.indexOf('?');
   return query === -1 ? url : url.slice(0, query);
@@ -118,7 +118,7 @@ export function requestPath(request: IncomingMessage): string {
 
 /** Answers with an HTTP error status and an id-less JSON-RPC error body (or drops a response already started). */
 export function refuseRequest(
-  response: ServerResponse,
+  response: ServerReply,
   status: number,
   message: string,
   code: number = ErrorCode.InvalidRequest,
@@ -133,7 +133,7 @@ const CLOSE = ['connection', 'close'];
  * out): for a request whose body was refused or left unread, so its rest is never parsed as a request.
  */
 export function refuseAndClose(
-  response: ServerResponse,
+  response: ServerReply,
   status: number,
   message: string,
   code: number = ErrorCode.InvalidRequest,
@@ -148,7 +148,7 @@ export function refuseAndClose(
  * request `id` when it could be read. `close`: false when the request's body was read whole.
  */
 export function refuseWithHeaders(
-  response: ServerResponse,
+  response: ServerReply,
   status: number,
   message: string,
   headers: readonly string[],
@@ -159,7 +159,7 @@ export function refuseWithHeaders(
 }
 
 function refuse(
-  response: ServerResponse,
+  response: ServerReply,
   status: number,
   message: string,
   code: number,
@@ -174,12 +174,12 @@ function refuse(
 
 /** Ends `response` with a JSON body of known length (no chunked framing), after `headers` (names and values). */
 export function endWithJson(
-  response: ServerResponse,
+  response: ServerReply,
   status: number,
   body: string,
   headers: readonly string[] = [],
 ): void {
-  const length = String(Buffer.byteLength(body));
+  const length = String(utf8Length(body));
   response.writeHead(status, ['content-type', 'application/json', 'content-length', length, ...headers]);
   response.end(body);
 }

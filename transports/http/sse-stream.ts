@@ -2,7 +2,8 @@
  * The server side of SSE responses: writing events with backpressure, keep-alive comments on idle streams, and
  * `SseStream`, one logical stream of a Streamable HTTP session that outlives the responses it is written to.
  */
-import type { ServerResponse } from 'node:http';
+import type { ServerReply } from './server-port';
+import { setTimerRef } from '../../lib/core/clock';
 import { encodeFrame } from '../../lib/jsonrpc/codec';
 import { ErrorCode, TransportError } from '../../lib/jsonrpc/errors';
 import type { JsonRpcBatch, JsonRpcMessage } from '../../lib/jsonrpc/types';
@@ -20,13 +21,13 @@ const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-
 const KEEP_ALIVE = encodeSseComment('keep-alive');
 
 /** The drain each backed-up response waits for: one pair of listeners per response, however many writers wait. */
-const pendingDrains = new WeakMap<ServerResponse, Promise<void>>();
+const pendingDrains = new WeakMap<ServerReply, Promise<void>>();
 
 /**
  * Writes `text` at once (so concurrent writers keep their order), resolving once the socket can take more
  * (or is gone).
  */
-export function writeChunk(response: ServerResponse, text: string): Promise<void> {
+export function writeChunk(response: ServerReply, text: string): Promise<void> {
   if (response.destroyed || response.writableEnded) return Promise.resolve();
   if (response.write(text)) return Promise.resolve();
   let drain = pendingDrains.get(response);
@@ -52,14 +53,15 @@ export function writeChunk(response: ServerResponse, text: string): Promise<void
  */
 export class KeepAlive {
   private wroteSinceTick = false;
-  private readonly timer: NodeJS.Timeout | undefined;
+  private readonly timer: ReturnType<typeof setInterval> | undefined;
 
   constructor(
-    private readonly response: ServerResponse,
+    private readonly response: ServerReply,
     intervalMs: number,
   ) {
     if (intervalMs <= 0) return;
-    this.timer = setInterval(() => this.tick(), intervalMs).unref();
+    this.timer = setInterval(() => this.tick(), intervalMs);
+    setTimerRef(this.timer, false);
     response.once('close', () => this.stop());
   }
 
@@ -80,7 +82,7 @@ export class KeepAlive {
   }
 }
 
-export function startSseResponse(response: ServerResponse): void {
+export function startSseResponse(response: ServerReply): void {
   response.writeHead(200, SSE_HEADERS);
   response.flushHeaders();
 }
@@ -113,7 +115,7 @@ function messageEvent(event: StoredEvent): string {
  * clients take that as the end of the stream, where an empty 200 makes them reconnect again and again.
  */
 export async function replayFinishedStream(
-  response: ServerResponse,
+  response: ServerReply,
   events: readonly StoredEvent[],
   headers: string[] = [],
 ): Promise<void> {
@@ -133,7 +135,7 @@ export async function replayFinishedStream(
  */
 export class SseStream {
   /** The response this stream is bound to, claimed as soon as it arrives (so a second one gets 409). */
-  private response: ServerResponse | undefined;
+  private response: ServerReply | undefined;
   /** False while a resumption replays: live events wait their turn in the queue meanwhile. */
   private live = false;
   /** Whether a priming event was sent: only then can the client resume the stream. */
@@ -159,7 +161,7 @@ export class SseStream {
   }
 
   /** Starts the stream on `response`, primed with an id and a `retry` hint when `retryMs` is given. */
-  open(response: ServerResponse, retryMs: number | undefined): Promise<void> {
+  open(response: ServerReply, retryMs: number | undefined): Promise<void> {
     startSseResponse(response);
     this.claim(response);
     this.live = true;
@@ -175,7 +177,7 @@ export class SseStream {
    * Continues the stream on `response`: the events after `lastEventId` first, then live ones. A response
    * still bound is ended: the client resuming has lost it, even if the server has not noticed yet.
    */
-  resume(response: ServerResponse, lastEventId: string): Promise<void> {
+  resume(response: ServerReply, lastEventId: string): Promise<void> {
     startSseResponse(response);
     const previous = this.response;
     this.claim(response);
@@ -211,7 +213,7 @@ export class SseStream {
     });
   }
 
-  private claim(response: ServerResponse): void {
+  private claim(response: ServerReply): void {
     this.response = response;
     this.keepAlive?.stop();
     this.keepAlive = new KeepAlive(response, this.keepAliveMs);

@@ -1,9 +1,9 @@
 /**
- * The Streamable HTTP server transport: a `node:http` request listener that checks each request, opens,
+ * The Streamable HTTP server transport: a request listener (on the server port: `node:http`'s own request and
+ * response, or the web port's) that checks each request, opens,
  * finds and ends sessions, and hands POST bodies, GET streams and DELETEs to them.
  */
-import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerRequest, ServerReply } from './server-port';
 import { classifyMessage, describeInvalid } from '../../lib/jsonrpc/classify';
 import type { JsonRpcBatch, JsonRpcMessage } from '../../lib/jsonrpc/types';
 import { defaultLogger } from '../../lib/core/logger';
@@ -32,7 +32,7 @@ import { withTraceHeaders } from './trace-headers';
 import { HttpAuth, resourceServerOf, withPrincipal } from './http-auth';
 import { attachPrincipal, type Principal } from '../../lib/core/request-context';
 import type { CorsOptions } from './cors';
-import { nodeCors } from './cors-node';
+import { corsStep } from './cors-step';
 
 export type { HttpSessionEndReason, ResponseMode } from './http-session';
 
@@ -55,7 +55,8 @@ export interface StreamableHttpOptions extends HttpServerOptions {
 }
 
 /**
- * A `node:http` request listener serving one MCP endpoint (POST, GET, DELETE). Call `close()` when the HTTP
+ * A request listener serving one MCP endpoint (POST, GET, DELETE): give it to `node:http`, or to
+ * `fetchHandlerOf` for the web. Call `close()` when the HTTP
  * server stops: an idle session's expiry check runs on the runtime's clock until then.
  */
 export type StreamableHttpHandler = HttpListener;
@@ -95,7 +96,7 @@ export function createStreamableHttpHandler(
   } as const;
   const resourceServer = resourceServerOf(options.auth);
   const auth = resourceServer && new HttpAuth(resourceServer, sessionConfig.logger);
-  const cors = nodeCors(options.cors, resourceServer !== undefined, options);
+  const cors = corsStep(options.cors, resourceServer !== undefined, options);
   const guard = cors?.guard ?? options;
 
   /**
@@ -103,8 +104,8 @@ export function createStreamableHttpHandler(
    * opened by another principal is not found either, so session ids cannot be probed with a token of one's own.
    */
   function sessionOf(
-    request: IncomingMessage,
-    response: ServerResponse,
+    request: ServerRequest,
+    response: ServerReply,
     principal: Principal | undefined,
     refuse = refuseRequest,
   ): HttpSession | undefined {
@@ -115,7 +116,7 @@ export function createStreamableHttpHandler(
     return session;
   }
 
-  function refuseVersionHeader(request: IncomingMessage, response: ServerResponse, refuse = refuseRequest): boolean {
+  function refuseVersionHeader(request: ServerRequest, response: ServerReply, refuse = refuseRequest): boolean {
     const version = singleHeader(request, VERSION_HEADER);
     if (version === undefined || isSupportedVersion(version)) return false;
     refuse(response, 400, `Bad Request: unsupported MCP-Protocol-Version ${quoted(version)}`);
@@ -123,13 +124,13 @@ export function createStreamableHttpHandler(
   }
 
   function openSession(client: string, principal: Principal | undefined): HttpSession {
-    const session = new HttpSession(randomUUID(), sessionConfig, principal?.id);
+    const session = new HttpSession(crypto.randomUUID(), sessionConfig, principal?.id);
     sessions.add(session, client);
     server.connect(session, options.connectionOptions);
     return session;
   }
 
-  function post(request: IncomingMessage, response: ServerResponse, principal: Principal | undefined): void {
+  function post(request: ServerRequest, response: ServerReply, principal: Principal | undefined): void {
     const accepted = mediaTypes(singleHeader(request, 'accept'));
     // Refused before its body is read: the connection closes, so the unread body is never parsed as a request.
     if (!accepted.includes('application/json') || !accepted.includes('text/event-stream')) {
@@ -151,7 +152,7 @@ export function createStreamableHttpHandler(
    * there answers 500. Not inside the event: served there, in a benchmark over an in-memory socket pair,
    * every request's objects outlived V8's young generation and calls took 2.5 times as long.
    */
-  function withBody(request: IncomingMessage, response: ServerResponse, serve: (body: unknown) => void): void {
+  function withBody(request: ServerRequest, response: ServerReply, serve: (body: unknown) => void): void {
     withJsonBody(request, response, limits, (body) => {
       if (body === undefined) return;
       queueMicrotask(() => {
@@ -166,8 +167,8 @@ export function createStreamableHttpHandler(
 
   /** A POST body of either era, sent without a session or a handshake-era version header. */
   function servePostBody(
-    request: IncomingMessage,
-    response: ServerResponse,
+    request: ServerRequest,
+    response: ServerReply,
     body: unknown,
     principal: Principal | undefined,
   ): void {
@@ -199,8 +200,8 @@ export function createStreamableHttpHandler(
 
   /** A POST of the handshake era: to the session it names, or an `initialize` that opens one. */
   function postToSession(
-    request: IncomingMessage,
-    response: ServerResponse,
+    request: ServerRequest,
+    response: ServerReply,
     named: boolean,
     principal: Principal | undefined,
   ): void {
@@ -211,8 +212,8 @@ export function createStreamableHttpHandler(
   }
 
   function acceptBody(
-    request: IncomingMessage,
-    response: ServerResponse,
+    request: ServerRequest,
+    response: ServerReply,
     body: unknown,
     session: HttpSession | undefined,
     principal: Principal | undefined,
@@ -241,11 +242,7 @@ export function createStreamableHttpHandler(
     session.accept(principal ? withPrincipal(traced, principal) : traced, response);
   }
 
-  async function get(
-    request: IncomingMessage,
-    response: ServerResponse,
-    principal: Principal | undefined,
-  ): Promise<void> {
+  async function get(request: ServerRequest, response: ServerReply, principal: Principal | undefined): Promise<void> {
     if (!mediaTypes(singleHeader(request, 'accept')).includes('text/event-stream')) {
       return refuseRequest(response, 406, 'Not Acceptable: Accept must list text/event-stream');
     }
@@ -264,8 +261,8 @@ export function createStreamableHttpHandler(
   }
 
   async function remove(
-    request: IncomingMessage,
-    response: ServerResponse,
+    request: ServerRequest,
+    response: ServerReply,
     principal: Principal | undefined,
   ): Promise<void> {
     if (refuseVersionHeader(request, response)) return;
@@ -275,7 +272,7 @@ export function createStreamableHttpHandler(
     response.writeHead(204).end();
   }
 
-  function handle(request: IncomingMessage, response: ServerResponse): void | Promise<void> {
+  function handle(request: ServerRequest, response: ServerReply): void | Promise<void> {
     if (auth?.isMetadataRequest(request)) return auth.serveMetadata(request, response);
     if (cors?.answered(request, response)) return;
     const forbidden = refuseOrigin(request, guard);
@@ -285,8 +282,8 @@ export function createStreamableHttpHandler(
   }
 
   function serve(
-    request: IncomingMessage,
-    response: ServerResponse,
+    request: ServerRequest,
+    response: ServerReply,
     principal: Principal | undefined,
   ): void | Promise<void> {
     switch (request.method) {
@@ -303,11 +300,7 @@ export function createStreamableHttpHandler(
   }
 
   /** Every request needs a good token first (401 before its body is read), then is served as its principal's. */
-  function handleAuthenticated(
-    request: IncomingMessage,
-    response: ServerResponse,
-    auth: HttpAuth,
-  ): void | Promise<void> {
+  function handleAuthenticated(request: ServerRequest, response: ServerReply, auth: HttpAuth): void | Promise<void> {
     const principal = auth.authenticate(request, response);
     if (principal instanceof Promise) {
       return principal.then((known) => (known ? serve(request, response, known) : undefined));

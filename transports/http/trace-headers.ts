@@ -3,7 +3,7 @@
  * instrumented with OpenTelemetry propagates it, handed to the MCP layer, which reads it from `_meta`
  * (SEP-414). A JSON-RPC request that carries its own `_meta` entries keeps them: `_meta` wins.
  */
-import type { IncomingMessage } from 'node:http';
+import type { ServerRequest } from './server-port';
 import { classifyMessage, isParamsObject } from '../../lib/jsonrpc/classify';
 import type { JsonObject, JsonRpcBatch, JsonRpcMessage, JsonRpcRequest } from '../../lib/jsonrpc/types';
 import {
@@ -18,7 +18,7 @@ import { singleHeader } from './request-guard';
  * The `_meta` entries the request's trace headers supply, or undefined when it has none worth taking.
  * SEP-414 named the `_meta` keys after the W3C headers, so one set of names serves both.
  */
-function headerTraceEntries(request: IncomingMessage): Readonly<Record<string, string>> | undefined {
+function headerTraceEntries(request: ServerRequest): Readonly<Record<string, string>> | undefined {
   const entries: Record<string, string> = {};
   const traceparent = singleHeader(request, TRACEPARENT_META_KEY);
   if (parseTraceparent(traceparent)) {
@@ -35,7 +35,7 @@ function headerTraceEntries(request: IncomingMessage): Readonly<Record<string, s
 /** `body` with the POST's trace headers in the `_meta` of each request that lacks them (copies, never edits). */
 export function withTraceHeaders(
   body: JsonRpcMessage | JsonRpcBatch,
-  request: IncomingMessage,
+  request: ServerRequest,
 ): JsonRpcMessage | JsonRpcBatch {
   const entries = headerTraceEntries(request);
   if (!entries) return body;

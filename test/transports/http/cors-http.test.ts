@@ -10,7 +10,7 @@ import { META } from '../../../lib/protocol/modern';
 import { Server } from '../../../lib/server/server';
 import { createMcpHttpHandler, type McpHttpOptions } from '../../../transports/http/endpoint';
 import { serverWith, tool } from '../../helpers/fixtures';
-import { cleanups, firstMessage, listenHttp, sendRaw } from '../../helpers/http';
+import { cleanups, firstMessage, lateListener, listenHttp, sendRaw } from '../../helpers/http';
 import { startTestIssuer, type TestIssuer } from '../../helpers/jwt-issuer';
 import { MODERN_VERSION } from '../../helpers/modern-http';
 import { text } from '../../helpers/content';
@@ -250,7 +250,7 @@ describe('CORS on an endpoint with auth', () => {
     const server = new Server(serverWith(TOOLS));
     cleanups.push(() => server.close());
     let handler: ReturnType<typeof createMcpHttpHandler> | undefined;
-    const { origin } = await listenHttp((request, response) => handler!(request, response));
+    const { origin } = await listenHttp(lateListener(() => handler));
     const url = `${origin}/mcp`;
     handler = createMcpHttpHandler(server, {
       cors,

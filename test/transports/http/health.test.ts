@@ -7,13 +7,13 @@ import { describe, expect, it } from 'vitest';
 import { Server } from '../../../lib/server/server';
 import { createMcpHttpHandler, type McpHttpOptions } from '../../../transports/http/endpoint';
 import { serverWith, tool } from '../../helpers/fixtures';
-import { cleanups, listenHttp, postInitialize, sendRaw } from '../../helpers/http';
+import { cleanups, lateListener, listenHttp, postInitialize, sendRaw } from '../../helpers/http';
 
 async function serve(options: McpHttpOptions) {
   const server = new Server(serverWith([tool('echo')]));
   cleanups.push(() => server.close());
   let handler: ReturnType<typeof createMcpHttpHandler> | undefined;
-  const { origin } = await listenHttp((request, response) => handler!(request, response));
+  const { origin } = await listenHttp(lateListener(() => handler));
   handler = createMcpHttpHandler(server, options);
   cleanups.push(() => handler!.close());
   return { origin, handler };

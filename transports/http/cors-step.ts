@@ -1,14 +1,14 @@
 /**
- * CORS on a `node:http` request: the decisions of `cors.ts` written to the response. Both server transports
+ * CORS on a request of the server port: the decisions of `cors.ts` written to the response. Both server transports
  * run this step first when they have a `cors` option, so each used on its own answers browsers as the combined
  * endpoint does.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerRequest, ServerReply } from './server-port';
 import { corsPolicy, decideCors, VARY_ORIGIN, type CorsOptions, type CorsPolicy } from './cors';
 import { isListedOrigin, refuseOrigin, refuseWithHeaders, singleHeader, type OriginPolicy } from './request-guard';
 
 /** A transport's CORS step, made once from its options. */
-export interface NodeCors {
+export interface CorsStep {
   /** The transport's origin policy, whose Origin check also accepts the origins CORS allows (Host check unchanged). */
   readonly guard: OriginPolicy;
   /**
@@ -16,18 +16,18 @@ export interface NodeCors {
    * true when it answered. The origin guard has the last word: a request it refuses gets its 403 here, with
    * no CORS headers.
    */
-  answered(request: IncomingMessage, response: ServerResponse): boolean;
+  answered(request: ServerRequest, response: ServerReply): boolean;
 }
 
 /**
  * The CORS step of a transport given `cors` and its origin policy `guard`, or undefined without `cors`;
  * `authenticated`: whether the transport requires a token (`'*'` is refused without one: a RangeError).
  */
-export function nodeCors(
+export function corsStep(
   cors: CorsOptions | undefined,
   authenticated: boolean,
   guard: OriginPolicy,
-): NodeCors | undefined {
+): CorsStep | undefined {
   if (!cors) return undefined;
   const policy = corsPolicy(cors, authenticated);
   const listed = guard.allowedOrigins;
@@ -38,12 +38,7 @@ export function nodeCors(
   return { guard: widened, answered: (request, response) => answeredByCors(request, response, policy, widened) };
 }
 
-function answeredByCors(
-  request: IncomingMessage,
-  response: ServerResponse,
-  cors: CorsPolicy,
-  guard: OriginPolicy,
-): boolean {
+function answeredByCors(request: ServerRequest, response: ServerReply, cors: CorsPolicy, guard: OriginPolicy): boolean {
   if (request.headers.origin !== undefined) {
     const forbidden = refuseOrigin(request, guard);
     if (forbidden) {
