@@ -27,7 +27,8 @@ export interface McpHttpOptions extends StreamableHttpOptions {
   readonly path?: string;
   /**
    * The legacy HTTP+SSE endpoints: on by default at `/sse` and `/messages`, sharing the origin policy, CORS,
-   * keep-alive, limits and connection options given here; an object overrides any of those; `false` turns them off.
+   * keep-alive, limits and connection options given here; an object overrides any of those; `false` turns them off
+   * (and so does `sessions: false`).
    */
   readonly legacy?: boolean | LegacySseOptions;
   /** `true` answers `GET /health` with 200 `{"status":"ok"}` (no token, no session); a path serves it there. Default: off. */
@@ -38,6 +39,11 @@ export interface McpHttpOptions extends StreamableHttpOptions {
 export type McpHttpHandler = HttpListener;
 
 function legacyOptionsOf(options: McpHttpOptions): LegacySseOptions | undefined {
+  if (options.sessions === false) {
+    // The legacy transport is nothing but sessions.
+    if (options.legacy) throw new RangeError('legacy endpoints need sessions: drop legacy, or sessions: false');
+    return undefined;
+  }
   if (options.legacy === false) return undefined;
   const shared: Record<string, unknown> = {};
   for (const name of HTTP_SERVER_OPTION_NAMES) shared[name] = options[name];

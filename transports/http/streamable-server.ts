@@ -5,7 +5,8 @@
  */
 import type { ServerRequest, ServerReply } from './server-port';
 import { classifyMessage, describeInvalid } from '../../lib/jsonrpc/classify';
-import type { JsonRpcBatch, JsonRpcMessage } from '../../lib/jsonrpc/types';
+import type { JsonRpcBatch, JsonRpcMessage, RequestId } from '../../lib/jsonrpc/types';
+import { ErrorCode } from '../../lib/jsonrpc/errors';
 import { defaultLogger } from '../../lib/core/logger';
 import { defaultRuntime } from '../../lib/core/runtime';
 import { isSupportedVersion } from '../../lib/protocol/versions';
@@ -52,6 +53,13 @@ export interface StreamableHttpOptions extends HttpServerOptions {
    * (`Mcp-Session-Id` included). Default: off (a preflight gets 405, as any `OPTIONS`).
    */
   readonly cors?: CorsOptions;
+  /**
+   * `false`: the stateless 2026-07-28 revision only, for deployments where no memory outlives a request (many
+   * isolates, many replicas): a handshake-era request (an `initialize`, a session id, a handshake-era version)
+   * is refused with -32022 naming the revisions served, and GET and DELETE get 405. Needs a server that serves
+   * the 2026-07-28 revision. Default: true.
+   */
+  readonly sessions?: boolean;
 }
 
 /**
@@ -81,6 +89,10 @@ export function createStreamableHttpHandler(
   const clientKey = options.clientKey ?? remoteAddressKey;
   /** The server's stateless side, when it has one (and serves at least one modern revision). */
   const modern = server.serveModern && server.eraPolicy ? (server as SessionServer & ModernServer) : undefined;
+  const sessionsOn = options.sessions !== false;
+  if (!sessionsOn && !modern?.eraPolicy.supportedVersions.length) {
+    throw new RangeError('sessions: false needs a server that serves the 2026-07-28 revision (modernProtocolVersions)');
+  }
   const sessions = new SessionTable<HttpSession>(limits);
   const listenQuota = new ListenQuota(limits.maxListenStreamsPerClient);
   const sessionConfig = {
@@ -140,6 +152,9 @@ export function createStreamableHttpHandler(
       return refuseAndClose(response, 415, 'Unsupported Media Type: Content-Type must be application/json');
     }
     const named = singleHeader(request, SESSION_HEADER) !== undefined;
+    if (!sessionsOn && (named || isSupportedVersion(singleHeader(request, VERSION_HEADER)))) {
+      return refuseHandshakeEra(response, modern!.eraPolicy.supportedVersions, undefined, true);
+    }
     if (!modern || named || isSupportedVersion(singleHeader(request, VERSION_HEADER))) {
       return postToSession(request, response, named, principal);
     }
@@ -193,6 +208,7 @@ export function createStreamableHttpHandler(
           request.headers,
         );
       default:
+        if (!sessionsOn) return refuseHandshakeEra(response, modern!.eraPolicy.supportedVersions, idOf(body), false);
         if (refuseVersionHeader(request, response)) return;
         return acceptBody(request, response, body, undefined, principal);
     }
@@ -286,6 +302,10 @@ export function createStreamableHttpHandler(
     response: ServerReply,
     principal: Principal | undefined,
   ): void | Promise<void> {
+    if (!sessionsOn && request.method !== 'POST') {
+      response.setHeader('allow', 'POST');
+      return refuseRequest(response, 405, 'Method Not Allowed: this endpoint serves stateless requests only (POST)');
+    }
     switch (request.method) {
       case 'POST':
         return post(request, response, principal);
@@ -314,6 +334,28 @@ export function createStreamableHttpHandler(
       await Promise.all(sessions.all().map((session) => session.shutdown()));
     },
   });
+}
+
+/**
+ * Refuses a handshake-era request on an endpoint without sessions: 400 with -32022 and the revisions it serves,
+ * so a client that can speak 2026-07-28 retries in that revision. `close`: the body was left unread.
+ */
+function refuseHandshakeEra(
+  response: ServerReply,
+  supported: readonly string[],
+  id: RequestId | undefined,
+  close: boolean,
+) {
+  const message = `Unsupported protocol version: this endpoint serves ${supported.join(', ')} only (no sessions)`;
+  const error = { code: ErrorCode.UnsupportedProtocolVersion, message, data: { supported: [...supported] } };
+  if (close) response.setHeader('connection', 'close');
+  answerRefusal(response, 400, id === undefined ? { jsonrpc: '2.0', error } : { jsonrpc: '2.0', id, error });
+}
+
+/** The id of a request body, when it has a usable one. */
+function idOf(body: unknown): RequestId | undefined {
+  const id = (body as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
 }
 
 /** The longest part of a header value quoted back in an error message. */

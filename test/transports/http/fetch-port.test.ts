@@ -13,3 +13,4 @@ await import('./legacy-sse-server.test');
 await import('./cors-http.test');
 await import('./cors-handlers.test');
 await import('./health.test');
+await import('./sessionless.test');
