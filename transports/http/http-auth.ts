@@ -5,8 +5,7 @@
  * request's params, where its handler's `ctx.auth` finds it. Only built when the endpoint has `auth`: an
  * endpoint without it pays one branch per request.
  */
-import type { ServerReply, ServerRequest } from './server-port';
-import { utf8Length } from '../../lib/jsonrpc/codec';
+import { byteLength, type ServerReply, type ServerRequest } from './server-port';
 import {
   ResourceServer,
   type AuthOutcome,
@@ -56,7 +55,7 @@ export class HttpAuth {
     switch (request.method) {
       case 'GET':
       case 'HEAD':
-        response.writeHead(200, { ...METADATA_HEADERS, 'content-length': utf8Length(this.metadataBody) });
+        response.writeHead(200, { ...METADATA_HEADERS, 'content-length': byteLength(this.metadataBody) });
         return void response.end(request.method === 'GET' ? this.metadataBody : undefined);
       case 'OPTIONS':
         return void response

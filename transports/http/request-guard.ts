@@ -4,8 +4,8 @@
  * repeat from one request to the next, so what is parsed from them is remembered (for a bounded number of
  * distinct values) instead of being parsed again on every request.
  */
-import type { ServerReply, ServerRequest } from './server-port';
-import { encodeFrame, utf8Length } from '../../lib/jsonrpc/codec';
+import { byteLength, type ServerReply, type ServerRequest } from './server-port';
+import { encodeFrame } from '../../lib/jsonrpc/codec';
 import { ErrorCode } from '../../lib/jsonrpc/errors';
 import type { JsonRpcErrorResponse, RequestId } from '../../lib/jsonrpc/types';
 
@@ -179,7 +179,7 @@ export function endWithJson(
   body: string,
   headers: readonly string[] = [],
 ): void {
-  const length = String(utf8Length(body));
+  const length = String(byteLength(body));
   response.writeHead(status, ['content-type', 'application/json', 'content-length', length, ...headers]);
   response.end(body);
 }
