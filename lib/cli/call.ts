@@ -139,11 +139,14 @@ function callClient(
       ...eraOptions(command),
     },
   );
-  client.logs$.subscribe(({ level, logger, data }) =>
-    io.err(
-      `[${level}]${logger === undefined ? '' : ` ${logger}:`} ${typeof data === 'string' ? data : JSON.stringify(data)}`,
-    ),
-  );
+  client.logs$.subscribe({
+    next: ({ level, logger, data }) =>
+      io.err(
+        `[${level}]${logger === undefined ? '' : ` ${logger}:`} ${typeof data === 'string' ? data : JSON.stringify(data)}`,
+      ),
+    // The stream errors when the connection ends without close(): the call itself reports that.
+    error: () => undefined,
+  });
   return client;
 }
 

@@ -1,4 +1,5 @@
-import { filter, map, Observable } from 'rxjs';
+import { defer, EMPTY, filter, map, Observable } from 'rxjs';
+import type { QuitReason } from '../../machines/connection';
 import type { RequestOptions } from '../core/correlation';
 import { CapabilityNotSupportedError } from '../jsonrpc/errors';
 import type { JsonObject, JsonRpcNotification } from '../jsonrpc/types';
@@ -30,6 +31,7 @@ import { listen as openListenStream, type ListenFilter, type ListenHost } from '
 import { collectPages, DEFAULT_MAX_LIST_PAGES } from './pages';
 import { checkRoots } from './roots';
 import { ResourceSubscriptions } from './resource-subscriptions';
+import { endingWithConnection } from './stream-end';
 import { ToolOutputChecks } from './tool-output';
 
 export type { ClientRequestOptions, ConnectOptions } from './client-connection';
@@ -97,10 +99,13 @@ export class Client extends ClientConnection {
 
   /**
    * Every notification from the server. In the stateless revision (2026-07-28), where list changes come on
-   * a `subscriptions/listen` stream, a subscriber keeps that stream open (see `listChangeStatus`).
+   * a `subscriptions/listen` stream, a subscriber keeps that stream open (see `listChangeStatus`). Like every
+   * stream of the client it completes on `close()` and errors with a `ConnectionClosedError` (its
+   * `quitReason` says why) when the connection ends otherwise; with a `reconnect` policy it goes on across
+   * reconnections and errors only when the client gives up.
    */
   override get notifications$(): Observable<JsonRpcNotification> {
-    const all = super.notifications$;
+    const all = this.notificationsEndingAs('The notification stream');
     return new Observable<JsonRpcNotification>((subscriber) => {
       this.needListChanges();
       const subscription = all.subscribe(subscriber);
@@ -277,9 +282,9 @@ export class Client extends ClientConnection {
     return this.eraCalls.setLogLevel(level, options);
   }
 
-  /** The server's log messages (`notifications/message`). */
+  /** The server's log messages (`notifications/message`); it ends as `notifications$` does. */
   get logs$(): Observable<LoggingMessageParams> {
-    return this.serverNotifications$.pipe(
+    return this.notificationsEndingAs('The log stream').pipe(
       filter((notification) => notification.method === 'notifications/message'),
       map((notification) => notification.params as unknown as LoggingMessageParams),
     );
@@ -310,9 +315,12 @@ export class Client extends ClientConnection {
     return this.eraCalls.rootsChanged();
   }
 
-  /** URL-mode elicitations the server reports as completed (`notifications/elicitation/complete`). */
+  /**
+   * URL-mode elicitations the server reports as completed (`notifications/elicitation/complete`); it ends as
+   * `notifications$` does.
+   */
   get elicitationComplete$(): Observable<{ readonly elicitationId: string }> {
-    return this.serverNotifications$.pipe(
+    return this.notificationsEndingAs('The elicitation completion stream').pipe(
       filter((notification) => notification.method === 'notifications/elicitation/complete'),
       map((notification) => notification.params as unknown as { elicitationId: string }),
     );
@@ -329,7 +337,8 @@ export class Client extends ClientConnection {
 
   protected override onClosed(): void {
     super.onClosed();
-    for (const cache of Object.values(this.lists ?? {})) cache.close();
+    const reason = this.quitReason;
+    for (const [name, cache] of Object.entries(this.lists ?? {})) cache.close(reason, listStreamName(name));
   }
 
   /** @internal Reconnected: the lists may have changed while the client was away, so the caches list them again. */
@@ -370,11 +379,13 @@ export class Client extends ClientConnection {
     if (cached) return cached;
     // A cache lives as long as the client: it needs list changes until then.
     this.needListChanges();
-    return (lists[name] = new ListCache(
+    const cache = (lists[name] = new ListCache(
       () => this.eraCalls.listing(list),
       (error) => this.logger.warn(`Could not refresh the ${name} list after list_changed`, error),
       this.clock,
     ));
+    if (this.state === 'closed') cache.close(this.quitReason, listStreamName(name));
+    return cache;
   }
 
   private needListChanges(): void {
@@ -385,6 +396,20 @@ export class Client extends ClientConnection {
   private releaseListChanges(): void {
     this.listChangeNeedCount--;
     this.eraCalls.releaseListChanges();
+  }
+
+  /** Why the connection ended (the first reason given), once it has begun to end. */
+  private get quitReason(): QuitReason | undefined {
+    return this.actor.getSnapshot().data.quitReason;
+  }
+
+  /**
+   * Every notification, for a public stream named `what`: it completes on `close()` and errors otherwise
+   * (lib/client/stream-end.ts), also for a subscriber that comes after the end.
+   */
+  private notificationsEndingAs(what: string): Observable<JsonRpcNotification> {
+    const live = defer(() => (this.state === 'closed' ? EMPTY : this.serverNotifications$));
+    return endingWithConnection(live, what, () => this.quitReason);
   }
 
   /** This client as the host of a listen stream of its own, whose reading of notifications needs no list changes. */
@@ -408,4 +433,9 @@ export class Client extends ClientConnection {
 
 function pageParams(cursor: string | undefined): JsonObject | undefined {
   return cursor === undefined ? undefined : { cursor };
+}
+
+/** What a list cache's `changes$` is called in the error that ends it. */
+function listStreamName(list: string): string {
+  return `The ${list} list stream`;
 }

@@ -1,8 +1,10 @@
-import { concat, defer, from, Subject, type Observable } from 'rxjs';
+import { catchError, concat, defer, EMPTY, from, Subject, throwError, type Observable } from 'rxjs';
 import { systemClock, type Clock } from '../core/clock';
 import type { JsonObject } from '../jsonrpc/types';
 import type { CacheScope } from '../protocol/types';
+import type { ClosedConnectionReason } from '../jsonrpc/errors';
 import { isRetriedResult } from './input-required';
+import { streamEndError } from './stream-end';
 
 /** The cache hints of a 2026-07-28 result (`CacheableResult`): how long it may be reused, and by whom. */
 export interface ResultCacheHints {
@@ -77,6 +79,8 @@ export class ListCache<T> {
   private refreshing = false;
   /** The list changed again while a re-list was in flight. */
   private stale = false;
+  /** The client's connection has ended (`close`). */
+  private ended = false;
 
   constructor(
     private readonly fetch: () => Promise<readonly T[] | HintedList<T>>,
@@ -102,10 +106,18 @@ export class ListCache<T> {
     return this.cachedScope;
   }
 
-  /** The current list, then every refreshed one. */
+  /**
+   * The current list, then every refreshed one. It completes when the client is closed with `close()`, and
+   * errors with a `ConnectionClosedError` (its `quitReason` says why) when the connection ends otherwise.
+   */
   get changes$(): Observable<readonly T[]> {
     const refreshes = (this.refreshes ??= new Subject());
-    return defer(() => concat(from(this.get()), refreshes));
+    // After the end nothing can be listed: the list listed before, if any, then the end. A listing the end
+    // cut short gives way to the end itself (a completion after `close()`, the connection's error otherwise).
+    const current = defer(() => from(this.ended ? (this.cached ?? []) : this.get())).pipe(
+      catchError((error: unknown) => (this.ended ? EMPTY : throwError(() => error))),
+    );
+    return concat(current, refreshes);
   }
 
   /** The server said the list changed. */
@@ -121,9 +133,17 @@ export class ListCache<T> {
     queueMicrotask(() => this.refresh());
   }
 
-  /** The client closed: subscribers of `changes$` complete. */
-  close(): void {
-    this.refreshes?.complete();
+  /**
+   * The client's connection ended (for `reason`, when given): subscribers of `changes$` (a stream named
+   * `what` in the error) complete after `close()` or without a reason, and get the error of
+   * `streamEndError` otherwise.
+   */
+  close(reason?: ClosedConnectionReason, what = 'The list stream'): void {
+    const error = reason && streamEndError(what, reason);
+    const refreshes = (this.refreshes ??= new Subject());
+    this.ended = true;
+    if (error) refreshes.error(error);
+    else refreshes.complete();
   }
 
   /** A listing arrived: its items, with its hints recorded while it is still the cached one. */

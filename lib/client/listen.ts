@@ -18,6 +18,7 @@ import type { JsonObject, JsonRpcNotification, RequestId } from '../jsonrpc/type
 import { LIST_CHANGES, type ListenFilter } from '../protocol/list-changes';
 import { META } from '../protocol/modern';
 import { ReconnectingError } from './reconnect-policy';
+import { streamEndError } from './stream-end';
 
 export type { ListenFilter } from '../protocol/list-changes';
 
@@ -58,8 +59,9 @@ export function listen(host: ListenHost, filter: ListenFilter): Observable<JsonR
       if (id !== undefined && subscriptionIdOf(notification) === id) subscriber.next(notification);
     });
     const ended = (reason: ClosedConnectionReason, cause: Error) => {
-      if (reason.kind === 'local-close') subscriber.complete();
-      else subscriber.error(closedError(reason, cause));
+      const error = streamEndError('The subscriptions/listen stream', reason, cause);
+      if (error) subscriber.error(error);
+      else subscriber.complete();
     };
     const open = () => {
       const request = (cancel = new AbortController());
@@ -120,11 +122,4 @@ function filterParams(filter: ListenFilter): JsonObject {
   const uris = filter.resourceSubscriptions;
   if (uris !== undefined) params.resourceSubscriptions = [...uris];
   return params;
-}
-
-function closedError(reason: ClosedConnectionReason, cause: Error): ConnectionClosedError {
-  return new ConnectionClosedError(`The subscriptions/listen stream ended: the connection closed (${reason.message})`, {
-    cause,
-    quitReason: reason,
-  });
 }

@@ -1,17 +1,12 @@
 import { defer, filter, finalize, map, Observable, share, type Observable as ObservableType } from 'rxjs';
 import type { QuitReason } from '../../machines/connection';
-import {
-  CapabilityNotSupportedError,
-  ConnectionClosedError,
-  ErrorCode,
-  McpError,
-  type ClosedConnectionReason,
-} from '../jsonrpc/errors';
+import { CapabilityNotSupportedError, ConnectionClosedError, ErrorCode, McpError } from '../jsonrpc/errors';
 import type { JsonRpcNotification } from '../jsonrpc/types';
 import { hasCapability } from '../protocol/capabilities';
 import type { ResourceUpdatedParams, ServerCapabilities } from '../protocol/types';
 import { acknowledgedFilter, listen, type ListenHost } from './listen';
 import { ReconnectingError } from './reconnect-policy';
+import { streamEndError } from './stream-end';
 
 /** What the handshake era's subscriptions need of the connection. */
 export interface SubscriptionPort {
@@ -74,8 +69,9 @@ export function subscribedUpdates(port: SubscriptionPort, uri: string): Observab
     const end = () => {
       active = false;
       void port.closed.then((reason) => {
-        if (reason.kind === 'local-close') subscriber.complete();
-        else subscriber.error(closedError(uri, reason));
+        const error = streamEndError(subscriptionName(uri), reason);
+        if (error) subscriber.error(error);
+        else subscriber.complete();
       });
     };
     const inner = port.notifications$
@@ -138,7 +134,7 @@ export function listenedUpdates(
       // The same error as the handshake era's when the connection dies: it names the resource.
       error: (error: unknown) => {
         const quit = error instanceof ConnectionClosedError ? error.quitReason : undefined;
-        subscriber.error(quit ? closedError(uri, quit, error) : error);
+        subscriber.error((quit && streamEndError(subscriptionName(uri), quit, error)) ?? error);
       },
       complete: () => subscriber.complete(),
     }),
@@ -149,9 +145,6 @@ function notFollowed(uri: string): McpError {
   return new McpError(ErrorCode.InvalidParams, `The server does not follow the resource ${uri}`, { uri });
 }
 
-function closedError(uri: string, reason: ClosedConnectionReason, cause?: unknown): ConnectionClosedError {
-  return new ConnectionClosedError(`The subscription to ${uri} ended: the connection closed (${reason.message})`, {
-    cause: cause ?? (reason as QuitReason).error,
-    quitReason: reason,
-  });
+function subscriptionName(uri: string): string {
+  return `The subscription to ${uri}`;
 }

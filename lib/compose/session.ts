@@ -113,8 +113,12 @@ export class UpstreamSession {
     signal.addEventListener('abort', abandon, { once: true });
     let session: UpstreamSession | undefined;
     // Subscribed before connecting: in the stateless revision a subscriber is what opens the upstream's
-    // list-change stream, and it is open by the time the catalog is listed.
-    const subscription = client.notifications$.subscribe((message) => session?.onNotification(message));
+    // list-change stream, and it is open by the time the catalog is listed. The stream errors when the
+    // upstream dies: `client.closed` reports that death (the session's `lost`), or `open` fails.
+    const subscription = client.notifications$.subscribe({
+      next: (message) => session?.onNotification(message),
+      error: () => undefined,
+    });
     try {
       await client.connect(opened.transport, { timeout: options.connectTimeoutMs });
       const lists = await listEverything(client, options.connectTimeoutMs);

@@ -1,0 +1,62 @@
+/**
+ * The client's streams when a real stdio server is killed with SIGKILL, in both eras, without a reconnect
+ * policy: `notifications$`, `logs$` and `toolList.changes$` error with a `ConnectionClosedError` carrying the
+ * quit reason, as the resource subscriptions do (test/client/subscription-end.test.ts).
+ */
+import { describe, expect, it } from 'vitest';
+import type { Observable } from 'rxjs';
+import { Client } from '../../lib/client/client';
+import { ConnectionClosedError } from '../../lib/jsonrpc/errors';
+import { StdioClientTransport } from '../../transports/stdio';
+import { cleanups } from '../helpers/cleanups';
+import { deferred } from '../helpers/fixtures';
+import { fixturePath } from '../helpers/paths';
+import { isAlive } from '../helpers/processes';
+import { within } from '../helpers/wait';
+
+const ERAS = ['handshake', 'modern'] as const;
+/** How long a child (node loading TypeScript through tsx, on a busy machine) has to answer its first request. */
+const SLOW_START_MS = 20_000;
+
+/** Subscribes to `stream`: its first value, and how it ended ('completed' or the error). */
+function follow<T>(stream: Observable<T>) {
+  const first = deferred<T>();
+  const ended = new Promise<unknown>((resolve) =>
+    stream.subscribe({ next: (value) => first.resolve(value), error: resolve, complete: () => resolve('completed') }),
+  );
+  return { first: first.promise, ended };
+}
+
+describe.each(ERAS)(
+  'the streams of a client whose stdio server is killed (%s era)',
+  (era) => {
+    it('error with a ConnectionClosedError carrying the quit reason', async () => {
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: ['--import', 'tsx', fixturePath('reconnect-server.ts')],
+        shutdown: { stdinGraceMs: 300, terminateGraceMs: 300 },
+      });
+      const client = new Client({ name: 'c', version: '1' }, { era, eraCache: false, eraProbeTimeout: SLOW_START_MS });
+      cleanups.push(() => client.close());
+      await client.connect(transport);
+      expect(client.connectedEra).toBe(era);
+      const streams = {
+        'The notification stream': follow(client.notifications$),
+        'The log stream': follow(client.logs$),
+        'The tools list stream': follow(client.toolList.changes$),
+      };
+      const tools = await within(streams['The tools list stream'].first, 'the tool list');
+      expect(tools.map((tool) => tool.name)).toEqual(['touch', 'whoami']);
+      process.kill(transport.pid!, 'SIGKILL');
+      for (const [name, stream] of Object.entries(streams)) {
+        const error = await within(stream.ended, name);
+        expect(error).toBeInstanceOf(ConnectionClosedError);
+        expect((error as ConnectionClosedError).quitReason?.kind).not.toBe('local-close');
+        expect((error as Error).message).toMatch(new RegExp(`^${name} ended: the connection closed \\(.+\\)$`));
+      }
+      await within(transport.exited, 'the child to exit');
+      expect(isAlive(transport.pid!)).toBe(false);
+    });
+  },
+  3 * SLOW_START_MS,
+);
