@@ -366,6 +366,27 @@ export const MODERN_HTTP_ERAS: ComparisonTable = {
   comparisons: modernRows('ours', 'ours-handshake'),
 };
 
+export const MODERN_HTTP_FETCH: ComparisonTable = {
+  title:
+    'Streamable HTTP, revision 2026-07-28, the web-standard handlers: ours (createMcpFetchHandler) vs @modelcontextprotocol/server 2.4.0 (createMcpHandler), both on node:http through the same fetch adapter, same runs',
+  subjectName: 'ours (fetch)',
+  baselineName: 'SDK v2',
+  comparisons: modernRows(
+    'ours-fetch',
+    'sdk-v2',
+    {},
+    'ours-fetch = our Server + createMcpFetchHandler (the web port: a WebRequest and a WebReply over each fetch Request and Response), behind the adapter the SDK v2 row uses (bench/modern-servers.ts nodeListenerOf: the body read whole, a web Request built, the Response written back).',
+  ),
+};
+
+export const MODERN_HTTP_FETCH_COST: ComparisonTable = {
+  title:
+    'Streamable HTTP, revision 2026-07-28, ours on Node: the fetch handler behind an adapter vs createMcpHttpHandler on node:http (what the web port costs where node:http is at hand), same runs',
+  subjectName: 'fetch',
+  baselineName: 'node:http',
+  comparisons: modernRows('ours-fetch', 'ours'),
+};
+
 const httpConnections = (entrant: string, figure: string): SeriesRef => ({ scenario: 'http', entrant, figure });
 
 export const HTTP_CONNECTIONS: SeriesListing = {

@@ -40,7 +40,7 @@ const WARM_UP_MS = 2000;
 export type HttpEntrantName = 'ours' | 'sdk' | 'bare';
 
 /** Every server the child can serve: the entrants of the `http` rows and the servers of the modern rows. */
-export type HttpServerName = HttpEntrantName | 'ours-dual' | 'sdk-v2';
+export type HttpServerName = HttpEntrantName | 'ours-dual' | 'ours-fetch' | 'sdk-v2';
 
 export interface HttpCallPair extends CallPair {
   /** TCP connections the server has accepted since it started. */
@@ -95,6 +95,7 @@ const SERVERS: Record<HttpServerName, () => Promise<http.Server> | http.Server> 
   sdk: createSdkServer,
   bare: createBareServer,
   'ours-dual': async () => http.createServer((await import('./modern-servers')).createOursDualServer()),
+  'ours-fetch': async () => http.createServer((await import('./modern-servers')).createOursFetchServer()),
   'sdk-v2': async () => http.createServer(await (await import('./modern-servers')).createSdkV2Server()),
 };
 

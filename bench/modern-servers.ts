@@ -4,6 +4,8 @@
  * - `ours-dual`: our `Server` behind `createMcpHttpHandler` (both eras on `/mcp`; JSON answers on handshake-era
  *   sessions, as the `http` rows), with `echo` and `ask_name` (one `ctx.elicit`, so one `input_required` round
  *   on a modern request);
+ * - `ours-fetch`: the same server as a web-standard fetch handler (`createMcpFetchHandler`), on node:http through
+ *   the same adapter as `sdk-v2`, so the two fetch handlers meet on equal terms;
  * - `sdk-v2`: `@modelcontextprotocol/server` 2.4.0, `createMcpHandler` with a new `McpServer` per request from
  *   its factory (the package's documented pattern), `echo` with a zod input schema, on node:http through
  *   `nodeListenerOf` (what `toNodeHandler` of `@modelcontextprotocol/node` does: a web `Request` per request,
@@ -15,6 +17,7 @@ import { defineServer, type ServerDefinition } from '../lib/server/definition';
 import { Server } from '../lib/server/server';
 import type { ToolDefinition } from '../lib/server/tools';
 import { createMcpHttpHandler } from '../transports/http/endpoint';
+import { createMcpFetchHandler } from '../transports/http/fetch-handler';
 import { echoTool } from './ours';
 
 /** The tool of the round rows: asks for a name under the key `name`, then greets it. */
@@ -39,6 +42,11 @@ export function dualEraDefinition(): ServerDefinition {
 
 export function createOursDualServer(): http.RequestListener {
   return createMcpHttpHandler(new Server(dualEraDefinition()), { responseMode: 'json' });
+}
+
+export function createOursFetchServer(): http.RequestListener {
+  const handler = createMcpFetchHandler(new Server(dualEraDefinition()), { responseMode: 'json' });
+  return nodeListenerOf({ fetch: (request) => handler(request) });
 }
 
 /** A fetch-shaped handler served on node:http: the body read whole, one web `Request`, the `Response` streamed back. */

@@ -138,10 +138,11 @@ async function handshakeSession(url: string): Promise<CallPair> {
   return { callEcho, close: async () => poster.close() };
 }
 
-export type ModernEntrantName = 'ours' | 'sdk-v2' | 'bare' | 'ours-round' | 'ours-handshake';
+export type ModernEntrantName = 'ours' | 'ours-fetch' | 'sdk-v2' | 'bare' | 'ours-round' | 'ours-handshake';
 
 const ENTRANTS: Readonly<Record<ModernEntrantName, readonly [HttpServerName, (url: string) => Promise<CallPair>]>> = {
   ours: ['ours-dual', modernEcho],
+  'ours-fetch': ['ours-fetch', modernEcho],
   'sdk-v2': ['sdk-v2', modernEcho],
   bare: ['bare', modernEcho],
   'ours-round': ['ours-dual', modernRound],
