@@ -56,7 +56,7 @@ async function connectTransports(server: Server, clientSide: Transport, serverSi
     ping: () => client.ping(),
     notifyClient: () => serverConnection.notify('notifications/message', { level: 'info', data: 'x' }),
     onClientNotification: (listener) => {
-      client.notifications$.subscribe(listener);
+      client.notifications$.subscribe({ next: listener, error: () => undefined });
     },
     close: async () => {
       await client.close();

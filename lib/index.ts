@@ -233,12 +233,15 @@ export {
 export { InMemoryServerEventBus, type ServerEvent, type ServerEventBus } from './server/event-bus';
 export { DEFAULT_MAX_LISTEN_STREAMS, type SubscriptionFilter } from './server/listen';
 export {
+  codeGenerationAllowed,
   createAjvValidator,
   defaultValidator,
   jsonSchemaProblem,
+  type CacheOptions,
   type SchemaCheck,
   type SchemaValidator,
 } from './validation/json-schema';
+export { createInterpretingValidator } from './validation/interpreting-validator';
 export type {
   IsSchemaType,
   IsUntypedSchema,

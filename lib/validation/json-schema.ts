@@ -4,28 +4,16 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { clipText, excerpt } from '../jsonrpc/excerpt';
 import type { JsonSchema } from '../protocol/types';
+import { createInterpretingValidator } from './interpreting-validator';
+import {
+  cachedValidator,
+  dialectOf,
+  type CacheOptions,
+  type Dialect,
+  type SchemaValidator,
+} from './validator-cache';
 
-/** Checks a value against one schema: undefined when valid, otherwise readable problems. */
-export type SchemaCheck = (value: unknown) => readonly string[] | undefined;
-
-/** The validation port: compile a JSON Schema into a check. Swap it for a runtime without `new Function`. */
-export interface SchemaValidator {
-  compile(schema: JsonSchema): SchemaCheck;
-}
-
-type Dialect = '2020-12' | '2019-09' | 'draft-07';
-
-/** MCP 2025-11-25: a schema without `$schema` is 2020-12. Older peers send draft-07. */
-export function dialectOf(schema: JsonSchema): Dialect | undefined {
-  const declared = schema.$schema;
-  if (declared === undefined) return '2020-12';
-  if (typeof declared !== 'string') return undefined;
-  const url = declared.replace(/#$/, '').replace(/^http:/, 'https:');
-  if (url === 'https://json-schema.org/draft/2020-12/schema') return '2020-12';
-  if (url === 'https://json-schema.org/draft/2019-09/schema') return '2019-09';
-  if (url === 'https://json-schema.org/draft-07/schema') return 'draft-07';
-  return undefined;
-}
+export { dialectOf, type CacheOptions, type SchemaCheck, type SchemaValidator } from './validator-cache';
 
 const MAX_REPORTED_PROBLEMS = 10;
 /** How much of a key, path or allowed value one problem quotes. */
@@ -59,31 +47,17 @@ function newAjv(dialect: Dialect): AjvInstance {
 }
 
 /**
- * The default validator: Ajv, one instance per dialect for the whole process (the SDK builds one per
- * connection, about 0.5 ms and 19 KB each). Schemas compile lazily on first use and the compiled check is
- * cached by schema identity, with a bounded second cache by content for equal schemas from different
- * places (a gateway re-lists the same tools).
+ * The default validator where code may be generated: Ajv, one instance per dialect for the whole process (the
+ * SDK builds one per connection, about 0.5 ms and 19 KB each), cached as `cachedValidator` says.
  */
-export function createAjvValidator(options: { maxCachedSchemas?: number } = {}): SchemaValidator {
+export function createAjvValidator(options: CacheOptions = {}): SchemaValidator {
   const instances = new Map<Dialect, AjvInstance>();
-  const byIdentity = new WeakMap<object, SchemaCheck>();
-  const byContent = new Map<string, SchemaCheck>();
-  const maxByContent = options.maxCachedSchemas ?? 1000;
-
   const instanceFor = (dialect: Dialect) => {
     let ajv = instances.get(dialect);
     if (!ajv) instances.set(dialect, (ajv = newAjv(dialect)));
     return ajv;
   };
-
-  const build = (schema: JsonSchema): SchemaCheck => {
-    const dialect = dialectOf(schema);
-    if (!dialect) {
-      const problem = [
-        `the schema's dialect ${JSON.stringify(schema.$schema)} is not supported (use JSON Schema 2020-12, 2019-09 or draft-07)`,
-      ];
-      return () => problem;
-    }
+  return cachedValidator((schema, dialect) => {
     let validate: ValidateFunction;
     try {
       validate = instanceFor(dialect).compile(schema);
@@ -97,39 +71,7 @@ export function createAjvValidator(options: { maxCachedSchemas?: number } = {}):
       }
     }
     return (value) => (validate(value) ? undefined : describeProblems(validate.errors));
-  };
-
-  const compileNow = (schema: JsonSchema): SchemaCheck => {
-    const known = byIdentity.get(schema);
-    if (known) return known;
-    const key = contentKey(schema);
-    let check = key === undefined ? undefined : byContent.get(key);
-    if (!check) {
-      check = build(schema);
-      if (key !== undefined) {
-        if (byContent.size >= maxByContent) byContent.delete(byContent.keys().next().value!);
-        byContent.set(key, check);
-      }
-    }
-    byIdentity.set(schema, check);
-    return check;
-  };
-
-  return {
-    compile(schema) {
-      let check: SchemaCheck | undefined;
-      return (value) => (check ??= compileNow(schema))(value);
-    },
-  };
-}
-
-/** The schema's JSON as a cache key, or undefined for one JSON cannot write (nested too deep for the stack). */
-function contentKey(schema: JsonSchema): string | undefined {
-  try {
-    return JSON.stringify(schema);
-  } catch {
-    return undefined;
-  }
+  }, options);
 }
 
 const metaCheckers = new Map<Dialect, AjvInstance>();
@@ -168,7 +110,20 @@ function metaSchemaProblem(schema: JsonSchema): string | undefined {
 
 let shared: SchemaValidator | undefined;
 
-/** The process-wide default validator, created on first use. */
+/**
+ * The process-wide default validator, created on first use: Ajv, or where code cannot be generated from
+ * strings (Cloudflare Workers, a page under a strict Content-Security-Policy) the interpreting validator of
+ * `@cfworker/json-schema`, so a server runs there unchanged.
+ */
 export function defaultValidator(): SchemaValidator {
-  return (shared ??= createAjvValidator());
+  return (shared ??= codeGenerationAllowed() ? createAjvValidator() : createInterpretingValidator());
+}
+
+/** Whether `new Function` works here (Ajv compiles every schema to one). */
+export function codeGenerationAllowed(): boolean {
+  try {
+    return new Function('return true')() === true;
+  } catch {
+    return false;
+  }
 }

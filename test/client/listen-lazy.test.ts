@@ -61,7 +61,7 @@ function nextToolsChange(client: Client): Promise<JsonRpcNotification> {
 /** Subscribes to `notifications$` for the rest of the test; resolves once the server acknowledged the stream. */
 function keepListening(client: Client): Promise<unknown> {
   const acknowledged = firstValueFrom(client.notifications$.pipe(filter((m) => m.method === LISTEN_ACKNOWLEDGED)));
-  subscriptions.push(client.notifications$.subscribe());
+  subscriptions.push(client.notifications$.subscribe({ error: () => undefined }));
   return within(acknowledged, 'the acknowledgement of the list-change stream');
 }
 
@@ -106,7 +106,12 @@ describe('the list-change stream of a stateless client', () => {
     const server = echoServer();
     const client = await connected(server, 'modern');
     const lists: string[][] = [];
-    subscriptions.push(client.toolList.changes$.subscribe((tools) => lists.push(tools.map((tool) => tool.name))));
+    subscriptions.push(
+      client.toolList.changes$.subscribe({
+        next: (tools) => lists.push(tools.map((tool) => tool.name)),
+        error: () => undefined,
+      }),
+    );
     expect(client.listChangeStatus).toEqual({ heard: true, state: 'listening' });
     await eventually(() => lists.length === 1 && server.listenStreams.size === 1, 'the listing and the stream');
     server.update((definition) => definition.withoutTools('other'));
@@ -133,7 +138,7 @@ describe('the list-change stream of a stateless client', () => {
     const client = await connected(server, 'modern', third.logger);
     const idle = recordingLogger();
     const needsNothing = await connected(server, 'modern', idle.logger);
-    subscriptions.push(client.notifications$.subscribe());
+    subscriptions.push(client.notifications$.subscribe({ error: () => undefined }));
     await eventually(() => third.warnings().length > 0, 'the refusal to be logged');
     expect(third.warnings()).toHaveLength(1);
     const [line] = third.warnings();
@@ -157,7 +162,7 @@ describe('the list-change stream of a stateless client', () => {
     await keepListening(blocker);
     const refused = recordingLogger();
     const client = await connected(server, 'modern', refused.logger);
-    const first = client.notifications$.subscribe();
+    const first = client.notifications$.subscribe({ error: () => undefined });
     await eventually(() => client.listChangeStatus.state === 'refused', 'the refusal');
     first.unsubscribe();
     expect(client.listChangeStatus.state).toBe('idle');

@@ -76,7 +76,7 @@ async function connect(setup: Setup, spec: ServerSpec = SPEC, options: ClientOpt
   );
   emitted.push(recordEmittedEitherEra(client));
   const heard = new ReplaySubject<JsonRpcNotification>();
-  client.notifications$.subscribe(heard);
+  client.notifications$.subscribe({ next: (notification) => heard.next(notification), error: () => undefined });
   cleanups.push(() => client.close());
   if (setup === 'modern over HTTP') {
     const handler = createMcpHttpHandler(server);
@@ -127,9 +127,12 @@ describe.each(SETUPS)('the client, %s', (setup) => {
     const { server, client } = await connect(setup);
     const lists: string[][] = [];
     const second = new Promise<void>((resolve) =>
-      client.toolList.changes$.subscribe((list) => {
-        lists.push(names(list));
-        if (lists.length === 2) resolve();
+      client.toolList.changes$.subscribe({
+        next: (list) => {
+          lists.push(names(list));
+          if (lists.length === 2) resolve();
+        },
+        error: () => undefined,
       }),
     );
     await eventually(() => lists.length === 1, 'the first listing');

@@ -206,7 +206,7 @@ describe('a modern upstream behind the hub, a handshake-era downstream client', 
   it('gets the upstream’s log messages at the level the downstream client asked for', async () => {
     const { client } = await hubOverModernUpstream();
     const logs: LoggingMessageParams[] = [];
-    client.logs$.subscribe((log) => logs.push(log));
+    client.logs$.subscribe({ next: (log) => logs.push(log), error: () => undefined });
     await client.setLoggingLevel('error');
     const first = firstValueFrom(client.logs$);
     expect(await client.callTool('chatter', {})).toEqual(text('logged'));

@@ -235,7 +235,10 @@ describe('the catalog', () => {
     await started;
     const client = await connectToHub(hub);
     let changes = 0;
-    client.notifications$.subscribe(({ method }) => void (method === 'notifications/tools/list_changed' && changes++));
+    client.notifications$.subscribe({
+      next: ({ method }) => void (method === 'notifications/tools/list_changed' && changes++),
+      error: () => undefined,
+    });
     const listings: string[] = [];
     hub.upstream('u')!.client!.trace$.subscribe((event) => {
       if (event.direction === 'out' && event.kind === 'request') listings.push(event.method!);
@@ -541,7 +544,7 @@ describe('what flows back from upstreams', () => {
       sampling: () => ({ role: 'assistant', content: { type: 'text', text: 'unprompted' }, model: 'm' }),
     });
     const logs: unknown[] = [];
-    client.logs$.subscribe((log) => logs.push(log));
+    client.logs$.subscribe({ next: (log) => logs.push(log), error: () => undefined });
     await eventually(() => hub.server.connectionCount === 1 && upstreamConnection?.state === 'ready', 'ready');
     const answer = await upstreamConnection!.request('sampling/createMessage', {
       messages: [{ role: 'user', content: { type: 'text', text: 'ping' } }],

@@ -45,7 +45,7 @@ describe('leaks', () => {
         expect(timedOut instanceof RequestTimeoutError).toBe(true);
         const pending = client.callTool('hang', {}, { signal: shared.signal }).catch(() => undefined);
         client.trace$.subscribe();
-        client.notifications$.subscribe();
+        client.notifications$.subscribe({ error: () => undefined });
         client.events.on('close', () => {});
         await client.close();
         await pending;

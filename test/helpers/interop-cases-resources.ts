@@ -381,13 +381,19 @@ export const RESOURCE_CASES: InteropCase[] = [
       const firstPrompts = deferred();
       const secondPrompts = deferred();
       const subscriptions = [
-        client.resourceList.changes$.subscribe((list) => {
-          resourceLists.push(list.map((resource) => resource.uri));
-          (resourceLists.length === 1 ? firstResources : secondResources).resolve();
+        client.resourceList.changes$.subscribe({
+          next: (list) => {
+            resourceLists.push(list.map((resource) => resource.uri));
+            (resourceLists.length === 1 ? firstResources : secondResources).resolve();
+          },
+          error: () => undefined,
         }),
-        client.promptList.changes$.subscribe((list) => {
-          promptLists.push(list.map((prompt) => prompt.name));
-          (promptLists.length === 1 ? firstPrompts : secondPrompts).resolve();
+        client.promptList.changes$.subscribe({
+          next: (list) => {
+            promptLists.push(list.map((prompt) => prompt.name));
+            (promptLists.length === 1 ? firstPrompts : secondPrompts).resolve();
+          },
+          error: () => undefined,
         }),
       ];
       await Promise.all([firstResources.promise, firstPrompts.promise]);

@@ -88,7 +88,7 @@ describe('our client against the SDK v2 McpServer over Streamable HTTP (createMc
   it('sends no initialize, on no session: POSTs only', async () => {
     const { site, client } = await modernSession();
     // A subscriber of notifications$ opens the list-change stream (the SDK server declares tools.listChanged).
-    client.notifications$.subscribe();
+    client.notifications$.subscribe({ error: () => undefined });
     await client.listTools();
     expect(site.seen.map((seen) => `${seen.method} ${bodyOf(seen).method}`).sort()).toEqual([
       'POST server/discover',

@@ -247,7 +247,7 @@ describe('logging', () => {
     ]);
     const { client } = await connectPair(logging);
     const logs: unknown[] = [];
-    client.logs$.subscribe((entry) => logs.push(entry));
+    client.logs$.subscribe({ next: (entry) => logs.push(entry), error: () => undefined });
     await client.setLoggingLevel('info');
     await client.callTool('log');
     expect(logs).toEqual([{ level: 'notice', logger: 'worker', data: { step: 1 } }]);
