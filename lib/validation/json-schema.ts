@@ -10,6 +10,7 @@ import {
   dialectOf,
   type CacheOptions,
   type Dialect,
+  type SchemaCheck,
   type SchemaValidator,
 } from './validator-cache';
 
@@ -116,7 +117,25 @@ let shared: SchemaValidator | undefined;
  * `@cfworker/json-schema`, so a server runs there unchanged.
  */
 export function defaultValidator(): SchemaValidator {
-  return (shared ??= codeGenerationAllowed() ? createAjvValidator() : createInterpretingValidator());
+  return (shared ??= adaptiveValidator());
+}
+
+/**
+ * Ajv or the interpreting validator, chosen as each schema is first used rather than when the validator is
+ * made: workerd lets a Worker generate code while its module loads (where a server's definition is made) and
+ * refuses it in requests (where schemas compile).
+ */
+function adaptiveValidator(): SchemaValidator {
+  let ajv: SchemaValidator | undefined;
+  let interpreting: SchemaValidator | undefined;
+  const chosen = () =>
+    codeGenerationAllowed() ? (ajv ??= createAjvValidator()) : (interpreting ??= createInterpretingValidator());
+  return {
+    compile(schema) {
+      let check: SchemaCheck | undefined;
+      return (value) => (check ??= chosen().compile(schema))(value);
+    },
+  };
 }
 
 /** Whether `new Function` works here (Ajv compiles every schema to one). */
