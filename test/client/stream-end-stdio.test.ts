@@ -4,28 +4,18 @@
  * quit reason, as the resource subscriptions do (test/client/subscription-end.test.ts).
  */
 import { describe, expect, it } from 'vitest';
-import type { Observable } from 'rxjs';
 import { Client } from '../../lib/client/client';
 import { ConnectionClosedError } from '../../lib/jsonrpc/errors';
 import { StdioClientTransport } from '../../transports/stdio';
 import { cleanups } from '../helpers/cleanups';
-import { deferred } from '../helpers/fixtures';
 import { fixturePath } from '../helpers/paths';
 import { isAlive } from '../helpers/processes';
 import { within } from '../helpers/wait';
+import { follow } from '../helpers/follow';
 
 const ERAS = ['handshake', 'modern'] as const;
 /** How long a child (node loading TypeScript through tsx, on a busy machine) has to answer its first request. */
 const SLOW_START_MS = 20_000;
-
-/** Subscribes to `stream`: its first value, and how it ended ('completed' or the error). */
-function follow<T>(stream: Observable<T>) {
-  const first = deferred<T>();
-  const ended = new Promise<unknown>((resolve) =>
-    stream.subscribe({ next: (value) => first.resolve(value), error: resolve, complete: () => resolve('completed') }),
-  );
-  return { first: first.promise, ended };
-}
 
 describe.each(ERAS)(
   'the streams of a client whose stdio server is killed (%s era)',

@@ -4,15 +4,14 @@
  * when the client is closed with `close()`.
  */
 import { describe, expect, it } from 'vitest';
-import type { Observable } from 'rxjs';
 import { Client } from '../../lib/client/client';
 import { ConnectionClosedError } from '../../lib/jsonrpc/errors';
 import { StdioClientTransport } from '../../transports/stdio';
 import { cleanups } from '../helpers/cleanups';
-import { deferred } from '../helpers/fixtures';
 import { fixturePath } from '../helpers/paths';
 import { isAlive } from '../helpers/processes';
 import { within } from '../helpers/wait';
+import { follow } from '../helpers/follow';
 
 const ERAS = ['handshake', 'modern'] as const;
 /** How long a child (node loading TypeScript through tsx, on a busy machine) has to answer its first request. */
@@ -32,15 +31,6 @@ async function stdioClient(era: (typeof ERAS)[number]) {
   cleanups.push(() => client.close());
   expect(client.connectedEra).toBe(era);
   return { client, transport };
-}
-
-/** Subscribes to `stream`: its first value, and how it ended ('completed' or the error). */
-function follow<T>(stream: Observable<T>) {
-  const first = deferred<T>();
-  const ended = new Promise<unknown>((resolve) =>
-    stream.subscribe({ next: (value) => first.resolve(value), error: resolve, complete: () => resolve('completed') }),
-  );
-  return { first: first.promise, ended };
 }
 
 describe.each(ERAS)(

@@ -115,7 +115,14 @@ export function statusOfGet(url: string, headers: Record<string, string>): Promi
 
 /** An `initialize` POST (2025-06-18) to `url`, with `headers` besides the content types; its body left unread. */
 export async function postInitialize(url: string, headers: Record<string, string> = {}): Promise<Response> {
-  const response = await fetch(url, {
+  const response = await postInitializeUnread(url, headers);
+  await response.body?.cancel();
+  return response;
+}
+
+/** `postInitialize`, its answer's body left for the caller to read. */
+export function postInitializeUnread(url: string, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
     body: JSON.stringify({
@@ -125,8 +132,6 @@ export async function postInitialize(url: string, headers: Record<string, string
       params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
     }),
   });
-  await response.body?.cancel();
-  return response;
 }
 
 /** Reads the SSE events of a fetch response as they arrive: `next()` is undefined once the stream ended. */

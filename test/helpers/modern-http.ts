@@ -12,6 +12,16 @@ export function mirroredHeaders(method: string, params: JsonObject = {}): Record
   return typeof name === 'string' ? { 'mcp-method': method, 'mcp-name': name } : { 'mcp-method': method };
 }
 
+/** The headers of a 2026-07-28 POST: JSON in, JSON or SSE back, the version header; `headers` over them. */
+export function modernPostHeaders(headers: Record<string, string> = {}): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': MODERN_VERSION,
+    ...headers,
+  };
+}
+
 /** POSTs `body` as JSON with the 2026-07-28 version header (and `headers` over the defaults). */
 export function postModern(
   url: string,
@@ -22,12 +32,7 @@ export function postModern(
   return fetch(url, {
     method: 'POST',
     signal,
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': MODERN_VERSION,
-      ...headers,
-    },
+    headers: modernPostHeaders(headers),
     body: JSON.stringify(body),
   });
 }

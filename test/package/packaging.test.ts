@@ -17,6 +17,7 @@ describe('packaging', () => {
     expect(files.size).toBeGreaterThan(20);
     expect([...packages].filter((name) => NODE_BUILTINS.has(name))).toEqual([]);
     expect([...packages].sort()).toEqual([
+      '@cfworker/json-schema',
       '@standard-schema/spec',
       'ajv',
       'ajv-formats',

@@ -13,6 +13,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../../lib/client/client';
+import type { Transport } from '../../transports/transport';
 import { LegacySseClientTransport } from '../../transports/http/legacy-sse-client';
 import { StreamableHttpClientTransport } from '../../transports/http/streamable-client';
 import { statusOfGet, within } from '../helpers/http';
@@ -94,40 +95,36 @@ describe.each(RUNTIMES)('the fetch handler under $name', ({ name, command }) => 
     expect(isAlive(child.pid!)).toBe(false);
   });
 
-  async function callWithProgress(client: Client) {
-    const progress: number[] = [];
-    const result = await within(
-      client.callTool('work', { text: 'hi' }, { onProgress: ({ progress: value }) => progress.push(value) }),
-      'the call',
-    );
-    return { content: result.content, progress };
+  /** Our client over `transport` in `era`: the call's content and the progress it heard. */
+  async function callOver(transport: Transport, era: 'modern' | 'handshake') {
+    const client = new Client({ name: 'node', version: '1' }, { era, eraCache: false });
+    await within(client.connect(transport), 'connect');
+    try {
+      const progress: number[] = [];
+      const result = await within(
+        client.callTool('work', { text: 'hi' }, { onProgress: ({ progress: value }) => progress.push(value) }),
+        'the call',
+      );
+      return { era: client.connectedEra, content: result.content, progress };
+    } finally {
+      await client.close();
+    }
   }
 
   it.each(['modern', 'handshake'] as const)('serves our client in the %s era, progress first', async (era) => {
-    const client = new Client({ name: 'node', version: '1' }, { era, eraCache: false });
-    await within(client.connect(new StreamableHttpClientTransport(`${origin}/mcp`)), 'connect');
-    try {
-      expect(client.connectedEra).toBe(era);
-      expect(await callWithProgress(client)).toEqual({
-        content: [{ type: 'text', text: `hi from ${name}` }],
-        progress: [1, 2],
-      });
-    } finally {
-      await client.close();
-    }
+    expect(await callOver(new StreamableHttpClientTransport(`${origin}/mcp`), era)).toEqual({
+      era,
+      content: [{ type: 'text', text: `hi from ${name}` }],
+      progress: [1, 2],
+    });
   });
 
   it('serves our client over the legacy HTTP+SSE endpoints', async () => {
-    const client = new Client({ name: 'node-legacy', version: '1' }, { era: 'handshake', eraCache: false });
-    await within(client.connect(new LegacySseClientTransport(`${origin}/sse`)), 'connect');
-    try {
-      expect(await callWithProgress(client)).toEqual({
-        content: [{ type: 'text', text: `hi from ${name}` }],
-        progress: [1, 2],
-      });
-    } finally {
-      await client.close();
-    }
+    expect(await callOver(new LegacySseClientTransport(`${origin}/sse`), 'handshake')).toEqual({
+      era: 'handshake',
+      content: [{ type: 'text', text: `hi from ${name}` }],
+      progress: [1, 2],
+    });
   });
 
   it('serves the official SDK v1 client, progress included', async () => {

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../../lib/client/client';
 import { StreamableHttpClientTransport } from '../../transports/http/streamable-client';
-import { eventually, within } from '../helpers/http';
+import { eventually, postInitializeUnread, within } from '../helpers/http';
 import { fixturePath } from '../helpers/paths';
 import { isAlive } from '../helpers/processes';
 
@@ -136,16 +136,7 @@ describe('the fetch handler as a Worker under workerd', () => {
   });
 
   it('refuses a handshake-era initialize with -32022, keeping no session', async () => {
-    const response = await fetch(`${origin}/mcp`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-      }),
-    });
+    const response = await postInitializeUnread(`${origin}/mcp`);
     const body = (await response.json()) as { error: { code: number } };
     expect([response.status, body.error.code, response.headers.get('mcp-session-id')]).toEqual([400, -32022, null]);
   });

@@ -13,7 +13,7 @@ import { Server } from '../../../lib/server/server';
 import { createMcpHttpHandler, type McpHttpOptions } from '../../../transports/http/endpoint';
 import { StreamableHttpClientTransport } from '../../../transports/http/streamable-client';
 import { serverWith, tool } from '../../helpers/fixtures';
-import { cleanups, lateListener, listenHttp, within } from '../../helpers/http';
+import { cleanups, lateListener, listenHttp, postInitializeUnread, within } from '../../helpers/http';
 import { MODERN_VERSION } from '../../helpers/modern-http';
 
 async function serve(options: McpHttpOptions = {}) {
@@ -49,16 +49,7 @@ describe('an endpoint with sessions: false', () => {
 
   it('refuses an initialize with -32022 naming the revisions it serves, and opens no session', async () => {
     const { url, handler } = await serve();
-    const response = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 7,
-        method: 'initialize',
-        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-      }),
-    });
+    const response = await postInitializeUnread(url);
     expect(response.headers.get('mcp-session-id')).toBeNull();
     const refused = await refusal(response);
     expect(refused).toEqual({ status: 400, code: -32022, data: { supported: [MODERN_VERSION] } });

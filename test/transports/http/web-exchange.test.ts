@@ -14,7 +14,7 @@ import { createMcpFetchHandler, type McpFetchOptions } from '../../../transports
 import { remoteAddressOf, WebReply } from '../../../transports/http/web-exchange';
 import { deferred, serverWith, tool } from '../../helpers/fixtures';
 import { cleanups, within } from '../../helpers/http';
-import { mirroredHeaders, MODERN_VERSION } from '../../helpers/modern-http';
+import { mirroredHeaders, modernPostHeaders, MODERN_VERSION } from '../../helpers/modern-http';
 
 const ENVELOPE = {
   'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
@@ -65,12 +65,7 @@ function post(body: BodyInit, headers: Record<string, string> = {}, signal?: Abo
     method: 'POST',
     body,
     signal,
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': MODERN_VERSION,
-      ...headers,
-    },
+    headers: modernPostHeaders(headers),
     // A stream body must say it is sent half-duplex.
     ...(body instanceof ReadableStream ? { duplex: 'half' } : {}),
   } as RequestInit);
