@@ -15,6 +15,7 @@ const LAYERS = [
   { name: 'protocol', path: '^lib/(protocol|validation)/' },
   { name: 'trace', path: '^lib/trace/' },
   { name: 'core', path: '^lib/core/' },
+  { name: 'tasks', path: '^lib/tasks/' },
   { name: 'auth', path: '^lib/auth/' },
   { name: 'transports', path: '^transports/' },
   { name: 'server', path: '^lib/server/' },
