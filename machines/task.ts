@@ -21,10 +21,18 @@ export type TaskEvent =
   /** The handler failed with a protocol error, or the process that ran it died. */
   | { readonly type: 'fail' }
   /** `tasks/cancel`. */
-  | { readonly type: 'cancel' };
+  | { readonly type: 'cancel' }
+  /**
+   * The runner is done with the actor (the task is final and stored, or its runner closes): the actor ends
+   * without a status of its own. Not a move of the task: the table does not list it.
+   */
+  | { readonly type: 'dispose' };
+
+/** The events that move a task. */
+export type TaskMove = Exclude<TaskEvent['type'], 'dispose'>;
 
 /** The status each event leads to from each live status; absent: refused. Final statuses take no event. */
-export const TASK_MOVES: Readonly<Record<TaskStatus, Partial<Record<TaskEvent['type'], TaskStatus>>>> = {
+export const TASK_MOVES: Readonly<Record<TaskStatus, Partial<Record<TaskMove, TaskStatus>>>> = {
   working: {
     report: 'working',
     'input.needed': 'input_required',
@@ -46,7 +54,7 @@ export const TASK_MOVES: Readonly<Record<TaskStatus, Partial<Record<TaskEvent['t
 };
 
 /** Where `event` takes a task in `status`, or undefined when the table refuses it. */
-export function nextTaskStatus(status: TaskStatus, event: TaskEvent['type']): TaskStatus | undefined {
+export function nextTaskStatus(status: TaskStatus, event: TaskMove): TaskStatus | undefined {
   return TASK_MOVES[status][event];
 }
 
@@ -80,14 +88,7 @@ interface TaskContext {
   readonly startsIn: TaskStatus;
 }
 
-const EVENT_TYPES: readonly TaskEvent['type'][] = [
-  'report',
-  'input.needed',
-  'input.answered',
-  'complete',
-  'fail',
-  'cancel',
-];
+const EVENT_TYPES: readonly TaskMove[] = ['report', 'input.needed', 'input.answered', 'complete', 'fail', 'cancel'];
 
 const STATUSES: readonly TaskStatus[] = ['working', 'input_required', 'completed', 'failed', 'cancelled'];
 
@@ -128,6 +129,7 @@ export const taskMachine = setup({
   initial: 'start',
   // The time to live runs from the task's creation whatever it is doing: then the task is gone.
   after: { ttl: { guard: 'hasTtl', target: '.expired' } },
+  on: { dispose: '.disposed' },
   states: {
     start: {
       always: STATUSES.map((status) => ({ guard: { type: 'startsIn', params: { status } }, target: status })),
@@ -138,5 +140,6 @@ export const taskMachine = setup({
     failed: statusState('failed'),
     cancelled: statusState('cancelled'),
     expired: { type: 'final', entry: 'expire' },
+    disposed: { type: 'final' },
   },
 });

@@ -10,13 +10,13 @@ import {
   isFinalTaskStatus,
   nextTaskStatus,
   taskMachine,
-  type TaskEvent,
+  type TaskMove,
   type TaskHost,
   type TaskStatus,
 } from '../../machines/task';
 import { itFollowsTheTable } from '../helpers/transition-table';
 
-type EventName = TaskEvent['type'];
+type EventName = TaskMove;
 const EVENTS: readonly EventName[] = ['report', 'input.needed', 'input.answered', 'complete', 'fail', 'cancel'];
 const STATUSES: readonly TaskStatus[] = ['working', 'input_required', 'completed', 'failed', 'cancelled'];
 
@@ -70,7 +70,7 @@ function spawn(options: { ttlMs?: number | null; status?: TaskStatus; clock?: Si
     actor,
     heard,
     send: (...events: EventName[]) => events.forEach((type) => actor.send({ type })),
-    state: () => actor.getSnapshot().value as TaskStatus | 'expired',
+    state: () => actor.getSnapshot().value as TaskStatus | 'expired' | 'disposed',
   };
 }
 
@@ -131,6 +131,13 @@ describe('the task machine', () => {
     expect(task.state()).toBe('completed');
     clock.increment(1);
     expect(task.state()).toBe('expired');
+  });
+
+  it.each(STATUSES)('ends on dispose from %s, telling the host no status', (status) => {
+    const task = spawn({ status });
+    task.heard.length = 0;
+    task.actor.send({ type: 'dispose' });
+    expect([task.state(), task.actor.getSnapshot().status, task.heard]).toEqual(['disposed', 'done', []]);
   });
 
   it('never expires without a time to live', () => {
