@@ -29,6 +29,10 @@ const REQUESTS: Record<string, [request: string, result: string]> = {
   'sampling/createMessage': ['CreateMessageRequest', 'CreateMessageResult'],
   'roots/list': ['ListRootsRequest', 'ListRootsResult'],
   'elicitation/create': ['ElicitRequest', 'ElicitResult'],
+  'tasks/get': ['GetTaskRequest', 'GetTaskResult'],
+  'tasks/result': ['GetTaskPayloadRequest', 'GetTaskPayloadResult'],
+  'tasks/list': ['ListTasksRequest', 'ListTasksResult'],
+  'tasks/cancel': ['CancelTaskRequest', 'CancelTaskResult'],
 };
 
 const NOTIFICATIONS: Record<string, string> = {
@@ -42,6 +46,7 @@ const NOTIFICATIONS: Record<string, string> = {
   'notifications/tools/list_changed': 'ToolListChangedNotification',
   'notifications/roots/list_changed': 'RootsListChangedNotification',
   'notifications/elicitation/complete': 'ElicitationCompleteNotification',
+  'notifications/tasks/status': 'TaskStatusNotification',
 };
 
 /**
@@ -116,7 +121,8 @@ function revision(version: Version): Revision {
   return known;
 }
 
-function check(version: Version, definition: string, value: unknown): string | undefined {
+/** Why `value` is not a `definition` of revision `version`'s schema, or undefined when it is one. */
+export function schemaProblem(version: Version, definition: string, value: unknown): string | undefined {
   let validate: ValidateFunction;
   try {
     validate = revision(version).validator(definition);
@@ -137,21 +143,21 @@ export function problemsOf(message: Record<string, any>, version: Version, metho
   const modern = version === '2025-11-25';
   if ('method' in message) {
     if ('id' in message) {
-      problems.push(check(version, 'JSONRPCRequest', message));
+      problems.push(schemaProblem(version, 'JSONRPCRequest', message));
       const names = REQUESTS[message.method];
-      if (names) problems.push(check(version, names[0], message));
+      if (names) problems.push(schemaProblem(version, names[0], message));
     } else {
-      problems.push(check(version, 'JSONRPCNotification', message));
+      problems.push(schemaProblem(version, 'JSONRPCNotification', message));
       const name = NOTIFICATIONS[message.method];
-      if (name) problems.push(check(version, name, message));
+      if (name) problems.push(schemaProblem(version, name, message));
     }
   } else if ('result' in message) {
-    problems.push(check(version, modern ? 'JSONRPCResultResponse' : 'JSONRPCResponse', message));
+    problems.push(schemaProblem(version, modern ? 'JSONRPCResultResponse' : 'JSONRPCResponse', message));
     const names = method ? REQUESTS[method] : undefined;
-    if (names) problems.push(check(version, names[1], message.result));
+    if (names) problems.push(schemaProblem(version, names[1], message.result));
   } else if ('error' in message) {
-    if (message.id === undefined) problems.push(check('2025-11-25', 'JSONRPCErrorResponse', message));
-    else problems.push(check(version, modern ? 'JSONRPCErrorResponse' : 'JSONRPCError', message));
+    if (message.id === undefined) problems.push(schemaProblem('2025-11-25', 'JSONRPCErrorResponse', message));
+    else problems.push(schemaProblem(version, modern ? 'JSONRPCErrorResponse' : 'JSONRPCError', message));
   } else {
     problems.push('not a JSON-RPC message: ' + JSON.stringify(message));
   }

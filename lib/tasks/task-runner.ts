@@ -1,0 +1,233 @@
+/**
+ * Runs tasks: each one made durable in the store before anyone hears of it, a lifecycle actor per live task in
+ * the runtime's system (machines/task.ts decides every move, and its time to live), the work run after its
+ * creation is answered, and every status written through to the store in order. Runtime-neutral; the wire
+ * forms of both eras (lib/server) sit on top of it.
+ */
+import { createActor, type Actor } from 'xstate';
+import {
+  isFinalTaskStatus,
+  taskMachine,
+  type TaskEvent,
+  type TaskHost,
+  type TaskMove,
+  type TaskStatus,
+} from '../../machines/task';
+import type { JsonObject } from '../jsonrpc/types';
+import { ErrorCode } from '../jsonrpc/errors';
+import type { Logger } from '../core/logger';
+import { defaultLogger } from '../core/logger';
+import type { Runtime } from '../core/runtime';
+import { newTaskId } from './task-ids';
+import type { TaskStore } from './task-store';
+import type { TaskChange, TaskError, TaskOwner, TaskRecord } from './types';
+
+/** A task kept an hour unless it asks otherwise. */
+export const DEFAULT_TASK_TTL_MS = 3_600_000;
+/** The longest time to live a task may ask for (a day). */
+export const MAX_TASK_TTL_MS = 86_400_000;
+export const DEFAULT_POLL_INTERVAL_MS = 1_000;
+
+export interface TaskRunnerOptions {
+  readonly store: TaskStore;
+  /** Hosts the tasks' actors; its clock times them and stamps the records. */
+  readonly runtime: Runtime;
+  /** This process run: tasks of another that are not final died with it (`boot`). Default: a fresh id. */
+  readonly bootEpoch?: string;
+  readonly logger?: Logger;
+  readonly pollIntervalMs?: number;
+}
+
+/** What a task's work sees of its task. */
+export interface RunningTask {
+  readonly taskId: string;
+  /** Aborted when the task is cancelled (or the runner closes). */
+  readonly signal: AbortSignal;
+  /** A status message for whoever polls the task. */
+  report(message: string): Promise<void>;
+}
+
+/** The work of a task: resolves with the request's result; rejects with an error that has a code to fail it. */
+export type TaskWork = (task: RunningTask) => Promise<JsonObject>;
+
+interface LiveTask {
+  readonly actor: Actor<typeof taskMachine>;
+  readonly abort: AbortController;
+  status: TaskStatus;
+  /** What the next status entered writes besides the status. */
+  change: TaskChange;
+  /** The store writes of this task, in order. */
+  writes: Promise<unknown>;
+}
+
+export class TaskRunner {
+  readonly bootEpoch: string;
+  private readonly store: TaskStore;
+  private readonly runtime: Runtime;
+  private readonly logger: Logger;
+  private readonly pollIntervalMs: number;
+  private readonly live = new Map<string, LiveTask>();
+
+  constructor(options: TaskRunnerOptions) {
+    this.store = options.store;
+    this.runtime = options.runtime;
+    this.logger = options.logger ?? defaultLogger;
+    this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+    this.bootEpoch = options.bootEpoch ?? newTaskId();
+  }
+
+  /** Before serving: the tasks an earlier run left working read `failed`. Resolves with how many. */
+  boot(): Promise<number> {
+    return this.store.recover(this.bootEpoch, this.runtime.clock.now());
+  }
+
+  /**
+   * Creates a task for `method`/`params` owned by `owner` and resolves with its record once the store holds it;
+   * `work` starts after that, on a later turn, so the creation is answered first.
+   */
+  async start(
+    owner: TaskOwner,
+    request: { readonly method: string; readonly params: JsonObject },
+    work: TaskWork,
+    ttlMs: number | null = DEFAULT_TASK_TTL_MS,
+  ): Promise<TaskRecord> {
+    const now = this.runtime.clock.now();
+    const record: TaskRecord = {
+      taskId: newTaskId(),
+      status: 'working',
+      createdAt: now,
+      lastUpdatedAt: now,
+      ttlMs: ttlMs === null ? null : Math.min(Math.max(1, Math.floor(ttlMs)), MAX_TASK_TTL_MS),
+      pollIntervalMs: this.pollIntervalMs,
+      owner,
+      method: request.method,
+      params: request.params,
+      bootEpoch: this.bootEpoch,
+    };
+    await this.store.create(record);
+    const task = this.spawn(record);
+    setTimeout(() => this.run(record.taskId, task, work), 0);
+    return record;
+  }
+
+  /** The task as the store has it now, for `owner` (undefined: unknown, expired or someone else's). */
+  get(owner: TaskOwner, taskId: string): Promise<TaskRecord | undefined> {
+    return this.store.get(taskId, owner);
+  }
+
+  /**
+   * Cancels the task: a live one moves to `cancelled` and its work's signal aborts; a final one stays as it
+   * is (cancelling is idempotent). Resolves with the record after, or undefined when `owner` has no such task.
+   */
+  async cancel(owner: TaskOwner, taskId: string): Promise<TaskRecord | undefined> {
+    const known = await this.store.get(taskId, owner);
+    if (!known) return undefined;
+    const task = this.live.get(taskId);
+    if (!task) return known;
+    this.move(task, 'cancel', {});
+    task.abort.abort(new Error('The task was cancelled'));
+    await task.writes;
+    return this.store.get(taskId, owner);
+  }
+
+  /** Tasks running in this process. */
+  get liveCount(): number {
+    return this.live.size;
+  }
+
+  /** Stops every live task's work (the tasks stay as the store has them). */
+  async close(): Promise<void> {
+    const tasks = [...this.live.values()];
+    for (const task of tasks) {
+      task.abort.abort(new Error('The task runner closed'));
+      task.actor.send({ type: 'dispose' });
+    }
+    this.live.clear();
+    await Promise.allSettled(tasks.map((task) => task.writes));
+  }
+
+  private spawn(record: TaskRecord): LiveTask {
+    const { taskId } = record;
+    // The machine decides every move; its host writes each status entered (with what came with it) to the store.
+    const host: TaskHost = {
+      entered: (status, event) => {
+        if (event.type.startsWith('xstate.')) return; // the status the task was created (or read back) with
+        this.write(taskId, task, status);
+      },
+      refused: (status, event) => this.logger.debug(`Task ${taskId} in ${status} refused ${event.type}`),
+      expired: () => undefined, // the store purges expired records; see the actor's completion below
+    };
+    const actor = createActor(taskMachine, {
+      input: { host, ttlMs: record.ttlMs, status: record.status },
+      parent: this.runtime.root,
+    });
+    const task: LiveTask = {
+      actor,
+      abort: new AbortController(),
+      status: record.status,
+      change: {},
+      writes: Promise.resolve(),
+    };
+    actor.subscribe({
+      complete: () => {
+        // Expired: nothing more will be written; the work, if still running, is stopped.
+        task.abort.abort(new Error('The task expired'));
+        this.live.delete(record.taskId);
+      },
+    });
+    this.live.set(record.taskId, task);
+    actor.start();
+    return task;
+  }
+
+  private async run(taskId: string, task: LiveTask, work: TaskWork): Promise<void> {
+    if (task.abort.signal.aborted) return;
+    const running: RunningTask = {
+      taskId,
+      signal: task.abort.signal,
+      report: (message) => {
+        this.move(task, 'report', { statusMessage: message });
+        return task.writes.then(() => undefined);
+      },
+    };
+    try {
+      const result = await work(running);
+      this.move(task, 'complete', { result });
+    } catch (error) {
+      if (!task.abort.signal.aborted) this.move(task, 'fail', { error: taskErrorOf(error) });
+    }
+    await task.writes;
+    if (isFinalTaskStatus(task.status)) {
+      // A final task needs no actor until its time to live: the store keeps it, and purges it then.
+      task.actor.send({ type: 'dispose' });
+      this.live.delete(taskId);
+    }
+  }
+
+  /** Tells the machine `type`, with what the move brings (`change`) should it allow it. */
+  private move(task: LiveTask, type: TaskMove, change: TaskChange): void {
+    task.change = change;
+    task.actor.send({ type } as TaskEvent);
+    task.change = {};
+  }
+
+  /** Writes the status the machine entered, after the task's earlier writes. */
+  private write(taskId: string, task: LiveTask, status: TaskStatus): void {
+    task.status = status;
+    const change = { ...task.change, status };
+    const now = this.runtime.clock.now();
+    task.writes = task.writes
+      .then(() => this.store.update(taskId, change, now))
+      .catch((error: unknown) => this.logger.warn(`Could not record task ${taskId} as ${status}`, error));
+  }
+}
+
+/** The protocol error a failed task keeps: the thrown error's code when it has one, an internal error otherwise. */
+function taskErrorOf(error: unknown): TaskError {
+  const { code, message, data } = (error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
+  return {
+    code: typeof code === 'number' && Number.isInteger(code) ? code : ErrorCode.InternalError,
+    message: typeof message === 'string' ? message : String(error),
+    ...(data !== undefined && { data }),
+  };
+}
