@@ -18,6 +18,7 @@ import { ErrorCode } from '../jsonrpc/errors';
 import type { Logger } from '../core/logger';
 import { defaultLogger } from '../core/logger';
 import type { Runtime } from '../core/runtime';
+import { backgroundClock, type Clock } from '../core/clock';
 import { newTaskId } from './task-ids';
 import type { TaskStore } from './task-store';
 import type { TaskChange, TaskError, TaskOwner, TaskRecord } from './types';
@@ -27,6 +28,8 @@ export const DEFAULT_TASK_TTL_MS = 3_600_000;
 /** The longest time to live a task may ask for (a day). */
 export const MAX_TASK_TTL_MS = 86_400_000;
 export const DEFAULT_POLL_INTERVAL_MS = 1_000;
+/** How often the store is swept for tasks past their time to live. */
+export const DEFAULT_PURGE_EVERY_MS = 60_000;
 
 export interface TaskRunnerOptions {
   readonly store: TaskStore;
@@ -36,6 +39,8 @@ export interface TaskRunnerOptions {
   readonly bootEpoch?: string;
   readonly logger?: Logger;
   readonly pollIntervalMs?: number;
+  /** Sweeps the store for expired tasks this often, on the runtime's clock (never holding the process open); 0: never. */
+  readonly purgeEveryMs?: number;
 }
 
 /** What a task's work sees of its task. */
@@ -67,6 +72,11 @@ export class TaskRunner {
   private readonly logger: Logger;
   private readonly pollIntervalMs: number;
   private readonly live = new Map<string, LiveTask>();
+  private readonly purgeEveryMs: number;
+  /** The runtime's clock for the purge timer, which never holds the process open. */
+  private readonly clock: Clock;
+  private purgeTimer: unknown;
+  private closed = false;
 
   constructor(options: TaskRunnerOptions) {
     this.store = options.store;
@@ -74,6 +84,9 @@ export class TaskRunner {
     this.logger = options.logger ?? defaultLogger;
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
     this.bootEpoch = options.bootEpoch ?? newTaskId();
+    this.purgeEveryMs = options.purgeEveryMs ?? DEFAULT_PURGE_EVERY_MS;
+    this.clock = backgroundClock(options.runtime.clock);
+    this.schedulePurge();
   }
 
   /** Before serving: the tasks an earlier run left working read `failed`. Resolves with how many. */
@@ -137,6 +150,8 @@ export class TaskRunner {
 
   /** Stops every live task's work (the tasks stay as the store has them). */
   async close(): Promise<void> {
+    this.closed = true;
+    this.clock.clearTimeout(this.purgeTimer);
     const tasks = [...this.live.values()];
     for (const task of tasks) {
       task.abort.abort(new Error('The task runner closed'));
@@ -144,6 +159,17 @@ export class TaskRunner {
     }
     this.live.clear();
     await Promise.allSettled(tasks.map((task) => task.writes));
+  }
+
+  /** The next sweep of expired tasks; each sweep schedules the one after it. */
+  private schedulePurge(): void {
+    if (this.purgeEveryMs <= 0 || this.closed) return;
+    this.purgeTimer = this.clock.setTimeout(() => {
+      this.store
+        .purgeExpired(this.runtime.clock.now())
+        .catch((error: unknown) => this.logger.warn('Could not purge expired tasks', error))
+        .finally(() => this.schedulePurge());
+    }, this.purgeEveryMs);
   }
 
   private spawn(record: TaskRecord): LiveTask {

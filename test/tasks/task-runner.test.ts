@@ -22,10 +22,18 @@ afterEach(async () => {
   for (const runner of runners.splice(0)) await runner.close();
 });
 
-function runnerWith(options: { clock?: ManualClock; bootEpoch?: string; store?: MemoryTaskStore } = {}) {
+function runnerWith(
+  options: { clock?: ManualClock; bootEpoch?: string; store?: MemoryTaskStore; purgeEveryMs?: number } = {},
+) {
   const runtime = new Runtime(options.clock ? { clock: options.clock } : {});
   const store = options.store ?? new MemoryTaskStore({ clock: runtime.clock });
-  const runner = new TaskRunner({ store, runtime, bootEpoch: options.bootEpoch, pollIntervalMs: 250 });
+  const runner = new TaskRunner({
+    store,
+    runtime,
+    bootEpoch: options.bootEpoch,
+    pollIntervalMs: 250,
+    purgeEveryMs: options.purgeEveryMs ?? 0,
+  });
   runners.push(runner);
   return { runner, store };
 }
@@ -135,5 +143,24 @@ describe('TaskRunner', () => {
     clock.advance(1);
     expect(await runner.get(ALICE, record.taskId)).toBeUndefined();
     await eventually(() => runner.liveCount === 0, 'the expired task to leave the runner');
+  });
+
+  it('sweeps expired tasks out of the store on the runtime clock, and stops sweeping once closed', async () => {
+    const clock = new ManualClock();
+    const { runner, store } = runnerWith({ clock, purgeEveryMs: 5_000 });
+    await runner.start(ALICE, REQUEST, async () => ({ content: [] }), 1_000);
+    await runner.start(ALICE, REQUEST, async () => ({ content: [] }), 60_000);
+    clock.advance(4_999);
+    // Expired, not yet swept: the store still holds it (and counts it against its owner).
+    expect(await store.countOf(ALICE)).toBe(2);
+    clock.advance(1);
+    await eventually(async () => (await store.countOf(ALICE)) === 1, 'the sweep');
+    await runner.close();
+    // The other task expires too, but nothing sweeps any more (each sweep would have scheduled the next).
+    for (let step = 0; step < 24; step++) {
+      clock.advance(5_000);
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    expect(await store.countOf(ALICE)).toBe(1);
   });
 });
