@@ -34,6 +34,7 @@ import { HUB_OVERHEAD, HUB_SCENARIOS } from './hub';
 import { MODERN_SCENARIOS } from './modern';
 import { MODERN_IN_PROCESS_SCENARIOS } from './modern-in-process';
 import { SCENARIOS, type Figures, type Scenario } from './scenarios';
+import { TASK_STORE_SCENARIOS, TASK_STORE_SIZE, TASK_STORES } from './tasks';
 import { TOOL_VALIDATION, VALIDATION_SCENARIOS } from './validation';
 
 type Recorder = (scenario: string, entrant: string, figures: Figures) => void;
@@ -77,6 +78,7 @@ function chosenScenarios(settings: BenchSettings): readonly Scenario[] {
     ...HUB_SCENARIOS,
     ...AUTH_SCENARIOS,
     ...VALIDATION_SCENARIOS,
+    ...TASK_STORE_SCENARIOS,
   ];
   return only === undefined ? all : all.filter((scenario) => scenario.id.startsWith(only));
 }
@@ -120,11 +122,12 @@ async function main(): Promise<void> {
     HUB_OVERHEAD,
     AUTH_OVERHEAD,
     TOOL_VALIDATION,
+    TASK_STORES,
   ]
     .filter((table) => wasMeasured(table.comparisons.flatMap((row) => [row.subject, row.baseline])))
     .map((table) => summarizeTable(table, store));
   const listings = Object.fromEntries(
-    Object.entries({ leakCheck: LEAK_CHECK, httpConnections: HTTP_CONNECTIONS })
+    Object.entries({ leakCheck: LEAK_CHECK, httpConnections: HTTP_CONNECTIONS, taskStoreSize: TASK_STORE_SIZE })
       .filter(([, listing]) => wasMeasured(listing.series.map((series) => series.ref)))
       .map(([key, listing]) => [key, summarizeListing(listing, store)]),
   );

@@ -1,6 +1,6 @@
 /**
  * Task store throughput: create, get (a client polling) and complete for 10,000 tasks on the memory and LMDB
- * stores, and LMDB's size on disk per task. Run: `node --expose-gc --import tsx bench/tasks.ts`.
+ * stores, and LMDB's size on disk per task: the `taskStore` scenario of `npm run bench` (`--only taskStore`).
  * Writes go 100 at a time (a server answering many task-augmented calls at once); reads one at a time.
  */
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -11,6 +11,8 @@ import { MemoryTaskStore } from '../lib/tasks/memory-task-store';
 import { newTaskId } from '../lib/tasks/task-ids';
 import type { TaskStore } from '../lib/tasks/task-store';
 import type { TaskRecord } from '../lib/tasks/types';
+import { entrantRow, type ComparisonTable, type SeriesListing } from './comparisons';
+import type { Figures, Scenario } from './scenarios';
 
 const TASKS = 10_000;
 const IN_FLIGHT = 100;
@@ -48,33 +50,62 @@ function bytesOnDisk(path: string): number {
   return readdirSync(path).reduce((sum, name) => sum + statSync(join(path, name)).blocks * 512, 0);
 }
 
-async function measure(name: string, store: TaskStore, path?: string) {
+/** Creates, polls and completes `TASKS` tasks on `store`; figures per second, and bytes on disk per task. */
+async function measureStore(store: TaskStore, path?: string): Promise<Figures> {
   const records = Array.from({ length: TASKS }, (_, index) => record(index));
   globalThis.gc?.();
-  const create = await rate((index) => store.create(records[index]!), IN_FLIGHT);
-  const get = await rate((index) => store.get(records[index]!.taskId, records[index]!.owner), 1);
-  const complete = await rate(
+  const createPerSecond = await rate((index) => store.create(records[index]!), IN_FLIGHT);
+  const getPerSecond = await rate((index) => store.get(records[index]!.taskId, records[index]!.owner), 1);
+  const completePerSecond = await rate(
     (index) => store.update(records[index]!.taskId, { status: 'completed', result: RESULT }),
     IN_FLIGHT,
   );
   await store.close();
-  const perTask = path === undefined ? undefined : bytesOnDisk(path) / TASKS;
-  return { name, create, get, complete, perTask };
+  return {
+    createPerSecond,
+    getPerSecond,
+    completePerSecond,
+    ...(path !== undefined && { bytesPerTask: bytesOnDisk(path) / TASKS }),
+  };
 }
 
-const folder = mkdtempSync(join(tmpdir(), 'bench-tasks-'));
-try {
-  const rows = [
-    await measure('memory', new MemoryTaskStore({ maxTasksPerOwner: TASKS })),
-    await measure('lmdb', new LmdbTaskStore({ path: folder, maxTasksPerOwner: TASKS }), folder),
-  ];
-  const cell = (value: number) => Math.round(value).toLocaleString('en-US').padStart(12);
-  console.log(`${TASKS.toLocaleString('en-US')} tasks, writes ${IN_FLIGHT} in flight (operations per second)`);
-  console.log(`${'store'.padEnd(8)}${'create'.padStart(12)}${'get'.padStart(12)}${'complete'.padStart(12)}  disk/task`);
-  for (const row of rows) {
-    const disk = row.perTask === undefined ? '-' : `${Math.round(row.perTask)} B`;
-    console.log(`${row.name.padEnd(8)}${cell(row.create)}${cell(row.get)}${cell(row.complete)}  ${disk}`);
+/** The LMDB store on a fresh folder, removed after. */
+async function measureLmdb(): Promise<Figures> {
+  const folder = mkdtempSync(join(tmpdir(), 'bench-tasks-'));
+  try {
+    return await measureStore(new LmdbTaskStore({ path: folder, maxTasksPerOwner: TASKS }), folder);
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
   }
-} finally {
-  rmSync(folder, { recursive: true, force: true });
 }
+
+export const TASK_STORE_SCENARIOS: readonly Scenario[] = [
+  {
+    id: 'taskStore',
+    entrants: [
+      { name: 'memory', measure: () => measureStore(new MemoryTaskStore({ maxTasksPerOwner: TASKS })) },
+      { name: 'lmdb', measure: measureLmdb },
+    ],
+  },
+];
+
+const NOTE = `${TASKS.toLocaleString('en-US')} tasks of 100 owners (bench/tasks.ts): create and complete ${IN_FLIGHT} in flight (a server answering many task-augmented calls at once; LMDB commits and flushes each create before it resolves), get one at a time (a client polling). LMDB on a temporary folder; bytes on disk per task after completing all.`;
+
+export const TASK_STORES: ComparisonTable = {
+  title: 'Task stores: the durable LMDB store vs the memory store, same run',
+  subjectName: 'lmdb',
+  baselineName: 'memory',
+  comparisons: [
+    entrantRow('taskStore', 'createPerSecond', 'create (durable on resolve)', 'tasks/s', 'higher', 'lmdb', 'memory', {
+      note: NOTE,
+    }),
+    entrantRow('taskStore', 'getPerSecond', 'get (poll)', 'tasks/s', 'higher', 'lmdb', 'memory'),
+    entrantRow('taskStore', 'completePerSecond', 'complete (compare-and-set)', 'tasks/s', 'higher', 'lmdb', 'memory'),
+  ],
+};
+
+export const TASK_STORE_SIZE: SeriesListing = {
+  title: `The LMDB task store on disk: bytes per task after creating and completing ${TASKS.toLocaleString('en-US')} tasks`,
+  unit: 'bytes',
+  series: [{ label: 'lmdb', ref: { scenario: 'taskStore', entrant: 'lmdb', figure: 'bytesPerTask' } }],
+};
