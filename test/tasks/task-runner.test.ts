@@ -4,6 +4,7 @@
  * cancelling aborts the work and is idempotent on a final task; a report becomes the status message; a task
  * of an earlier boot reads failed; the time to live runs on the runtime's clock.
  */
+import { filter } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Runtime } from '../../lib/core/runtime';
 import { McpError } from '../../lib/jsonrpc/errors';
@@ -35,7 +36,7 @@ function runnerWith(
     purgeEveryMs: options.purgeEveryMs ?? 0,
   });
   runners.push(runner);
-  return { runner, store };
+  return { runner, store, runtime };
 }
 
 const statusOf = async (runner: TaskRunner, taskId: string) => (await runner.get(ALICE, taskId))?.status;
@@ -162,5 +163,23 @@ describe('TaskRunner', () => {
       await new Promise((resolve) => setTimeout(resolve, 1));
     }
     expect(await store.countOf(ALICE)).toBe(1);
+  });
+
+  it("shows each task's moves on the runtime's trace, as an actor of its system", async () => {
+    const { runner, runtime } = runnerWith();
+    const moves: string[] = [];
+    const subscription = runtime.trace$
+      .pipe(filter((event) => event.actor === 'task'))
+      .subscribe((event) => moves.push(`${event.from} -> ${event.to}`));
+    try {
+      const record = await runner.start(ALICE, REQUEST, async (task) => {
+        await task.report('half way');
+        return { content: [] };
+      });
+      await eventually(async () => (await statusOf(runner, record.taskId)) === 'completed', 'completion');
+      await eventually(() => moves.includes('working -> completed'), 'the completion on the trace');
+    } finally {
+      subscription.unsubscribe();
+    }
   });
 });
