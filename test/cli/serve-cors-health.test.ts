@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../lib/cli/run';
 import { itRefusesServeFlags, runCliCapturing } from '../helpers/cli-in-process';
-import { buildCli, LongRunning, runToEnd } from '../helpers/cli-process';
+import { ADDER_MODULE, buildCli, LongRunning, runToEnd } from '../helpers/cli-process';
 
 const APP = 'https://app.example';
 const OTHER = 'https://other.example';
@@ -23,13 +23,7 @@ const switchboard = (...args: string[]) => [process.execPath, built.cli, ...args
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'switchboard-serve-cors-'));
   built = await buildCli(join(dir, 'dist'));
-  writeFileSync(
-    file('adder.mjs'),
-    `import { defineServer } from './dist/index.mjs';
-export default defineServer({ name: 'adder', version: '1', tools: [{
-  name: 'add', inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } },
-  handler: ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }) }] });`,
-  );
+  writeFileSync(file('adder.mjs'), ADDER_MODULE);
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { itRefusesServeFlags, runCliCapturing } from '../helpers/cli-in-process';
 import { Client } from '../../lib/client/client';
 import { StreamableHttpClientTransport } from '../../transports/http/streamable-client';
-import { buildCli, freshConfigDirPerTest, LongRunning, runToEnd } from '../helpers/cli-process';
+import { ADDER_MODULE, buildCli, freshConfigDirPerTest, LongRunning, runToEnd } from '../helpers/cli-process';
 
 let dir: string;
 let built: { cli: string; index: string };
@@ -53,13 +53,7 @@ function selfSigned(name: string): void {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'switchboard-serve-http-'));
   built = await buildCli(join(dir, 'dist'));
-  writeFileSync(
-    file('adder.mjs'),
-    `import { defineServer } from './dist/index.mjs';
-export default defineServer({ name: 'adder', version: '1', tools: [{
-  name: 'add', inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } },
-  handler: ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }) }] });`,
-  );
+  writeFileSync(file('adder.mjs'), ADDER_MODULE);
   selfSigned('cert');
   selfSigned('other');
   writeFileSync(file('not-pem.txt'), 'this is not a certificate\n');

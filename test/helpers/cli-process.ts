@@ -229,3 +229,12 @@ export function freshConfigDirPerTest(parent: () => string): void {
     process.env['MCP_SWITCHBOARD_CONFIG_DIR'] = shared;
   });
 }
+
+/**
+ * A server module for `switchboard serve` with one tool, `add` (a + b), importing the package built by
+ * `buildCli` into `./dist` beside it.
+ */
+export const ADDER_MODULE = `import { defineServer } from './dist/index.mjs';
+export default defineServer({ name: 'adder', version: '1', tools: [{
+  name: 'add', inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } },
+  handler: ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }) }] });`;
