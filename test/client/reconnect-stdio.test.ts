@@ -8,23 +8,17 @@ import { Client } from '../../lib/client/client';
 import { StdioClientTransport } from '../../transports/stdio';
 import { cleanups } from '../helpers/cleanups';
 import { deferred } from '../helpers/fixtures';
-import { fixturePath } from '../helpers/paths';
 import { isAlive } from '../helpers/processes';
 import { within } from '../helpers/wait';
+import { reconnectServerTransport, SLOW_START_MS } from '../helpers/reconnect-fixture';
 
 const ERAS = ['handshake', 'modern'] as const;
-/** How long a child (node loading TypeScript through tsx, on a busy machine) has to answer its first request. */
-const SLOW_START_MS = 20_000;
 
 /** A client in `era`, connected to the reconnect fixture as a child; its policy starts a new child per attempt. */
 async function reconnectingStdioClient(era: (typeof ERAS)[number]) {
   const children: StdioClientTransport[] = [];
   const spawn = () => {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: ['--import', 'tsx', fixturePath('reconnect-server.ts')],
-      shutdown: { stdinGraceMs: 300, terminateGraceMs: 300 },
-    });
+    const transport = reconnectServerTransport();
     children.push(transport);
     return transport;
   };

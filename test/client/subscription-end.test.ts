@@ -6,24 +6,17 @@
 import { describe, expect, it } from 'vitest';
 import { Client } from '../../lib/client/client';
 import { ConnectionClosedError } from '../../lib/jsonrpc/errors';
-import { StdioClientTransport } from '../../transports/stdio';
 import { cleanups } from '../helpers/cleanups';
-import { fixturePath } from '../helpers/paths';
 import { isAlive } from '../helpers/processes';
 import { within } from '../helpers/wait';
 import { follow } from '../helpers/follow';
+import { reconnectServerTransport, SLOW_START_MS } from '../helpers/reconnect-fixture';
 
 const ERAS = ['handshake', 'modern'] as const;
-/** How long a child (node loading TypeScript through tsx, on a busy machine) has to answer its first request. */
-const SLOW_START_MS = 20_000;
 
 /** A client connected in `era` to the reconnect fixture, run as a child. */
 async function stdioClient(era: (typeof ERAS)[number]) {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: ['--import', 'tsx', fixturePath('reconnect-server.ts')],
-    shutdown: { stdinGraceMs: 300, terminateGraceMs: 300 },
-  });
+  const transport = reconnectServerTransport();
   const client = await new Client(
     { name: 'c', version: '1' },
     { era, eraCache: false, eraProbeTimeout: SLOW_START_MS },
