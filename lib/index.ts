@@ -208,6 +208,29 @@ export type {
   StatelessRequestHost,
 } from './server/context';
 export { Server, ServerConnection, type ServerConnectionEvents, type ServerOptions } from './server/server';
+
+// Tasks: tool calls that outlive their request and its connection (the 2025-11-25 form and the 2026-07-28
+// extension). The durable store, `LmdbTaskStore`, is Node only: `mcp-switchboard/tasks/lmdb`.
+export { continueAsTask, TaskCreated } from './server/tasks/continuation';
+export type { ServerTasks, TaskServingOptions } from './server/tasks/server-tasks';
+export type { TaskService } from './server/tasks/task-service';
+export type { CallOutcome } from './server/tools';
+export { MemoryTaskStore } from './tasks/memory-task-store';
+export {
+  DEFAULT_MAX_TASKS_PER_OWNER,
+  TaskExistsError,
+  TaskLimitError,
+  TaskNotFoundError,
+  TaskStoreError,
+  TaskTransitionError,
+  type TaskListOptions,
+  type TaskPage,
+  type TaskStore,
+  type TaskStoreOptions,
+} from './tasks/task-store';
+export { DEFAULT_TASK_TTL_MS, MAX_TASK_TTL_MS } from './tasks/task-runner';
+export { TASKS_EXTENSION_ID } from './tasks/task-wire';
+export { ANONYMOUS_TASK_OWNER, type TaskChange, type TaskError, type TaskOwner, type TaskRecord } from './tasks/types';
 export type { Page } from './server/listing';
 export { SubscriptionHub } from './server/subscriptions';
 export { UriTemplate, type UriTemplateValue } from './server/uri-template';
@@ -298,6 +321,11 @@ export {
   DEFAULT_MAX_INPUT_ROUNDS as DEFAULT_MAX_CLIENT_INPUT_ROUNDS,
   InputRequestError,
 } from './client/input-required';
+export type { ClientStreams } from './client/client-streams';
+export type { TaskCallOptions } from './client/tasks/client-tasks';
+export { TaskCancelledError, TaskHandle } from './client/tasks/task-handle';
+export { TASK_REF_VERSION, TaskRefError, type TaskRef } from './client/tasks/task-ref';
+export type { TaskStatus, TaskStatusView } from './client/tasks/task-view';
 
 // Authorization as the server and the client see it (the OAuth parts are in `mcp-switchboard/auth`).
 export type { AuthorizationRefusal, HttpAuthorization } from './auth/http-authorization';

@@ -1,6 +1,5 @@
-import { defer, EMPTY, filter, map, Observable } from 'rxjs';
-import type { QuitReason } from '../../machines/connection';
-import type { RequestOptions } from '../core/correlation';
+import type { Observable } from 'rxjs';
+import type { RequestCompletion, RequestOptions } from '../core/correlation';
 import { CapabilityNotSupportedError } from '../jsonrpc/errors';
 import type { JsonObject, JsonRpcNotification } from '../jsonrpc/types';
 import type {
@@ -11,7 +10,6 @@ import type {
   Implementation,
   ListToolsResult,
   LoggingLevel,
-  LoggingMessageParams,
   Prompt,
   ReadResourceResult,
   Resource,
@@ -21,18 +19,23 @@ import type {
 } from '../protocol/types';
 import type { Root } from '../protocol/client-features';
 import { RESOURCE_SEARCH_EXTENSION } from '../protocol/method-table';
-import { listChangeOf, type ChangeableList } from '../protocol/list-changes';
+import { listChangeOf } from '../protocol/list-changes';
 import { defaultValidator, type SchemaValidator } from '../validation/json-schema';
 import type { ToolArgumentsOf, ToolDefinition, ToolResultOf } from '../server/tools';
-import { ClientConnection, type ClientConnectionOptions, type ClientRequestOptions } from './client-connection';
-import { ListCache, type ResultCacheHints } from './list-cache';
-import type { ListChangesStatus } from './list-change-stream';
-import { listen as openListenStream, type ListenFilter, type ListenHost } from './listen';
+import type { Transport } from '../../transports/transport';
+import { type ClientConnectionOptions, type ClientRequestOptions, type ConnectOptions } from './client-connection';
+import { ClientLists } from './client-lists';
+import { ClientStreams } from './client-streams';
+import type { ListCache, ResultCacheHints } from './list-cache';
 import { collectPages, DEFAULT_MAX_LIST_PAGES } from './pages';
 import { checkRoots } from './roots';
 import { ResourceSubscriptions } from './resource-subscriptions';
-import { endingWithConnection } from './stream-end';
 import { ToolOutputChecks } from './tool-output';
+import { ClientTasks, type TaskCallOptions } from './tasks/client-tasks';
+import type { TaskHandle } from './tasks/task-handle';
+import { declaresTasks, taskAware } from './tasks/modern-task-calls';
+import type { TaskRef } from './tasks/task-ref';
+import type { TaskStatusView } from './tasks/task-view';
 
 export type { ClientRequestOptions, ConnectOptions } from './client-connection';
 export type { ListChangesState, ListChangesStatus } from './list-change-stream';
@@ -61,17 +64,21 @@ export interface PageCursor {
  * log level travels in each request. A client connects once; with a `reconnect` policy it reconnects on its
  * own when the connection is lost (lib/client/reconnect.ts), and stays the same client throughout.
  */
-export class Client extends ClientConnection {
+export class Client extends ClientStreams {
   /** List caches, created on first use (most clients never ask for one). */
-  private lists: { tools?: ListCache<Tool>; resources?: ListCache<Resource>; prompts?: ListCache<Prompt> } | undefined;
+  private lists: ClientLists | undefined;
   /** Undefined with `validateToolOutput: false`. */
   private readonly outputValidator: SchemaValidator | undefined;
   /** Made by the first complete `listTools` (most clients never check a tool's output). */
   private toolOutput: ToolOutputChecks | undefined;
   private resourceSubscriptions: ResourceSubscriptions | undefined;
   private readonly maxListPages: number;
-  /** List caches and `notifications$` subscribers: what keeps a stateless connection's list-change stream open. */
-  private listChangeNeedCount = 0;
+  /** The tasks followed (lib/client/tasks/), made on first use. */
+  private taskCalls: ClientTasks | undefined;
+  /** The listed tools' task support, by name (from the last `listTools`). */
+  private taskSupport: Map<string, 'forbidden' | 'optional' | 'required'> | undefined;
+  /** @internal The transport's endpoint, named in task references (`Transport.eraKey`). */
+  taskEndpoint: string | undefined;
 
   constructor(info: Implementation, options: ClientOptions = {}) {
     super(info, options);
@@ -84,65 +91,17 @@ export class Client extends ClientConnection {
    * listing is reused for its `ttlMs` at most (`ttlMs: 0`, the default of many servers: not at all).
    */
   get toolList(): ListCache<Tool> {
-    return this.listCache('tools', (hints) => this.collectTools(undefined, hints));
+    return this.listCaches.cache('tools', (hints) => this.collectTools(undefined, hints));
   }
 
   /** The server's resources, cached like `toolList` and re-listed after `notifications/resources/list_changed`. */
   get resourceList(): ListCache<Resource> {
-    return this.listCache('resources', (hints) => this.collectResources(undefined, hints));
+    return this.listCaches.cache('resources', (hints) => this.collectResources(undefined, hints));
   }
 
   /** The server's prompts, cached like `toolList` and re-listed after `notifications/prompts/list_changed`. */
   get promptList(): ListCache<Prompt> {
-    return this.listCache('prompts', (hints) => this.collectPrompts(undefined, hints));
-  }
-
-  /**
-   * Every notification from the server. In the stateless revision (2026-07-28), where list changes come on
-   * a `subscriptions/listen` stream, a subscriber keeps that stream open (see `listChangeStatus`). Like every
-   * stream of the client it completes on `close()` and errors with a `ConnectionClosedError` (its
-   * `quitReason` says why) when the connection ends otherwise; with a `reconnect` policy it goes on across
-   * reconnections and errors only when the client gives up.
-   */
-  override get notifications$(): Observable<JsonRpcNotification> {
-    const all = this.notificationsEndingAs('The notification stream');
-    return new Observable<JsonRpcNotification>((subscriber) => {
-      this.needListChanges();
-      const subscription = all.subscribe(subscriber);
-      return () => {
-        subscription.unsubscribe();
-        this.releaseListChanges();
-      };
-    });
-  }
-
-  /** @internal Every notification, without keeping the list-change stream open (what this client's own streams read). */
-  get serverNotifications$(): Observable<JsonRpcNotification> {
-    return super.notifications$;
-  }
-
-  /** @internal How many things need list changes now (a stateless connection reads it once its era is known). */
-  get listChangeNeeds(): number {
-    return this.listChangeNeedCount;
-  }
-
-  /**
-   * Whether the server's list changes reach `notifications$` and the list caches now, and how or why not.
-   * In the stateless revision they come on a `subscriptions/listen` stream that opens when a list cache is
-   * made or `notifications$` gets a subscriber, and closes when no subscriber is left and no cache exists;
-   * a server that refuses it (it holds a bounded number of them) gives `refused` and its reason.
-   */
-  get listChangeStatus(): ListChangesStatus {
-    return this.eraCalls.listChangesStatus;
-  }
-
-  /**
-   * `subscriptions/listen` (2026-07-28): the stream's notifications, the acknowledgement first
-   * (`acknowledgedFilter` reads what the server agreed to); one listen request per subscriber, cancelled on
-   * unsubscribe.
-   */
-  listen(filter: ListenFilter): Observable<JsonRpcNotification> {
-    return openListenStream(this.streamHost(), filter);
+    return this.listCaches.cache('prompts', (hints) => this.collectPrompts(undefined, hints));
   }
 
   /** The stateless revision has no ping: `server/discover` is the round trip that shows the server is there. */
@@ -187,6 +146,47 @@ export class Client extends ClientConnection {
       options,
     );
     return this.toolOutput ? this.toolOutput.checked(name, pending) : pending;
+  }
+
+  // ---- tasks -------------------------------------------------------------------------------------
+
+  /**
+   * Calls a tool as a task, in either era (2025-11-25 `params.task`, or the 2026-07-28 tasks extension), and
+   * resolves once the server made the task: the handle's `status$` follows it (polls at the server's interval,
+   * and in 2025-11-25 its status notifications), `result` is the tool's result, `ref` reopens it from another
+   * client (`reopenTask`); the task's input requests reach this client's handlers. A server that makes no task
+   * (a tool without task support, a server without tasks) runs the call at once: the handle is already final.
+   */
+  callToolAsTask(name: string, args?: JsonObject, options?: TaskCallOptions): Promise<TaskHandle> {
+    return this.tasks.callTool(name, args, options);
+  }
+
+  /**
+   * Follows a task made earlier (by this client, or one before a restart) from its `ref`: the ref must name this
+   * client's era, server and endpoint, or it is refused (`TaskRefError`) before anything is sent.
+   */
+  reopenTask(ref: TaskRef | string, options?: Pick<TaskCallOptions, 'pollIntervalMs'>): Promise<TaskHandle> {
+    return this.tasks.reopen(ref, options);
+  }
+
+  /** The status of task `taskId` now (`tasks/get`). */
+  getTask(taskId: string, options?: ClientRequestOptions): Promise<TaskStatusView> {
+    return this.tasks.get(taskId, options);
+  }
+
+  /** Cancels task `taskId` (`tasks/cancel`). */
+  cancelTask(taskId: string, options?: ClientRequestOptions): Promise<void> {
+    return this.tasks.cancel(taskId, options);
+  }
+
+  /** The tasks the server lists for this client (`tasks/list`, 2025-11-25; `MethodRemovedError` in 2026-07-28). */
+  listTasks(options?: ClientRequestOptions): Promise<TaskStatusView[]> {
+    return this.tasks.list(options);
+  }
+
+  /** @internal How many tasks this client follows now. */
+  get followedTasks(): number {
+    return this.taskCalls?.followed ?? 0;
   }
 
   // ---- resources ---------------------------------------------------------------------------------
@@ -282,14 +282,6 @@ export class Client extends ClientConnection {
     return this.eraCalls.setLogLevel(level, options);
   }
 
-  /** The server's log messages (`notifications/message`); it ends as `notifications$` does. */
-  get logs$(): Observable<LoggingMessageParams> {
-    return this.notificationsEndingAs('The log stream').pipe(
-      filter((notification) => notification.method === 'notifications/message'),
-      map((notification) => notification.params as unknown as LoggingMessageParams),
-    );
-  }
-
   // ---- client features ---------------------------------------------------------------------------
 
   /** The roots offered to the server (a `roots` option declares them). */
@@ -315,36 +307,50 @@ export class Client extends ClientConnection {
     return this.eraCalls.rootsChanged();
   }
 
-  /**
-   * URL-mode elicitations the server reports as completed (`notifications/elicitation/complete`); it ends as
-   * `notifications$` does.
-   */
-  get elicitationComplete$(): Observable<{ readonly elicitationId: string }> {
-    return this.notificationsEndingAs('The elicitation completion stream').pipe(
-      filter((notification) => notification.method === 'notifications/elicitation/complete'),
-      map((notification) => notification.params as unknown as { elicitationId: string }),
-    );
+  // ---- internals ---------------------------------------------------------------------------------
+
+  override connect(transport: Transport, options?: ConnectOptions): Promise<this> {
+    this.taskEndpoint ??= transport.eraKey;
+    return super.connect(transport, options);
   }
 
-  // ---- internals ---------------------------------------------------------------------------------
+  /** @internal A `tools/call` that declares the tasks extension may be answered with a task (`taskAware`). */
+  override sendAsIs(
+    method: string,
+    params: JsonObject | undefined,
+    options: ClientRequestOptions | undefined,
+    completion?: RequestCompletion,
+  ): Promise<JsonObject> {
+    const aware = completion && declaresTasks(params) ? taskAware(completion) : completion;
+    return super.sendAsIs(method, params, options, aware);
+  }
+
+  private get tasks(): ClientTasks {
+    return (this.taskCalls ??= new ClientTasks({
+      client: this,
+      maxListPages: this.maxListPages,
+      taskSupportOf: (name) => this.taskSupport?.get(name),
+      checkedResult: (name, result) =>
+        this.toolOutput?.checked(name, Promise.resolve(result)) ?? Promise.resolve(result),
+    }));
+  }
 
   /** A `list_changed`, on the session or on the list-change stream of the stateless revision alike. */
   protected override onNotification(message: JsonRpcNotification): void {
     const list = listChangeOf(message.method)?.list;
     if (list === 'tools') this.toolOutput?.forget();
-    if (list) this.lists?.[list]?.invalidate();
+    if (list) this.lists?.invalidate(list);
   }
 
   protected override onClosed(): void {
     super.onClosed();
-    const reason = this.quitReason;
-    for (const [name, cache] of Object.entries(this.lists ?? {})) cache.close(reason, listStreamName(name));
+    this.lists?.close(this.quitReason);
   }
 
   /** @internal Reconnected: the lists may have changed while the client was away, so the caches list them again. */
   protected override onReconnected(): void {
     this.toolOutput?.forget();
-    for (const cache of Object.values(this.lists ?? {})) cache.invalidate();
+    this.lists?.invalidateAll();
   }
 
   /** Every tool; with `hints`, the cache hints of each page are added to it. */
@@ -352,6 +358,7 @@ export class Client extends ClientConnection {
     const page = (cursor: string | undefined) => this.listToolsPage(cursor, options);
     const listed = await collectPages<Tool, 'tools'>('tools/list', 'tools', page, this.maxListPages, hints);
     const tools = this.eraCalls.usableTools(listed);
+    this.taskSupport = new Map(tools.map((tool) => [tool.name, tool.execution?.taskSupport ?? 'forbidden']));
     if (this.outputValidator) (this.toolOutput ??= new ToolOutputChecks(this.outputValidator)).remember(tools);
     return tools;
   }
@@ -366,60 +373,15 @@ export class Client extends ClientConnection {
     return collectPages<Prompt, 'prompts'>('prompts/list', 'prompts', page, this.maxListPages, hints);
   }
 
-  /**
-   * The cache of list `name`. A stateless-revision listing brings its pages' cache hints (`ttlMs`,
-   * `cacheScope`: see `ListCache`); a handshake-era one has none and is kept until the list changes.
-   */
-  private listCache<T>(
-    name: ChangeableList,
-    list: (hints: ResultCacheHints[] | undefined) => Promise<readonly T[]>,
-  ): ListCache<T> {
-    const lists = (this.lists ??= {}) as Record<ChangeableList, ListCache<T> | undefined>;
-    const cached = lists[name];
-    if (cached) return cached;
-    // A cache lives as long as the client: it needs list changes until then.
-    this.needListChanges();
-    const cache = (lists[name] = new ListCache(
-      () => this.eraCalls.listing(list),
-      (error) => this.logger.warn(`Could not refresh the ${name} list after list_changed`, error),
-      this.clock,
-    ));
-    if (this.state === 'closed') cache.close(this.quitReason, listStreamName(name));
-    return cache;
-  }
-
-  private needListChanges(): void {
-    this.listChangeNeedCount++;
-    this.eraCalls.needListChanges();
-  }
-
-  private releaseListChanges(): void {
-    this.listChangeNeedCount--;
-    this.eraCalls.releaseListChanges();
-  }
-
-  /** Why the connection ended (the first reason given), once it has begun to end. */
-  private get quitReason(): QuitReason | undefined {
-    return this.actor.getSnapshot().data.quitReason;
-  }
-
-  /**
-   * Every notification, for a public stream named `what`: it completes on `close()` and errors otherwise
-   * (lib/client/stream-end.ts), also for a subscriber that comes after the end.
-   */
-  private notificationsEndingAs(what: string): Observable<JsonRpcNotification> {
-    const live = defer(() => (this.state === 'closed' ? EMPTY : this.serverNotifications$));
-    return endingWithConnection(live, what, () => this.quitReason);
-  }
-
-  /** This client as the host of a listen stream of its own, whose reading of notifications needs no list changes. */
-  private streamHost(): ListenHost {
-    return {
-      notifications$: this.serverNotifications$,
-      closed: this.closed,
-      request: (m, p, o) => this.request(m, p, o),
-      reconnected$: this.reconnected$,
-    };
+  /** The list caches, made on first use (most clients never ask for one). */
+  private get listCaches(): ClientLists {
+    return (this.lists ??= new ClientLists({
+      clock: this.clock,
+      logger: this.logger,
+      needListChanges: () => this.needListChanges(),
+      listing: (list) => this.eraCalls.listing(list),
+      closedFor: () => (this.state === 'closed' ? { reason: this.quitReason } : undefined),
+    }));
   }
 
   private call<T>(
@@ -433,9 +395,4 @@ export class Client extends ClientConnection {
 
 function pageParams(cursor: string | undefined): JsonObject | undefined {
   return cursor === undefined ? undefined : { cursor };
-}
-
-/** What a list cache's `changes$` is called in the error that ends it. */
-function listStreamName(list: string): string {
-  return `The ${list} list stream`;
 }

@@ -85,7 +85,8 @@ export function markRetried(result: object): void {
  */
 export function needsInput(result: JsonObject, method: string): boolean {
   const resultType = result.resultType;
-  if (resultType === undefined || resultType === 'complete') return false;
+  // A task (the tasks extension) is final here: the task itself is followed apart (lib/client/tasks).
+  if (resultType === undefined || resultType === 'complete' || resultType === 'task') return false;
   if (resultType === 'input_required') return true;
   throw new ProtocolViolationError(`The ${method} result has an unknown resultType ${excerpt(resultType)}`);
 }

@@ -30,11 +30,14 @@ export const MCP_PARAM_HEADER_PREFIX = 'Mcp-Param-';
 /** The schema extension keyword that designates a tool parameter to mirror. */
 export const X_MCP_HEADER = 'x-mcp-header';
 
-/** The methods whose request carries `Mcp-Name`, and the `params` member it mirrors. */
-export const NAME_SOURCES: ReadonlyMap<string, 'name' | 'uri'> = new Map([
+/** The methods whose request carries `Mcp-Name`, and the `params` member it mirrors (the tasks extension's: the task). */
+export const NAME_SOURCES: ReadonlyMap<string, 'name' | 'uri' | 'taskId'> = new Map([
   ['tools/call', 'name'],
   ['prompts/get', 'name'],
   ['resources/read', 'uri'],
+  ['tasks/get', 'taskId'],
+  ['tasks/update', 'taskId'],
+  ['tasks/cancel', 'taskId'],
 ]);
 
 interface RequestLike {

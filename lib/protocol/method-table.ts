@@ -67,6 +67,11 @@ export interface MethodRow {
   readonly movedTo?: string;
   /** Not MCP: the extension (ours) that defines it, declared under `capabilities.experimental[extension]`. */
   readonly extension?: string;
+  /**
+   * The stateless era's column as the MCP extension `movedTo` (or the one that added the method) defines it:
+   * served by a server that declares the extension under `capabilities.extensions`.
+   */
+  readonly extensionColumn?: MethodSpec;
 }
 
 /** The experimental capability key under which a server offers our `resources/search` extension. */
@@ -124,6 +129,9 @@ const NO_HANDSHAKE = removed(
 );
 const TASKS_MOVED = removed(`tasks moved to the ${TASKS_EXTENSION} extension`);
 
+/** A request of the stateless era's tasks extension, declared by `capabilities.extensions[TASKS_EXTENSION]`. */
+const tasksExtensionRequest = (): MethodSpec => request('toServer', STATELESS, ['extensions', TASKS_EXTENSION]);
+
 /** Each list's `list_changed`, in both eras, announced by the sender's `<list>.listChanged`. */
 const LIST_CHANGED_ROWS: readonly MethodRow[] = LIST_CHANGES.map(({ list, method, capability }) => ({
   method,
@@ -178,10 +186,21 @@ export const METHOD_TABLE: readonly MethodRow[] = Object.freeze(
       handshake: request('toClient', '2025-06-18', ['elicitation']),
       stateless: request('toClient', STATELESS, ['elicitation'], { inputRequest: true }),
     },
-    { method: 'tasks/get', handshake: request('both', '2025-11-25', ['tasks']), movedTo: TASKS_EXTENSION },
+    {
+      method: 'tasks/get',
+      handshake: request('both', '2025-11-25', ['tasks']),
+      movedTo: TASKS_EXTENSION,
+      extensionColumn: tasksExtensionRequest(),
+    },
     { method: 'tasks/result', handshake: request('both', '2025-11-25', ['tasks']), removed: TASKS_MOVED },
     { method: 'tasks/list', handshake: request('both', '2025-11-25', ['tasks', 'list']), removed: TASKS_MOVED },
-    { method: 'tasks/cancel', handshake: request('both', '2025-11-25', ['tasks', 'cancel']), movedTo: TASKS_EXTENSION },
+    {
+      method: 'tasks/cancel',
+      handshake: request('both', '2025-11-25', ['tasks', 'cancel']),
+      movedTo: TASKS_EXTENSION,
+      extensionColumn: tasksExtensionRequest(),
+    },
+    { method: 'tasks/update', extensionColumn: tasksExtensionRequest() },
     {
       method: 'resources/search',
       extension: RESOURCE_SEARCH_EXTENSION,

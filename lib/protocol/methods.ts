@@ -27,7 +27,10 @@ export interface EraMethods {
   readonly removed: Readonly<Record<string, Removal>>;
   /** The era's JSON-RPC requests a client may send (not those carried in results). */
   readonly clientRequests: Readonly<Record<string, MethodSpec>>;
-  /** Our extension methods (not MCP) in this era: declared under `capabilities.experimental`. */
+  /**
+   * Extension methods in this era: ours (not MCP), declared under `capabilities.experimental`, and the MCP
+   * extensions' (the stateless era's tasks), declared under `capabilities.extensions`.
+   */
   readonly extensions: Readonly<Record<string, MethodSpec>>;
 }
 
@@ -44,6 +47,7 @@ function eraMethods(era: ProtocolEra): EraMethods {
   for (const row of METHOD_TABLE) {
     const spec = row[era];
     if (era === 'stateless' && row.removed) removed[row.method] = row.removed;
+    if (era === 'stateless' && row.extensionColumn) extensions[row.method] = row.extensionColumn;
     if (!spec) continue;
     if (row.extension) extensions[row.method] = spec;
     else {

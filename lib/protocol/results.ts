@@ -74,8 +74,12 @@ function modernRule(method: string, base: Rule | undefined): Rule {
         return { path: 'resultType', message: `"input_required" is not allowed for ${method}` };
       return inputRequiredProblem(result);
     }
+    if (type === 'task') {
+      if (method !== 'tools/call') return { path: 'resultType', message: `"task" is not allowed for ${method}` };
+      return createdTaskProblem(result);
+    }
     if (type !== undefined && type !== 'complete')
-      return { path: 'resultType', message: 'must be "complete" or "input_required"' };
+      return { path: 'resultType', message: 'must be "complete", "input_required" or "task"' };
     return cacheHintProblem(result) ?? base?.(result);
   };
 }
@@ -86,6 +90,20 @@ function cacheHintProblem(result: Record<string, unknown>): ReturnType<Rule> {
     return { path: 'ttlMs', message: 'must be a non-negative integer' };
   if (result.cacheScope !== undefined && !CACHE_SCOPES.has(result.cacheScope))
     return { path: 'cacheScope', message: 'must be "public" or "private"' };
+  return undefined;
+}
+
+/** The tasks extension's `CreateTaskResult` (a `tools/call` the server made a task): the task, nothing of its end. */
+function createdTaskProblem(result: Record<string, unknown>): ReturnType<Rule> {
+  for (const key of ['taskId', 'status', 'createdAt', 'lastUpdatedAt']) {
+    if (typeof result[key] !== 'string') return { path: key, message: 'must be a string' };
+  }
+  const ttl = result.ttlMs;
+  if (ttl !== null && !(typeof ttl === 'number' && Number.isInteger(ttl) && ttl > 0))
+    return { path: 'ttlMs', message: 'must be null or a positive integer' };
+  const poll = result.pollIntervalMs;
+  if (poll !== undefined && !(typeof poll === 'number' && Number.isInteger(poll) && poll > 0))
+    return { path: 'pollIntervalMs', message: 'must be a positive integer' };
   return undefined;
 }
 

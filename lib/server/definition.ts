@@ -1,7 +1,7 @@
-import { RESOURCE_SEARCH_EXTENSION } from '../protocol/method-table';
+import { RESOURCE_SEARCH_EXTENSION, TASKS_EXTENSION } from '../protocol/method-table';
 import { deepFreeze } from '../core/freeze';
 import type { Implementation, Resource, ServerCapabilities } from '../protocol/types';
-import { SUPPORTED_PROTOCOL_VERSIONS, type ProtocolVersion } from '../protocol/versions';
+import { isAtLeast, SUPPORTED_PROTOCOL_VERSIONS, type ProtocolVersion } from '../protocol/versions';
 import { defaultValidator, type SchemaValidator } from '../validation/json-schema';
 import { PromptCatalog, type PromptSpec } from './prompts';
 import { ResourceCatalog, type ResourceDefinition, type ResourceTemplateDefinition } from './resources';
@@ -91,7 +91,11 @@ export class ServerDefinition implements ScopeRequirements, ItemScopes {
   readonly modernProtocolVersions: readonly string[];
   readonly cacheHints: CacheHints | undefined;
   readonly hideUnauthorized: boolean;
+  /** What the server declares in every revision; `capabilitiesAt` adds what only some revisions have (tasks). */
   readonly capabilities: ServerCapabilities;
+  /** Whether a tool may run as a task (`execution.taskSupport` optional or required): the server serves tasks. */
+  readonly servesTasks: boolean;
+  private readonly capabilitiesByVersion = new Map<string, ServerCapabilities>();
 
   private constructor(
     private readonly spec: ServerSpec,
@@ -147,7 +151,22 @@ export class ServerDefinition implements ScopeRequirements, ItemScopes {
             experimental: { ...spec.experimental, ...(spec.searchResources && { [RESOURCE_SEARCH_EXTENSION]: {} }) },
           })
         : baseCapabilities(this);
+    this.servesTasks = this.tools?.definitions.some((tool) => taskSupportOf(tool) !== 'forbidden') ?? false;
     Object.freeze(this);
+  }
+
+  /**
+   * What the server declares to a client of `version`: `capabilities`, and its tasks in the revision's form
+   * (2025-11-25: `tasks`; the stateless revision: the extension under `extensions`; older: none).
+   */
+  capabilitiesAt(version: string): ServerCapabilities {
+    if (!this.servesTasks) return this.capabilities;
+    let declared = this.capabilitiesByVersion.get(version);
+    if (declared === undefined) {
+      declared = deepFreeze(withTasks(this.capabilities, version));
+      this.capabilitiesByVersion.set(version, declared);
+    }
+    return declared;
   }
 
   static create(spec: ServerSpec): ServerDefinition {
@@ -226,6 +245,21 @@ function replaced<T>(current: readonly T[] | undefined, additions: readonly T[],
 function removed<T>(current: readonly T[] | undefined, keys: readonly string[], key: (item: T) => string): T[] {
   const gone = new Set(keys);
   return (current ?? []).filter((item) => !gone.has(key(item)));
+}
+
+/** A tool's `execution.taskSupport` (absent: forbidden). */
+export function taskSupportOf(tool: { readonly execution?: { readonly taskSupport?: string } }): string {
+  return tool.execution?.taskSupport ?? 'forbidden';
+}
+
+/** The 2025-11-25 `tasks` capability: tool calls as tasks, listed and cancellable. */
+const HANDSHAKE_TASKS_CAPABILITY = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
+
+function withTasks(capabilities: ServerCapabilities, version: string): ServerCapabilities {
+  if (isModernVersion(version)) {
+    return { ...capabilities, extensions: { ...(capabilities.extensions as object), [TASKS_EXTENSION]: {} } };
+  }
+  return isAtLeast(version, '2025-11-25') ? { ...capabilities, tasks: HANDSHAKE_TASKS_CAPABILITY } : capabilities;
 }
 
 const sharedCapabilities = new Map<string, ServerCapabilities>();

@@ -4,44 +4,17 @@ import type { RequestContext } from '../core/request-context';
 import { ErrorCode, invalidParams, McpError } from '../jsonrpc/errors';
 import type { JsonObject } from '../jsonrpc/types';
 import { shape } from '../protocol/shape';
-import {
-  LOGGING_LEVELS,
-  type ClientCapabilities,
-  type Implementation,
-  type InitializeResult,
-  type LoggingLevel,
-} from '../protocol/types';
-import { negotiateVersion, type ProtocolVersion } from '../protocol/versions';
+import { LOGGING_LEVELS, type Implementation, type InitializeResult, type LoggingLevel } from '../protocol/types';
+import { negotiateVersion } from '../protocol/versions';
 import { grantsAll } from '../auth/server/scopes';
 import { complete } from './completion';
-import type { ListName, ServerHost, ServerSessionHost } from './context';
-import type { ServerDefinition } from './definition';
+import type { ListName } from './context';
 import { unknownPrompt } from './prompts';
 import { resourceNotFound, type ResourceCatalog } from './resources';
-import type { SubscriptionHub } from './subscriptions';
-import { unknownTool } from './tools';
+import { callTool, HANDSHAKE_TASK_HANDLERS } from './tasks/task-handlers';
+import type { ServerHandlersHost, SessionHandlersHost } from './handler-host';
 
-/** What the handlers of both eras need of their host besides what every request has: the definition and list reads. */
-export interface ServedDefinition {
-  /** The server's definition when the request arrived (it may change while a session lives). */
-  readonly definition: ServerDefinition;
-  /** A list was read (the hub hears of it through the connection's `listed` event). */
-  listed(list: ListName): void;
-}
-
-/** The host the handlers of both eras run on. */
-export type ServerHandlersHost = ServerHost & ServedDefinition;
-
-/** What the handshake era's own handlers need: the handshake, the session's log level and resource subscriptions. */
-export interface SessionHandlersHost extends ServedDefinition, ServerSessionHost {
-  readonly subscriptions: SubscriptionHub;
-  acceptInitialize(
-    protocolVersion: ProtocolVersion,
-    capabilities: ClientCapabilities,
-    clientInfo: Implementation,
-  ): InitializeResult;
-  setLogLevel(level: LoggingLevel): void;
-}
+export type { ServedDefinition, ServerHandlersHost, SessionHandlersHost } from './handler-host';
 
 type Context = RequestContext<ServerHandlersHost>;
 type SessionContext = RequestContext<SessionHandlersHost>;
@@ -66,11 +39,7 @@ function initialize(context: SessionContext, params: JsonObject | undefined): In
 const tools = {
   'tools/list': (context: Context, params: JsonObject | undefined) =>
     pageOf(context, params, 'tools', context.connection.definition.tools, (tools, ...page) => tools.list(...page)),
-  'tools/call': (context: Context, params: JsonObject | undefined) => {
-    const catalog = context.connection.definition.tools;
-    if (!catalog) throw unknownTool(params?.name);
-    return catalog.call(params, context);
-  },
+  'tools/call': callTool,
 };
 
 const resources = {
@@ -159,6 +128,7 @@ export const SESSION_HANDLERS: HandlerTable<SessionHandlersHost> = handlerTable<
   ping: () => ({}),
   ...SHARED_HANDLERS,
   ...session,
+  ...HANDSHAKE_TASK_HANDLERS,
 });
 
 type PageRequest = [cursor: unknown, version: string, pageSize: number, granted: readonly string[] | undefined];

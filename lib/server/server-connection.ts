@@ -31,13 +31,15 @@ import {
 import type { ProtocolVersion } from '../protocol/versions';
 import type { ListName } from './context';
 import type { ServerDefinition } from './definition';
-import { SESSION_HANDLERS, type SessionHandlersHost } from './handlers';
+import { SESSION_HANDLERS } from './handlers';
+import type { SessionHandlersHost } from './handler-host';
 import { ModernRequest, type ModernHost, type ModernServing, type RequestStream } from './modern/modern-request';
 import type { RequestContext } from '../core/request-context';
 import type { RunChannel } from '../core/handler-run';
 import type { EraPolicy } from '../protocol/era';
 import type { HeaderSource } from '../protocol/header-value';
 import type { SubscriptionHub } from './subscriptions';
+import type { ServerTasks } from './tasks/server-tasks';
 
 /** What a connection needs of the server that made it (`Server` is one). */
 export interface ConnectionServer extends ModernServing {
@@ -120,6 +122,11 @@ export class ServerConnection extends Connection {
     return this.server.definition;
   }
 
+  /** The server's tasks, when it serves any. */
+  get tasks(): ServerTasks | undefined {
+    return this.server.tasks;
+  }
+
   /** The resource subscriptions of the server's connections. */
   get subscriptions(): SubscriptionHub {
     return this.server.subscriptions;
@@ -159,7 +166,8 @@ export class ServerConnection extends Connection {
     clientInfo: Implementation,
   ): InitializeResult {
     const definition = this.definition;
-    this.declared = definition.capabilities;
+    const declared = definition.capabilitiesAt(protocolVersion);
+    this.declared = declared;
     this.announceVersion(protocolVersion);
     this.transition({
       type: 'initialize.accepted',
@@ -169,7 +177,7 @@ export class ServerConnection extends Connection {
     });
     return {
       protocolVersion,
-      capabilities: definition.capabilities,
+      capabilities: declared,
       serverInfo: shape('Implementation', definition.info, protocolVersion),
       ...(definition.instructions !== undefined && { instructions: definition.instructions }),
     };

@@ -28,6 +28,7 @@ import { ModernRequest, type InputRoundSettings, type ModernHost } from './moder
 import { ReplyChannel } from './modern/reply-channel';
 import { eraPolicyOf, MODERN_HANDLERS } from './modern/handlers';
 import { ServerConnection } from './server-connection';
+import { ServerTasks, type TaskServingOptions } from './tasks/server-tasks';
 
 export { ServerConnection, type ServerConnectionEvents } from './server-connection';
 
@@ -43,6 +44,11 @@ export interface ServerOptions extends ConnectionOptions {
   readonly events?: ServerEventBus;
   /** Open `subscriptions/listen` streams beyond which a new one is refused (`DEFAULT_MAX_LISTEN_STREAMS`). */
   readonly maxListenStreams?: number;
+  /**
+   * How tool calls that run as tasks (`execution.taskSupport`) are kept: the store (default in memory;
+   * `LmdbTaskStore` from `mcp-switchboard/tasks/lmdb` keeps them across restarts), poll interval, time to live.
+   */
+  readonly tasks?: TaskServingOptions;
 }
 
 /**
@@ -60,6 +66,7 @@ export class Server implements ModernServer {
   private ownRuntime: Runtime | undefined;
   private current: ServerDefinition;
   private resourceSubscriptions: SubscriptionHub | undefined;
+  private serverTasks: ServerTasks | undefined;
   private readonly live = new Set<ServerConnection>();
   /** Lists changed since the last announcement (created with the first change). */
   private changed: Set<ChangeableList> | undefined;
@@ -103,6 +110,17 @@ export class Server implements ModernServer {
   /** The actor system and trace stream of this server's connections and modern exchanges (made on first use). */
   get runtime(): Runtime {
     return (this.ownRuntime ??= this.options.runtime ?? defaultRuntime());
+  }
+
+  /**
+   * The server's tasks, once it serves any (a tool of its definition supports tasks): made on first use, kept
+   * while the server lives (a later definition without such tools still answers for the tasks made).
+   */
+  get tasks(): ServerTasks | undefined {
+    if (this.serverTasks === undefined && this.current.servesTasks) {
+      this.serverTasks = new ServerTasks(this.options.tasks ?? {}, this.runtime, this.logger);
+    }
+    return this.serverTasks;
   }
 
   /** @internal The revisions `server/discover` names. */
@@ -213,7 +231,9 @@ export class Server implements ModernServer {
   /** Closes every connection. */
   async close(): Promise<QuitReason[]> {
     await this.streams?.close();
-    return Promise.all([...this.live].map((connection) => connection.close()));
+    const quits = await Promise.all([...this.live].map((connection) => connection.close()));
+    await this.serverTasks?.close();
+    return quits;
   }
 
   /** @internal */

@@ -17,6 +17,7 @@ import { Listing, listResult } from './listing';
 import { peerText } from './peer-text';
 import type { ServerContext } from './context';
 import { checkScopes } from '../auth/server/scopes';
+import { TaskContinuation, taskStarterOf, type TaskCreated } from './tasks/continuation';
 
 /** A tool's result as a handler may write it: `content` optional beside `structuredContent`. */
 export interface ToolResult<Structured = JsonObject> {
@@ -61,6 +62,12 @@ export interface ToolSpec<I = undefined, O = undefined> extends Omit<Tool, 'inpu
    * `insufficient_scope` otherwise, which sends the client to step up). Not listed to clients.
    */
   readonly scopes?: readonly string[];
+  /**
+   * For a tool with `execution.taskSupport`: when a call that can be a task becomes one. `call` (default):
+   * before the handler runs. `handler`: the handler starts in the request and makes the rest a task by
+   * returning `continueAsTask(work)` (lib/server/tasks/continuation.ts). Not listed to clients.
+   */
+  readonly taskStart?: 'call' | 'handler';
 }
 
 declare const toolTypes: unique symbol;
@@ -72,6 +79,7 @@ declare const toolTypes: unique symbol;
 export interface ToolDefinition<Args = JsonObject, Structured = JsonObject, CallerArgs = Args> extends Tool {
   readonly handler: ToolHandler<Args, ToolReturn<Structured>>;
   readonly scopes?: readonly string[];
+  readonly taskStart?: 'call' | 'handler';
   readonly [toolTypes]?: { readonly arguments: CallerArgs; readonly structured: Structured };
 }
 
@@ -125,6 +133,7 @@ export function defineTool(tool: ToolSpec<any, any>): ToolDefinition<any, any> {
   const owner = `Tool ${tool.name}`;
   if (typeof tool.handler !== 'function') throw new TypeError(`${owner}: handler must be a function`);
   checkScopes(owner, tool.scopes);
+  checkTaskSupport(owner, tool);
   const input =
     tool.inputSchema === undefined ? undefined : resolveSchema(owner, 'inputSchema', tool.inputSchema, 'input');
   const output =
@@ -143,6 +152,22 @@ export function defineTool(tool: ToolSpec<any, any>): ToolDefinition<any, any> {
   }
   defined.add(definition);
   return definition;
+}
+
+const TASK_SUPPORT: readonly unknown[] = ['forbidden', 'optional', 'required'];
+
+function checkTaskSupport(owner: string, tool: ToolSpec<any, any>): void {
+  const support = tool.execution?.taskSupport;
+  if (support !== undefined && !TASK_SUPPORT.includes(support)) {
+    throw new TypeError(`${owner}: execution.taskSupport must be one of ${TASK_SUPPORT.join(', ')}`);
+  }
+  if (tool.taskStart === undefined) return;
+  if (tool.taskStart !== 'call' && tool.taskStart !== 'handler') {
+    throw new TypeError(`${owner}: taskStart must be 'call' or 'handler'`);
+  }
+  if ((support ?? 'forbidden') === 'forbidden') {
+    throw new TypeError(`${owner}: taskStart needs execution.taskSupport 'optional' or 'required'`);
+  }
 }
 
 /**
@@ -196,7 +221,7 @@ class ToolEntry {
 }
 
 function wireForm(definition: ToolDefinition<any>): Tool {
-  const { handler: _handler, scopes: _scopes, ...tool } = definition;
+  const { handler: _handler, scopes: _scopes, taskStart: _taskStart, ...tool } = definition;
   return Object.freeze(tool);
 }
 
@@ -246,8 +271,11 @@ export class ToolCatalog {
     return listResult('tools', this.listing.page(cursor, version, pageSize, granted));
   }
 
-  /** Runs `tools/call`. Protocol errors throw `McpError`; tool failures come back as `isError` results. */
-  call(params: JsonObject | undefined, context: ServerContext): CallToolResult | Promise<CallToolResult> {
+  /**
+   * Runs `tools/call`. Protocol errors throw `McpError`; tool failures come back as `isError` results; a
+   * handler that continued as a task (`continueAsTask`) where the request can hold one gives `TaskCreated`.
+   */
+  call(params: JsonObject | undefined, context: ServerContext): CallOutcome {
     const name = params?.name;
     if (typeof name !== 'string') throw invalidParams('tools/call needs a string "name"');
     const args = params!.arguments ?? {};
@@ -267,6 +295,9 @@ export class ToolCatalog {
     return problems ? invalidArguments(name, problems) : run(call, args);
   }
 }
+
+/** What a call comes to: its result, or the task it became. */
+export type CallOutcome = CallToolResult | TaskCreated | Promise<CallToolResult | TaskCreated>;
 
 /** One call in flight: its tool, its context and the revision its result is shaped for. */
 interface Call {
@@ -291,20 +322,34 @@ function invalidArguments(name: string, problems: readonly string[]): CallToolRe
   return toolError(`Invalid arguments for tool ${name}: ${problems.map((problem) => clipText(problem)).join('; ')}`);
 }
 
-function runWith(call: Call, verdict: StandardVerdict): CallToolResult | Promise<CallToolResult> {
+function runWith(call: Call, verdict: StandardVerdict): CallOutcome {
   return verdict.problems ? invalidArguments(call.entry.definition.name, verdict.problems) : run(call, verdict.value);
 }
 
-function run(call: Call, args: unknown): CallToolResult | Promise<CallToolResult> {
-  let result: ToolReturn<unknown> | Promise<ToolReturn<unknown>>;
+function run(call: Call, args: unknown): CallOutcome {
+  return settle(call, () => call.entry.definition.handler(args, call.context));
+}
+
+/** Runs `invoke` (the handler, or the work it continued as a task) and makes its value the call's outcome. */
+function settle(call: Call, invoke: () => unknown): CallOutcome {
+  let result: unknown;
   try {
-    result = call.entry.definition.handler(args, call.context);
+    result = invoke();
   } catch (error) {
     return failure(error);
   }
   return isThenable(result)
-    ? Promise.resolve(result).then((value) => finish(call, value), failure)
-    : finish(call, result);
+    ? Promise.resolve(result).then((value) => outcomeOf(call, value), failure)
+    : outcomeOf(call, result);
+}
+
+function outcomeOf(call: Call, value: unknown): CallOutcome {
+  if (!(value instanceof TaskContinuation)) return finish(call, value as ToolReturn<unknown>);
+  // The rest runs as a task when the request can hold one, else here (in a task already, it has no starter).
+  const runIn = (context: ServerContext) =>
+    settle({ ...call, context }, () => value.work(context)) as CallToolResult | Promise<CallToolResult>;
+  const start = taskStarterOf(call.context);
+  return start ? start(runIn) : runIn(call.context);
 }
 
 /** -32602 for a `tools/call` naming no tool we have (quoting a bounded excerpt of the name). */

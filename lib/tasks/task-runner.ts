@@ -20,7 +20,7 @@ import { defaultLogger } from '../core/logger';
 import type { Runtime } from '../core/runtime';
 import { backgroundClock, type Clock } from '../core/clock';
 import { newTaskId } from './task-ids';
-import type { TaskStore } from './task-store';
+import type { TaskListOptions, TaskPage, TaskStore } from './task-store';
 import type { TaskChange, TaskError, TaskOwner, TaskRecord } from './types';
 
 /** A task kept an hour unless it asks otherwise. */
@@ -41,6 +41,10 @@ export interface TaskRunnerOptions {
   readonly pollIntervalMs?: number;
   /** Sweeps the store for expired tasks this often, on the runtime's clock (never holding the process open); 0: never. */
   readonly purgeEveryMs?: number;
+  /** Hears every status a task enters, as stored (the 2025-11-25 form's `notifications/tasks/status`). */
+  readonly onChange?: (record: TaskRecord) => void;
+  /** A task stopped running here (final and stored, expired, or the runner closed), after its last `onChange`. */
+  readonly onGone?: (taskId: string) => void;
 }
 
 /** What a task's work sees of its task. */
@@ -50,6 +54,19 @@ export interface RunningTask {
   readonly signal: AbortSignal;
   /** A status message for whoever polls the task. */
   report(message: string): Promise<void>;
+  /** Parks the task in `input_required` with these open requests, by key (again, with a new map, when parked). */
+  needInput(inputRequests: JsonObject): Promise<void>;
+  /** Every open input request was answered: the task is `working` again. */
+  inputAnswered(): Promise<void>;
+  /** Who hears the answers `tasks/update` brings for this task (`answerInput`). */
+  onInputResponses(listener: (responses: JsonObject) => void): void;
+}
+
+export interface TaskStartOptions {
+  /** How long the task is kept after its creation (at most `MAX_TASK_TTL_MS`); null: as long as the store keeps anything. */
+  readonly ttlMs?: number | null;
+  /** Whether a result fails the task rather than completing it (the 2025-11-25 form: a tool error). */
+  readonly resultFails?: (result: JsonObject) => boolean;
 }
 
 /** The work of a task: resolves with the request's result; rejects with an error that has a code to fail it. */
@@ -63,6 +80,11 @@ interface LiveTask {
   change: TaskChange;
   /** The store writes of this task, in order. */
   writes: Promise<unknown>;
+  /** Hears `answerInput`'s responses (set by the work). */
+  inputListener: ((responses: JsonObject) => void) | undefined;
+  /** Resolves once the task is final here, or its actor is gone. */
+  readonly ended: Promise<void>;
+  end(): void;
 }
 
 export class TaskRunner {
@@ -73,6 +95,8 @@ export class TaskRunner {
   private readonly pollIntervalMs: number;
   private readonly live = new Map<string, LiveTask>();
   private readonly purgeEveryMs: number;
+  private readonly onChange: ((record: TaskRecord) => void) | undefined;
+  private readonly onGone: ((taskId: string) => void) | undefined;
   /** The runtime's clock for the purge timer, which never holds the process open. */
   private readonly clock: Clock;
   private purgeTimer: unknown;
@@ -85,6 +109,8 @@ export class TaskRunner {
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
     this.bootEpoch = options.bootEpoch ?? newTaskId();
     this.purgeEveryMs = options.purgeEveryMs ?? DEFAULT_PURGE_EVERY_MS;
+    this.onChange = options.onChange;
+    this.onGone = options.onGone;
     this.clock = backgroundClock(options.runtime.clock);
     this.schedulePurge();
   }
@@ -102,8 +128,9 @@ export class TaskRunner {
     owner: TaskOwner,
     request: { readonly method: string; readonly params: JsonObject },
     work: TaskWork,
-    ttlMs: number | null = DEFAULT_TASK_TTL_MS,
+    options: TaskStartOptions = {},
   ): Promise<TaskRecord> {
+    const { ttlMs = DEFAULT_TASK_TTL_MS, resultFails } = options;
     const now = this.runtime.clock.now();
     const record: TaskRecord = {
       taskId: newTaskId(),
@@ -119,7 +146,7 @@ export class TaskRunner {
     };
     await this.store.create(record);
     const task = this.spawn(record);
-    setTimeout(() => this.run(record.taskId, task, work), 0);
+    setTimeout(() => this.run(record.taskId, task, work, resultFails), 0);
     return record;
   }
 
@@ -140,7 +167,40 @@ export class TaskRunner {
     this.move(task, 'cancel', {});
     task.abort.abort(new Error('The task was cancelled'));
     await task.writes;
+    // Final now, whether or not its work heeds the signal: the actor goes (a late outcome is refused).
+    if (isFinalTaskStatus(task.status)) task.actor.send({ type: 'dispose' });
     return this.store.get(taskId, owner);
+  }
+
+  /**
+   * Hands `responses` (the 2026-07-28 `tasks/update`) to the task's work, when it runs here. Resolves with the
+   * task, or undefined when `owner` has no such task.
+   */
+  async answerInput(owner: TaskOwner, taskId: string, responses: JsonObject): Promise<TaskRecord | undefined> {
+    const known = await this.store.get(taskId, owner);
+    if (!known) return undefined;
+    this.live.get(taskId)?.inputListener?.(responses);
+    return known;
+  }
+
+  /** One page of `owner`'s tasks. */
+  list(owner: TaskOwner, options?: TaskListOptions): Promise<TaskPage> {
+    return this.store.list(owner, options);
+  }
+
+  /**
+   * The task once it is final (the 2025-11-25 `tasks/result` waits for it), or undefined when `owner` has no
+   * such task or it expired meanwhile; rejects with `signal`'s reason when that aborts first. A task running
+   * in another process is polled in the store at its poll interval.
+   */
+  async untilFinal(owner: TaskOwner, taskId: string, signal?: AbortSignal): Promise<TaskRecord | undefined> {
+    for (;;) {
+      signal?.throwIfAborted();
+      const record = await this.store.get(taskId, owner);
+      if (!record || isFinalTaskStatus(record.status)) return record;
+      const live = this.live.get(taskId);
+      await abortable(live ? live.ended : delay(record.pollIntervalMs ?? this.pollIntervalMs), signal);
+    }
   }
 
   /** Tasks running in this process. */
@@ -187,18 +247,25 @@ export class TaskRunner {
       input: { host, ttlMs: record.ttlMs, status: record.status },
       parent: this.runtime.root,
     });
+    let end!: () => void;
+    const ended = new Promise<void>((resolve) => (end = resolve));
     const task: LiveTask = {
       actor,
       abort: new AbortController(),
       status: record.status,
       change: {},
       writes: Promise.resolve(),
+      inputListener: undefined,
+      ended,
+      end,
     };
     actor.subscribe({
       complete: () => {
-        // Expired: nothing more will be written; the work, if still running, is stopped.
+        // Expired or disposed: nothing more will be written; the work, if still running, is stopped.
         task.abort.abort(new Error('The task expired'));
         this.live.delete(record.taskId);
+        task.end();
+        this.onGone?.(record.taskId);
       },
     });
     this.live.set(record.taskId, task);
@@ -206,7 +273,12 @@ export class TaskRunner {
     return task;
   }
 
-  private async run(taskId: string, task: LiveTask, work: TaskWork): Promise<void> {
+  private async run(
+    taskId: string,
+    task: LiveTask,
+    work: TaskWork,
+    resultFails: ((result: JsonObject) => boolean) | undefined,
+  ): Promise<void> {
     if (task.abort.signal.aborted) return;
     const running: RunningTask = {
       taskId,
@@ -215,23 +287,32 @@ export class TaskRunner {
         this.move(task, 'report', { statusMessage: message });
         return task.writes.then(() => undefined);
       },
+      needInput: (inputRequests) => {
+        this.move(task, 'input.needed', { inputRequests });
+        return task.writes.then(() => undefined);
+      },
+      inputAnswered: () => {
+        this.move(task, 'input.answered', {});
+        return task.writes.then(() => undefined);
+      },
+      onInputResponses: (listener) => {
+        task.inputListener = listener;
+      },
     };
     try {
       const result = await work(running);
-      this.move(task, 'complete', { result });
+      this.move(task, resultFails?.(result) ? 'fail' : 'complete', { result });
     } catch (error) {
       if (!task.abort.signal.aborted) this.move(task, 'fail', { error: taskErrorOf(error) });
     }
     await task.writes;
-    if (isFinalTaskStatus(task.status)) {
-      // A final task needs no actor until its time to live: the store keeps it, and purges it then.
-      task.actor.send({ type: 'dispose' });
-      this.live.delete(taskId);
-    }
+    // A final task needs no actor until its time to live: the store keeps it, and purges it then.
+    if (isFinalTaskStatus(task.status)) task.actor.send({ type: 'dispose' });
   }
 
   /** Tells the machine `type`, with what the move brings (`change`) should it allow it. */
   private move(task: LiveTask, type: TaskMove, change: TaskChange): void {
+    if (task.actor.getSnapshot().status !== 'active') return;
     task.change = change;
     task.actor.send({ type } as TaskEvent);
     task.change = {};
@@ -242,10 +323,26 @@ export class TaskRunner {
     task.status = status;
     const change = { ...task.change, status };
     const now = this.runtime.clock.now();
+    const onChange = this.onChange;
     task.writes = task.writes
       .then(() => this.store.update(taskId, change, now))
+      .then(onChange && ((stored) => onChange(stored)))
       .catch((error: unknown) => this.logger.warn(`Could not record task ${taskId} as ${status}`, error));
   }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** `promise`, or the rejection of `signal`'s reason should it abort first. */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 /** The protocol error a failed task keeps: the thrown error's code when it has one, an internal error otherwise. */

@@ -99,16 +99,22 @@ export class TaskLimitError extends TaskStoreError {
   }
 }
 
-/** The key a task's owner is counted and listed under: the principal when there is one, else the session. */
+/** The key a task's owner is counted and listed under: the principal when there is one, else the session, else anonymous. */
 export function ownerKey(owner: TaskOwner): string | undefined {
   const key =
     typeof owner?.principalId === 'string'
       ? `p:${owner.principalId}`
       : typeof owner?.sessionId === 'string'
         ? `s:${owner.sessionId}`
-        : undefined;
-  return key !== undefined && key.length > 2 && key.length <= MAX_ID_LENGTH + 2 ? key : undefined;
+        : owner?.anonymous === true
+          ? ANONYMOUS_KEY
+          : undefined;
+  return key === ANONYMOUS_KEY || (key !== undefined && key.length > 2 && key.length <= MAX_ID_LENGTH + 2)
+    ? key
+    : undefined;
 }
+
+const ANONYMOUS_KEY = 'a:';
 
 /** Whether `owner` may see `record` (the principal decides when the task has one). */
 export function ownsTask(record: TaskRecord, owner: TaskOwner): boolean {
@@ -131,7 +137,7 @@ export function checkNewTask(record: TaskRecord): string {
   if (!isTaskIdShape(record.taskId)) throw new TypeError(`A task id must be 1 to ${MAX_ID_LENGTH} characters`);
   if (!(record.status in TASK_MOVES)) throw new TypeError(`Unknown task status: ${String(record.status)}`);
   const key = ownerKey(record.owner);
-  if (key === undefined) throw new TypeError('A task needs an owner: a principalId or a sessionId');
+  if (key === undefined) throw new TypeError('A task needs an owner: a principalId, a sessionId or anonymous');
   if (!Number.isFinite(record.createdAt) || !Number.isFinite(record.lastUpdatedAt)) {
     throw new TypeError('A task needs finite createdAt and lastUpdatedAt times');
   }

@@ -8,11 +8,19 @@ import type { JsonObject } from '../jsonrpc/types';
 
 export type { TaskStatus } from '../../machines/task';
 
-/** Who may see a task: the authenticated principal, else the session that made it. Another owner gets "not found". */
+/**
+ * Who may see a task: the authenticated principal, else the session that made it, else (`anonymous`) anyone
+ * unauthenticated who holds its unguessable id. Another owner gets "not found".
+ */
 export interface TaskOwner {
   readonly principalId?: string;
   readonly sessionId?: string;
+  /** No principal and no session to bind to (an unauthenticated caller): the task id is the only key. */
+  readonly anonymous?: true;
 }
+
+/** The owner of tasks made by callers nobody authenticated. */
+export const ANONYMOUS_TASK_OWNER: TaskOwner = Object.freeze({ anonymous: true });
 
 /** A protocol error that ended a task (`failed`). */
 export interface TaskError {

@@ -70,7 +70,13 @@ export function modernWireValidator(): ModernWireValidator {
         ];
       }
       const result = message.result as { resultType?: unknown };
-      const type = result.resultType === 'input_required' ? 'InputRequiredResult' : (RESULT_TYPES[method] ?? 'Result');
+      // The tasks extension's results are not in the core schema: a created task is a plain Result there.
+      const type =
+        result.resultType === 'input_required'
+          ? 'InputRequiredResult'
+          : result.resultType === 'task'
+            ? 'Result'
+            : (RESULT_TYPES[method] ?? 'Result');
       return [
         ...problems('JSONRPCResultResponse', message, `the answer to ${method}`),
         ...problems(type, result, `the result of ${method}`),

@@ -154,7 +154,9 @@ export function problemsOf(message: Record<string, any>, version: Version, metho
   } else if ('result' in message) {
     problems.push(schemaProblem(version, modern ? 'JSONRPCResultResponse' : 'JSONRPCResponse', message));
     const names = method ? REQUESTS[method] : undefined;
-    if (names) problems.push(schemaProblem(version, names[1], message.result));
+    // A task-augmented request is answered with the task (2025-11-25; not in the schema's result unions).
+    const created = version === '2025-11-25' && 'task' in message.result;
+    if (names) problems.push(schemaProblem(version, created ? 'CreateTaskResult' : names[1], message.result));
   } else if ('error' in message) {
     if (message.id === undefined) problems.push(schemaProblem('2025-11-25', 'JSONRPCErrorResponse', message));
     else problems.push(schemaProblem(version, modern ? 'JSONRPCErrorResponse' : 'JSONRPCError', message));

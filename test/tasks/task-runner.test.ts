@@ -138,7 +138,7 @@ describe('TaskRunner', () => {
   it('keeps a task for its time to live on the runtime clock, then it reads as unknown', async () => {
     const clock = new ManualClock();
     const { runner } = runnerWith({ clock });
-    const record = await runner.start(ALICE, REQUEST, () => new Promise(() => undefined), 60_000);
+    const record = await runner.start(ALICE, REQUEST, () => new Promise(() => undefined), { ttlMs: 60_000 });
     clock.advance(59_999);
     expect(await statusOf(runner, record.taskId)).toBe('working');
     clock.advance(1);
@@ -149,8 +149,8 @@ describe('TaskRunner', () => {
   it('sweeps expired tasks out of the store on the runtime clock, and stops sweeping once closed', async () => {
     const clock = new ManualClock();
     const { runner, store } = runnerWith({ clock, purgeEveryMs: 5_000 });
-    await runner.start(ALICE, REQUEST, async () => ({ content: [] }), 1_000);
-    await runner.start(ALICE, REQUEST, async () => ({ content: [] }), 60_000);
+    await runner.start(ALICE, REQUEST, async () => ({ content: [] }), { ttlMs: 1_000 });
+    await runner.start(ALICE, REQUEST, async () => ({ content: [] }), { ttlMs: 60_000 });
     clock.advance(4_999);
     // Expired, not yet swept: the store still holds it (and counts it against its owner).
     expect(await store.countOf(ALICE)).toBe(2);

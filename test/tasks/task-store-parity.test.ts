@@ -19,7 +19,7 @@ import {
   type TaskStore,
   type TaskStoreOptions,
 } from '../../lib/tasks/task-store';
-import type { TaskOwner, TaskRecord } from '../../lib/tasks/types';
+import { ANONYMOUS_TASK_OWNER, type TaskOwner, type TaskRecord } from '../../lib/tasks/types';
 
 interface Adapter {
   readonly name: string;
@@ -109,6 +109,19 @@ describe.each(ADAPTERS)('TaskStore parity: $name', (adapter) => {
     expect(await store.get(byPrincipal.taskId, { sessionId: 's1' })).toBeUndefined();
     expect(await store.get(bySession.taskId, { sessionId: 's9' })).toBeDefined();
     expect(await store.get(bySession.taskId, { principalId: 'mallory', sessionId: 's9' })).toBeUndefined();
+  });
+
+  it('lets any anonymous caller read an anonymous task by its id, and nobody authenticated', async () => {
+    const anonymous = task({ owner: ANONYMOUS_TASK_OWNER });
+    await store.create(anonymous);
+    expect(await store.get(anonymous.taskId, { anonymous: true })).toStrictEqual(anonymous);
+    expect(await store.get(anonymous.taskId, ALICE)).toBeUndefined();
+    expect(await store.get(anonymous.taskId, { sessionId: 's1' })).toBeUndefined();
+    expect(await store.get(anonymous.taskId, {})).toBeUndefined();
+    const alices = task();
+    await store.create(alices);
+    expect(await store.get(alices.taskId, ANONYMOUS_TASK_OWNER)).toBeUndefined();
+    expect((await store.list(ANONYMOUS_TASK_OWNER)).tasks.map((listed) => listed.taskId)).toEqual([anonymous.taskId]);
   });
 
   it('refuses a duplicate id, a task owned by nobody and an update that would rewrite the owner', async () => {

@@ -13,6 +13,7 @@ import type { ServerDefinition } from '../definition';
 import { SHARED_HANDLERS } from '../handlers';
 import type { ModernHost } from './modern-request';
 import { identityMeta } from './results';
+import { MODERN_TASK_HANDLERS } from '../tasks/task-handlers';
 
 /**
  * The requests a 2026-07-28 server may serve, with their columns of the method table: the era's client
@@ -31,7 +32,7 @@ function discover(context: RequestContext<ModernHost>): object {
   const definition = request.definition;
   return {
     supportedVersions: request.modernVersions,
-    capabilities: definition.capabilities,
+    capabilities: definition.capabilitiesAt(request.protocolVersion),
     ...(definition.instructions !== undefined && { instructions: definition.instructions }),
     _meta: identityMeta(definition.info, request.protocolVersion),
   };
@@ -45,6 +46,7 @@ export const MODERN_HANDLERS: HandlerTable<ModernHost> = handlerTable<ModernHost
       .filter((method) => SHARED_HANDLERS[method] !== undefined)
       .map((method) => [method, SHARED_HANDLERS[method]!]),
   ),
+  ...MODERN_TASK_HANDLERS,
 });
 
 /** The classifier's policy for a server: the revisions it serves and the methods its definition declares. */
@@ -55,7 +57,9 @@ export function eraPolicyOf(current: () => ServerDefinition): EraPolicy {
     },
     isKnownMethod: (method: string) => {
       const spec = SERVABLE[method];
-      return spec !== undefined && MODERN_HANDLERS[method] !== undefined && declares(spec, current().capabilities);
+      if (spec === undefined || MODERN_HANDLERS[method] === undefined) return false;
+      const definition = current();
+      return declares(spec, definition.capabilitiesAt(definition.modernProtocolVersions[0] ?? ''));
     },
   };
 }

@@ -20,7 +20,27 @@ const INPUT_KINDS: Readonly<Record<string, { readonly kind: string; readonly cap
 };
 
 /** The result revision whose schemas check answers: the bare results are the same in 2026-07-28. */
-const ANSWER_REVISION = '2025-11-25';
+export const ANSWER_REVISION = '2025-11-25';
+
+/** The default key of an ask: its kind and its rank among the asks of that kind (`elicitation-1`, ...). */
+export function rankedKey(ranks: Record<string, number>, kind: string): string {
+  return `${kind}-${(ranks[kind] = (ranks[kind] ?? 0) + 1)}`;
+}
+
+/**
+ * The kind of input `method` asks of a 2026-07-28 client (`elicitation`, `sampling`, `roots`), or why it
+ * cannot be asked: -32601 for a method no such client answers, -32021 when the envelope did not declare it.
+ */
+export function inputKindOf(method: string, clientCapabilities: Readonly<Record<string, unknown>>): string | McpError {
+  const spec = INPUT_KINDS[method];
+  if (spec === undefined) {
+    return new McpError(
+      ErrorCode.MethodNotFound,
+      `${clipText(method)} cannot be asked of a client on a 2026-07-28 request: only elicitation/create, sampling/createMessage and roots/list can`,
+    );
+  }
+  return isPlainObject(clientCapabilities[spec.capability]) ? spec.kind : missingCapability(spec.capability);
+}
 
 /** What a round hands on in its sealed state: the answers the handler used, and how many rounds went by. */
 export interface CarriedInputs {
@@ -61,18 +81,9 @@ export class InputRound {
 
   /** The answer to an ask, a -32021 / -32602 / -32601 refusal, or a promise that waits for the round to go out. */
   ask(method: string, params: JsonObject | undefined, key: string | undefined): Promise<JsonObject> {
-    const spec = INPUT_KINDS[method];
-    if (spec === undefined) {
-      return Promise.reject(
-        new McpError(
-          ErrorCode.MethodNotFound,
-          `${clipText(method)} cannot be asked of a client on a 2026-07-28 request: only elicitation/create, sampling/createMessage and roots/list can`,
-        ),
-      );
-    }
-    if (!isPlainObject(this.clientCapabilities[spec.capability]))
-      return Promise.reject(missingCapability(spec.capability));
-    const name = key ?? `${spec.kind}-${(this.ranks[spec.kind] = (this.ranks[spec.kind] ?? 0) + 1)}`;
+    const kind = inputKindOf(method, this.clientCapabilities);
+    if (kind instanceof McpError) return Promise.reject(kind);
+    const name = key ?? rankedKey(this.ranks, kind);
     const answer = this.answers?.[name];
     if (answer !== undefined) {
       const problem = resultProblem(method, answer, ANSWER_REVISION);

@@ -27,10 +27,11 @@ import {
 } from '../../protocol/types';
 import type { ListName, StatelessRequestHost } from '../context';
 import type { ServerDefinition } from '../definition';
-import type { ServedDefinition } from '../handlers';
+import type { ServedDefinition } from '../handler-host';
 import type { ListenHost, ListenStreams } from '../listen';
 import { open, seal, type KeyRing, type RequestStateBinding } from '../request-state';
 import { answersOf, carriedOf, InputRound } from './input-round';
+import type { ServerTasks } from '../tasks/server-tasks';
 import { completeResult, identityMeta, modernError } from './results';
 
 /** How input rounds are sealed and bounded. */
@@ -57,6 +58,8 @@ export interface ModernServing {
   readonly listenStreams: ListenStreams;
   /** A list handler is about to answer. */
   listed(list: ListName): void;
+  /** The server's tasks, when it serves any. */
+  readonly tasks: ServerTasks | undefined;
 }
 
 /** Where a stateless request's notifications go before its answer: its own HTTP response, or its connection. */
@@ -133,6 +136,10 @@ export class ModernRequest implements ModernHost, AnswerShape {
     return this.serving.listenStreams;
   }
 
+  get tasks(): ServerTasks | undefined {
+    return this.serving.tasks;
+  }
+
   get protocolVersion(): string {
     return this.verdict.version;
   }
@@ -154,7 +161,7 @@ export class ModernRequest implements ModernHost, AnswerShape {
   }
 
   get capabilities(): ServerCapabilities {
-    return this.definition.capabilities;
+    return this.definition.capabilitiesAt(this.verdict.version);
   }
 
   /** The level the request's `_meta` asked for: no log message is sent without one. */
