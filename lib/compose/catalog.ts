@@ -75,9 +75,20 @@ export class HubCatalog {
   /** Per upstream, per upstream item: the definition made for it (under the name it got), reused while both stay. */
   private readonly definitionCache = new WeakMap<CatalogSource, WeakMap<object, Cached>>();
 
+  /** With `tasksForEveryTool`, the hub offers to run any tool as a task, whether or not its upstream can. */
+  constructor(private readonly tasksForEveryTool = false) {}
+
   build(sources: readonly CatalogSource[]): BuiltCatalog {
     const problems: CatalogProblem[] = [];
-    const tools = this.named('tool', sources, problems, (catalog) => catalog.tools, validTool, toolDefinition);
+    const everyTool = this.tasksForEveryTool;
+    const tools = this.named(
+      'tool',
+      sources,
+      problems,
+      (catalog) => catalog.tools,
+      validTool,
+      (source, tool, name) => toolDefinition(source, tool, name, everyTool),
+    );
     const prompts = this.named(
       'prompt',
       sources,
@@ -217,6 +228,10 @@ function validTool(tool: Tool): string | undefined {
   if (tool.outputSchema !== undefined && (!isPlainObject(tool.outputSchema) || tool.outputSchema.type !== 'object')) {
     return 'its outputSchema is not of type "object"';
   }
+  const support = (tool.execution as { taskSupport?: unknown } | undefined)?.taskSupport;
+  if (support !== undefined && !['forbidden', 'optional', 'required'].includes(support as string)) {
+    return 'its execution.taskSupport is not forbidden, optional or required';
+  }
   const problem = toolSchemaProblem(tool);
   return problem === undefined ? undefined : `its ${problem}`;
 }
@@ -252,11 +267,13 @@ function validTemplate(template: ResourceTemplate): string | undefined {
   }
 }
 
-function toolDefinition(source: CatalogSource, tool: Tool, name: string): ToolDefinition {
+function toolDefinition(source: CatalogSource, tool: Tool, name: string, everyToolAsTask: boolean): ToolDefinition {
   const original = tool.name;
+  const offersTask = everyToolAsTask && (tool.execution?.taskSupport ?? 'forbidden') === 'forbidden';
   return Object.freeze({
     ...tool,
     name,
+    ...(offersTask && { execution: { ...tool.execution, taskSupport: 'optional' as const } }),
     handler: (args: JsonObject, context: Context) => source.callTool(original, args, context),
   });
 }

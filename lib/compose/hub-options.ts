@@ -4,6 +4,7 @@ import type { Client } from '../client/client';
 import type { ConnectionOptions } from '../core/connection';
 import type { LoggingLevel } from '../protocol/types';
 import type { NamingOptions } from './naming';
+import type { TaskServingOptions } from '../server/tasks/server-tasks';
 import type { ForwardedFeatures, UpstreamOptions } from './upstream-options';
 
 export interface HubOptions extends ConnectionOptions {
@@ -43,4 +44,15 @@ export interface HubOptions extends ConnectionOptions {
   readonly tokenStore?: TokenStore;
   /** Called with each upstream client before it connects. */
   readonly onUpstreamClient?: (upstream: string, client: Client) => void;
+  /**
+   * How the hub keeps the tasks of downstream calls (`TaskServingOptions`: store, poll interval, time to live).
+   * A tool whose upstream supports tasks is offered as its upstream offers it; the hub's task then follows the
+   * upstream's. With `everyTool`, every tool may run as a task: the hub runs the call, so a downstream client
+   * gets a task even from an upstream without task support.
+   */
+  readonly tasks?: HubTaskOptions;
+}
+
+export interface HubTaskOptions extends TaskServingOptions {
+  readonly everyTool?: boolean;
 }

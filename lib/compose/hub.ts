@@ -21,7 +21,7 @@ import type { TraceEvent } from '../trace/types';
 import type { Transport } from '../core/transport';
 import { LOGGING_LEVELS, type LoggingLevel, type LoggingMessageParams } from '../protocol/types';
 import { defineServer, type ServerDefinition, type ServerSpec } from '../server/definition';
-import { Server, type ServerConnection } from '../server/server';
+import { Server, type ServerConnection, type ServerOptions } from '../server/server';
 import type { SchemaValidator } from '../validation/json-schema';
 import { HubCatalog, type BuiltCatalog, type CatalogProblem } from './catalog';
 import { swapLists } from './catalog-swap';
@@ -83,7 +83,7 @@ class HubServer extends Server {
     private readonly connected: (connection: ServerConnection) => void,
     private readonly modernListed: () => void,
     definition: ServerDefinition,
-    options: ConnectionOptions,
+    options: ServerOptions,
   ) {
     super(definition, options);
   }
@@ -104,7 +104,7 @@ export class Hub {
   private readonly byName = new Map<string, Member>();
   private readonly perClient: PerClientUpstream[] = [];
   private readonly downstream: Downstream;
-  private readonly catalog = new HubCatalog();
+  private readonly catalog: HubCatalog;
   private built: BuiltCatalog = { tools: [], prompts: [], resources: [], resourceTemplates: [], problems: [] };
   private reported = new Set<string>();
   private readonly baseSpec: ServerSpec;
@@ -123,6 +123,7 @@ export class Hub {
 
   constructor(private readonly options: HubOptions) {
     if (!Array.isArray(options?.upstreams)) throw new TypeError('Hub: upstreams must be a list');
+    this.catalog = new HubCatalog(options.tasks?.everyTool === true);
     const logger = options.logger ?? defaultLogger;
     const clock = (this.clock = options.clock ?? systemClock);
     const runtime = (this.runtime = options.runtime ?? defaultRuntime());
@@ -202,13 +203,14 @@ export class Hub {
       ...(options.pageSize !== undefined && { pageSize: options.pageSize }),
     };
     const { defaultTimeout, maxPendingRequests, maxConcurrentHandlers } = options;
-    const serverOptions: ConnectionOptions = {
+    const serverOptions: ServerOptions = {
       runtime,
       clock,
       logger,
       defaultTimeout,
       maxPendingRequests,
       maxConcurrentHandlers,
+      ...(options.tasks && { tasks: options.tasks }),
     };
     this.server = new HubServer(
       (connection) => {

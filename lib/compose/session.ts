@@ -24,6 +24,8 @@ import type {
 } from '../protocol/types';
 import { listChangeOf, LIST_CHANGES, type ChangeableList } from '../protocol/list-changes';
 import { dispatchDirect, type ForwardedMethod } from './direct';
+import { TaskContext } from '../server/tasks/task-context';
+import { isPlainObject } from '../jsonrpc/classify';
 import type { OpenedTransport, SourceOpener } from './sources';
 
 /** The lists a hub takes from an upstream; `resources` covers resources and resource templates. */
@@ -159,6 +161,8 @@ export class UpstreamSession {
   forward(method: ForwardedMethod, params: JsonObject, context: Context, signal?: AbortSignal): unknown {
     const direct = this.opened.direct;
     if (direct) return dispatchDirect(direct.definition, method, params, context);
+    // A call the hub runs as a task goes on as one upstream (or as a plain call where the upstream has none).
+    if (method === 'tools/call' && context instanceof TaskContext) return this.callAsTask(params, context, signal);
     // The downstream request is the parent of the upstream one: one OpenTelemetry trace crosses the hub.
     if (context.progressToken === undefined) {
       return this.client.request(method, params, {
@@ -174,6 +178,33 @@ export class UpstreamSession {
       resetTimeoutOnProgress: true,
       onProgress: (progress) => relayProgress(context, progress),
     });
+  }
+
+  /**
+   * `tools/call` as a task of the upstream's, for a downstream call the hub runs as a task: the downstream
+   * sees the hub's task id only (the upstream's stays in the handle), the upstream's status messages as the
+   * hub task's, and cancelling the hub's task cancels the upstream's. A tool or upstream without tasks runs
+   * as a plain call. A 2025-11-25 upstream fails a task on a tool error: its result is what is passed on.
+   */
+  private async callAsTask(params: JsonObject, context: ServerContext, signal?: AbortSignal): Promise<JsonObject> {
+    const args = isPlainObject(params.arguments) ? params.arguments : {};
+    const handle = await this.client.callToolAsTask(String(params.name), args, { signal });
+    let reports = 0;
+    const statuses = handle.status$.subscribe({
+      next: (view) => {
+        if (view.statusMessage !== undefined) void context.progress(++reports, undefined, view.statusMessage);
+      },
+      error: () => undefined, // the result says how it ended
+    });
+    try {
+      return (await handle.result) as unknown as JsonObject;
+    } catch (error) {
+      const failed = error instanceof McpError ? (error.data as { result?: unknown } | undefined)?.result : undefined;
+      if (isPlainObject(failed)) return failed;
+      throw error;
+    } finally {
+      statuses.unsubscribe();
+    }
   }
 
   /**
