@@ -18,6 +18,7 @@ const entry: Record<string, string> = {
   cli: 'lib/cli/main.ts',
   'trace/otel': 'lib/trace/otel.ts',
   'trace/file': 'lib/trace/sinks/file.ts',
+  'tasks/lmdb': 'lib/tasks/lmdb.ts',
 };
 
 /**

@@ -398,6 +398,7 @@ export {
   type HubEndpointAuth,
   type HubHttpSettings,
   type HubOptions,
+  type HubTaskOptions,
   type InProcessSource,
   type NameFilter,
   type NamingOptions,

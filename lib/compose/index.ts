@@ -2,6 +2,7 @@
  * The hub (`lib/compose`): one MCP server over many upstream servers in one process.
  */
 export { Hub, CatalogConflictError, type HubOptions, type UpstreamHandle } from './hub';
+export type { HubTaskOptions } from './hub-options';
 export type { UpstreamOptions, UpstreamStatus, UpstreamInstance, ForwardedFeatures } from './upstream';
 export type {
   UpstreamSource,
