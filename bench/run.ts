@@ -34,6 +34,7 @@ import { HUB_OVERHEAD, HUB_SCENARIOS } from './hub';
 import { MODERN_SCENARIOS } from './modern';
 import { MODERN_IN_PROCESS_SCENARIOS } from './modern-in-process';
 import { SCENARIOS, type Figures, type Scenario } from './scenarios';
+import { TASK_CALL_COST, TASK_CALL_POLLS, TASK_CALL_SCENARIOS, TASK_CALL_VS_SDK } from './task-call';
 import { TASK_STORE_SCENARIOS, TASK_STORE_SIZE, TASK_STORES } from './tasks';
 import { TOOL_VALIDATION, VALIDATION_SCENARIOS } from './validation';
 
@@ -79,6 +80,7 @@ function chosenScenarios(settings: BenchSettings): readonly Scenario[] {
     ...AUTH_SCENARIOS,
     ...VALIDATION_SCENARIOS,
     ...TASK_STORE_SCENARIOS,
+    ...TASK_CALL_SCENARIOS,
   ];
   return only === undefined ? all : all.filter((scenario) => scenario.id.startsWith(only));
 }
@@ -123,11 +125,18 @@ async function main(): Promise<void> {
     AUTH_OVERHEAD,
     TOOL_VALIDATION,
     TASK_STORES,
+    TASK_CALL_COST,
+    TASK_CALL_VS_SDK,
   ]
     .filter((table) => wasMeasured(table.comparisons.flatMap((row) => [row.subject, row.baseline])))
     .map((table) => summarizeTable(table, store));
   const listings = Object.fromEntries(
-    Object.entries({ leakCheck: LEAK_CHECK, httpConnections: HTTP_CONNECTIONS, taskStoreSize: TASK_STORE_SIZE })
+    Object.entries({
+      leakCheck: LEAK_CHECK,
+      httpConnections: HTTP_CONNECTIONS,
+      taskStoreSize: TASK_STORE_SIZE,
+      taskCallPolls: TASK_CALL_POLLS,
+    })
       .filter(([, listing]) => wasMeasured(listing.series.map((series) => series.ref)))
       .map(([key, listing]) => [key, summarizeListing(listing, store)]),
   );

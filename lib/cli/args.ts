@@ -3,12 +3,9 @@
  * touches the network or the file system: a well-formed command can still fail when it runs.
  */
 import type { JsonObject } from '../jsonrpc/types';
-import { ERA_CHOICES, eraChoiceOf, type EraChoice } from '../client/era-choice';
-import { MODERN_PROTOCOL_VERSIONS, namesModernRevision, type ModernProtocolVersion } from '../protocol/modern';
-import { isSupportedVersion, SUPPORTED_PROTOCOL_VERSIONS, type ProtocolVersion } from '../protocol/versions';
 import type { HttpLimits } from '../../transports/http/limits';
 import { parseLogin, parseLogout, type LoginCommand, type LogoutCommand } from './auth-args';
-import { parseElicitReply, type ElicitReply } from './elicit-args';
+import { CONNECTION_OPTIONS, parseConnectionArgs, type ConnectionSettings } from './connection-args';
 import { UsageError } from './errors';
 import {
   parseCorsOrigins,
@@ -18,19 +15,13 @@ import {
   type ServeCors,
   type TlsFiles,
 } from './serve-http-args';
-import {
-  didYouMeanWord,
-  HELP_OPTION,
-  looksLikeUrl,
-  parseHttpUrl,
-  parseMilliseconds,
-  parseOptions,
-  type Options,
-  type Parsed,
-} from './parse-options';
+import { didYouMeanWord, HELP_OPTION, parseOptions, parseTraceFile, type Options, type Parsed } from './parse-options';
+import { parseTask, parseTaskCall, type TaskCallSettings, type TaskCommand } from './task-args';
 
-export type HelpTopic = 'serve' | 'call' | 'login' | 'logout';
-const HELP_TOPICS: readonly HelpTopic[] = ['serve', 'call', 'login', 'logout'];
+export { DEFAULT_CALL_TIMEOUT_MS, type CallTarget } from './connection-args';
+
+export type HelpTopic = 'serve' | 'call' | 'task' | 'login' | 'logout';
+const HELP_TOPICS: readonly HelpTopic[] = ['serve', 'call', 'task', 'login', 'logout'];
 
 export interface ServeCommand {
   readonly kind: 'serve';
@@ -41,6 +32,8 @@ export interface ServeCommand {
   readonly trace: boolean;
   /** NDJSON trace to this file. */
   readonly traceFile?: string;
+  /** `--task-store`: the folder the served server keeps its tasks in (LMDB); absent, in memory. */
+  readonly taskStore?: string;
 }
 
 export interface ServeHttp {
@@ -79,35 +72,14 @@ export const HTTP_LIMIT_FLAGS: Readonly<Record<string, readonly [keyof HttpLimit
   'keep-alive-timeout': ['keepAliveTimeoutMs', 'ms'],
 };
 
-export type CallTarget =
-  | { readonly kind: 'http'; readonly url: URL }
-  | { readonly kind: 'stdio'; readonly command: string; readonly args: readonly string[] };
-
-export interface CallCommand {
+export interface CallCommand extends ConnectionSettings {
   readonly kind: 'call';
-  readonly target: CallTarget;
   readonly method: string;
   readonly params?: JsonObject;
-  readonly headers: Readonly<Record<string, string>>;
-  /** Budget for the handshake and for the request, each; 0 waits forever. */
-  readonly timeoutMs: number;
-  /** The one revision to speak: a handshake one forces the handshake era, a stateless one the modern era. */
-  readonly protocolVersion?: ProtocolVersion | ModernProtocolVersion;
-  /** `--era`: which era to speak (absent: probe, or what `protocolVersion` implies). */
-  readonly era?: EraChoice;
-  /** Keep era verdicts between runs, in the config directory (off with `--no-era-cache`). */
-  readonly eraCache: boolean;
-  /** Say on stderr which era and revision the connection speaks, and whether the era came from the cache. */
-  readonly verbose: boolean;
-  readonly trace: boolean;
-  /** NDJSON trace to this file. */
-  readonly traceFile?: string;
   /** Follow `nextCursor` through every page of a list method. */
   readonly all: boolean;
-  /** `--client-name`: whose stored login to use (with the URL, the key of `switchboard login`'s record). */
-  readonly clientName?: string;
-  /** How to answer the server's questions (form elicitation): `--answer`, `--decline`, `--cancel` (absent: a prompt). */
-  readonly elicit?: ElicitReply;
+  /** `--task`: call the tool as a task and follow it to its end. */
+  readonly task?: TaskCallSettings;
 }
 
 export type Command =
@@ -115,11 +87,11 @@ export type Command =
   | { readonly kind: 'version' }
   | ServeCommand
   | CallCommand
+  | TaskCommand
   | LoginCommand
   | LogoutCommand;
 
 export const DEFAULT_HOST = '127.0.0.1';
-export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 
 const SERVE_OPTIONS: Options = {
   ...HELP_OPTION,
@@ -135,24 +107,15 @@ const SERVE_OPTIONS: Options = {
   'cors-origin': { type: 'string', multiple: true },
   health: { type: 'boolean' },
   'health-path': { type: 'string' },
+  'task-store': { type: 'string' },
   ...Object.fromEntries(Object.keys(HTTP_LIMIT_FLAGS).map((flag) => [flag, { type: 'string' }])),
 };
 
 const CALL_OPTIONS: Options = {
-  ...HELP_OPTION,
-  header: { type: 'string', short: 'H', multiple: true },
-  timeout: { type: 'string' },
-  'protocol-version': { type: 'string' },
-  era: { type: 'string' },
-  'no-era-cache': { type: 'boolean' },
-  verbose: { type: 'boolean' },
-  trace: { type: 'boolean' },
-  'trace-file': { type: 'string' },
+  ...CONNECTION_OPTIONS,
   all: { type: 'boolean' },
-  'client-name': { type: 'string' },
-  answer: { type: 'string', multiple: true },
-  decline: { type: 'boolean' },
-  cancel: { type: 'boolean' },
+  task: { type: 'boolean' },
+  ttl: { type: 'string' },
 };
 
 export function parseCommandLine(argv: readonly string[]): Command {
@@ -172,6 +135,8 @@ export function parseCommandLine(argv: readonly string[]): Command {
       return parseServe(rest);
     case 'call':
       return parseCall(rest);
+    case 'task':
+      return parseTask(rest);
     case 'login':
       return parseLogin(rest);
     case 'logout':
@@ -187,7 +152,7 @@ export function parseCommandLine(argv: readonly string[]): Command {
   }
 }
 
-const COMMANDS = 'serve, call, login or logout';
+const COMMANDS = 'serve, call, task, login or logout';
 
 function helpTopic(word: string): HelpTopic {
   if ((HELP_TOPICS as readonly string[]).includes(word)) return word as HelpTopic;
@@ -230,13 +195,25 @@ function parseServe(args: readonly string[]): Command {
           ...browserOptions(values, path),
         };
   const traceFile = parseTraceFile(values['trace-file'] as string | undefined);
+  const taskStore = parseTaskStore(values['task-store'] as string | undefined, module);
   return {
     kind: 'serve',
     module,
     ...(http && { http }),
     trace: values.trace === true,
     ...(traceFile !== undefined && { traceFile }),
+    ...(taskStore !== undefined && { taskStore }),
   };
+}
+
+/** `--task-store <dir>`: for a server module only. */
+function parseTaskStore(text: string | undefined, module: string): string | undefined {
+  if (text === undefined) return undefined;
+  if (text === '') throw new UsageError('--task-store needs the folder to keep the tasks in');
+  if (module.endsWith('.json')) {
+    throw new UsageError('--task-store applies to a server module, not to a hub config');
+  }
+  return text;
 }
 
 function tlsOption(values: Parsed['values']): { tls?: TlsFiles } {
@@ -288,89 +265,19 @@ function parseOrigins(origins: readonly string[]): readonly string[] {
 }
 
 function parseCall(args: readonly string[]): Command {
-  const separator = args.indexOf('--');
-  const ownArgs = separator === -1 ? args : args.slice(0, separator);
-  const commandLine = separator === -1 ? undefined : args.slice(separator + 1);
-  const { values, positionals } = parseOptions('call', ownArgs, CALL_OPTIONS);
-  if (values.help) return { kind: 'help', topic: 'call' };
-
-  let target: CallTarget;
-  let rest: string[];
-  if (commandLine) {
-    const [command, ...commandArgs] = commandLine;
-    if (command === undefined) throw new UsageError('Missing the command to run after "--"');
-    target = { kind: 'stdio', command, args: commandArgs };
-    rest = positionals;
-    if (rest[0] !== undefined && looksLikeUrl(rest[0])) {
-      throw new UsageError('Give either a URL or a command after "--", not both');
-    }
-  } else {
-    const [url, ...others] = positionals;
-    if (url === undefined) {
-      throw new UsageError('Missing the target: an http(s):// URL, or a command after "--"');
-    }
-    target = { kind: 'http', url: parseHttpUrl(url) };
-    rest = others;
-  }
-
+  const parsed = parseConnectionArgs('call', args, CALL_OPTIONS);
+  if (parsed === 'help') return { kind: 'help', topic: 'call' };
+  const { values, rest, settings } = parsed;
   const [method, paramsText, ...extra] = rest;
   if (method === undefined) throw new UsageError('Missing the method to call (tools/list, tools/call, ping, ...)');
   if (extra.length > 0) throw new UsageError(`Unexpected argument "${extra[0]}" after the params`);
-  const headers = parseHeaders((values.header as string[] | undefined) ?? []);
-  if (target.kind === 'stdio' && Object.keys(headers).length > 0) {
-    throw new UsageError('--header applies to HTTP targets only');
-  }
-  const clientName = values['client-name'] as string | undefined;
-  if (clientName !== undefined && target.kind === 'stdio') {
-    throw new UsageError('--client-name applies to HTTP targets only (it names a stored login)');
-  }
-  if (clientName === '') throw new UsageError('--client-name needs a name');
   const all = values.all === true;
   if (all && !(method in LIST_KEYS)) {
     throw new UsageError(`--all follows the pages of a list method (${Object.keys(LIST_KEYS).join(', ')})`);
   }
   const params = paramsText === undefined ? undefined : parseParams(paramsText);
-  const protocolVersion = parseProtocolVersion(values['protocol-version'] as string | undefined);
-  const era = parseEra(values.era as string | undefined, protocolVersion);
-  const traceFile = parseTraceFile(values['trace-file'] as string | undefined);
-  return {
-    kind: 'call',
-    target,
-    method,
-    ...(params && { params }),
-    headers,
-    timeoutMs: parseTimeout(values.timeout as string | undefined),
-    ...(protocolVersion && { protocolVersion }),
-    ...(era && { era }),
-    eraCache: values['no-era-cache'] !== true,
-    verbose: values.verbose === true,
-    trace: values.trace === true,
-    ...(traceFile !== undefined && { traceFile }),
-    all,
-    ...(clientName !== undefined && { clientName }),
-    elicit: parseElicitReply(values.answer as string[] | undefined, values.decline === true, values.cancel === true),
-  };
-}
-
-/** The list methods `--all` can follow, with the key of their items. */
-export const LIST_KEYS: Readonly<Record<string, string>> = {
-  'tools/list': 'tools',
-  'resources/list': 'resources',
-  'resources/templates/list': 'resourceTemplates',
-  'prompts/list': 'prompts',
-};
-
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-
-function parseHeaders(lines: readonly string[]): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const line of lines) {
-    const colon = line.indexOf(':');
-    const name = colon === -1 ? '' : line.slice(0, colon).trim();
-    if (!HEADER_NAME.test(name)) throw new UsageError(`--header needs "Name: value", got "${line}"`);
-    headers[name] = line.slice(colon + 1).trim();
-  }
-  return headers;
+  const task = parseTaskCall(method, params, values.task === true, values.ttl as string | undefined);
+  return { kind: 'call', ...settings, method, ...(params && { params }), all, ...(task && { task }) };
 }
 
 function parseParams(text: string): JsonObject {
@@ -386,33 +293,10 @@ function parseParams(text: string): JsonObject {
   return params as JsonObject;
 }
 
-function parseTimeout(text: string | undefined): number {
-  return text === undefined ? DEFAULT_CALL_TIMEOUT_MS : parseMilliseconds('timeout', text, 'waits forever');
-}
-
-function parseTraceFile(text: string | undefined): string | undefined {
-  if (text === '') throw new UsageError('--trace-file needs the path of the file to write');
-  return text;
-}
-
-const KNOWN_VERSIONS: readonly string[] = [...MODERN_PROTOCOL_VERSIONS, ...SUPPORTED_PROTOCOL_VERSIONS];
-
-function parseProtocolVersion(text: string | undefined): ProtocolVersion | ModernProtocolVersion | undefined {
-  if (text === undefined || isSupportedVersion(text)) return text;
-  if ((MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(text)) return text as ModernProtocolVersion;
-  throw new UsageError(`Unsupported protocol version "${text}": use one of ${KNOWN_VERSIONS.join(', ')}`);
-}
-
-/** `--era` (`legacy`, deprecated, reads as `handshake`), not contradicting the era `--protocol-version` names. */
-function parseEra(text: string | undefined, version: string | undefined): EraChoice | undefined {
-  if (text === undefined) return undefined;
-  const era = eraChoiceOf(text);
-  if (era === undefined) throw new UsageError(`--era needs one of ${ERA_CHOICES.join(', ')}, got "${text}"`);
-  const implied = version === undefined ? undefined : namesModernRevision(version) ? 'modern' : 'handshake';
-  if (implied !== undefined && era !== 'auto' && era !== implied) {
-    throw new UsageError(
-      `--protocol-version ${version} is a ${implied}-era revision: it cannot be spoken with --era ${era}`,
-    );
-  }
-  return era;
-}
+/** The list methods `--all` can follow, with the key of their items. */
+export const LIST_KEYS: Readonly<Record<string, string>> = {
+  'tools/list': 'tools',
+  'resources/list': 'resources',
+  'resources/templates/list': 'resourceTemplates',
+  'prompts/list': 'prompts',
+};

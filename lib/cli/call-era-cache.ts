@@ -1,7 +1,7 @@
 /**
- * `switchboard call`'s era verdicts, kept between runs (each call is a new process): an `EraCache` over the
- * file store in the config directory, whose principal is the authorization context of the call, so that
- * two credentials for one server never share a verdict:
+ * The era verdicts of `switchboard call` and `switchboard task`, kept between runs (each call is a new
+ * process): an `EraCache` over the file store in the config directory, whose principal is the authorization
+ * context of the call, so that two credentials for one server never share a verdict:
  * - a stdio server: `none` (the command line is the whole key);
  * - an HTTP server without --header: `login:<client name>`, the login `switchboard login` stored (or not)
  *   under that name for the URL;
@@ -17,7 +17,7 @@ import { EraCache } from '../client/era-cache';
 import { isHandshakeEraFailure } from '../client/modern-request-stamp';
 import { FileEraStore } from '../client/node/file-era-store';
 import { McpError, TransportError, UnsupportedProtocolVersionError } from '../jsonrpc/errors';
-import type { CallCommand, CallTarget } from './args';
+import type { CallTarget, ConnectionSettings } from './connection-args';
 import { cliFailureIn } from './errors';
 import type { CliIo } from './io';
 
@@ -28,7 +28,7 @@ export interface CallEraCache {
 }
 
 /** The cache for one call; store failures are said on stderr with --verbose, and otherwise cost a probe. */
-export function callEraCache(command: CallCommand, io: CliIo): CallEraCache {
+export function callEraCache(command: ConnectionSettings, io: CliIo): CallEraCache {
   const store = new FileEraStore();
   const cache = new EraCache({
     store,
@@ -41,7 +41,7 @@ export function callEraCache(command: CallCommand, io: CliIo): CallEraCache {
 }
 
 /** Whose verdicts these are: see the module comment. */
-export function principalOf({ target, headers, clientName }: CallCommand): string {
+export function principalOf({ target, headers, clientName }: ConnectionSettings): string {
   if (target.kind === 'stdio') return 'none';
   const names = Object.keys(headers);
   if (names.length === 0) return `login:${clientName ?? DEFAULT_CLIENT_NAME}`;

@@ -1,230 +1,36 @@
 /**
- * `switchboard call`: a one-shot client. Connects (Streamable HTTP, or a child process over stdio), performs
- * the handshake, sends one request (or notification), prints the result as JSON on stdout and closes. The
- * server's log messages, its progress reports and (stdio) its stderr go to stderr; the trace (`--trace`,
- * `--trace-file`) is the client connection's. The era the server speaks is remembered between calls
- * (call-era-cache.ts) unless `--no-era-cache`; a remembered era the server no longer speaks costs one more
- * connection, which probes.
+ * `switchboard call`: a one-shot client. Connects in the era the server speaks (connect.ts), sends one request
+ * (or notification), prints the result as JSON on stdout and closes; with `--task`, calls the tool as a task
+ * and follows it to its end (call-task.ts). The server's log messages, its progress reports and (stdio) its
+ * stderr go to stderr; the trace (`--trace`, `--trace-file`) is the client connection's.
  */
-import { StdioClientTransport } from '../../transports/stdio';
-import type { Transport } from '../../transports/transport';
-import { Client, type ClientOptions } from '../client/client';
+import type { Client } from '../client/client';
 import type { SendOptions } from '../core/connection';
 import { collectPages } from '../client/pages';
-import { McpError, RequestCancelledError, RequestTimeoutError } from '../jsonrpc/errors';
-import { namesModernRevision } from '../protocol/modern';
-import type { ProtocolVersion } from '../protocol/versions';
-import { adoptedVerdict, forcedEra } from '../client/era-negotiation';
-import type { EraChoice } from '../client/era-choice';
-import type { EraVerdict } from '../client/era-verdict';
-import { LIST_KEYS, type CallCommand, type CallTarget } from './args';
-import { callEraCache, mayMeanAnotherEra, type CallEraCache } from './call-era-cache';
-import { CallElicitation } from './call-elicitation';
-import { PROMPT } from './elicit-args';
-import type { PromptStreams } from './form-prompt';
-import { unknownToolHint } from './tool-hint';
-import { CliFailure, cliFailureIn, EXIT_INTERRUPTED, EXIT_OK } from './errors';
-import { commandLine } from './hints';
+import { LIST_KEYS, type CallCommand } from './args';
+import { callAsTask } from './call-task';
+import { runConnected, requestFailure } from './connect';
+import { CliFailure, EXIT_OK } from './errors';
 import type { CliIo } from './io';
-import { onStopSignal } from './signals';
+import { unknownToolHint } from './tool-hint';
 import { withTrace } from './trace';
-import { VERSION } from './version';
 
 export function call(command: CallCommand, io: CliIo): Promise<number> {
-  return withTrace(command, io, () => callOnce(command, io));
-}
-
-async function callOnce(command: CallCommand, io: CliIo): Promise<number> {
-  const eraCache = command.eraCache ? callEraCache(command, io) : undefined;
-  try {
-    const outcome = await attempt(command, io, eraCache, undefined);
-    // The remembered era is in doubt and forgotten: this connection probes.
-    return typeof outcome === 'number' ? outcome : ((await attempt(command, io, eraCache, outcome)) as number);
-  } finally {
-    // The process exits right after: the cache file must be written by then.
-    await eraCache?.cache.flush();
-  }
-}
-
-/** A connection in the era the cache remembered failed as a server of the other era would fail it. */
-interface EraDoubt {
-  readonly error: unknown;
-  /** Whether the request had been sent (a modern one) or the connection failed (a refused `initialize`). */
-  readonly during: 'connect' | 'request';
-}
-
-/**
- * One connection and its request. The first attempt may end in an `EraDoubt` (the remembered era is then
- * forgotten); the second, given it, probes. If that probe finds the server modern after all, the request's
- * failure was its real answer: it fails with it, and the request is not sent again.
- */
-async function attempt(
-  command: CallCommand,
-  io: CliIo,
-  eraCache: CallEraCache | undefined,
-  doubt: EraDoubt | undefined,
-): Promise<number | EraDoubt> {
-  const { transport, stderrEnded } = await openTransport(command, io);
-  const key = transport.eraKey;
-  const choice = forcedEra(command.era, command.protocolVersion);
-  const cached = eraCache && key !== undefined ? adoptedVerdict(choice, await eraCache.cache.recall(key)) : undefined;
-  // Ctrl-C cancels: the server gets notifications/cancelled for the request in flight, then the connection closes.
-  // So does a question the call cannot answer (see CallElicitation).
-  const interrupt = new AbortController();
-  const elicitation = new CallElicitation(command.elicit ?? PROMPT, terminalPrompt(), (failure) =>
-    interrupt.abort(failure),
+  return withTrace(command, io, () =>
+    runConnected(command, io, {
+      run: async (client, signal) => {
+        if (command.task) return callAsTask(client, command, command.task, signal, io);
+        const result = await send(client, command, signal, io);
+        if (result !== undefined) io.out(JSON.stringify(result, null, 2));
+        return EXIT_OK;
+      },
+      failure: async (error, client) => {
+        const failure = requestFailure(command.method, error);
+        const hint = command.method === 'tools/call' && (await unknownToolHint(client, command.params?.name, error));
+        return hint ? new CliFailure(failure.message, [...failure.detail, hint], { cause: error }) : failure;
+      },
+    }),
   );
-  const client = callClient(command, io, eraCache, elicitation);
-  const doubted = (error: unknown, during: EraDoubt['during']): EraDoubt | undefined => {
-    if (doubt !== undefined || cached === undefined || !mayMeanAnotherEra(error, command.target.kind)) return undefined;
-    eraCache!.cache.delete(key!);
-    if (command.verbose) io.err(`era: the remembered ${cached.era} era is in doubt (${messageOf(error)}): probing`);
-    return { error, during };
-  };
-  const undoSignals = onStopSignal((signal) => interrupt.abort(signal));
-  try {
-    try {
-      await client.connect(transport, { timeout: command.timeoutMs, signal: interrupt.signal });
-    } catch (error) {
-      const inDoubt = doubted(error, 'connect');
-      if (inDoubt) return inDoubt;
-      throw await connectFailure(command.target, transport, error);
-    }
-    if (command.verbose) {
-      io.err(eraSourceLine(choice, cached, eraCache));
-      io.err(connectedLine(client));
-    }
-    if (doubt?.during === 'request' && client.connectedEra === 'modern')
-      throw requestFailure(command.method, doubt.error);
-    // A handshake-era server sends every log message until asked for less; a 2026-07-28 one sends a request's
-    // log messages only at the level that request names: ask for all of them, as before.
-    if (client.connectedEra === 'modern') await client.setLoggingLevel('debug');
-    let result: unknown;
-    try {
-      result = await send(client, command, interrupt.signal, io);
-    } catch (error) {
-      if (elicitation.failure) throw elicitation.failure;
-      const inDoubt = doubted(error, 'request');
-      if (inDoubt) return inDoubt;
-      const failure = requestFailure(command.method, error);
-      const hint = command.method === 'tools/call' && (await unknownToolHint(client, command.params?.name, error));
-      throw hint ? new CliFailure(failure.message, [...failure.detail, hint], { cause: error }) : failure;
-    }
-    if (result !== undefined) io.out(JSON.stringify(result, null, 2));
-    return EXIT_OK;
-  } finally {
-    // Closing waits for the child to exit; a second Ctrl-C meanwhile kills it at once (see onStopSignal).
-    await client.close();
-    undoSignals();
-    // The child has exited; what it wrote to stderr last (its goodbye, its trace) is still in the pipe.
-    await Promise.race([stderrEnded, delay(STDERR_DRAIN_MS)]);
-  }
-}
-
-/** The client of one call: the server's log messages on stderr, its questions answered by `elicitation`. */
-function callClient(
-  command: CallCommand,
-  io: CliIo,
-  eraCache: CallEraCache | undefined,
-  elicitation: CallElicitation,
-): Client {
-  const client = new Client(
-    { name: 'switchboard', version: VERSION },
-    // One call and out: no stream for list changes nobody would read.
-    {
-      defaultTimeout: command.timeoutMs,
-      listChanges: 'off',
-      eraCache: eraCache?.cache ?? false,
-      elicitation: elicitation.options,
-      ...eraOptions(command),
-    },
-  );
-  client.logs$.subscribe({
-    next: ({ level, logger, data }) =>
-      io.err(
-        `[${level}]${logger === undefined ? '' : ` ${logger}:`} ${typeof data === 'string' ? data : JSON.stringify(data)}`,
-      ),
-    // The stream errors when the connection ends without close(): the call itself reports that.
-    error: () => undefined,
-  });
-  return client;
-}
-
-/**
- * The client's era options for `--era` and `--protocol-version`. A handshake revision is also the only one
- * accepted in `initialize`'s answer (`protocolVersions` lists handshake revisions only); a stateless one is
- * the only one the client speaks, which forces the modern era.
- */
-function eraOptions({ protocolVersion, era }: CallCommand): ClientOptions {
-  const version: ClientOptions =
-    protocolVersion === undefined
-      ? {}
-      : namesModernRevision(protocolVersion)
-        ? { protocolVersion }
-        : { protocolVersion, protocolVersions: [protocolVersion as ProtocolVersion] };
-  return era === undefined ? version : { ...version, era };
-}
-
-/** `--verbose`: where the era came from, `era: from the cache (<file>)`, `era: probed ...` or forced. */
-function eraSourceLine(choice: EraChoice, cached: EraVerdict | undefined, eraCache: CallEraCache | undefined): string {
-  if (choice === 'handshake') return 'era: the handshake, as asked (no probe)';
-  if (cached !== undefined) return `era: from the cache (${eraCache!.path}), no probe`;
-  return eraCache ? `era: probed, remembered in ${eraCache.path}` : 'era: probed (--no-era-cache)';
-}
-
-/** `--verbose`: the revision and the era the connection speaks, `connected: 2026-07-28 (stateless)`. */
-function connectedLine(client: Client): string {
-  const era = client.connectedEra === 'modern' ? 'stateless' : 'handshake';
-  return `connected: ${client.protocolVersion ?? 'unknown'} (${era})`;
-}
-
-/** Where to ask the server's questions: the terminal on stdin (prompts on stderr), or nowhere. */
-function terminalPrompt(): PromptStreams | undefined {
-  if (!process.stdin.isTTY) return undefined;
-  // Ctrl-C while prompting reaches readline as a key: raised again as the signal, it stops the call as always.
-  return {
-    input: process.stdin,
-    output: process.stderr,
-    terminal: true,
-    onInterrupt: () => process.kill(process.pid, 'SIGINT'),
-  };
-}
-
-/** How long to wait for a stdio server's stderr to end once it has exited (a grandchild may hold it open). */
-const STDERR_DRAIN_MS = 1000;
-
-const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
-
-async function openTransport(
-  command: CallCommand,
-  io: CliIo,
-): Promise<{ transport: Transport; stderrEnded: Promise<void> }> {
-  const { target } = command;
-  if (target.kind === 'stdio') {
-    // The working directory as well, though the child would inherit it: it names the server in the era
-    // cache, where `node server.js` run in two folders is two servers.
-    const child = new StdioClientTransport({ command: target.command, args: target.args, cwd: process.cwd() });
-    // The server's own logging: passed through, as any MCP host shows it.
-    const stderrEnded = new Promise<void>((resolve) =>
-      child.stderr$.subscribe({ next: (line) => io.err(line), complete: resolve, error: () => resolve() }),
-    );
-    return { transport: child, stderrEnded };
-  }
-  // Loaded on demand: stdio calls never pay for the HTTP client or the token store.
-  const { StreamableHttpClientTransport } = await import('../../transports/http/streamable-client');
-  const authorization = hasAuthorizationHeader(command.headers)
-    ? undefined
-    : (await import('./stored-login')).storedLoginFor(target.url, command.clientName);
-  const transport = new StreamableHttpClientTransport(target.url, {
-    headers: command.headers,
-    ...(authorization && { authorization }),
-  });
-  return { transport, stderrEnded: Promise.resolve() };
-}
-
-/** An `Authorization` the user gave with --header wins: no stored login then. */
-function hasAuthorizationHeader(headers: Readonly<Record<string, string>>): boolean {
-  return Object.keys(headers).some((name) => name.toLowerCase() === 'authorization');
 }
 
 function send(
@@ -248,48 +54,4 @@ function send(
   const page = (cursor: string | undefined) =>
     client.request(method, cursor === undefined ? params : { ...params, cursor }, options) as Promise<Page>;
   return collectPages(method, key, page).then((items) => ({ [key]: items }));
-}
-
-/** Why the handshake failed. A child process that died says more by how it exited than by the closed pipe. */
-async function connectFailure(target: CallTarget, transport: Transport, error: unknown): Promise<CliFailure> {
-  if (error instanceof RequestCancelledError) return interrupted('the handshake', error);
-  const failure = cliFailureIn(error); // a stored login that does not hold: it says which command to run
-  if (failure) return failure;
-  const prefix = `Could not connect to ${describeTarget(target)}`;
-  // The connection has closed the transport, so a live child is being stopped: `exited` is near.
-  const exit =
-    transport instanceof StdioClientTransport && !(error instanceof RequestTimeoutError) && (await transport.exited);
-  if (exit && exit.kind === 'spawn-failed') {
-    return new CliFailure(`Could not start ${describeTarget(target)}: ${exit.error?.message ?? 'unknown error'}`);
-  }
-  if (exit && exit.kind === 'crashed') {
-    const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
-    return new CliFailure(`${prefix}: the process ${how} before answering`, [], { cause: error });
-  }
-  return new CliFailure(`${prefix}: ${messageOf(error)}`, [], { cause: error });
-}
-
-function describeTarget(target: CallTarget): string {
-  return target.kind === 'http' ? target.url.href : `"${commandLine([target.command, ...target.args])}"`;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-function interrupted(what: string, error: RequestCancelledError): CliFailure {
-  return new CliFailure(`Interrupted: ${what} was cancelled`, [], { cause: error, exitCode: EXIT_INTERRUPTED });
-}
-
-function requestFailure(method: string, error: unknown): CliFailure {
-  if (error instanceof RequestCancelledError) return interrupted(method, error);
-  const failure = cliFailureIn(error);
-  if (failure) return failure;
-  if (error instanceof McpError) {
-    const data = error.data === undefined ? [] : [`data: ${JSON.stringify(error.data)}`];
-    return new CliFailure(`${method}: the server answered with error ${error.code}: ${error.message}`, data, {
-      cause: error,
-    });
-  }
-  return new CliFailure(`${method}: ${messageOf(error)}`, [], { cause: error });
 }

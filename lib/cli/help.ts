@@ -9,10 +9,11 @@ Commands:
   serve <module or config.json>           serve a server definition, or a hub of the servers a config lists
   call <url> <method> [params]            send one request to an MCP server over HTTP and print the result
   call <method> [params] -- <command...>  the same, with the server run as a stdio child process
+  task get|result|cancel|list <url> [id]  ask about a task (a tool call "call --task" made), or list them
   login <url>                             authorize with an MCP server that requires OAuth; call then
                                           uses (and refreshes) the stored token
   logout <url>                            forget the login stored for the server
-  help [serve|call|login|logout]          show help for a command
+  help [serve|call|task|login|logout]     show help for a command
 
 Options:
   -h, --help      show help
@@ -23,7 +24,7 @@ Exit codes: 0 success, 1 failure (the module, the network, the server), 2 usage 
 
 const SERVE = `Usage: switchboard serve <module | config.json> [--http <port> [--host <host>] [--path <path>]
                          [--tls-cert <file> --tls-key <file>] [--cors-origin <origin>] [--health]
-                         [HTTP options]] [--trace] [--trace-file <path>]
+                         [HTTP options]] [--trace] [--trace-file <path>] [--task-store <dir>]
 
 Loads <module> (.js or .mjs; .ts when run through tsx) and serves its default export, a server
 definition (defineServer(...)) or a Server, over stdio: newline-delimited JSON on stdin and stdout.
@@ -67,6 +68,12 @@ Options:
   --trace-file <path>
                   write the same events to <path> as NDJSON, one JSON object per line (the file
                   is replaced, and flushed when serving ends)
+  --task-store <dir>
+                  keep the tasks of the module's tools (tool calls made tasks) in <dir>, an LMDB
+                  store, created if missing: a finished task's result outlives the process, and one
+                  that was running when it ended reads failed after a restart (without it, tasks
+                  are kept in memory). One server process at a time per folder; a module that
+                  exports a Server gives it its store itself
 
 HTTP options (with --http; times in milliseconds; a client is a remote address):
   --allowed-host <host:port>         also accept this Host header (repeatable)
@@ -96,10 +103,12 @@ Examples:
   switchboard serve ./mcp-servers.json --http 3000 --trace-file hub-trace.ndjson
   switchboard serve ./server.js --http 8443 --path /rpc --tls-cert cert.pem --tls-key key.pem
   switchboard serve ./server.js --http 3000 --cors-origin https://app.example.com --health
+  switchboard serve ./server.js --http 3000 --task-store ./tasks
   npx tsx lib/cli/main.ts serve examples/notes-server.ts --http 3000`;
 
 const CALL = `Usage: switchboard call [options] <url> <method> [params-json]
        switchboard call [options] <method> [params-json] -- <command> [args...]
+       switchboard call [options] --task [--ttl <ms>] <url> tools/call '{"name":...,"arguments":...}'
 
 Connects to one MCP server (Streamable HTTP at <url>, or <command> spawned over stdio) in the era it
 speaks: it asks server/discover first (2026-07-28, stateless: every request carries its own version and
@@ -121,6 +130,11 @@ fit), and the answer shown to send, decline or cancel. When stdin is not a termi
 left, the call stops with exit 1, saying what the form asks; the request is cancelled and nothing is
 answered. A tools/call naming a tool the server does not list gets the closest names it does list
 ("did you mean"), a hub's prefixed names (fs__read) included.
+With --task, the tool is called as a task (either era): once the server made it, stderr shows the
+task's id, the "switchboard task" commands that follow or cancel it from elsewhere, and its reference;
+then each status as it changes ("task working: ..."), and stdout the result at the end, as without
+--task. The task's questions are answered as above. Ctrl-C cancels the task and exits 130; a failed or
+cancelled task exits 1, saying why. A tool without task support runs at once (stderr says so).
 
 Options:
   -H, --header 'Name: value'   an HTTP header for every request (repeatable; HTTP only)
@@ -140,6 +154,9 @@ Options:
                                and where the era came from (era: from the cache, era: probed, ...)
   --all                        follow nextCursor through every page of tools/list, resources/list,
                                resources/templates/list or prompts/list and print all items
+  --task                       call the tool (tools/call) as a task and follow it to its end
+  --ttl <ms>                   with --task: how long the server should keep the task (2025-11-25; a
+                               2026-07-28 server decides alone)
   --answer '<json>'            the fields of the form the server asks for, e.g. '{"name":"Ada","age":36}'
                                (repeatable: one per question, in the order they come)
   --decline                    decline every question the server asks
@@ -153,7 +170,41 @@ Examples:
   switchboard call -H 'Authorization: Bearer TOKEN' https://example.com/mcp ping
   switchboard call --verbose --protocol-version 2025-11-25 http://127.0.0.1:3000/mcp tools/list
   switchboard call resources/read '{"uri":"notes://index"}' -- node ./server.js
-  switchboard call --answer '{"confirm":true}' http://127.0.0.1:3000/mcp tools/call '{"name":"deploy"}'`;
+  switchboard call --answer '{"confirm":true}' http://127.0.0.1:3000/mcp tools/call '{"name":"deploy"}'
+  switchboard call --task http://127.0.0.1:3000/mcp tools/call '{"name":"build","arguments":{"target":"all"}}'`;
+
+const TASK = `Usage: switchboard task get|result|cancel [options] <url> <task>
+       switchboard task list [options] <url>
+       switchboard task get|result|cancel [options] <task> -- <command> [args...]
+       switchboard task list [options] -- <command> [args...]
+
+One request about tasks: tool calls made tasks ("switchboard call --task", or any client). <task> is the
+task's id, or the reference "call --task" printed (JSON; it must name this server and era, or nothing
+is sent). Connects as "call" does: the era the server speaks, the stored login, the same options.
+  get      the task's status now (tasks/get)
+  result   follows the task to its end, each status on stderr, and prints the tool's result as "call"
+           prints one; its questions are answered as "call" answers them. Ctrl-C stops following
+           (the task runs on) and exits 130; a failed or cancelled task exits 1, saying why
+  cancel   asks the server to cancel the task (tasks/cancel); a task already over is refused
+  list     the tasks the server lists for this client (2025-11-25 tasks/list: with a login, your
+           tasks; without one, a server may list only those of this connection, so none). A
+           2026-07-28 server has no list: the command says so (try --era handshake)
+A stdio target (a command after --) is a new server process: it knows tasks made before only if it
+keeps them on disk ("switchboard serve <module> --task-store <dir>"), and only one server process may
+use that folder at a time.
+
+Options:
+  --json                       print JSON (the task as the client reads it in both eras: taskId, status,
+                               statusMessage, createdAt, lastUpdatedAt, ttlMs, pollIntervalMs)
+  and those of "call": -H/--header, --client-name, --timeout, --protocol-version, --era,
+  --no-era-cache, --verbose, --answer, --decline, --cancel, --trace, --trace-file
+
+Examples:
+  switchboard task get http://127.0.0.1:3000/mcp 4f9c...
+  switchboard task result http://127.0.0.1:3000/mcp 4f9c...
+  switchboard task cancel http://127.0.0.1:3000/mcp 4f9c...
+  switchboard task list --era handshake --json http://127.0.0.1:3000/mcp
+  switchboard task result 4f9c... -- npx switchboard serve ./server.js --task-store ./tasks`;
 
 const LOGIN = `Usage: switchboard login [options] <url>
 
@@ -196,7 +247,13 @@ whether there was one. Exits 0 either way. Nothing is sent to the server.
 Options:
   --client-name <name>         the name the login was stored under (default ${DEFAULT_CLIENT_NAME})`;
 
-const PAGES: Readonly<Record<HelpTopic, string>> = { serve: SERVE, call: CALL, login: LOGIN, logout: LOGOUT };
+const PAGES: Readonly<Record<HelpTopic, string>> = {
+  serve: SERVE,
+  call: CALL,
+  task: TASK,
+  login: LOGIN,
+  logout: LOGOUT,
+};
 
 export function helpText(topic?: HelpTopic): string {
   return topic === undefined ? OVERVIEW : PAGES[topic];

@@ -9,6 +9,7 @@ import { extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ServerDefinition } from '../server/definition';
 import { Server } from '../server/server';
+import type { TaskServingOptions } from '../server/tasks/server-tasks';
 import { CliFailure } from './errors';
 
 const TYPESCRIPT_EXTENSIONS = new Set(['.ts', '.mts', '.cts', '.tsx']);
@@ -42,9 +43,10 @@ function describeValue(value: unknown): string {
 
 /**
  * Imports `modulePath` (relative to the working directory) and returns the server to serve. `self` is how
- * the CLI was started, for the hint when a TypeScript module needs tsx.
+ * the CLI was started, for the hint when a TypeScript module needs tsx. `tasks` (`serve --task-store`) are
+ * given to the server made of a definition; a module that exports a `Server` made it with its own options.
  */
-export async function loadServer(modulePath: string, self: string): Promise<Server> {
+export async function loadServer(modulePath: string, self: string, tasks?: TaskServingOptions): Promise<Server> {
   const file = resolve(modulePath);
   if (!existsSync(file)) throw new CliFailure(`Cannot find the module "${modulePath}" (no file at ${file})`);
   let exports: { default?: unknown };
@@ -54,8 +56,14 @@ export async function loadServer(modulePath: string, self: string): Promise<Serv
     throw loadFailure(modulePath, file, self, error);
   }
   const value = exports.default;
-  if (isServer(value)) return value;
-  if (isDefinition(value)) return new Server(value);
+  if (isServer(value)) {
+    if (tasks === undefined) return value;
+    throw new CliFailure(
+      `--task-store needs a module that exports a server definition: "${modulePath}" exports a Server, which keeps its tasks as it was made`,
+      ['give it the store itself: new Server(definition, { tasks: { store: new LmdbTaskStore({ path }) } })'],
+    );
+  }
+  if (isDefinition(value)) return new Server(value, tasks && { tasks });
   const hint = 'export a server definition (export default defineServer({ ... })) or a Server';
   if (value === undefined) throw new CliFailure(`"${modulePath}" has no default export: ${hint}`);
   throw new CliFailure(`The default export of "${modulePath}" is ${describeValue(value)}, not a server: ${hint}`);

@@ -77,3 +77,9 @@ export function parseMilliseconds(flag: string, text: string, zero?: string): nu
   }
   return Number(text);
 }
+
+/** `--trace-file`'s path: any but the empty one. */
+export function parseTraceFile(text: string | undefined): string | undefined {
+  if (text === '') throw new UsageError('--trace-file needs the path of the file to write');
+  return text;
+}

@@ -23,6 +23,8 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
         return await (await import('./serve')).serve(command, io);
       case 'call':
         return await (await import('./call')).call(command, io);
+      case 'task':
+        return await (await import('./task')).task(command, io);
       case 'login':
         return await (await import('./login')).login(command, io);
       case 'logout':

@@ -2,7 +2,7 @@
  * `switchboard serve <module | config.json>`: the module's server, or a hub over the servers a config file
  * lists (the `mcpServers` shape), over stdio (the default) or Streamable HTTP (`--http`; at `--path`, over HTTPS
  * with `--tls-cert` and `--tls-key`), optionally tracing everything (the upstreams of a hub too) to stderr or a
- * file. Resolves with the exit code once serving has
+ * file, and keeping a module's tasks on disk (`--task-store`). Resolves with the exit code once serving has
  * ended: stdin closed (stdio), or SIGINT/SIGTERM, at any point, a hub's start-up included.
  *
  * Stopping ends every upstream child process before the command returns: the hub's own close runs each
@@ -19,6 +19,7 @@ import { redirectConsoleToStderr } from '../../transports/console-redirect';
 import { StdioServerTransport } from '../../transports/stdio';
 import { createStderrLogger } from '../core/logger';
 import type { Server } from '../server/server';
+import type { TaskServingOptions } from '../server/tasks/server-tasks';
 import type { HubHttpSettings } from '../compose/config';
 import type { HubEndpointAuth } from '../compose/config-auth';
 import type { ServeCommand, ServeHttp } from './args';
@@ -28,6 +29,7 @@ import { callLine } from './hints';
 import { httpHandlerOptions, listenHttp, type TlsCredentials } from './http-listener';
 import type { CliIo } from './io';
 import { loadServer } from './load-server';
+import { openTaskStore } from './task-store';
 import { killChildren, StopRequest } from './signals';
 import { withTrace } from './trace';
 
@@ -46,7 +48,7 @@ export function serve(command: ServeCommand, io: CliIo): Promise<number> {
       // Before the module loads: its top-level logging must not reach stdout, which carries the protocol.
       const input = command.http ? undefined : watchedStdin();
       if (input) redirectConsoleToStderr();
-      const served = await loadServed(command.module);
+      const served = await loadServed(command, io);
       try {
         const ended = Promise.race([stop.requested, input?.ended ?? new Promise<never>(() => {})]);
         if ((await Promise.race([served.start().then(() => 'started' as const), ended])) !== 'started') return EXIT_OK;
@@ -99,11 +101,9 @@ function mergedCors(config: ServeCors | undefined, flags: ServeCors | undefined)
 }
 
 /** A `.json` argument is a hub config: every upstream is started (and stopped again when serving ends). */
-async function loadServed(path: string): Promise<Served> {
-  if (!path.endsWith('.json')) {
-    const server = await loadServer(path, process.argv[1] ?? 'switchboard');
-    return { server, start: async () => {}, close: async () => {} };
-  }
+async function loadServed({ module: path, taskStore }: ServeCommand, io: CliIo): Promise<Served> {
+  if (!path.endsWith('.json'))
+    return taskStore === undefined ? loadModule(path) : loadWithTaskStore(path, taskStore, io);
   const [{ loadConfigFile }, { FileTokenStore }] = await Promise.all([
     import('../compose/config'),
     import('../auth/node/file-token-store'),
@@ -123,6 +123,34 @@ async function loadServed(path: string): Promise<Served> {
       }),
     close: () => hub.close(),
   };
+}
+
+async function loadModule(path: string, tasks?: TaskServingOptions): Promise<Served> {
+  const server = await loadServer(path, process.argv[1] ?? 'switchboard', tasks);
+  return { server, start: async () => {}, close: async () => {} };
+}
+
+/**
+ * The module's server with its tasks in the store in `dir`. Closing ends its tasks (they read `failed` at the
+ * next start on the same store), then the store.
+ */
+async function loadWithTaskStore(path: string, dir: string, io: CliIo): Promise<Served> {
+  const store = await openTaskStore(dir);
+  try {
+    const { server } = await loadModule(path, { store });
+    if (!server.definition.servesTasks) io.err(`switchboard: --task-store: ${path} has no tool that runs as a task`);
+    const close = async () => {
+      try {
+        await server.close();
+      } finally {
+        await store.close();
+      }
+    };
+    return { server, start: async () => {}, close };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
 }
 
 /** After the deadline's SIGKILL, how long the close may still take to see every child's process group end. */

@@ -1,5 +1,5 @@
 import type { Observable } from 'rxjs';
-import type { RequestCompletion, RequestOptions } from '../core/correlation';
+import type { RequestOptions } from '../core/correlation';
 import { CapabilityNotSupportedError } from '../jsonrpc/errors';
 import type { JsonObject, JsonRpcNotification } from '../jsonrpc/types';
 import type {
@@ -33,7 +33,6 @@ import { ResourceSubscriptions } from './resource-subscriptions';
 import { ToolOutputChecks } from './tool-output';
 import { ClientTasks, type TaskCallOptions } from './tasks/client-tasks';
 import type { TaskHandle } from './tasks/task-handle';
-import { declaresTasks, taskAware } from './tasks/modern-task-calls';
 import type { TaskRef } from './tasks/task-ref';
 import type { TaskStatusView } from './tasks/task-view';
 
@@ -312,17 +311,6 @@ export class Client extends ClientStreams {
   override connect(transport: Transport, options?: ConnectOptions): Promise<this> {
     this.taskEndpoint ??= transport.eraKey;
     return super.connect(transport, options);
-  }
-
-  /** @internal A `tools/call` that declares the tasks extension may be answered with a task (`taskAware`). */
-  override sendAsIs(
-    method: string,
-    params: JsonObject | undefined,
-    options: ClientRequestOptions | undefined,
-    completion?: RequestCompletion,
-  ): Promise<JsonObject> {
-    const aware = completion && declaresTasks(params) ? taskAware(completion) : completion;
-    return super.sendAsIs(method, params, options, aware);
   }
 
   private get tasks(): ClientTasks {

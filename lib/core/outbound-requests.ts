@@ -127,7 +127,9 @@ export class OutboundRequests implements CorrelationHost {
         ? { jsonrpc: '2.0', id: record.id, method }
         : { jsonrpc: '2.0', id: record.id, method, params: sent };
     const forTransport =
-      options?.relatedRequestId === undefined && options?.headers === undefined ? undefined : options;
+      options?.relatedRequestId === undefined && options?.headers === undefined && !options?.failWithoutStream
+        ? undefined
+        : options;
     this.send(message, forTransport).then(undefined, (error) =>
       table.fail(record, asTransportError(error, `Could not send ${method}`)),
     );

@@ -9,6 +9,11 @@ export interface TransportSendOptions {
    * its tool); transports without headers ignore them.
    */
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * Fail at once (a `TransportError`) when no stream the client reads can carry the message now, rather than
+   * hold it until the client opens one (Streamable HTTP's standalone stream). Transports of one stream ignore it.
+   */
+  readonly failWithoutStream?: boolean;
 }
 
 /**

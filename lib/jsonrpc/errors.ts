@@ -84,7 +84,8 @@ export type LocalErrorCode =
   | 'LOCK_TIMEOUT'
   | 'CATALOG_CONFLICT'
   | 'INVALID_CONFIG'
-  | 'INPUT_REQUEST_FAILED';
+  | 'INPUT_REQUEST_FAILED'
+  | 'TASK_REF_REFUSED';
 
 /** Base of every local (never on the wire) error. `code` is a stable string to switch on. */
 export abstract class SwitchboardError extends Error {

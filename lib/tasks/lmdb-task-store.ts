@@ -44,7 +44,8 @@ export class LmdbTaskStore implements TaskStore {
   private readonly now: () => number;
 
   constructor(options: LmdbTaskStoreOptions) {
-    this.db = open<unknown, Key>({ path: options.path, encoding: 'json' });
+    // Always a folder, even for a path with an extension (lmdb would make `tasks.db` one file).
+    this.db = open<unknown, Key>({ path: options.path, encoding: 'json', noSubdir: false });
     this.maxTasksPerOwner = options.maxTasksPerOwner ?? DEFAULT_MAX_TASKS_PER_OWNER;
     const clock = options.clock;
     this.now = clock ? () => clock.now() : () => Date.now();

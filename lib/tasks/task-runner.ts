@@ -58,8 +58,11 @@ export interface RunningTask {
   needInput(inputRequests: JsonObject): Promise<void>;
   /** Every open input request was answered: the task is `working` again. */
   inputAnswered(): Promise<void>;
-  /** Who hears the answers `tasks/update` brings for this task (`answerInput`). */
-  onInputResponses(listener: (responses: JsonObject) => void): void;
+  /**
+   * Who hears the answers `tasks/update` brings for this task (`answerInput`); `answerInput` resolves once the
+   * promise the listener returns does (the task's new open requests stored), so the next `tasks/get` shows them.
+   */
+  onInputResponses(listener: InputListener): void;
 }
 
 export interface TaskStartOptions {
@@ -68,6 +71,9 @@ export interface TaskStartOptions {
   /** Whether a result fails the task rather than completing it (the 2025-11-25 form: a tool error). */
   readonly resultFails?: (result: JsonObject) => boolean;
 }
+
+/** Takes `tasks/update`'s answers; resolves once what the task now asks is stored. */
+export type InputListener = (responses: JsonObject) => void | Promise<void>;
 
 /** The work of a task: resolves with the request's result; rejects with an error that has a code to fail it. */
 export type TaskWork = (task: RunningTask) => Promise<JsonObject>;
@@ -81,7 +87,7 @@ interface LiveTask {
   /** The store writes of this task, in order. */
   writes: Promise<unknown>;
   /** Hears `answerInput`'s responses (set by the work). */
-  inputListener: ((responses: JsonObject) => void) | undefined;
+  inputListener: InputListener | undefined;
   /** Resolves once the task is final here, or its actor is gone. */
   readonly ended: Promise<void>;
   end(): void;
@@ -168,18 +174,21 @@ export class TaskRunner {
     task.abort.abort(new Error('The task was cancelled'));
     await task.writes;
     // Final now, whether or not its work heeds the signal: the actor goes (a late outcome is refused).
-    if (isFinalTaskStatus(task.status)) task.actor.send({ type: 'dispose' });
+    if (isFinalTaskStatus(task.status)) dispose(task);
     return this.store.get(taskId, owner);
   }
 
   /**
-   * Hands `responses` (the 2026-07-28 `tasks/update`) to the task's work, when it runs here. Resolves with the
-   * task, or undefined when `owner` has no such task.
+   * Hands `responses` (the 2026-07-28 `tasks/update`) to the task's work, when it runs here, and resolves once
+   * the task's store record shows their effect (the keys answered gone, or the task working again). Resolves
+   * with the task as it was before, or undefined when `owner` has no such task.
    */
   async answerInput(owner: TaskOwner, taskId: string, responses: JsonObject): Promise<TaskRecord | undefined> {
     const known = await this.store.get(taskId, owner);
     if (!known) return undefined;
-    this.live.get(taskId)?.inputListener?.(responses);
+    const task = this.live.get(taskId);
+    await task?.inputListener?.(responses);
+    await task?.writes;
     return known;
   }
 
@@ -215,7 +224,7 @@ export class TaskRunner {
     const tasks = [...this.live.values()];
     for (const task of tasks) {
       task.abort.abort(new Error('The task runner closed'));
-      task.actor.send({ type: 'dispose' });
+      dispose(task);
     }
     this.live.clear();
     await Promise.allSettled(tasks.map((task) => task.writes));
@@ -307,7 +316,7 @@ export class TaskRunner {
     }
     await task.writes;
     // A final task needs no actor until its time to live: the store keeps it, and purges it then.
-    if (isFinalTaskStatus(task.status)) task.actor.send({ type: 'dispose' });
+    if (isFinalTaskStatus(task.status)) dispose(task);
   }
 
   /** Tells the machine `type`, with what the move brings (`change`) should it allow it. */
@@ -329,6 +338,11 @@ export class TaskRunner {
       .then(onChange && ((stored) => onChange(stored)))
       .catch((error: unknown) => this.logger.warn(`Could not record task ${taskId} as ${status}`, error));
   }
+}
+
+/** Ends the task's actor, unless it ended already (a cancelled task's work ending after the cancel, an expiry). */
+function dispose(task: LiveTask): void {
+  if (task.actor.getSnapshot().status === 'active') task.actor.send({ type: 'dispose' });
 }
 
 function delay(ms: number): Promise<void> {

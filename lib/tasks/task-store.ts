@@ -182,7 +182,8 @@ export function applyTaskChange(current: TaskRecord, change: TaskChange, now: nu
 /** `current` failed because its boot died, or undefined when it is final, of this boot, or expired. */
 export function recoveredTask(current: TaskRecord, bootEpoch: string, now: number): TaskRecord | undefined {
   if (isFinalTaskStatus(current.status) || current.bootEpoch === bootEpoch || isExpired(current, now)) return undefined;
-  return applyTaskChange(current, { status: 'failed', error: RESTART_TASK_ERROR }, now);
+  const error = RESTART_TASK_ERROR;
+  return applyTaskChange(current, { status: 'failed', error, statusMessage: error.message }, now);
 }
 
 /** The page size asked for, checked: an integer from 1 to `MAX_TASK_PAGE`. */

@@ -32,7 +32,10 @@ export function importGraph(entry: string): { files: Set<string>; packages: Set<
   return { files, packages };
 }
 
-/** Whether the module at `entry` reaches a Node built-in module through its static imports. */
+/** Dependencies that are native Node add-ons: an entry importing one is Node-only too. */
+const NATIVE_PACKAGES: ReadonlySet<string> = new Set(['lmdb']);
+
+/** Whether the module at `entry` reaches a Node built-in module (or a native add-on) through its static imports. */
 export function reachesNode(entry: string): boolean {
-  return [...importGraph(entry).packages].some((name) => NODE_BUILTINS.has(name));
+  return [...importGraph(entry).packages].some((name) => NODE_BUILTINS.has(name) || NATIVE_PACKAGES.has(name));
 }

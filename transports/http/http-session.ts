@@ -198,7 +198,11 @@ export class HttpSession implements Transport, HttpSessionHost {
     const exchange = related === undefined ? undefined : this.exchanges.get(related);
     if (exchange?.mode === 'undecided') this.openExchangeStream(exchange, this.protocolVersion);
     if (exchange?.mode === 'sse') return exchange.stream!.send(single);
-    return this.standaloneOpened ? this.standalone.send(single) : this.backlog.hold(single);
+    if (this.standaloneOpened) return this.standalone.send(single);
+    if (options?.failWithoutStream) {
+      return Promise.reject(new TransportError('The client has no stream open that could carry this message'));
+    }
+    return this.backlog.hold(single);
   }
 
   setProtocolVersion(version: string): void {

@@ -2,14 +2,12 @@
  * Tasks in the 2026-07-28 extension `io.modelcontextprotocol/tasks`: the client declares the extension in
  * each request's `_meta` (`clientCapabilities.extensions`), and a server that offers it (`server/discover`'s
  * `capabilities.extensions`) may answer such a `tools/call` with a flat `{ resultType: "task", taskId, ... }`;
- * `tasks/get` (with `Mcp-Name: <taskId>` over HTTP) inlines the end or the open input requests,
- * `tasks/update` answers them, `tasks/cancel` is acknowledged with nothing. There is no `tasks/result`,
- * `tasks/list` or status notification.
+ * `tasks/get` inlines the end or the open input requests, `tasks/update` answers them, `tasks/cancel` is
+ * acknowledged with nothing. There is no `tasks/result`, `tasks/list` or status notification. Over HTTP the
+ * extension's requests carry `Mcp-Name: <taskId>` like any named request (`NAME_SOURCES`).
  */
 import { isPlainObject } from '../../jsonrpc/classify';
-import type { RequestCompletion } from '../../core/correlation';
 import type { JsonObject } from '../../jsonrpc/types';
-import { encodeHeaderValue, MCP_NAME_HEADER } from '../../protocol/http-headers';
 import { META } from '../../protocol/modern';
 import { TASKS_EXTENSION_ID } from '../../tasks/task-wire';
 import type { ClientRequestOptions } from '../client-connection';
@@ -45,8 +43,7 @@ export class ModernTaskCalls implements TaskCalls {
   }
 
   async get(taskId: string, options?: ClientRequestOptions): Promise<TaskSnapshot> {
-    const headers = { ...options?.headers, [MCP_NAME_HEADER]: encodeHeaderValue(taskId) };
-    return modernSnapshot(await this.host.request('tasks/get', this.declared({ taskId }), { ...options, headers }));
+    return modernSnapshot(await this.host.request('tasks/get', this.declared({ taskId }), options));
   }
 
   /** Acknowledged with nothing: the next `tasks/get` shows the task cancelled. */
@@ -64,28 +61,4 @@ export class ModernTaskCalls implements TaskCalls {
     const own = isPlainObject(params._meta) ? params._meta : undefined;
     return { ...params, _meta: own ? { ...own, ...this.meta } : this.meta };
   }
-}
-
-/** Whether `params` (of a request to send) declare the tasks extension: a `tools/call` that may be answered with a task. */
-export function declaresTasks(params: JsonObject | undefined): boolean {
-  const meta = params?._meta;
-  if (!isPlainObject(meta)) return false;
-  const capabilities = meta[META.clientCapabilities];
-  return (
-    isPlainObject(capabilities) &&
-    isPlainObject(capabilities.extensions) &&
-    capabilities.extensions[TASKS_EXTENSION_ID] !== undefined
-  );
-}
-
-/**
- * `completion` (how the stateless client completes a result: lib/client/modern-client.ts), letting through the
- * `resultType: "task"` a server may answer a request that declared the tasks extension with: the caller
- * (`ModernTaskCalls.created`) reads it.
- */
-export function taskAware(completion: RequestCompletion): RequestCompletion {
-  return {
-    complete: (result) => (result.resultType === 'task' ? result : completion.complete(result)),
-    recover: (error) => completion.recover(error),
-  };
 }

@@ -12,7 +12,7 @@ import type { Subscription } from 'rxjs';
 import type { QuitReason } from '../../../machines/connection';
 import type { Clock } from '../../core/clock';
 import { ConnectionClosedError, McpError, ProtocolViolationError, RequestTimeoutError } from '../../jsonrpc/errors';
-import { excerpt } from '../../jsonrpc/excerpt';
+import { DEFAULT_EXCERPT_CHARS, excerpt } from '../../jsonrpc/excerpt';
 import type { CallToolResult } from '../../protocol/types';
 import type { InputAnswerer } from '../input-required';
 import { streamEndError } from '../stream-end';
@@ -247,6 +247,14 @@ function settled(outcome: TaskOutcome, view: TaskStatusView | undefined, taskId:
   const status: TaskStatus | undefined = view?.status;
   if (status === 'cancelled') return { error: cancelled(view, taskId) };
   if (status !== 'failed' || 'error' in outcome) return outcome;
-  const why = view?.statusMessage ?? 'no reason given';
+  const why = view?.statusMessage ?? textOf(outcome.result) ?? 'no reason given';
   return { error: new McpError(-32603, `The task ${excerpt(taskId)} failed: ${why}`, { taskId, ...outcome }) };
+}
+
+/** The text of a tool's result (a tool error says why there), cut to an excerpt's length; undefined without text. */
+function textOf(result: CallToolResult): string | undefined {
+  const texts = result.content.flatMap((block) => (block.type === 'text' ? [block.text] : []));
+  if (texts.length === 0) return undefined;
+  const text = texts.join(' ');
+  return text.length > DEFAULT_EXCERPT_CHARS ? `${text.slice(0, DEFAULT_EXCERPT_CHARS)}…` : text;
 }

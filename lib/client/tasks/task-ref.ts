@@ -5,6 +5,7 @@
  * connection before it sends anything, so a reference used against another server fails closed.
  */
 import { isPlainObject } from '../../jsonrpc/classify';
+import { SwitchboardError } from '../../jsonrpc/errors';
 import { excerpt } from '../../jsonrpc/excerpt';
 import { MAX_TASK_ID_LENGTH } from './task-view';
 
@@ -28,7 +29,7 @@ export interface TaskRef {
 export type TaskEndpoint = Pick<TaskRef, 'era' | 'server' | 'endpoint'>;
 
 /** A task reference that cannot be used here: malformed, or naming another endpoint. Nothing was sent. */
-export class TaskRefError extends Error {
+export class TaskRefError extends SwitchboardError {
   override readonly name = 'TaskRefError';
   readonly code = 'TASK_REF_REFUSED';
 }

@@ -20,7 +20,8 @@ import type { ServerHandlersHost } from '../handler-host';
 import type { TaskService } from './task-service';
 import { TaskCreated } from './continuation';
 import { TaskContext, TaskHost } from './task-context';
-import { ParkedInputs, SessionInputs, type InputCarrier, type TaskInputs } from './task-inputs';
+import { ParkedInputs, type TaskInputs } from './task-inputs';
+import { SessionInputs, type InputCarrier } from './session-inputs';
 
 /** How a server keeps and runs its tasks (`ServerOptions.tasks`). */
 export interface TaskServingOptions {
@@ -52,6 +53,8 @@ export class ServerTasks implements TaskService {
   private readonly watchers = new Map<string, ServerHandlersHost>();
   /** A `tasks/result` waiting on a task: its stream carries the task's requests to the client. */
   private readonly waiters = new Map<string, RequestContext<any>>();
+  /** The asks of the handshake-era tasks running here, which a new `tasks/result` takes over. */
+  private readonly sessionInputs = new Map<string, SessionInputs>();
   /** The tasks each handshake-era session made, for `tasks/list` without a principal. */
   private readonly sessionTasks = new WeakMap<object, string[]>();
 
@@ -60,7 +63,8 @@ export class ServerTasks implements TaskService {
     runtime: Runtime,
     private readonly logger: Logger,
   ) {
-    this.ownStore = options.store ? undefined : new MemoryTaskStore();
+    // The runtime's clock times the tasks (stamps, time to live): the store it makes reads the same one.
+    this.ownStore = options.store ? undefined : new MemoryTaskStore({ clock: runtime.clock });
     this.runner = new TaskRunner({
       store: options.store ?? this.ownStore!,
       runtime,
@@ -145,6 +149,7 @@ export class ServerTasks implements TaskService {
     await this.find(context, taskId);
     const id = taskId as string;
     this.waiters.set(id, context);
+    this.sessionInputs.get(id)?.redirect({ host: context.connection, relatedRequestId: context.id });
     try {
       const record = await this.runner.untilFinal(this.ownerOf(context), id, context.signal);
       if (record === undefined) throw unknownTask(taskId);
@@ -186,10 +191,14 @@ export class ServerTasks implements TaskService {
     task: RunningTask,
     run: (taskContext: ServerContext) => CallToolResult | Promise<CallToolResult>,
   ): Promise<JsonObject> {
-    const inputs: TaskInputs =
-      origin.era === 'handshake'
-        ? new SessionInputs(task, () => this.carrierOf(task.taskId, origin))
-        : new ParkedInputs(task, origin.peerCapabilities ?? {});
+    let inputs: TaskInputs;
+    if (origin.era === 'handshake') {
+      const session = new SessionInputs(task, () => this.carrierOf(task.taskId, origin));
+      this.sessionInputs.set(task.taskId, session);
+      inputs = session;
+    } else {
+      inputs = new ParkedInputs(task, origin.peerCapabilities ?? {});
+    }
     const context = new TaskContext(new TaskHost(origin, inputs), task, request.id, request.params);
     const onAbort = () => context.cancel(task.signal.reason as Error);
     task.signal.addEventListener('abort', onAbort, { once: true });
@@ -197,6 +206,7 @@ export class ServerTasks implements TaskService {
       return (await run(context)) as unknown as JsonObject;
     } finally {
       task.signal.removeEventListener('abort', onAbort);
+      this.sessionInputs.delete(task.taskId);
       context.finish();
     }
   }

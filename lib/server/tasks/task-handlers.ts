@@ -167,7 +167,7 @@ export const MODERN_TASK_HANDLERS = {
       if (typeof method !== 'string') continue;
       const problem = resultProblem(method, answer, ANSWER_REVISION);
       if (problem)
-        throw invalidParams(`inputResponses["${key.slice(0, 64)}"] is not a ${method} result: ${problem.message}`);
+        throw invalidParams(`inputResponses["${key.slice(0, 64)}"] is not an answer to ${method}: ${problem.message}`);
     }
     await tasks.answer(context, record.taskId, responses);
     return MODERN_TASK_ACK;

@@ -3,14 +3,12 @@
  * the task reads `input_required`, with what it asks by key, until every ask is answered.
  * - 2026-07-28 (`ParkedInputs`): the asks wait in the task; the client reads them from `tasks/get`
  *   (`inputRequests`) and answers with `tasks/update`, one key or several at a time.
- * - 2025-11-25 (`SessionInputs`): each ask is a request to the client, carrying the task in its `_meta`, sent
- *   on the stream of a `tasks/result` waiting for the task (HTTP) or else on the session that made it.
+ * - 2025-11-25 (`SessionInputs`, session-inputs.ts): each ask is a request to the client, carrying the task in
+ *   its `_meta`, on the stream of a `tasks/result` waiting for the task (HTTP) or else on the session.
  */
-import type { RequestHost } from '../../core/request-context';
 import { McpError } from '../../jsonrpc/errors';
-import type { JsonObject, RequestId } from '../../jsonrpc/types';
+import type { JsonObject } from '../../jsonrpc/types';
 import type { RunningTask } from '../../tasks/task-runner';
-import { RELATED_TASK_META_KEY } from '../../tasks/task-wire';
 import { inputKindOf, rankedKey, type InputRequest } from '../modern/input-round';
 
 export interface TaskInputs {
@@ -33,7 +31,8 @@ interface ParkedAsk {
 export class ParkedInputs implements TaskInputs {
   private readonly pending = new Map<string, ParkedAsk>();
   private readonly ranks: Record<string, number> = {};
-  private publishing = false;
+  /** The publication scheduled and not yet stored: resolves once it is. */
+  private publishing: Promise<void> | undefined;
 
   constructor(
     private readonly task: RunningTask,
@@ -52,12 +51,15 @@ export class ParkedInputs implements TaskInputs {
     return new Promise<JsonObject>((resolve, reject) => {
       this.pending.get(name)?.reject(new Error(`Input "${name}" was asked again`));
       this.pending.set(name, { request: params === undefined ? { method } : { method, params }, resolve, reject });
-      this.schedulePublish();
+      void this.schedulePublish();
     });
   }
 
-  /** Answers the asks `responses` names (checked against their methods by `tasks/update`); other keys are ignored. */
-  private answer(responses: JsonObject): void {
+  /**
+   * Answers the asks `responses` names (checked against their methods by `tasks/update`); other keys are ignored.
+   * Resolves once what is still asked is stored, so that the `tasks/update` acknowledged after it is seen.
+   */
+  private answer(responses: JsonObject): Promise<void> {
     let answered = false;
     for (const [key, value] of Object.entries(responses)) {
       const ask = this.pending.get(key);
@@ -66,22 +68,22 @@ export class ParkedInputs implements TaskInputs {
       ask.resolve(value as JsonObject);
       answered = true;
     }
-    if (answered) this.schedulePublish();
+    return answered ? this.schedulePublish() : Promise.resolve();
   }
 
   /**
    * Writes what is still asked once the handler had the chance to ask more at once (`Promise.all`) or to go
-   * on after an answer: a later macrotask, after the microtasks now queued.
+   * on after an answer: a later macrotask, after the microtasks now queued. Resolves once written.
    */
-  private schedulePublish(): void {
-    if (this.publishing) return;
-    this.publishing = true;
-    setTimeout(() => {
-      this.publishing = false;
-      if (this.task.signal.aborted) return;
-      if (this.pending.size === 0) void this.task.inputAnswered();
-      else void this.task.needInput(this.openRequests());
-    }, 0);
+  private schedulePublish(): Promise<void> {
+    return (this.publishing ??= new Promise<void>((resolve) => {
+      setTimeout(() => {
+        this.publishing = undefined;
+        if (this.task.signal.aborted) return resolve();
+        const written = this.pending.size === 0 ? this.task.inputAnswered() : this.task.needInput(this.openRequests());
+        written.then(resolve, resolve);
+      }, 0);
+    }));
   }
 
   private openRequests(): JsonObject {
@@ -94,56 +96,5 @@ export class ParkedInputs implements TaskInputs {
     const asks = [...this.pending.values()];
     this.pending.clear();
     for (const ask of asks) ask.reject(reason);
-  }
-}
-
-/** Where a 2025-11-25 task's request to the client goes: a connection, and the request whose stream carries it. */
-export interface InputCarrier {
-  readonly host: RequestHost;
-  readonly relatedRequestId?: RequestId;
-}
-
-/** The 2025-11-25 form: each ask a request to the client, the task `input_required` while any is open. */
-export class SessionInputs implements TaskInputs {
-  private readonly open = new Map<string, InputRequest>();
-  private readonly ranks: Record<string, number> = {};
-
-  constructor(
-    private readonly task: RunningTask,
-    /** Where the next request goes (a waiting `tasks/result`'s stream, or the session). */
-    private readonly carrier: () => InputCarrier,
-  ) {}
-
-  ask(
-    method: string,
-    params: JsonObject | undefined,
-    key: string | undefined,
-    signal?: AbortSignal,
-  ): Promise<JsonObject> {
-    const name = key ?? rankedKey(this.ranks, method.split('/')[0]!);
-    this.open.set(name, params === undefined ? { method } : { method, params });
-    void this.task.needInput(this.openRequests());
-    const { host, relatedRequestId } = this.carrier();
-    const meta = {
-      ...(params?._meta as JsonObject | undefined),
-      [RELATED_TASK_META_KEY]: { taskId: this.task.taskId },
-    };
-    const asked = host.request(
-      method,
-      { ...params, _meta: meta },
-      { signal: signal ?? this.task.signal, ...(relatedRequestId !== undefined && { relatedRequestId }) },
-    );
-    const settled = () => {
-      this.open.delete(name);
-      if (this.task.signal.aborted) return;
-      if (this.open.size === 0) void this.task.inputAnswered();
-      else void this.task.needInput(this.openRequests());
-    };
-    asked.then(settled, settled);
-    return asked;
-  }
-
-  private openRequests(): JsonObject {
-    return Object.fromEntries(this.open) as unknown as JsonObject;
   }
 }

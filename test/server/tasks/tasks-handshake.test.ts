@@ -147,6 +147,23 @@ describe('tasks in a 2025-11-25 session', () => {
     expect(result.result.content[0].text).toBe('Deleted a.txt');
   });
 
+  it('keeps an ask open when its session closes unanswered, and sends it on the next tasks/result of another', async () => {
+    const first = await session();
+    const task = (await first.request('tools/call', callAsTask('confirm_delete', { filename: 'c.txt' }))).result.task;
+    expect((await first.peer.next()).method).toBe('elicitation/create');
+    await first.peer.transport.close();
+    const second = await session('2025-11-25', { elicitation: {} }, first.server);
+    await second.peer.send({ jsonrpc: '2.0', id: 'r', method: 'tasks/result', params: { taskId: task.taskId } });
+    const ask = await second.peer.next();
+    expect(ask).toMatchObject({
+      method: 'elicitation/create',
+      params: { message: 'Delete c.txt?', _meta: { [RELATED_TASK_META_KEY]: { taskId: task.taskId } } },
+    });
+    await second.peer.send({ jsonrpc: '2.0', id: ask.id, result: { action: 'accept', content: { confirm: true } } });
+    const result = await second.peer.next();
+    expect(result).toMatchObject({ id: 'r', result: { content: [{ text: 'Deleted c.txt' }] } });
+  });
+
   it('gathers input in the request, then continues as a task (taskStart: handler)', async () => {
     const { request, peer } = await session();
     await peer.send({ jsonrpc: '2.0', id: 77, method: 'tools/call', params: callAsTask('test_tool_with_task') });

@@ -6,11 +6,13 @@
  * and a call that gathers input in the request before it becomes a task. Every message is checked against
  * the 2026-07-28 schema.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { JsonObject } from '../../../lib/jsonrpc/types';
 import { META } from '../../../lib/protocol/modern';
+import type { ServerContext } from '../../../lib/server/context';
 import { defineServer } from '../../../lib/server/definition';
 import { Server } from '../../../lib/server/server';
+import type { ToolSpec } from '../../../lib/server/tools';
 import { TASKS_EXTENSION_ID } from '../../../lib/tasks/task-wire';
 import { createMemoryPair } from '../../../transports/memory';
 import { createMcpHttpHandler } from '../../../transports/http/endpoint';
@@ -147,6 +149,24 @@ describe('the tasks extension on a duplex connection', () => {
     expect(done.result.content[0].text).toBe('first: true, second: true');
   });
 
+  it('shows a tasks/update in the very next tasks/get: the key answered gone, the task working once all are', async () => {
+    const { request, untilStatus } = connect();
+    const yes = { action: 'accept', content: { confirm: true } };
+    const multi = (await request('tools/call', { name: 'multi_input', arguments: {} })).result;
+    await untilStatus(multi.taskId, 'input_required');
+    await request('tasks/update', { taskId: multi.taskId, inputResponses: { first: yes } });
+    const partly = (await request('tasks/get', { taskId: multi.taskId })).result;
+    expect(partly.status).toBe('input_required');
+    expect(Object.keys(partly.inputRequests)).toEqual(['second']);
+
+    const single = (await request('tools/call', { name: 'confirm_delete', arguments: { filename: 'f' } })).result;
+    const [key] = Object.keys((await untilStatus(single.taskId, 'input_required')).inputRequests);
+    await request('tasks/update', { taskId: single.taskId, inputResponses: { [key!]: yes } });
+    const resumed = (await request('tasks/get', { taskId: single.taskId })).result;
+    expect(['working', 'completed']).toContain(resumed.status);
+    expect(resumed).not.toHaveProperty('inputRequests');
+  });
+
   it('acknowledges tasks/cancel, also on an ended task; an unknown id is -32602', async () => {
     const { request, server, untilStatus } = connect();
     const created = (await request('tools/call', { name: 'slow_compute', arguments: { seconds: 30 } })).result;
@@ -157,6 +177,35 @@ describe('the tasks extension on a duplex connection', () => {
     await eventually(() => (server.tasks as any).runner.liveCount === 0, 'the cancelled task to stop');
     expect((await request('tasks/cancel', { taskId: created.taskId })).result.resultType).toBe('complete');
     expect((await request('tasks/get', { taskId: 'tasks-conformance-nonexistent-12345' })).error.code).toBe(-32602);
+  });
+
+  it('ends a cancelled task quietly: its work stopping after the cancel sends nothing to its ended actor', async () => {
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const untilCancelled: ToolSpec<any, any> = {
+      name: 'until_cancelled',
+      description: 'Runs until its task is cancelled',
+      inputSchema: { type: 'object' },
+      execution: { taskSupport: 'required' },
+      handler: (_args: object, ctx: ServerContext) =>
+        new Promise((_resolve, reject) => {
+          ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true });
+          started();
+        }),
+    };
+    const server = new Server(definition.withTools(untilCancelled));
+    servers.push(server);
+    const warnings = vi.spyOn(console, 'warn');
+    try {
+      const { request, untilStatus } = connect(server);
+      const created = (await request('tools/call', { name: 'until_cancelled', arguments: {} })).result;
+      await running;
+      await request('tasks/cancel', { taskId: created.taskId });
+      await untilStatus(created.taskId, 'cancelled');
+      expect(warnings.mock.calls.map(([message]) => String(message))).toEqual([]);
+    } finally {
+      warnings.mockRestore();
+    }
   });
 
   it('gathers input with an input_required round first, then answers with the created task', async () => {
