@@ -1,4 +1,9 @@
-/** A `TaskStore` in this process's memory (any runtime): nothing survives the process. Tests, short-lived servers. */
+/**
+ * A `TaskStore` in this process's memory (any runtime): nothing survives the process. Tests, short-lived servers.
+ * Records are immutable, as messages are: the store freezes what it keeps (the caller's params and result
+ * included) and hands out those same frozen objects, never copies.
+ */
+import { deepFreeze } from '../core/freeze';
 import { decodeTaskCursor, encodeTaskCursor } from './task-ids';
 import {
   applyTaskChange,
@@ -39,23 +44,22 @@ export class MemoryTaskStore implements TaskStore {
     const ids = this.byOwner.get(key) ?? new Set<string>();
     if (ids.size >= this.maxTasksPerOwner) this.purgeIds(ids, this.now());
     if (ids.size >= this.maxTasksPerOwner) throw new TaskLimitError(this.maxTasksPerOwner);
-    // A copy: the caller's object stays the caller's, as with a store that serialises.
-    this.tasks.set(record.taskId, structuredClone(record));
+    this.tasks.set(record.taskId, deepFreeze({ ...record }));
     ids.add(record.taskId);
     this.byOwner.set(key, ids);
   }
 
   async get(taskId: string, owner: TaskOwner): Promise<TaskRecord | undefined> {
     const record = this.live(taskId, this.now());
-    return record !== undefined && ownsTask(record, owner) ? structuredClone(record) : undefined;
+    return record !== undefined && ownsTask(record, owner) ? record : undefined;
   }
 
   async update(taskId: string, change: TaskChange, now = this.now()): Promise<TaskRecord> {
     const current = this.live(taskId, now);
     if (current === undefined) throw new TaskNotFoundError(String(taskId));
-    const next = applyTaskChange(current, structuredClone(change), now);
+    const next = deepFreeze(applyTaskChange(current, change, now));
     this.tasks.set(taskId, next);
-    return structuredClone(next);
+    return next;
   }
 
   async list(owner: TaskOwner, options: TaskListOptions = {}): Promise<TaskPage> {
@@ -68,7 +72,7 @@ export class MemoryTaskStore implements TaskStore {
     let index = 0;
     for (; index < ids.length && tasks.length < limit; index++) {
       const record = this.live(ids[index]!, now);
-      if (record !== undefined) tasks.push(structuredClone(record));
+      if (record !== undefined) tasks.push(record);
     }
     const last = tasks.at(-1);
     return index < ids.length && last !== undefined ? { tasks, nextCursor: encodeTaskCursor(last.taskId) } : { tasks };
@@ -84,7 +88,7 @@ export class MemoryTaskStore implements TaskStore {
     for (const [taskId, record] of this.tasks) {
       const next = recoveredTask(record, bootEpoch, now);
       if (next === undefined) continue;
-      this.tasks.set(taskId, next);
+      this.tasks.set(taskId, deepFreeze(next));
       failed++;
     }
     return failed;
