@@ -342,7 +342,7 @@ export {
 } from '../transports/sdk-adapter';
 
 // Tracing.
-export type { TraceEvent, TraceKind } from './trace/types';
+export type { TraceCause, TraceEvent, TraceKind } from './trace/types';
 export { formatTraceEvent } from './trace/format';
 export { TraceChannel } from './trace/channel';
 export {

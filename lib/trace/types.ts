@@ -41,6 +41,25 @@ export interface TraceEvent {
   readonly quitKind?: QuitReason['kind'];
   /** Why a message was ignored, or why the lifecycle changed (the quit reason's message). */
   readonly reason?: string;
+  /** A stable name a person reads for the connection or actor (a hub's upstream name, the CLI's target). */
+  readonly name?: string;
+  /** The request this event's request was made for, when it was made for one (see `TraceCause`). */
+  readonly cause?: TraceCause;
+  /** The OpenTelemetry trace and span of this event's request, when the runtime has an instrumentation. */
+  readonly traceId?: string;
+  readonly spanId?: string;
+}
+
+/**
+ * Why a request exists: the request it was made for. `forwarded`: a hub's upstream request for a downstream
+ * one; `serves`: a request to the peer made while handling `id` (a server's sampling or elicitation during a
+ * call); `round`: an `input_required` retry of `id`'s call; `retry`: another try of `id` (after -32022, or a
+ * reconnection).
+ */
+export interface TraceCause {
+  readonly connection: string;
+  readonly id: RequestId;
+  readonly kind: 'forwarded' | 'serves' | 'round' | 'retry';
 }
 
 /** Who a connection's trace events name. A connection is one. */
