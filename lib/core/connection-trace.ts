@@ -17,7 +17,7 @@ import {
   type TracedRequest,
 } from '../trace/instrumentation';
 import { REDACTED, redactTraceEvent } from '../trace/redact';
-import type { TraceEvent, TraceKind, TraceOrigin } from '../trace/types';
+import type { TraceCause, TraceEvent, TraceKind, TraceOrigin } from '../trace/types';
 import type { Clock } from './clock';
 import type { PendingRequest } from './correlation';
 import type { Logger } from './logger';
@@ -62,12 +62,17 @@ export class ConnectionTrace {
     id?: RequestId,
     reason?: string,
     latencyMs?: number,
+    cause?: TraceCause,
   ): void {
     if (!this.on) return;
     const connection = this.connection;
-    this.publish(
-      messageTraceEvent(connection, connection.clock.now(), kind, direction, message, method, id, reason, latencyMs),
-    );
+    const time = connection.clock.now();
+    this.publish(messageTraceEvent(connection, time, kind, direction, message, method, id, reason, latencyMs, cause));
+  }
+
+  /** The id this trace's events name as their connection (a stateless request over HTTP has one of its own). */
+  get originId(): string {
+    return this.connection.id;
   }
 
   /** The lifecycle moved; on `closed` the connection's stream ends, after this last event. */

@@ -23,6 +23,7 @@ import type {
 } from '../jsonrpc/types';
 import type { ProgressParams } from '../protocol/types';
 import { withMetaEntries, type RequestInstrumentation, type RequestSpan } from '../trace/instrumentation';
+import type { TraceCause } from '../trace/types';
 import type { Clock } from './clock';
 import type { ConnectionTrace } from './connection-trace';
 import {
@@ -130,19 +131,20 @@ export class OutboundRequests implements CorrelationHost {
       options?.relatedRequestId === undefined && options?.headers === undefined && !options?.failWithoutStream
         ? undefined
         : options;
-    this.send(message, forTransport).then(undefined, (error) =>
+    const cause = this.trace.on ? causeOf(options, this.host.id) : undefined;
+    this.send(message, forTransport, cause).then(undefined, (error) =>
       table.fail(record, asTransportError(error, `Could not send ${method}`)),
     );
     return record.promise;
   }
 
-  /** Hands a message to the transport, traced. */
-  send(message: JsonRpcMessage | JsonRpcMessage[], options?: TransportSendOptions): Promise<void> {
+  /** Hands a message to the transport, traced (with the request it was made for, when it is a request). */
+  send(message: JsonRpcMessage | JsonRpcMessage[], options?: TransportSendOptions, cause?: TraceCause): Promise<void> {
     if (this.trace.on && !Array.isArray(message)) {
       const m = message as Partial<JsonRpcRequest> & { result?: unknown; error?: unknown };
       const kind =
         m.id === undefined ? 'notification' : m.method !== undefined ? 'request' : m.error ? 'error' : 'result';
-      this.trace.message(kind, 'out', message, m.method, m.id);
+      this.trace.message(kind, 'out', message, m.method, m.id, undefined, undefined, cause);
     }
     return this.transport.send(message, options);
   }
@@ -233,4 +235,20 @@ export function asTransportError(error: unknown, message: string): TransportErro
   return error instanceof TransportError
     ? error
     : new TransportError(`${message}: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+}
+
+/**
+ * The request an outbound request is made for, for its trace event: the inbound request of another connection
+ * a hub forwards (`parentRequest`: named by the id its own trace events carry), or the inbound request of this
+ * connection it serves (`relatedRequestId`: a server's sampling or elicitation during a call).
+ */
+function causeOf(options: SendOptions | undefined, ownId: string): TraceCause | undefined {
+  const parent = options?.parentRequest;
+  if (parent !== undefined) {
+    const host = parent.connection as { readonly traceOrigin?: string; readonly id?: unknown };
+    const connection = host.traceOrigin ?? (typeof host.id === 'string' ? host.id : undefined);
+    return connection === undefined ? undefined : { connection, id: parent.id, kind: 'forwarded' };
+  }
+  const related = options?.relatedRequestId;
+  return related === undefined ? undefined : { connection: ownId, id: related, kind: 'serves' };
 }

@@ -4,7 +4,7 @@
  */
 import type { QuitReason } from '../../machines/connection';
 import type { RequestId } from '../jsonrpc/types';
-import type { TraceEvent, TraceKind, TraceOrigin } from './types';
+import type { TraceCause, TraceEvent, TraceKind, TraceOrigin } from './types';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -19,6 +19,7 @@ export function messageTraceEvent(
   id: RequestId | undefined,
   reason: string | undefined,
   latencyMs: number | undefined,
+  cause?: TraceCause,
 ): TraceEvent {
   const event: Mutable<TraceEvent> = { time, connection: origin.id, role: origin.role, kind, direction };
   if (origin.upstream !== undefined) event.upstream = origin.upstream;
@@ -27,6 +28,7 @@ export function messageTraceEvent(
   if (latencyMs !== undefined) event.latencyMs = latencyMs;
   if (message !== undefined) event.message = message;
   if (reason !== undefined) event.reason = reason;
+  if (cause !== undefined) event.cause = cause;
   return event;
 }
 

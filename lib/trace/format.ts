@@ -27,7 +27,9 @@ export function formatTraceEvent(event: TraceEvent, options: { maxPayload?: numb
     .filter(Boolean)
     .join(' ');
   const latency = event.latencyMs === undefined ? '' : ` ${event.latencyMs} ms`;
+  const cause = event.cause;
+  const why = cause === undefined ? '' : ` [${cause.kind} ${cause.connection} #${excerpt(cause.id, 80)}]`;
   const reason = event.reason ? ` (${clipText(event.reason, 300)})` : '';
   const payload = event.message === undefined ? '' : payloadOf(event.message, options.maxPayload ?? 160);
-  return `${time} ${who} ${arrow} ${what}${latency}${reason}${payload}`;
+  return `${time} ${who} ${arrow} ${what}${why}${latency}${reason}${payload}`;
 }

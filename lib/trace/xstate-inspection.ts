@@ -73,5 +73,24 @@ export function machineIdOf(actor: AnyActorRef): string | undefined {
 function stateValueOf(snapshot: InspectedSnapshot | undefined): string | undefined {
   const value = snapshot?.value;
   if (typeof value === 'string') return value;
-  return value !== null && typeof value === 'object' ? JSON.stringify(value) : undefined;
+  return value !== null && typeof value === 'object' ? statePath(value) : undefined;
+}
+
+/**
+ * A nested state value as a person reads it: `{ running: { stopping: 'endingStdin' } }` is
+ * `running.stopping.endingStdin`; the regions of a parallel state are joined with `, ` (`a.x, b.y`).
+ */
+export function statePath(value: unknown): string {
+  return leafPaths(value).join(', ');
+}
+
+function leafPaths(value: unknown): string[] {
+  if (value === null || typeof value !== 'object') return [String(value)];
+  const paths: string[] = [];
+  for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
+    const rest = typeof inner === 'object' && inner !== null && Object.keys(inner).length === 0 ? [] : leafPaths(inner);
+    if (rest.length === 0) paths.push(key);
+    else for (const path of rest) paths.push(`${key}.${path}`);
+  }
+  return paths;
 }

@@ -140,6 +140,11 @@ export class ModernRequest implements ModernHost, AnswerShape {
     return this.serving.tasks;
   }
 
+  /** The id this request's trace events carry as their connection, when it is traced on its own (HTTP). */
+  get traceOrigin(): string | undefined {
+    return this.tracing?.originId;
+  }
+
   get protocolVersion(): string {
     return this.verdict.version;
   }
