@@ -51,6 +51,11 @@ export interface ConnectionOptions {
   /** Stamped on this connection's trace events: the upstream server a hub reaches through it. */
   readonly upstream?: string;
   /**
+   * The name a person reads for this connection in its trace events (the CLI gives its target). Default: the
+   * upstream's name for a hub's upstream, else the peer's name once it is known (`clientInfo`/`serverInfo`).
+   */
+  readonly name?: string;
+  /**
    * How long the response to a request that reported progress waits after its last progress notification
    * left, in ms (`PROGRESS_REPLY_DELAY_MS`, 10), so SDK v1 clients read them apart and see the progress.
    */
@@ -123,6 +128,12 @@ export abstract class Connection {
 
   get state(): ConnectionState {
     return this.actor.getSnapshot().value;
+  }
+
+  /** The name its trace events carry (`ConnectionOptions.name`). */
+  get name(): string | undefined {
+    const peer = this.negotiated?.peerInfo?.name;
+    return this.options.name ?? this.upstream ?? (typeof peer === 'string' ? peer : undefined);
   }
 
   get negotiated(): Negotiated | undefined {

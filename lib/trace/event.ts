@@ -23,6 +23,8 @@ export function messageTraceEvent(
 ): TraceEvent {
   const event: Mutable<TraceEvent> = { time, connection: origin.id, role: origin.role, kind, direction };
   if (origin.upstream !== undefined) event.upstream = origin.upstream;
+  const name = origin.name;
+  if (name !== undefined) event.name = name;
   if (method !== undefined) event.method = method;
   if (id !== undefined) event.id = id;
   if (latencyMs !== undefined) event.latencyMs = latencyMs;
@@ -42,6 +44,8 @@ export function connectionLifecycleEvent(
 ): TraceEvent {
   const event: Mutable<TraceEvent> = { time, connection: origin.id, role: origin.role, kind: 'lifecycle', from, to };
   if (origin.upstream !== undefined) event.upstream = origin.upstream;
+  const name = origin.name;
+  if (name !== undefined) event.name = name;
   if (quit) {
     event.quitKind = quit.kind;
     event.reason = quit.message;

@@ -12,8 +12,9 @@ function payloadOf(message: unknown, max: number): string {
 /** One readable line per trace event, for humans watching a stream (stderr, a terminal). */
 export function formatTraceEvent(event: TraceEvent, options: { maxPayload?: number } = {}): string {
   const time = new Date(event.time).toISOString().slice(11, 23);
-  const name = event.actor === undefined ? event.connection : `${event.actor} ${event.connection}`;
-  const who = `${name}${event.upstream === undefined ? '' : `@${event.upstream}`}`.padEnd(5);
+  const id = event.actor === undefined ? event.connection : `${event.actor} ${event.connection}`;
+  const named = event.name === undefined || event.name === event.upstream ? '' : ` ${clipText(event.name, 40)}`;
+  const who = `${id}${event.upstream === undefined ? '' : `@${event.upstream}`}${named}`.padEnd(5);
   if (event.kind === 'lifecycle') {
     const why = event.reason ? ` (${event.quitKind ? `${event.quitKind}: ` : ''}${event.reason})` : '';
     return `${time} ${who} ·· ${event.from} → ${event.to}${why}`;

@@ -67,4 +67,6 @@ export interface TraceOrigin {
   readonly id: string;
   readonly role: 'client' | 'server';
   readonly upstream: string | undefined;
+  /** A name a person reads, when it has one (see `TraceEvent.name`). */
+  readonly name?: string | undefined;
 }
