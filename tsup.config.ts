@@ -1,4 +1,5 @@
 import type { Options } from 'tsup';
+import { buildViewerPage } from './scripts/build-viewer';
 
 /** The build's entry points: `dist/<key>.{js,cjs,d.ts,d.cts}`. Each subpath export of package.json names one. */
 const entry: Record<string, string> = {
@@ -29,6 +30,9 @@ const entry: Record<string, string> = {
  */
 export const esmOnlyDependencies = ['jose', 'oauth4webapi'];
 
+/** The trace viewer page, built once per build. */
+let viewerPage: string | undefined;
+
 export default {
   entry,
   format: ['esm', 'cjs'],
@@ -47,6 +51,12 @@ export default {
   splitting: true,
   noExternal: esmOnlyDependencies,
   esbuildOptions(options, { format }) {
+    // `trace view` writes the trace viewer page: built here (esbuild, a dev dependency) and inlined, so the
+    // published package carries it (lib/cli/trace-view.ts bundles it from sources when run without a build).
+    options.define = {
+      ...options.define,
+      __SWITCHBOARD_TRACE_VIEWER__: JSON.stringify((viewerPage ??= buildViewerPage())),
+    };
     if (format === 'esm') options.external = [...(options.external ?? []), ...esmOnlyDependencies];
     // tsup turns the split CommonJS chunks into CommonJS with sucrase, which moves class fields into the
     // constructor after `super(…)` and breaks a constructor written `super(a), this.x = …` (jose's errors):

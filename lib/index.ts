@@ -366,7 +366,15 @@ export {
   TRACESTATE_META_KEY,
   type TraceParent,
 } from './trace/traceparent';
-export type { RequestInstrumentation, RequestOutcome, RequestSpan, TracedRequest } from './trace/instrumentation';
+export type {
+  RequestInstrumentation,
+  RequestOutcome,
+  RequestSpan,
+  SessionTiming,
+  TracedNetwork,
+  TracedRequest,
+  TracedSession,
+} from './trace/instrumentation';
 export {
   observeLifecycleChanges,
   type InspectableSystem,

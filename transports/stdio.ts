@@ -18,9 +18,17 @@ export type { ChildExit, ShutdownPolicy, SignalName } from '../machines/child-pr
 export type { Clock } from '../lib/core/clock';
 export type { Logger } from '../lib/core/logger';
 export type { Runtime, RuntimeOptions } from '../lib/core/runtime';
-export type { RequestInstrumentation, RequestOutcome, RequestSpan, TracedRequest } from '../lib/trace/instrumentation';
+export type {
+  RequestInstrumentation,
+  RequestOutcome,
+  RequestSpan,
+  SessionTiming,
+  TracedNetwork,
+  TracedRequest,
+  TracedSession,
+} from '../lib/trace/instrumentation';
 export type { RedactionContext, Redactor } from '../lib/trace/redact';
-export type { TraceEvent, TraceKind } from '../lib/trace/types';
+export type { TraceCause, TraceEvent, TraceKind } from '../lib/trace/types';
 export type { Progress } from '../lib/protocol/types';
 export type { QuitReason } from '../machines/connection';
 

@@ -17,11 +17,12 @@ import {
 } from './serve-http-args';
 import { didYouMeanWord, HELP_OPTION, parseOptions, parseTraceFile, type Options, type Parsed } from './parse-options';
 import { parseTask, parseTaskCall, type TaskCallSettings, type TaskCommand } from './task-args';
+import { parseTrace, type TraceCommand } from './trace-args';
 
 export { DEFAULT_CALL_TIMEOUT_MS, type CallTarget } from './connection-args';
 
-export type HelpTopic = 'serve' | 'call' | 'task' | 'login' | 'logout';
-const HELP_TOPICS: readonly HelpTopic[] = ['serve', 'call', 'task', 'login', 'logout'];
+export type HelpTopic = 'serve' | 'call' | 'task' | 'trace' | 'login' | 'logout';
+const HELP_TOPICS: readonly HelpTopic[] = ['serve', 'call', 'task', 'trace', 'login', 'logout'];
 
 export interface ServeCommand {
   readonly kind: 'serve';
@@ -88,6 +89,7 @@ export type Command =
   | ServeCommand
   | CallCommand
   | TaskCommand
+  | TraceCommand
   | LoginCommand
   | LogoutCommand;
 
@@ -137,6 +139,8 @@ export function parseCommandLine(argv: readonly string[]): Command {
       return parseCall(rest);
     case 'task':
       return parseTask(rest);
+    case 'trace':
+      return parseTrace(rest);
     case 'login':
       return parseLogin(rest);
     case 'logout':
@@ -152,7 +156,7 @@ export function parseCommandLine(argv: readonly string[]): Command {
   }
 }
 
-const COMMANDS = 'serve, call, task, login or logout';
+const COMMANDS = 'serve, call, task, trace, login or logout';
 
 function helpTopic(word: string): HelpTopic {
   if ((HELP_TOPICS as readonly string[]).includes(word)) return word as HelpTopic;

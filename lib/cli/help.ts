@@ -10,10 +10,13 @@ Commands:
   call <url> <method> [params]            send one request to an MCP server over HTTP and print the result
   call <method> [params] -- <command...>  the same, with the server run as a stdio child process
   task get|result|cancel|list <url> [id]  ask about a task (a tool call "call --task" made), or list them
+  trace check|export|view <trace.ndjson>  check a recorded trace (--trace-file) for what a CI job fails on,
+                                          export it as OTLP/JSON or HAR, or view it in a browser
   login <url>                             authorize with an MCP server that requires OAuth; call then
                                           uses (and refreshes) the stored token
   logout <url>                            forget the login stored for the server
-  help [serve|call|task|login|logout]     show help for a command
+  help [serve|call|task|trace|login|logout]
+                                          show help for a command
 
 Options:
   -h, --help      show help
@@ -206,6 +209,49 @@ Examples:
   switchboard task list --era handshake --json http://127.0.0.1:3000/mcp
   switchboard task result 4f9c... -- npx switchboard serve ./server.js --task-store ./tasks`;
 
+const TRACE = `Usage: switchboard trace check <trace.ndjson> [--json] [--allow <rule>...] [--max-latency <ms>]
+       switchboard trace export <trace.ndjson> --format otlp|har [--out <file>]
+       switchboard trace view <trace.ndjson> [--out page.html] [--open]
+
+Reads a trace recorded with --trace-file (NDJSON, one event a line), streamed: a file of any size. A
+line that is not a trace event is skipped and counted; a last line cut short (the process died while
+writing) is ignored. Requests are paired with their answers per connection and direction.
+  check    prints a summary (events, requests by outcome, errors by code, latency p50/p90/p99/max per
+           method and per upstream), then each finding with its connection, method, id and time, and
+           exits 1 when a finding is not allowed, 0 otherwise. The findings (rules):
+             unanswered     a request never answered: the trace ended, or its connection closed, first
+             timeout        a request its sender gave up on after its timeout
+             late-answer    an answer after its request timed out or was cancelled
+             invalid-frame  a message that is not JSON-RPC
+             unknown-id     a response to an id no request in flight has
+             duplicate-id   a request reusing the id of one still in flight
+             era-violation  a message the connection's era does not have (ping or initialize in
+                            2026-07-28, server/discover in the handshake era), or from the wrong side
+             error          a JSON-RPC error response, by code
+             slow           an answer slower than --max-latency
+  export   writes one span (OTLP) or entry (HAR) per request, with its answer, to stdout or --out
+  view     writes the trace viewer page for the trace (see "switchboard trace view --help")
+
+Options:
+  --json                 check: print the report as JSON (counts, findings, latencies, lines skipped)
+  --allow <rule>         check: do not fail on this rule (repeatable, or comma separated); error:<code>
+                         allows one error code (--allow error:-32601)
+  --max-latency <ms>     check: an answer slower than this is a finding (slow)
+  --format otlp|har      export: OTLP/JSON (OpenTelemetry's JSON encoding, as POSTed to a collector's
+                         /v1/traces; spans named and attributed after the OpenTelemetry MCP conventions:
+                         mcp.method.name, jsonrpc.request.id, gen_ai.tool.name, error.type, ...; the
+                         trace's own trace and span ids when it has them, else stable ones derived from
+                         it) or HAR 1.2 (the JSON-RPC request as postData, the answer as content)
+  --out <file>           export: write to <file> (readable only by you: a trace holds tool arguments)
+
+Examples:
+  switchboard serve ./server.js --http 3000 --trace-file trace.ndjson
+  switchboard trace check trace.ndjson
+  switchboard trace check --allow error:-32601 --max-latency 2000 --json trace.ndjson
+  switchboard trace export trace.ndjson --format otlp --out trace.otlp.json
+  curl -H 'Content-Type: application/json' --data @trace.otlp.json http://127.0.0.1:4318/v1/traces
+  switchboard trace export trace.ndjson --format har --out trace.har`;
+
 const LOGIN = `Usage: switchboard login [options] <url>
 
 Authorizes switchboard with the MCP server at <url> (OAuth 2.1, as the MCP authorization specification
@@ -251,6 +297,7 @@ const PAGES: Readonly<Record<HelpTopic, string>> = {
   serve: SERVE,
   call: CALL,
   task: TASK,
+  trace: TRACE,
   login: LOGIN,
   logout: LOGOUT,
 };

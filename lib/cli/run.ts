@@ -25,6 +25,8 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
         return await (await import('./call')).call(command, io);
       case 'task':
         return await (await import('./task')).task(command, io);
+      case 'trace':
+        return await (await import('./trace-command')).trace(command, io);
       case 'login':
         return await (await import('./login')).login(command, io);
       case 'logout':

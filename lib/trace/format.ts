@@ -13,11 +13,12 @@ function payloadOf(message: unknown, max: number): string {
 export function formatTraceEvent(event: TraceEvent, options: { maxPayload?: number } = {}): string {
   const time = new Date(event.time).toISOString().slice(11, 23);
   const id = event.actor === undefined ? event.connection : `${event.actor} ${event.connection}`;
-  const named = event.name === undefined || event.name === event.upstream ? '' : ` ${clipText(event.name, 40)}`;
-  const who = `${id}${event.upstream === undefined ? '' : `@${event.upstream}`}${named}`.padEnd(5);
+  const who = `${id}${event.upstream === undefined ? '' : `@${event.upstream}`}`.padEnd(5);
   if (event.kind === 'lifecycle') {
+    // Where a connection's state changes, it is named (its messages keep the short id, which lines up).
+    const named = event.name === undefined || event.name === event.upstream ? '' : ` (${clipText(event.name, 40)})`;
     const why = event.reason ? ` (${event.quitKind ? `${event.quitKind}: ` : ''}${event.reason})` : '';
-    return `${time} ${who} ·· ${event.from} → ${event.to}${why}`;
+    return `${time} ${who} ·· ${event.from} → ${event.to}${named}${why}`;
   }
   const arrow = ARROWS[event.direction ?? 'in'];
   const what = [

@@ -23,6 +23,22 @@ export interface TracedRequest {
   readonly parent: RequestSpan | undefined;
   /** The runtime's redactor, for instrumentation that records payloads. */
   readonly redact: Redactor | undefined;
+  /** The transport-level session (a handshake-era Streamable HTTP `Mcp-Session-Id`); stateless requests have none. */
+  readonly sessionId?: string;
+  /** What the connection's transport runs over, when it says. */
+  readonly network?: TracedNetwork;
+}
+
+/** A connection's network, in the OpenTelemetry conventions' terms. */
+export interface TracedNetwork {
+  /** `pipe` for stdio, `tcp` for HTTP and WebSocket, `unix` for a socket file. */
+  readonly transport?: 'pipe' | 'tcp' | 'quic' | 'unix';
+  /** Lowercase: `http`, `websocket`. */
+  readonly protocolName?: string;
+  /** The peer: the server's address seen from a client, the client's seen from a server. */
+  readonly peerAddress?: string;
+  /** With `peerAddress` only. */
+  readonly peerPort?: number;
 }
 
 /** How a request ended: its result, or the error (`McpError`, a JSON-RPC error object, or a local error). */
@@ -32,6 +48,10 @@ export type RequestOutcome =
 export interface RequestSpan {
   /** Outbound only: entries to add to the request's `_meta` (W3C `traceparent`, `tracestate`). */
   readonly meta?: Readonly<Record<string, string>>;
+  /** The span's W3C trace id (32 lowercase hex), for the request's trace events. */
+  readonly traceId?: string;
+  /** The span's W3C span id (16 lowercase hex). */
+  readonly spanId?: string;
   /** Inbound only: runs the handler with this span as the current context. */
   run?<T>(fn: () => T): T;
   progress(progress: Progress, time: number): void;
@@ -44,6 +64,29 @@ export interface RequestInstrumentation {
   startOutbound(request: TracedRequest): RequestSpan | undefined;
   /** A request we are about to handle (or refuse). */
   startInbound(request: TracedRequest): RequestSpan | undefined;
+  /** A connection's session began (its handshake succeeded, or its era was settled as stateless). */
+  startSession?(session: TracedSession): SessionTiming | undefined;
+}
+
+/** A connection whose session began, with what its requests' `TracedRequest` would carry. */
+export interface TracedSession {
+  readonly connection: string;
+  readonly role: 'client' | 'server';
+  readonly upstream: string | undefined;
+  readonly protocolVersion: string | undefined;
+  readonly sessionId?: string;
+  readonly network?: TracedNetwork;
+  /** From the connection's clock. */
+  readonly time: number;
+}
+
+/** What a session's instrumentation is told when it ends. */
+export interface SessionTiming {
+  /**
+   * The connection closed: `failure` is the error it quit with (a transport error, a failed handshake, an
+   * internal error), undefined for a close by either side. Called once; a second call is ignored.
+   */
+  end(failure: Error | undefined, time: number): void;
 }
 
 /** `params` with `entries` added to its `_meta` (a copy: messages are shared by reference). */

@@ -24,6 +24,8 @@ import {
   trace,
   type Attributes,
   type Context,
+  type Meter,
+  type MeterProvider,
   type Span,
   type SpanContext,
   type Tracer,
@@ -31,11 +33,36 @@ import {
 import { excerpt } from '../jsonrpc/excerpt';
 import type { JsonObject } from '../jsonrpc/types';
 import type { Progress } from '../protocol/types';
-import type { RequestInstrumentation, RequestOutcome, RequestSpan, TracedRequest } from './instrumentation';
+import type {
+  RequestInstrumentation,
+  RequestOutcome,
+  RequestSpan,
+  SessionTiming,
+  TracedRequest,
+  TracedSession,
+} from './instrumentation';
+import { McpMetrics } from './otel-metrics';
+import {
+  classifyOutcome,
+  connectionAttributes,
+  outcomeMetricAttributes,
+  requestAttributes,
+  type Classified,
+} from './otel-semconv';
 import type { RedactionContext } from './redact';
 
 // The types its public signatures name, so this subpath stands alone.
-export type { RequestInstrumentation, RequestOutcome, RequestSpan, TracedRequest } from './instrumentation';
+export type {
+  RequestInstrumentation,
+  RequestOutcome,
+  RequestSpan,
+  SessionTiming,
+  TracedNetwork,
+  TracedRequest,
+  TracedSession,
+} from './instrumentation';
+export { MCP_DURATION_BUCKETS } from './otel-metrics';
+export { MCP_SEMCONV_SOURCE } from './otel-semconv';
 export type { JsonObject, RequestId } from '../jsonrpc/types';
 export type { TraceKind } from './types';
 export type { Progress } from '../protocol/types';
@@ -61,41 +88,39 @@ export interface OpenTelemetryOptions {
   readonly recordPayloads?: boolean;
   /** Default 1024 characters. */
   readonly maxPayloadLength?: number;
+  /**
+   * Where to record the MCP duration metrics (`mcp.client.operation.duration`, `mcp.server.operation.duration`,
+   * `mcp.client.session.duration`, `mcp.server.session.duration`). None recorded when neither this nor
+   * `meterProvider` is given.
+   */
+  readonly meter?: Meter;
+  /** Its `getMeter('mcp-switchboard')`, when `meter` is not given. */
+  readonly meterProvider?: MeterProvider;
 }
-
-/** Where a name or resource of the request is, by method (the span name's target, after the conventions). */
-const TARGETS: Readonly<Record<string, readonly [attribute: string, param: string, inName: boolean]>> = {
-  'tools/call': ['gen_ai.tool.name', 'name', true],
-  'prompts/get': ['gen_ai.prompt.name', 'name', true],
-  'resources/read': ['mcp.resource.uri', 'uri', false],
-  'resources/subscribe': ['mcp.resource.uri', 'uri', false],
-  'resources/unsubscribe': ['mcp.resource.uri', 'uri', false],
-};
 
 const DEFAULT_MAX_PAYLOAD = 1024;
 
 /** The instrumentation to give a `Runtime` (`new Runtime({ instrumentation: openTelemetry() })`). */
 export function openTelemetry(options: OpenTelemetryOptions = {}): RequestInstrumentation {
   const tracer = options.tracer ?? trace.getTracer('mcp-switchboard');
+  const meter = options.meter ?? options.meterProvider?.getMeter('mcp-switchboard');
+  const metrics = meter ? new McpMetrics(meter) : undefined;
   const start = (request: TracedRequest, kind: SpanKind, parent: Context): OtelRequestSpan => {
-    const target = TARGETS[request.method];
-    const targetValue = target ? request.params?.[target[1]] : undefined;
-    const attributes: Attributes = {
-      'mcp.method.name': request.method,
-      'jsonrpc.request.id': String(request.id),
-      'jsonrpc.protocol.version': '2.0',
-      'mcp_switchboard.connection': request.connection,
-    };
-    if (request.protocolVersion !== undefined) attributes['mcp.protocol.version'] = request.protocolVersion;
-    if (request.upstream !== undefined) attributes['mcp_switchboard.upstream'] = request.upstream;
-    if (target && typeof targetValue === 'string') attributes[target[0]] = targetValue;
-    const name = target?.[2] && typeof targetValue === 'string' ? `${request.method} ${targetValue}` : request.method;
+    const { name, common, spanOnly } = requestAttributes(request);
+    const attributes: Attributes = { ...common, ...spanOnly };
     const span = tracer.startSpan(name, { kind, startTime: request.time, attributes }, parent);
     const recorder = options.recordPayloads
       ? new PayloadRecorder(request, kind === SpanKind.CLIENT ? 'out' : 'in', options.maxPayloadLength)
       : undefined;
     recorder?.recordParams(span);
-    return new OtelRequestSpan(span, trace.setSpan(parent, span), recorder);
+    const measure = metrics
+      ? (outcome: Classified, time: number) =>
+          metrics.operation(kind === SpanKind.CLIENT, request.time, time, {
+            ...common,
+            ...outcomeMetricAttributes(outcome),
+          })
+      : undefined;
+    return new OtelRequestSpan(span, trace.setSpan(parent, span), recorder, measure);
   };
   return {
     startOutbound(request) {
@@ -118,6 +143,21 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): RequestInstru
         : otelContext.active();
       return start(request, SpanKind.SERVER, withCarriedBaggage(parent, meta?.[BAGGAGE_META_KEY]));
     },
+    ...(metrics && { startSession: (session: TracedSession) => sessionTiming(metrics, session) }),
+  };
+}
+
+/** Records the session's duration once it ends, with its error's type when it quit with one. */
+function sessionTiming(metrics: McpMetrics, session: TracedSession): SessionTiming {
+  const common = connectionAttributes(session);
+  let ended = false;
+  return {
+    end(failure, time) {
+      if (ended) return;
+      ended = true;
+      const attributes = failure ? { ...common, 'error.type': failure.name || '_OTHER' } : common;
+      metrics.session(session.role, session.time, time, attributes);
+    },
   };
 }
 
@@ -130,7 +170,17 @@ class OtelRequestSpan implements RequestSpan {
     /** The context with this span active: handlers run in it, child requests start from it. */
     readonly context: Context,
     private readonly recorder: PayloadRecorder | undefined,
+    /** Records the operation's duration metric, when a meter was given. */
+    private readonly measure: ((outcome: Classified, time: number) => void) | undefined,
   ) {}
+
+  get traceId(): string {
+    return this.span.spanContext().traceId;
+  }
+
+  get spanId(): string {
+    return this.span.spanContext().spanId;
+  }
 
   run<T>(fn: () => T): T {
     return otelContext.with(this.context, fn);
@@ -148,39 +198,24 @@ class OtelRequestSpan implements RequestSpan {
     if (this.ended) return;
     this.ended = true;
     const { span } = this;
-    if (outcome.kind === 'result') {
-      this.recorder?.recordResult(span, outcome.result);
-      if ((outcome.result as { isError?: unknown } | undefined)?.isError === true) {
-        span.setAttribute('error.type', 'tool_error');
-        span.setStatus({ code: SpanStatusCode.ERROR, message: 'The tool reported an error' });
-      }
-    } else {
-      failed(span, outcome.error, time);
+    if (outcome.kind === 'result') this.recorder?.recordResult(span, outcome.result);
+    const classified = classifyOutcome(outcome);
+    if (classified.kind === 'cancelled') {
+      // Not an error on the span: the caller chose it (the duration metric says `cancelled`).
+      span.addEvent(
+        'cancelled',
+        classified.reason !== undefined ? { 'mcp.cancel.reason': classified.reason } : {},
+        time,
+      );
+      span.setAttribute('mcp_switchboard.cancelled', true);
+    } else if (classified.kind === 'failed') {
+      span.setAttribute('error.type', classified.errorType);
+      if (classified.statusCode !== undefined) span.setAttribute('rpc.response.status_code', classified.statusCode);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: classified.message });
     }
     span.end(time);
+    this.measure?.(classified, time);
   }
-}
-
-/**
- * Marks how a request failed: a cancellation (`RequestCancelledError`), a JSON-RPC error of either side
- * (`McpError` or the wire error object: a numeric `code`), or another local failure. Read by the errors'
- * stable `code`s rather than `instanceof`, which separate bundles of this module would defeat.
- */
-function failed(span: Span, error: unknown, time: number): void {
-  const { code, message, reason } = (error ?? {}) as { code?: unknown; message?: unknown; reason?: unknown };
-  if (code === 'REQUEST_CANCELLED') {
-    span.addEvent('cancelled', typeof reason === 'string' ? { 'mcp.cancel.reason': reason } : {}, time);
-    span.setAttribute('mcp_switchboard.cancelled', true);
-    return;
-  }
-  if (typeof code === 'number') {
-    span.setAttributes({ 'rpc.response.status_code': String(code), 'error.type': String(code) });
-    span.setStatus({ code: SpanStatusCode.ERROR, message: String(message) });
-    return;
-  }
-  const name = error instanceof Error ? error.name : 'Error';
-  span.setAttribute('error.type', name);
-  span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
 }
 
 /** What an outbound request's `_meta` carries: its span's trace context and its parent context's baggage. */

@@ -44,7 +44,7 @@ describe('a mistyped word on the command line', () => {
   it.each([
     [['call', '--frobnicate', 'http://x/mcp', 'ping'], 'Unknown option "--frobnicate" for switchboard call'],
     [['call', '-x', 'http://x/mcp', 'ping'], 'Unknown option "-x" for switchboard call'],
-    [['launch'], 'Unknown command "launch": use serve, call, task, login or logout'],
+    [['launch'], 'Unknown command "launch": use serve, call, task, trace, login or logout'],
   ])('%j: exit 2, and no guess when nothing is close', async (argv, message) => {
     const run = await inProcess(...argv);
     expect(run.code).toBe(2);

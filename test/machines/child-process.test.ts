@@ -156,10 +156,10 @@ describe('a stdio child in its runtime', () => {
     expect((await changes).map((event) => [event.from, event.to])).toEqual([
       ['idle', 'starting'],
       ['starting', 'running'],
-      ['running', '{"stopping":"endingStdin"}'],
-      ['{"stopping":"endingStdin"}', '{"stopping":"terminating"}'],
-      ['{"stopping":"terminating"}', '{"stopping":"killing"}'],
-      ['{"stopping":"killing"}', 'exited'],
+      ['running', 'stopping.endingStdin'],
+      ['stopping.endingStdin', 'stopping.terminating'],
+      ['stopping.terminating', 'stopping.killing'],
+      ['stopping.killing', 'exited'],
     ]);
   });
 

@@ -14,10 +14,13 @@ export type {
   RequestInstrumentation,
   RequestOutcome,
   RequestSpan,
+  SessionTiming,
+  TracedNetwork,
   TracedRequest,
+  TracedSession,
 } from '../../lib/trace/instrumentation';
 export type { RedactionContext, Redactor } from '../../lib/trace/redact';
-export type { TraceEvent, TraceKind } from '../../lib/trace/types';
+export type { TraceCause, TraceEvent, TraceKind } from '../../lib/trace/types';
 export type { Progress } from '../../lib/protocol/types';
 export type { QuitReason } from '../../machines/connection';
 export type { AuthorizationRefusal, HttpAuthorization } from '../../lib/auth/http-authorization';

@@ -9,7 +9,7 @@ import type { TraceSink } from './sink';
 
 // The types its public signatures name, so this subpath stands alone.
 export type { TraceSink } from './sink';
-export type { TraceEvent, TraceKind } from '../types';
+export type { TraceCause, TraceEvent, TraceKind } from '../types';
 export type { QuitReason } from '../../../machines/connection';
 export type { RequestId } from '../../jsonrpc/types';
 

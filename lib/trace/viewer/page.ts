@@ -1,0 +1,48 @@
+/**
+ * The viewer page as one HTML string: its script and styles inlined, nothing fetched (its Content Security
+ * Policy forbids it), and a trace embedded as NDJSON in a non-executed script element. Pure strings, no Node:
+ * the build (scripts/build-viewer.ts) and `trace view` (lib/cli/trace-view.ts) share it.
+ */
+
+/** Where `withTrace` puts the trace: an empty page (no trace yet) keeps this marker. */
+const TRACE_SLOT = '<script type="application/x-ndjson" id="trace-data"></script>';
+
+/** The page around the bundled viewer `script` and `css`; `withTrace` adds a trace to it. */
+export function viewerPage(script: string, css: string): string {
+  if (/<\/script/i.test(script) || /<\/style/i.test(css)) throw new Error('The viewer bundle closes its own element');
+  return [
+    '<!doctype html>',
+    '<html lang="en">',
+    '<head>',
+    '<meta charset="utf-8">',
+    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">`,
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    '<title>switchboard trace</title>',
+    `<style>${css}</style>`,
+    '</head>',
+    '<body>',
+    '<div id="app"></div>',
+    TRACE_SLOT,
+    `<script>${script}</script>`,
+    '</body>',
+    '</html>',
+    '',
+  ].join('\n');
+}
+
+/**
+ * `page` with `ndjson` embedded, named `source` in the page. Every `<` becomes `\u003c` (JSON reads it back
+ * as the same character), so no trace text can close the element or open markup.
+ */
+export function withTrace(page: string, ndjson: string, source: string): string {
+  const at = page.indexOf(TRACE_SLOT);
+  if (at === -1) throw new Error('The viewer page has no slot for a trace');
+  const element =
+    `<script type="application/x-ndjson" id="trace-data" data-source="${escapeAttribute(source)}">\n` +
+    `${ndjson.replace(/</g, '\\u003c')}\n</script>`;
+  return page.slice(0, at) + element + page.slice(at + TRACE_SLOT.length);
+}
+
+function escapeAttribute(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
