@@ -366,15 +366,7 @@ export {
   TRACESTATE_META_KEY,
   type TraceParent,
 } from './trace/traceparent';
-export type {
-  RequestInstrumentation,
-  RequestOutcome,
-  RequestSpan,
-  SessionTiming,
-  TracedNetwork,
-  TracedRequest,
-  TracedSession,
-} from './trace/instrumentation';
+export type * from './trace/instrumentation-types';
 export {
   observeLifecycleChanges,
   type InspectableSystem,

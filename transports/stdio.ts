@@ -18,15 +18,7 @@ export type { ChildExit, ShutdownPolicy, SignalName } from '../machines/child-pr
 export type { Clock } from '../lib/core/clock';
 export type { Logger } from '../lib/core/logger';
 export type { Runtime, RuntimeOptions } from '../lib/core/runtime';
-export type {
-  RequestInstrumentation,
-  RequestOutcome,
-  RequestSpan,
-  SessionTiming,
-  TracedNetwork,
-  TracedRequest,
-  TracedSession,
-} from '../lib/trace/instrumentation';
+export type * from '../lib/trace/instrumentation-types';
 export type { RedactionContext, Redactor } from '../lib/trace/redact';
 export type { TraceCause, TraceEvent, TraceKind } from '../lib/trace/types';
 export type { Progress } from '../lib/protocol/types';

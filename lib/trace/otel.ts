@@ -52,15 +52,7 @@ import {
 import type { RedactionContext } from './redact';
 
 // The types its public signatures name, so this subpath stands alone.
-export type {
-  RequestInstrumentation,
-  RequestOutcome,
-  RequestSpan,
-  SessionTiming,
-  TracedNetwork,
-  TracedRequest,
-  TracedSession,
-} from './instrumentation';
+export type * from './instrumentation-types';
 export { MCP_DURATION_BUCKETS } from './otel-metrics';
 export { MCP_SEMCONV_SOURCE } from './otel-semconv';
 export type { JsonObject, RequestId } from '../jsonrpc/types';

@@ -10,15 +10,7 @@ export type { Logger } from '../../lib/core/logger';
 export type { Runtime, RuntimeOptions } from '../../lib/core/runtime';
 export type { ModernServer } from '../../lib/core/exchange';
 export type { EraPolicy } from '../../lib/protocol/era';
-export type {
-  RequestInstrumentation,
-  RequestOutcome,
-  RequestSpan,
-  SessionTiming,
-  TracedNetwork,
-  TracedRequest,
-  TracedSession,
-} from '../../lib/trace/instrumentation';
+export type * from '../../lib/trace/instrumentation-types';
 export type { RedactionContext, Redactor } from '../../lib/trace/redact';
 export type { TraceCause, TraceEvent, TraceKind } from '../../lib/trace/types';
 export type { Progress } from '../../lib/protocol/types';

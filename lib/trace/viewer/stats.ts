@@ -1,15 +1,9 @@
 /** Latency percentiles of the answered requests, per method and per upstream. */
+import { LatencyTable, type LatencyRow } from '../analysis/latency';
 import type { Row, TraceModel } from './model';
 
-export interface LatencyLine {
-  /** The method, or the upstream's lane label. */
-  readonly key: string;
-  readonly count: number;
-  readonly p50: number;
-  readonly p90: number;
-  readonly p99: number;
-  readonly max: number;
-}
+/** A line of a latency table: the method or the upstream's lane label, and its percentiles. */
+export type LatencyLine = LatencyRow;
 
 export interface LatencyTables {
   readonly byMethod: readonly LatencyLine[];
@@ -17,48 +11,26 @@ export interface LatencyTables {
 }
 
 /**
- * Percentiles (nearest rank) of the requests' durations, each request counted once, on the side that sent it
- * (an outgoing request): the same call seen by both ends of an in-process pair is not counted twice.
+ * Percentiles (nearest rank, as `switchboard trace check` computes them) of the requests' durations, each
+ * request counted once, on the side that sent it (an outgoing request): the same call seen by both ends of an
+ * in-process pair is not counted twice. Ordered by key, as a person scans a table.
  */
 export function latencyTables(model: TraceModel): LatencyTables {
-  const byMethod = new Map<string, number[]>();
-  const byUpstream = new Map<string, number[]>();
+  const byMethod = new LatencyTable();
+  const byUpstream = new LatencyTable();
   for (const row of model.rows) {
     if (!isTimedOutgoingRequest(row)) continue;
-    push(byMethod, row.event.method ?? '(no method)', row.durationMs!);
+    byMethod.add(row.event.method ?? '(no method)', row.durationMs!);
     const lane = model.lanes[row.lane]!;
-    if (lane.upstream !== undefined) push(byUpstream, lane.upstream, row.durationMs!);
+    if (lane.upstream !== undefined) byUpstream.add(lane.upstream, row.durationMs!);
   }
-  return { byMethod: linesOf(byMethod), byUpstream: linesOf(byUpstream) };
+  return { byMethod: byKey(byMethod.rows()), byUpstream: byKey(byUpstream.rows()) };
 }
 
 function isTimedOutgoingRequest(row: Row): boolean {
   return row.event.kind === 'request' && row.event.direction === 'out' && row.durationMs !== undefined;
 }
 
-function push(groups: Map<string, number[]>, key: string, value: number): void {
-  const values = groups.get(key);
-  if (values) values.push(value);
-  else groups.set(key, [value]);
-}
-
-function linesOf(groups: Map<string, number[]>): LatencyLine[] {
-  return [...groups]
-    .map(([key, values]) => {
-      values.sort((a, b) => a - b);
-      return {
-        key,
-        count: values.length,
-        p50: percentile(values, 50),
-        p90: percentile(values, 90),
-        p99: percentile(values, 99),
-        max: values[values.length - 1]!,
-      };
-    })
-    .sort((a, b) => a.key.localeCompare(b.key));
-}
-
-/** The nearest-rank percentile of sorted `values` (not empty). */
-export function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!;
+function byKey(rows: LatencyRow[]): LatencyRow[] {
+  return rows.sort((a, b) => a.key.localeCompare(b.key));
 }

@@ -18,6 +18,22 @@ afterEach(assertWireValid);
 
 const accept = (content: ElicitResult['content']): ElicitResult => ({ action: 'accept', content });
 
+/** A client of a new task world whose form handler accepts with `content`, and the messages it was asked. */
+async function answering(setup: (typeof SETUPS)[number], content: ElicitResult['content']) {
+  const asked: string[] = [];
+  const client = await (
+    await taskWorld(setup)
+  ).connect({
+    elicitation: {
+      form: (params) => {
+        asked.push(params.message);
+        return accept(content);
+      },
+    },
+  });
+  return { asked, client };
+}
+
 /** What the client sends, as it sends it. */
 function sent(client: Client): TraceEvent[] {
   const events: TraceEvent[] = [];
@@ -35,17 +51,7 @@ const updatedKeys = (events: readonly TraceEvent[]) =>
 
 describe.each(SETUPS)('input inside a task of our server, $name', (setup) => {
   it('answers confirm_delete with the registered elicitation handler', async () => {
-    const asked: string[] = [];
-    const client = await (
-      await taskWorld(setup)
-    ).connect({
-      elicitation: {
-        form: (params) => {
-          asked.push(params.message);
-          return accept({ confirm: true });
-        },
-      },
-    });
+    const { asked, client } = await answering(setup, { confirm: true });
     const handle = await client.callToolAsTask('confirm_delete', { filename: 'a.txt' });
     const statuses = lastValueFrom(handle.status$.pipe(toArray()));
     expect(await within(handle.result, 'the confirmed result')).toMatchObject({
@@ -98,17 +104,7 @@ describe.each(SETUPS)('input inside a task of our server, $name', (setup) => {
   });
 
   it('asks for the name of test_tool_with_task in the request, then follows the task it became', async () => {
-    const asked: string[] = [];
-    const client = await (
-      await taskWorld(setup)
-    ).connect({
-      elicitation: {
-        form: (params) => {
-          asked.push(params.message);
-          return accept({ name: 'Ada' });
-        },
-      },
-    });
+    const { asked, client } = await answering(setup, { name: 'Ada' });
     const events = sent(client);
     const handle = await client.callToolAsTask('test_tool_with_task');
     expect(handle.isTask).toBe(true);
