@@ -9,7 +9,7 @@
  * package's node_modules so that the declarations resolve its dependencies; one compiler state then serves every
  * entry's analysis.
  */
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,9 +18,6 @@ import ts from 'typescript';
 import buildConfig from '../tsup.config';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-
-/** Where the declarations are emitted and kept between runs. */
-const CACHE = join(ROOT, 'node_modules/.cache/api-report');
 
 /** Where the committed reports live. */
 export const API_DIR = join(ROOT, 'api');
@@ -51,8 +48,10 @@ export function apiEntries(): ApiEntry[] {
 export const reportFile = (entry: ApiEntry): string => `${entry.reportName}.api.md`;
 
 /**
- * Emits the declarations of the entries (and all they import) under `outDir`, mirroring the source tree. The emit
- * is incremental (its build info is kept beside the declarations), so a run after a small change is quick.
+ * Emits the declarations of the entries (and all they import) under `outDir`, mirroring the source tree. Never
+ * incremental: the order TypeScript writes a union's members in follows the order its types were first made,
+ * which an incremental program inherits from earlier runs, so a kept build cache wrote reports a fresh
+ * checkout would not (the union of a machine's states in another order).
  */
 function emitDeclarations(entries: ApiEntry[], outDir: string): void {
   const configPath = join(ROOT, 'tsconfig.json');
@@ -63,13 +62,11 @@ function emitDeclarations(entries: ApiEntry[], outDir: string): void {
     declaration: true,
     emitDeclarationOnly: true,
     stripInternal: true,
-    incremental: true,
-    tsBuildInfoFile: join(outDir, 'declarations.tsbuildinfo'),
     rootDir: ROOT,
     outDir,
   };
   const rootNames = entries.map((entry) => join(ROOT, entry.source));
-  const { diagnostics, emitSkipped } = ts.createIncrementalProgram({ rootNames, options }).emit();
+  const { diagnostics, emitSkipped } = ts.createProgram({ rootNames, options }).emit();
   if (emitSkipped || diagnostics.length > 0) {
     const host = { getCanonicalFileName: (f: string) => f, getCurrentDirectory: () => ROOT, getNewLine: () => '\n' };
     throw new Error(`declaration emit failed:\n${ts.formatDiagnostics(diagnostics, host)}`);
@@ -137,8 +134,7 @@ export function writeApiReports(reportDir: string): string[] {
   try {
     symlinkSync(join(ROOT, 'node_modules'), join(scratch, 'node_modules'), 'dir');
     const dtsDir = join(scratch, 'dts');
-    emitDeclarations(entries, CACHE);
-    cpSync(CACHE, dtsDir, { recursive: true });
+    emitDeclarations(entries, dtsDir);
 
     const configs = entries.map((entry) => extractorConfig(entry, dtsDir, reportDir, join(scratch, 'temp')));
     const compilerState = CompilerState.create(configs[0]!, {
