@@ -5,7 +5,7 @@
  * reply alone. On a duplex connection (stdio, WebSocket, in memory) such requests are the connection's,
  * served and answered like any other (lib/core/inbound-requests.ts).
  */
-import type { EraPolicy, ModernRequestVerdict } from '../protocol/era';
+import type { EraPolicy, ModernNotificationVerdict, ModernRequestVerdict } from '../protocol/era';
 import type { HeaderSource } from '../protocol/header-value';
 import type { JsonRpcNotification, JsonRpcResponse } from '../jsonrpc/types';
 
@@ -34,4 +34,9 @@ export interface ModernServer {
    * (HTTP) are checked against what the request names (a tool's `Mcp-Param-*` headers).
    */
   serveModern(request: ModernRequestVerdict, reply: ExchangeReply, headers?: HeaderSource): void;
+  /**
+   * @internal A modern notification that came on its own (an HTTP POST answered 202): nothing acts on it, but the
+   * trace shows it arrived.
+   */
+  noteModernNotification?(notification: ModernNotificationVerdict): void;
 }

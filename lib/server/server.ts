@@ -21,7 +21,8 @@ import { RequestContext } from '../core/request-context';
 import { systemClock, type Clock } from '../core/clock';
 import type { Logger } from '../core/logger';
 import { defaultRuntime, type Runtime } from '../core/runtime';
-import type { EraPolicy, ModernRequestVerdict } from '../protocol/era';
+import type { EraPolicy, ModernNotificationVerdict, ModernRequestVerdict } from '../protocol/era';
+import type { JsonRpcNotification, RequestId } from '../jsonrpc/types';
 import type { HeaderSource } from '../protocol/header-value';
 import { processKeyRing } from './request-state';
 import { ModernRequest, type InputRoundSettings, type ModernHost } from './modern/modern-request';
@@ -141,8 +142,30 @@ export class Server implements ModernServer {
     trace?.message('request', 'in', verdict.request, method, id);
     const startedAt = trace ? this.clock.now() : 0;
     const context = new RequestContext<ModernHost>(request, id, method, params, startedAt, undefined, undefined);
-    reply.onAbort((reason) => context.cancel(reason));
+    reply.onAbort((reason) => {
+      // The revision's cancel is the requester closing the stream: traced as the cancel it is.
+      if (!context.done) trace?.message('notification', 'in', cancelOf(id), CANCELLED, undefined, STREAM_CLOSED);
+      context.cancel(reason);
+    });
     this.runModern(request, context, channel, headers);
+  }
+
+  /** @internal A stateless notification POSTed on its own: traced; nothing acts on it. */
+  noteModernNotification(verdict: ModernNotificationVerdict): void {
+    if (!this.runtime.traceChannel.observed) return;
+    const { notification } = verdict;
+    const why =
+      notification.method === CANCELLED
+        ? 'Ignored: in the stateless revision a request is cancelled by closing its stream'
+        : 'Ignored: nothing in the stateless revision acts on this notification from a client';
+    new ReplyChannel(NO_REPLY, this, verdict.version).trace?.message(
+      'notification',
+      'in',
+      notification,
+      notification.method,
+      undefined,
+      why,
+    );
   }
 
   /** @internal Runs a stateless request's handler (HTTP or a duplex connection), or refuses a method it lacks. */
@@ -261,3 +284,18 @@ export class Server implements ModernServer {
     }
   }
 }
+
+const CANCELLED = 'notifications/cancelled';
+const STREAM_CLOSED = "The requester closed the request's stream: the stateless revision's cancel";
+
+/** The cancel a closed stream means, as the notification a trace reader knows. */
+function cancelOf(requestId: RequestId): JsonRpcNotification {
+  return { jsonrpc: '2.0', method: CANCELLED, params: { requestId, reason: STREAM_CLOSED } };
+}
+
+/** The way back of a notification, which has none (it only names the trace's origin). */
+const NO_REPLY: ExchangeReply = {
+  notify: () => Promise.resolve(),
+  answer: () => Promise.resolve(),
+  onAbort: () => undefined,
+};

@@ -192,7 +192,10 @@ export function createStreamableHttpHandler(
       case 'reject':
         return answerRefusal(response, verdict.status, errorResponseOf(verdict));
       case 'modern':
-        if (verdict.kind === 'notification') return void response.writeHead(202).end();
+        if (verdict.kind === 'notification') {
+          modern!.noteModernNotification?.(verdict);
+          return void response.writeHead(202).end();
+        }
         if (principal) {
           if (auth!.refuseScope(verdict.request, principal, server.definition, response)) return;
           // A modern request always has params: its envelope is in their `_meta`.
