@@ -19,6 +19,7 @@ import type { Logger } from '../core/logger';
 import { defaultLogger } from '../core/logger';
 import type { Runtime } from '../core/runtime';
 import { backgroundClock, type Clock } from '../core/clock';
+import { onLaterTurn } from '../core/microtask';
 import { newTaskId } from './task-ids';
 import type { TaskListOptions, TaskPage, TaskStore } from './task-store';
 import type { TaskChange, TaskError, TaskOwner, TaskRecord } from './types';
@@ -152,7 +153,8 @@ export class TaskRunner {
     };
     await this.store.create(record);
     const task = this.spawn(record);
-    later(() => this.run(record.taskId, task, work, resultFails));
+    // After the created task is answered: its work starts on a later turn.
+    onLaterTurn(() => this.run(record.taskId, task, work, resultFails), undefined);
     return record;
   }
 
@@ -347,15 +349,6 @@ function dispose(task: LiveTask): void {
 
 /** Why the work of a task that outlived its time to live was stopped (one object: it carries nothing of the task). */
 const EXPIRED = new Error('The task expired');
-
-/**
- * Runs `fn` once the current turn's microtasks and I/O are done (the created task is answered first):
- * `setImmediate` where there is one, not a 0 ms timer, which Node holds for 1 ms (most of a short task's time).
- */
-function later(fn: () => void): void {
-  if (typeof setImmediate === 'function') setImmediate(fn);
-  else setTimeout(fn, 0);
-}
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));

@@ -6,6 +6,7 @@
  * an `input_required` round (input-round.ts) with a sealed `requestState` (request-state/). The handler
  * itself runs through the one handler run of both eras (lib/core/handler-run.ts).
  */
+import { onLaterTurn } from '../../core/microtask';
 import { isPlainObject } from '../../jsonrpc/classify';
 import type { Clock } from '../../core/clock';
 import type { ConnectionTrace } from '../../core/connection-trace';
@@ -261,8 +262,7 @@ export class ModernRequest implements ModernHost, AnswerShape {
    */
   private scheduleRound(): void {
     // A static callback with the request as its argument: no closure (under tsx, a named one) per round.
-    if (typeof setImmediate === 'function') setImmediate(ModernRequest.sendRoundOf, this);
-    else this.clock.setTimeout(() => ModernRequest.sendRoundOf(this), 0);
+    onLaterTurn(ModernRequest.sendRoundOf, this);
   }
 
   private static sendRoundOf(request: ModernRequest): void {

@@ -132,16 +132,17 @@ export class ServerTasks implements TaskService {
 
   /** Cancels the task (nothing changes on a final one); resolves with it after. */
   async cancel(context: RequestContext<any>, taskId: unknown): Promise<TaskRecord> {
-    await this.find(context, taskId);
-    const after = await this.runner.cancel(this.ownerOf(context), taskId as string);
+    await this.ready;
+    const after = isTaskIdShape(taskId) ? await this.runner.cancel(this.ownerOf(context), taskId) : undefined;
     if (after === undefined) throw unknownTask(taskId);
     return after;
   }
 
   /** Hands the 2026-07-28 `tasks/update` answers to the task (its open asks take theirs; other keys are ignored). */
   async answer(context: RequestContext<any>, taskId: unknown, responses: JsonObject): Promise<void> {
-    await this.find(context, taskId);
-    await this.runner.answerInput(this.ownerOf(context), taskId as string, responses);
+    await this.ready;
+    const known = isTaskIdShape(taskId) && (await this.runner.answerInput(this.ownerOf(context), taskId, responses));
+    if (!known) throw unknownTask(taskId);
   }
 
   /** The task once final (`tasks/result`); its requests to the client go on `context`'s stream meanwhile. */
