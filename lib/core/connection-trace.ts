@@ -8,7 +8,7 @@ import type { ConnectionState, QuitReason } from '../../machines/connection';
 import { isParamsObject } from '../jsonrpc/classify';
 import type { JsonObject, JsonRpcRequest, RequestId } from '../jsonrpc/types';
 import { TraceChannel } from '../trace/channel';
-import { connectionLifecycleEvent, messageTraceEvent } from '../trace/event';
+import { connectionLifecycleEvent, connectionPartEvent, messageTraceEvent } from '../trace/event';
 import {
   withMetaEntries,
   type RequestInstrumentation,
@@ -79,6 +79,16 @@ export class ConnectionTrace {
   lifecycle(from: ConnectionState, to: ConnectionState, quit: QuitReason | undefined): void {
     if (this.on) this.publish(connectionLifecycleEvent(this.connection, this.connection.clock.now(), from, to, quit));
     if (to === 'closed') this.channel?.complete();
+  }
+
+  /**
+   * A part of this connection that is not its lifecycle machine moved (`actor`: the client's `era-probe`):
+   * a lifecycle event on the connection's lane, naming the part.
+   */
+  partLifecycle(actor: string, from: string, to: string, reason: string | undefined): void {
+    if (!this.on) return;
+    const connection = this.connection;
+    this.publish(connectionPartEvent(connection, connection.clock.now(), actor, from, to, reason));
   }
 
   /** Starts the span of an outbound request on its record, ends it however the request settles; returns the params to send. */

@@ -179,6 +179,11 @@ export abstract class Connection {
     return this.tracing.on;
   }
 
+  /** @internal This connection's tracer: what a role traces of its own (a client's era probe). */
+  protected get tracer(): ConnectionTrace {
+    return this.tracing;
+  }
+
   /** Every inbound notification, after the runtime has acted on it. */
   get notifications$(): Observable<JsonRpcNotification> {
     return (this.notificationSubject ??= new Subject<JsonRpcNotification>()).asObservable();

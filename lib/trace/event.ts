@@ -53,6 +53,31 @@ export function connectionLifecycleEvent(
   return event;
 }
 
+/** A part of connection `origin` (`actor`: its name, as the client's `era-probe`) moved from `from` to `to`. */
+export function connectionPartEvent(
+  origin: TraceOrigin,
+  time: number,
+  actor: string,
+  from: string,
+  to: string,
+  reason: string | undefined,
+): TraceEvent {
+  const event: Mutable<TraceEvent> = {
+    time,
+    connection: origin.id,
+    role: origin.role,
+    kind: 'lifecycle',
+    actor,
+    from,
+    to,
+  };
+  if (origin.upstream !== undefined) event.upstream = origin.upstream;
+  const name = origin.name;
+  if (name !== undefined) event.name = name;
+  if (reason !== undefined) event.reason = reason;
+  return event;
+}
+
 /** Another actor of the runtime (an HTTP session, a hub's upstream, a child process) changed state. */
 export function actorLifecycleEvent(
   time: number,

@@ -35,7 +35,10 @@ export interface TraceEvent {
   /** Lifecycle: the state left and the state entered. */
   readonly from?: string;
   readonly to?: string;
-  /** Lifecycle of an actor that is not a connection: its machine's id (`upstream`, `httpSession`, ...). */
+  /**
+   * Lifecycle of an actor that is not a connection: its machine's id (`upstream`, `httpSession`, ...); with a
+   * `role`, a part of the connection that is not its lifecycle (the client's `era-probe`).
+   */
   readonly actor?: string;
   /** Lifecycle of a connection that is closing or closed: the kind of its quit reason. */
   readonly quitKind?: QuitReason['kind'];
