@@ -140,6 +140,7 @@ function commandClient(
     { name: 'switchboard', version: VERSION },
     // One command and out: no stream for list changes nobody would read.
     {
+      name: traceName(settings.target),
       defaultTimeout: settings.timeoutMs,
       listChanges: 'off',
       eraCache: eraCache?.cache ?? false,
@@ -252,6 +253,12 @@ async function connectFailure(target: CallTarget, transport: Transport, error: u
     return new CliFailure(`${prefix}: the process ${how} before answering`, [], { cause: error });
   }
   return new CliFailure(`${prefix}: ${messageOf(error)}`, [], { cause: error });
+}
+
+/** The name of the command's connection in its trace: the target, without what a URL may carry of secrets. */
+export function traceName(target: CallTarget): string {
+  if (target.kind === 'stdio') return commandLine([target.command, ...target.args]);
+  return `${target.url.origin}${target.url.pathname}`;
 }
 
 function describeTarget(target: CallTarget): string {

@@ -130,10 +130,15 @@ export abstract class Connection {
     return this.actor.getSnapshot().value;
   }
 
-  /** The name its trace events carry (`ConnectionOptions.name`). */
+  /** The name its trace events carry: `ConnectionOptions.name`, else the upstream's, else the role's default. */
   get name(): string | undefined {
+    return this.options.name ?? this.upstream ?? this.defaultName;
+  }
+
+  /** The name of a connection its options do not name: the peer's (`clientInfo`/`serverInfo`), once known. */
+  protected get defaultName(): string | undefined {
     const peer = this.negotiated?.peerInfo?.name;
-    return this.options.name ?? this.upstream ?? (typeof peer === 'string' ? peer : undefined);
+    return typeof peer === 'string' ? peer : undefined;
   }
 
   get negotiated(): Negotiated | undefined {

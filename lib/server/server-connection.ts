@@ -117,6 +117,14 @@ export class ServerConnection extends Connection {
     this.emitEvent('listed', list);
   }
 
+  /**
+   * A server's connections carry its name (`info.name`) in their traces: in a process serving several
+   * servers (a hub, the demo) that is what tells their lanes apart; the client's name is in its `initialize`.
+   */
+  protected override get defaultName(): string {
+    return this.server.definition.info.name;
+  }
+
   /** The server's current definition (it may change while the connection lives). */
   get definition(): ServerDefinition {
     return this.server.definition;

@@ -382,6 +382,8 @@ describe('serve over stdio, called with switchboard call', () => {
     ]);
     const [connection] = new Set(serverEvents.map((event) => event.connection));
     expect(serverEvents.every((event) => event.connection === connection && event.role === 'server')).toBe(true);
+    // Named by the server (its `name`), so that several servers in one trace read apart.
+    expect(new Set(serverEvents.map((event) => event.name))).toEqual(new Set(['paged']));
     expect(changes(serverEvents, connection)).toEqual(['uninitialized → modern', 'modern → closed']);
     expect(serverEvents.at(-1)).toMatchObject({ kind: 'lifecycle', to: 'closed', quitKind: 'transport-closed' });
     const listed = serverEvents.find((event) => event.kind === 'result' && event.id === 0);
@@ -395,6 +397,9 @@ describe('serve over stdio, called with switchboard call', () => {
     expect(typeof received.latencyMs).toBe('number');
     // The runtime's trace also shows the stdio child's lifecycle actor: pick the client connection's changes.
     const clientConnection = clientEvents.find((event) => event.role === 'client').connection;
+    // Named by its target: every run of the command reads the same.
+    const ownEvents = clientEvents.filter((event) => event.connection === clientConnection);
+    expect(new Set(ownEvents.map((event) => event.name))).toEqual(new Set([server.join(' ')]));
     expect(changes(clientEvents, clientConnection)).toEqual([
       'uninitialized → modern',
       'modern → closing',

@@ -10,7 +10,7 @@
  * imports every entry from an ES module beside it.
  */
 import { execFile } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -131,6 +131,34 @@ describe('the published package', () => {
     'type-checks in a strict consumer: $label',
     async ({ project, tsconfig }) => {
       expect(await typeCheck(project, tsconfig)).toEqual({ code: 0, diagnostics: '' });
+    },
+    CHECK_TIMEOUT_MS,
+  );
+
+  it(
+    "carries the trace viewer in its command line: `trace view` writes the whole page with the package's files alone",
+    async () => {
+      const project = join(workDir, 'consumer', 'node');
+      const cli = join(project, 'node_modules', pkg.name, 'dist', 'cli.js');
+      const event = {
+        time: 1,
+        connection: 'c1',
+        role: 'client',
+        kind: 'request',
+        direction: 'out',
+        method: 'ping',
+        id: 0,
+      };
+      writeFileSync(join(project, 'trace.ndjson'), `${JSON.stringify(event)}\n`);
+      await run(process.execPath, [cli, 'trace', 'view', 'trace.ndjson', '--out', 'page.html'], {
+        cwd: project,
+        timeout: CHECK_TIMEOUT_MS,
+      });
+      const page = readFileSync(join(project, 'page.html'), 'utf8');
+      expect(page).toContain('<title>switchboard trace</title>');
+      expect(page).toContain('"method":"ping"');
+      // Self-contained: its script and styles are inlined, nothing is fetched.
+      expect(page).not.toMatch(/<script[^>]+src=|<link[^>]+href=|(src|href)=["']?https?:|url\(["']?https?:|@import/);
     },
     CHECK_TIMEOUT_MS,
   );

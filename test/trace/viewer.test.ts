@@ -71,7 +71,7 @@ describe('the golden session (a plain call with progress, an unknown tool, a can
   });
 
   it('shows one lane per connection, named by id and role', async () => {
-    expect(await laneNames(page)).toEqual(['s (client)', 'trace-client (server)']);
+    expect(await laneNames(page)).toEqual(['s (client)', 's (server)']);
     await expect(page.locator('#summary').textContent()).resolves.toBe('golden.ndjson: 35 events on 2 lanes, 35 shown');
   });
 
@@ -108,7 +108,7 @@ describe('the golden session (a plain call with progress, an unknown tool, a can
   it('narrows the rows by status, connection, tool and minimum duration, and finds a request id', async () => {
     await page.selectOption('#filter-status', 'error');
     expect(await rowTexts(page)).toHaveLength(4);
-    await page.selectOption('#filter-lane', { label: 'trace-client (server)' });
+    await page.selectOption('#filter-lane', { label: 's (server)' });
     expect(await rowTexts(page)).toEqual([
       '← client request tools/call #2 missing ✖ -32602 Unknown tool: missing',
       '→ client error tools/call #2 missing 0 ms ✖ -32602 Unknown tool: missing',
@@ -166,14 +166,14 @@ describe('a hub over two upstreams', () => {
       'notes (upstream server)',
       'files (upstream server)',
       'mcp-switchboard-hub (client)',
-      'downstream (server)',
+      'mcp-switchboard-hub (server)',
     ]);
   });
 
   it('draws the link from each forwarded request to the downstream request it serves', async () => {
     await page.selectOption('#filter-method', 'tools/call'); // only the rows in sight are rendered
     const links = await page.locator('.cause-link').allTextContents();
-    expect(links).toEqual(['↳ forwarded from downstream (server) #1', '↳ forwarded from downstream (server) #2']);
+    expect(links).toEqual(['↳ forwarded from mcp-switchboard-hub (server) #1', '↳ forwarded from mcp-switchboard-hub (server) #2']);
     const forwarded = page.locator('.row', { has: page.locator('.cause-link') }).first();
     await expect(forwarded.locator('.cell').textContent()).resolves.toBe('→ server request tools/call #3 note');
     await forwarded.click();
@@ -201,7 +201,7 @@ describe('an elicitation', () => {
     const page = await open('elicit-handshake', traces.handshake!);
     const ask = page.locator('.row.s2c', { hasText: 'elicitation/create' }).first();
     await expect(ask.locator('.cell').textContent()).resolves.toBe('→ client request elicitation/create #0');
-    await expect(ask.locator('.cause-link').textContent()).resolves.toBe('↳ serves from trace-client (server) #1');
+    await expect(ask.locator('.cause-link').textContent()).resolves.toBe('↳ serves from s (server) #1');
     await ask.click();
     await expect(page.locator('#detail pre').textContent()).resolves.toContain('"message": "Your name?"');
   });
@@ -321,7 +321,7 @@ describe('other traces and other ways in', () => {
       );
     }, traces.handshake!);
     await page.locator('#summary', { hasText: 'dropped.ndjson' }).waitFor();
-    expect(await laneNames(page)).toEqual(['s (client)', 'trace-client (server)']);
+    expect(await laneNames(page)).toEqual(['s (client)', 's (server)']);
   });
 });
 

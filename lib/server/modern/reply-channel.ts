@@ -19,6 +19,8 @@ export interface ReplyChannelServing {
   readonly logger: Logger;
   /** `ConnectionOptions.progressReplyDelayMs` of the server. */
   readonly progressReplyDelayMs: number | undefined;
+  /** The server's definition: its name is the name of the request's trace events. */
+  readonly definition: { readonly info: { readonly name: string } };
 }
 
 let replyCount = 0;
@@ -43,6 +45,11 @@ export class ReplyChannel implements RunChannel, TracedConnection {
 
   get upstream(): undefined {
     return undefined;
+  }
+
+  /** The server's name, as its connections carry (see `ServerConnection`). */
+  get name(): string {
+    return this.serving.definition.info.name;
   }
 
   /** For the trace: a stateless request's lifecycle is the request itself. */
