@@ -1,6 +1,7 @@
 /**
  * `npm start`: the demo servers on one local HTTP port, every message traced to stderr, and how to connect
- * printed on stdout. `--port <n>` (or `PORT`; default 3000, 0 picks a free one) and `--host <address>`.
+ * printed on stdout. `--port <n>` (or `PORT`; default 3000, 0 picks a free one), `--host <address>` and
+ * `--trace-file <path>` (the trace as NDJSON too).
  *
  * - notes (`/notes/mcp`): resources, a subscription, a resource template, a prompt, completion, a tool.
  * - tools (`/tools/mcp`): a typed result, progress, logging and cancellation.
@@ -25,7 +26,9 @@ import tools from './tools-server';
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const say = (line = '') => process.stdout.write(line + '\n');
 
-const { values } = parseArgs({ options: { port: { type: 'string' }, host: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { port: { type: 'string' }, host: { type: 'string' }, 'trace-file': { type: 'string' } },
+});
 const port = Number(values.port ?? process.env.PORT ?? 3000);
 const host = values.host ?? DEFAULT_HOST;
 if (!Number.isInteger(port) || port < 0 || port > 65_535) {
@@ -35,7 +38,8 @@ if (!Number.isInteger(port) || port < 0 || port > 65_535) {
 
 const servers = { notes, tools: new Server(tools) };
 // Traced as `switchboard serve --trace` traces: both eras, each session and each stateless request.
-const trace = (await CommandTrace.open({ trace: true }, processIo))!;
+// `--trace-file <path>` also records it as NDJSON, for `switchboard trace view` (scripts/readme-screenshot.ts).
+const trace = (await CommandTrace.open({ trace: true, traceFile: values['trace-file'] }, processIo))!;
 const handlers = new Map<string, McpHttpHandler>(
   Object.entries(servers).map(([name, server]) => [
     `/${name}`,

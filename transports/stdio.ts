@@ -5,6 +5,7 @@ import { createActor, type Actor } from 'xstate';
 import { defaultRuntime, type Runtime } from '../lib/core/runtime';
 import { TransportError } from '../lib/jsonrpc/errors';
 import type { InboundFrame, JsonRpcBatch, JsonRpcMessage } from '../lib/jsonrpc/types';
+import type { TracedNetwork } from '../lib/trace/instrumentation';
 import { childProcessMachine, type ChildExit, type ShutdownPolicy } from '../machines/child-process';
 import { redirectConsoleToStderr } from './console-redirect';
 import { LineSplitter } from './line-reader';
@@ -18,6 +19,9 @@ export type { ChildExit, ShutdownPolicy, SignalName } from '../machines/child-pr
 export type { Clock } from '../lib/core/clock';
 export type { Logger } from '../lib/core/logger';
 export type { Runtime, RuntimeOptions } from '../lib/core/runtime';
+
+/** What stdio runs over, in the OpenTelemetry conventions' terms. */
+const PIPE: TracedNetwork = { transport: 'pipe' };
 export type * from '../lib/trace/instrumentation-types';
 export type { RedactionContext, Redactor } from '../lib/trace/redact';
 export type { TraceCause, TraceEvent, TraceKind } from '../lib/trace/types';
@@ -47,6 +51,8 @@ export interface StdioServerOptions {
  */
 export class StdioServerTransport implements Transport {
   readonly messages: Observable<InboundFrame>;
+  /** A pipe (`network.transport: pipe` on its spans). */
+  readonly network: TracedNetwork = PIPE;
   private readonly stream: LineStream;
   private restoreConsole: (() => void) | undefined;
 
@@ -118,6 +124,8 @@ const runningChildren = new Set<number>();
  */
 export class StdioClientTransport implements Transport {
   readonly messages: Observable<InboundFrame>;
+  /** A pipe (`network.transport: pipe` on its spans). */
+  readonly network: TracedNetwork = PIPE;
   /** Each line the child writes to stderr (logging, not an error signal). Completes with stderr. */
   readonly stderr$: Observable<string>;
   /** Resolves when the child has exited (or failed to start, or was closed before it started), with how. */

@@ -21,6 +21,8 @@ import { decodeFrame, DEFAULT_MAX_DEPTH, DEFAULT_MAX_MESSAGE_BYTES, encodeFrame 
 import { ErrorCode, TransportError } from '../lib/jsonrpc/errors';
 import { UnreadableFrame, type InboundFrame, type JsonRpcBatch, type JsonRpcMessage } from '../lib/jsonrpc/types';
 import type { Transport } from './transport';
+import type { TracedNetwork } from '../lib/trace/instrumentation';
+import { socketPeer, urlPeer } from './http/network';
 
 // The port and message types its public signatures name, so this subpath stands alone.
 export type * from './port-types';
@@ -123,6 +125,8 @@ export abstract class WebSocketTransport implements Transport {
   protected constructor(
     private readonly socket: WebSocket,
     options: WebSocketTransportOptions,
+    /** What it runs over, for spans and session metrics: `tcp`, `websocket`, the peer. */
+    readonly network?: TracedNetwork,
   ) {
     this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
@@ -221,16 +225,16 @@ export abstract class WebSocketTransport implements Transport {
 
 /** The server side of one accepted connection. */
 export class WebSocketServerTransport extends WebSocketTransport {
-  /** Wraps an accepted, open socket (its subprotocol already negotiated). */
-  constructor(socket: WebSocket, options: WebSocketTransportOptions = {}) {
-    super(socket, options);
+  /** Wraps an accepted, open socket (its subprotocol already negotiated); `request` is its upgrade request. */
+  constructor(socket: WebSocket, options: WebSocketTransportOptions = {}, request?: IncomingMessage) {
+    super(socket, options, request && { transport: 'tcp', protocolName: 'websocket', ...socketPeer(request) });
   }
 }
 
 /** The client side: `await WebSocketClientTransport.connect('ws://host:port/path')`. */
 export class WebSocketClientTransport extends WebSocketTransport {
-  private constructor(socket: WebSocket, options: WebSocketTransportOptions) {
-    super(socket, options);
+  private constructor(socket: WebSocket, options: WebSocketTransportOptions, url: URL) {
+    super(socket, options, { transport: 'tcp', protocolName: 'websocket', ...urlPeer(url) });
   }
 
   /**
@@ -265,7 +269,7 @@ export class WebSocketClientTransport extends WebSocketTransport {
       const onOpen = () => {
         socket.off('error', onError);
         socket.off('unexpected-response', onUnexpectedResponse);
-        resolve(new WebSocketClientTransport(socket, options));
+        resolve(new WebSocketClientTransport(socket, options, new URL(target)));
       };
       socket.on('unexpected-response', onUnexpectedResponse);
       socket.on('error', onError);
@@ -324,7 +328,7 @@ export function createWebSocketServer(options: WebSocketServerOptions): Promise<
   });
 
   const accept = (socket: WebSocket, request: IncomingMessage) => {
-    const transport = new WebSocketServerTransport(socket, options);
+    const transport = new WebSocketServerTransport(socket, options, request);
     live.add(transport);
     socket.once('close', () => live.delete(transport));
     const refuse = (error: unknown) => {

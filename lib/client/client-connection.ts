@@ -230,6 +230,7 @@ export class ClientConnection extends Connection {
           timeoutMs: options.timeout ?? this.requestTimeout,
           clock: this.clock,
           logger: this.logger,
+          trace: this.tracer,
         });
       } catch (error) {
         await this.failBeforeAttach(transport, error as Error);
@@ -387,12 +388,12 @@ export class ClientConnection extends Connection {
 
   /** A reconnection's new transport: the handshake again, or the probe, in the era the first `connect` found. */
   private reopen(transport: Transport, timeoutMs: number): Promise<void> {
-    const version = this.protocolVersion!;
+    const { protocolVersion: version, capabilities, clock, tracer } = this;
     if (this.state === 'modern') {
-      return redoDiscovery(transport, version, this.capabilities as JsonObject, this.infoFor(), timeoutMs, this.clock);
+      return redoDiscovery(transport, version!, { capabilities, clientInfo: this.infoFor() }, timeoutMs, clock, tracer);
     }
     const check = (result: unknown) => checkInitializeResult(result as InitializeResult, this.acceptedVersions);
-    return redoHandshake(transport, this.initializeParams(), version, check, timeoutMs, this.clock);
+    return redoHandshake(transport, this.initializeParams(), version!, check, timeoutMs, clock, tracer);
   }
 
   /** @internal Role hook: the client is connected again after a reconnection (`Client` refreshes its list caches). */

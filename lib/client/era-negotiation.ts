@@ -1,8 +1,11 @@
 /**
  * How `Client.connect` picks the era of a connection: from the `era` option, the `protocolVersion` option,
- * the verdict cache, or a probe (lib/client/era-probe.ts), with at most one corrective probe.
+ * the verdict cache, or a probe (lib/client/era-probe.ts), with at most one corrective probe. Given the
+ * connection's tracer, each probe's exchange and each verdict (`probing → modern | handshake | corrective |
+ * failed`, or a cached one) are events of the connection's trace.
  */
 import type { Clock } from '../core/clock';
+import type { ConnectionTrace } from '../core/connection-trace';
 import type { Logger } from '../core/logger';
 import type { Transport } from '../core/transport';
 import type { JsonObject } from '../jsonrpc/types';
@@ -10,7 +13,7 @@ import { namesModernRevision } from '../protocol/modern';
 import type { EraCache, EraVerdict } from './era-cache';
 import type { EraChoice } from './era-choice';
 import { requestEnvelope } from './modern-request-stamp';
-import { channelOf, classifyProbe, discoverRequest, notModernError, probeOnce } from './era-probe';
+import { channelOf, classifyProbe, discoverRequest, notModernError, probeOnce, traceProbeVerdict } from './era-probe';
 
 /** The default time a stdio server has to answer the probe before it counts as handshake-era. */
 export const DEFAULT_ERA_PROBE_TIMEOUT_MS = 3_000;
@@ -29,6 +32,8 @@ export interface EraNegotiation {
   readonly timeoutMs: number;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** The connection's tracer: the probe is traced as the connection's when someone listens. */
+  readonly trace?: ConnectionTrace;
 }
 
 /**
@@ -43,10 +48,12 @@ export async function negotiateEra(transport: Transport, how: EraNegotiation): P
   if (key === undefined && how.choice === 'auto') return HANDSHAKE;
   if (key !== undefined) {
     const cached = adoptedVerdict(how.choice, await how.cache?.recall(key));
-    if (cached) return cached;
+    if (cached) {
+      traceProbeVerdict(how.trace, 'idle', cached.era, 'cached');
+      return cached;
+    }
   }
   const verdict = await probe(transport, how);
-  if (verdict.era === 'handshake' && how.choice === 'modern') throw notModernError(verdict.reason);
   const settled: EraVerdict = verdict.era === 'handshake' ? HANDSHAKE : verdict;
   if (key !== undefined) how.cache?.set(key, settled);
   return settled;
@@ -65,33 +72,52 @@ const HANDSHAKE: EraVerdict = Object.freeze({ era: 'handshake' });
 
 type ProbeResult = Exclude<EraVerdict, { era: 'handshake' }> | { readonly era: 'handshake'; readonly reason: string };
 
+/** Probes (once more after a -32022 naming another revision of ours); throws when the probe fails. */
 async function probe(transport: Transport, how: EraNegotiation): Promise<ProbeResult> {
   const channel = channelOf(transport.eraKey);
   const timeoutMs = channel === 'stdio' ? how.stdioTimeoutMs : how.timeoutMs;
   let version = how.ours[0]!;
   for (let corrected = false; ; corrected = true) {
+    const from = corrected ? 'corrective' : 'probing';
     const outcome = await probeOnce(
       transport,
       discoverRequest(requestEnvelope(version, how.capabilities, how.clientInfo)),
       timeoutMs,
       how.clock,
+      how.trace,
     );
     const verdict = classifyProbe(outcome, how.ours, channel);
     switch (verdict.kind) {
       case 'modern':
+        traceProbeVerdict(how.trace, from, 'modern', `the server speaks revision ${verdict.version}`);
         return { era: 'modern', version: verdict.version, discover: verdict.discover };
-      case 'corrective':
-        if (corrected) return { era: 'handshake', reason: `the server refused revision ${verdict.version} twice` };
-        how.logger.debug(`server/discover at ${version} was refused with -32022: probing again at ${verdict.version}`);
+      case 'corrective': {
+        if (corrected) return fallBack(how, from, `the server refused revision ${verdict.version} twice`);
+        const why = `server/discover at ${version} was refused with -32022: probing again at ${verdict.version}`;
+        how.logger.debug(why);
+        traceProbeVerdict(how.trace, from, 'corrective', why);
         version = verdict.version;
         continue;
+      }
       case 'handshake':
         how.logger.debug(`The era probe says handshake: ${verdict.reason}`);
-        return { era: 'handshake', reason: verdict.reason };
+        return fallBack(how, from, verdict.reason);
       case 'error':
+        traceProbeVerdict(how.trace, from, 'failed', verdict.error.message);
         throw verdict.error;
     }
   }
+}
+
+/** The handshake-era verdict: the fallback, or (`era: 'modern'` was asked for) the connection's failure. */
+function fallBack(how: EraNegotiation, from: string, reason: string): ProbeResult {
+  if (how.choice === 'modern') {
+    const error = notModernError(reason);
+    traceProbeVerdict(how.trace, from, 'failed', error.message);
+    throw error;
+  }
+  traceProbeVerdict(how.trace, from, 'handshake', reason);
+  return { era: 'handshake', reason };
 }
 
 /** The era the options force, if they do: a `protocolVersion` names one (a stateless revision or a handshake one). */

@@ -4,8 +4,9 @@
  * whether the connection speaks the stateless revision or falls back to `initialize`.
  *
  * Two parts: `classifyProbe`, a pure function from a normalized outcome to a verdict, and `probeOnce`, the
- * one exchange over a bare transport (before the connection attaches it, so the probe leaves no trace in
- * the connection's lifecycle, correlation table or trace). The verdict rules (as the TS SDK v2's
+ * one exchange over a bare transport (before the connection attaches it, so the probe leaves nothing in the
+ * connection's lifecycle or correlation table; given the connection's tracer, its request and answer, or
+ * why none came, are trace events of the connection). The verdict rules (as the TS SDK v2's
  * `probeClassifier`):
  * - a `DiscoverResult` naming a revision we speak: modern; naming none of ours: handshake;
  * - `-32022` (UnsupportedProtocolVersion) whose `data.supported` names a revision we speak: one corrective
@@ -22,6 +23,7 @@ import { isPlainObject } from '../jsonrpc/classify';
 import type { Observer, Subscription } from 'rxjs';
 import type { Transport } from '../core/transport';
 import type { Clock } from '../core/clock';
+import type { ConnectionTrace } from '../core/connection-trace';
 import { ErrorCode, ProtocolViolationError, TransportError } from '../jsonrpc/errors';
 import type { InboundFrame, JsonObject, JsonRpcRequest } from '../jsonrpc/types';
 
@@ -157,19 +159,32 @@ export function discoverRequest(meta: JsonObject): JsonRpcRequest {
   };
 }
 
+/** The name of the probe's part lifecycle on its connection's trace (`TraceEvent.actor`). */
+export const ERA_PROBE_ACTOR = 'era-probe';
+
+/** The probe's verdict (or a reconnection's) as a lifecycle event of the `era-probe` part, when someone traces. */
+export function traceProbeVerdict(trace: ConnectionTrace | undefined, from: string, to: string, reason: string): void {
+  if (trace?.on) trace.partLifecycle(ERA_PROBE_ACTOR, from, to, reason);
+}
+
 /**
  * Sends `request` over a transport nobody consumes yet and waits for its answer, at most `timeoutMs`. The
  * transport is started (idempotently: `Connection.attach` starts it again) and its `messages` are released
  * at the end, so the connection can subscribe next. Other frames that arrive meanwhile are dropped: a
- * server sends nothing before it is addressed.
+ * server sends nothing before it is addressed. With `trace` (the connection's tracer), the request and its
+ * answer are traced as the connection's, and an exchange that got no answer ends with an `error` event
+ * without a message whose `reason` says why.
  */
 export function probeOnce(
   transport: Transport,
   request: JsonRpcRequest,
   timeoutMs: number,
   clock: Clock,
+  trace?: ConnectionTrace,
 ): Promise<ProbeOutcome> {
-  return new Promise<ProbeOutcome>((resolve) => new ProbeExchange(transport, request, timeoutMs, clock, resolve));
+  return new Promise<ProbeOutcome>(
+    (resolve) => new ProbeExchange(transport, request, timeoutMs, clock, resolve, trace?.on ? trace : undefined),
+  );
 }
 
 /**
@@ -181,6 +196,8 @@ class ProbeExchange implements Observer<InboundFrame> {
   /** Undefined while `subscribe` runs (a transport that already ended completes at once). */
   private readonly subscription: Subscription | undefined;
   private readonly timer: unknown;
+  /** When the request was traced as sent (tracing only). */
+  private readonly sentAt: number = 0;
 
   constructor(
     transport: Transport,
@@ -188,7 +205,13 @@ class ProbeExchange implements Observer<InboundFrame> {
     timeoutMs: number,
     private readonly clock: Clock,
     private readonly resolve: (outcome: ProbeOutcome) => void,
+    /** The connection's tracer, when someone traced as the probe started. */
+    private readonly trace: ConnectionTrace | undefined,
   ) {
+    if (trace) {
+      this.sentAt = clock.now();
+      trace.message('request', 'out', request, request.method, request.id);
+    }
     this.timer = clock.setTimeout(() => this.finish({ kind: 'timeout', afterMs: timeoutMs }), timeoutMs);
     const subscription = (this.subscription = transport.messages.subscribe(this));
     if (this.settled) {
@@ -201,7 +224,7 @@ class ProbeExchange implements Observer<InboundFrame> {
 
   next(frame: InboundFrame): void {
     const outcome = answerIn(frame, this.request.id);
-    if (outcome) this.finish(outcome);
+    if (outcome) this.finish(outcome, frame);
   }
 
   error(error: unknown): void {
@@ -212,13 +235,39 @@ class ProbeExchange implements Observer<InboundFrame> {
     this.finish({ kind: 'closed' });
   }
 
-  private finish(outcome: ProbeOutcome): void {
+  private finish(outcome: ProbeOutcome, frame?: InboundFrame): void {
     if (this.settled) return;
     this.settled = true;
     this.clock.clearTimeout(this.timer);
     // At once: later frames wait in the transport for the connection.
     this.subscription?.unsubscribe();
+    if (this.trace) this.traceOutcome(this.trace, outcome, frame);
     this.resolve(outcome);
+  }
+
+  /** The answer in, or (no JSON-RPC answer came) an `error` event without a message that says why. */
+  private traceOutcome(trace: ConnectionTrace, outcome: ProbeOutcome, frame: InboundFrame | undefined): void {
+    const { method, id } = this.request;
+    const latencyMs = this.clock.now() - this.sentAt;
+    if (outcome.kind === 'result' || outcome.kind === 'rpc-error') {
+      trace.message(outcome.kind === 'result' ? 'result' : 'error', 'in', frame, method, id, undefined, latencyMs);
+    } else {
+      trace.message('error', 'in', undefined, method, id, `no JSON-RPC answer: ${noAnswer(outcome)}`, latencyMs);
+    }
+  }
+}
+
+/** Why an exchange got no JSON-RPC answer, in words. */
+function noAnswer(outcome: Exclude<ProbeOutcome, { kind: 'result' | 'rpc-error' }>): string {
+  switch (outcome.kind) {
+    case 'http-error':
+      return `HTTP ${outcome.status} without a JSON-RPC body`;
+    case 'failed':
+      return `the request failed (${outcome.error.message})`;
+    case 'timeout':
+      return `none within ${outcome.afterMs} ms`;
+    case 'closed':
+      return outcome.error ? `the transport ended (${outcome.error.message})` : 'the transport ended';
   }
 }
 

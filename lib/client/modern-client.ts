@@ -13,7 +13,7 @@
 import type { Observable } from 'rxjs';
 import type { SendOptions } from '../core/connection';
 import type { RequestCompletion, RequestOptions } from '../core/correlation';
-import type { JsonObject } from '../jsonrpc/types';
+import type { JsonObject, RequestId } from '../jsonrpc/types';
 import { hasCapability } from '../protocol/capabilities';
 import { LIST_CHANGES } from '../protocol/list-changes';
 import { META } from '../protocol/modern';
@@ -77,15 +77,15 @@ export class ModernClient implements ClientEra {
     return this.host.sendAsIs(method, sent, sendOptions, call);
   }
 
-  /** What the caller of `call` gets for `result`: see `complete`. */
-  completeCall(call: ModernCall, result: JsonObject): Promise<JsonObject> | JsonObject {
-    return this.complete(call.method, call.sent, result, call.options);
+  /** What the caller of `call` gets for `result` of its first request `first`: see `complete`. */
+  completeCall(call: ModernCall, result: JsonObject, first: RequestId): Promise<JsonObject> | JsonObject {
+    return this.complete(call.method, call.sent, result, call.options, first);
   }
 
-  /** What the caller of `call` gets after `error`: the one -32022 retry, completed, or `error` again. */
-  recoverCall(call: ModernCall, error: Error): Promise<JsonObject> {
-    return this.retryOnce(error, call.method, call.params, call.sendOptions).then((retried) =>
-      this.complete(call.method, retried.params, retried.result, call.options),
+  /** What the caller of `call` gets after `error` of its first request `first`: the one -32022 retry, completed, or `error` again. */
+  recoverCall(call: ModernCall, error: Error, first: RequestId): Promise<JsonObject> {
+    return this.retryOnce(error, call.method, call.params, call.sendOptions, first).then((retried) =>
+      this.complete(call.method, retried.params, retried.result, call.options, first),
     );
   }
 
@@ -188,26 +188,34 @@ export class ModernClient implements ClientEra {
     return headers === undefined ? options : { ...options, headers: { ...options?.headers, ...headers } };
   }
 
-  /** A request of the stateless revision: stamped, retried once on a -32022 naming another revision we speak. */
+  /**
+   * A round's request of the stateless revision (of the call whose first request is `first`): stamped, retried
+   * once on a -32022 naming another revision we speak.
+   */
   private send(
     method: string,
     params: JsonObject | undefined,
     options: SendOptions | undefined,
+    first: RequestId,
   ): Promise<{ params: JsonObject; result: JsonObject }> {
     const sendOptions = this.sendOptionsFor(method, params, options);
     const sent = this.requests.stamp(params);
     return this.host.sendAsIs(method, sent, sendOptions).then(
       (result) => ({ params: sent, result }),
-      (error: unknown) => this.retryOnce(error, method, params, sendOptions),
+      (error: unknown) => this.retryOnce(error, method, params, sendOptions, first),
     );
   }
 
-  /** After `error`: the one retry with the revision a -32022 named, or `error` again (dropping a stale era verdict). */
+  /**
+   * After `error`: the one retry with the revision a -32022 named (its trace names the call's first request,
+   * `first`), or `error` again (dropping a stale era verdict).
+   */
   private async retryOnce(
     error: unknown,
     method: string,
     params: JsonObject | undefined,
     sendOptions: SendOptions | undefined,
+    first: RequestId,
   ): Promise<{ params: JsonObject; result: JsonObject }> {
     const requests = this.requests;
     const retry = requests.retryVersion(error);
@@ -219,19 +227,22 @@ export class ModernClient implements ClientEra {
     this.host.logger.debug(`${method} was refused with -32022: switching to revision ${retry} and retrying once`);
     requests.switchVersion(retry);
     const sent = requests.stamp(params);
-    return { params: sent, result: await this.host.sendAsIs(method, sent, sendOptions) };
+    const retryOptions: SendOptions = { ...sendOptions, retryOf: { id: first, kind: 'retry' } };
+    return { params: sent, result: await this.host.sendAsIs(method, sent, retryOptions) };
   }
 
   /**
    * A modern result as the caller gets it: an `input_required` one is answered by the registered sampling,
    * elicitation and roots handlers and the request retried (a new id each round, the server's
-   * `requestState` echoed), until it completes. Other results pass as they are.
+   * `requestState` echoed, its trace naming the call's first request `first`), until it completes. Other
+   * results pass as they are.
    */
   private complete(
     method: string,
     params: JsonObject,
     result: JsonObject,
     options: SendOptions | undefined,
+    first: RequestId,
   ): Promise<JsonObject> | JsonObject {
     if (!needsInput(result, method)) return withoutResultType(result, false);
     const host = this.host;
@@ -239,7 +250,12 @@ export class ModernClient implements ClientEra {
       method,
       answer: (this.answerer ??= inputAnswerer(host.features, host)),
       retry: (sent, signal) =>
-        this.send(method, retryParams(params, sent), { ...options, signal }).then((retried) => retried.result),
+        this.send(
+          method,
+          retryParams(params, sent),
+          { ...options, signal, retryOf: { id: first, kind: 'round' } },
+          first,
+        ).then((retried) => retried.result),
       signal: options?.signal,
       clock: host.clock,
       ...(this.options.maxInputRounds !== undefined && { maxRounds: this.options.maxInputRounds }),
@@ -259,12 +275,12 @@ class ModernCall implements RequestCompletion {
     readonly sendOptions: SendOptions | undefined,
   ) {}
 
-  complete(result: JsonObject): Promise<JsonObject> | JsonObject {
-    return this.client.completeCall(this, result);
+  complete(result: JsonObject, id: RequestId): Promise<JsonObject> | JsonObject {
+    return this.client.completeCall(this, result, id);
   }
 
-  recover(error: Error): Promise<JsonObject> {
-    return this.client.recoverCall(this, error);
+  recover(error: Error, id: RequestId): Promise<JsonObject> {
+    return this.client.recoverCall(this, error, id);
   }
 }
 

@@ -16,6 +16,7 @@ import type { Clock } from '../core/clock';
 import type { Transport, TransportSendOptions } from '../core/transport';
 import { TransportError } from '../jsonrpc/errors';
 import type { InboundFrame, JsonRpcBatch, JsonRpcMessage, RequestId } from '../jsonrpc/types';
+import type { TracedNetwork } from '../trace/instrumentation';
 import { reconnectDelay, ReconnectingError, type ReconnectPolicy } from './reconnect-policy';
 
 /** One step of a reconnection, as the client reports it (events and trace). */
@@ -102,6 +103,10 @@ export class ReconnectingLink implements Transport {
 
   get sessionId(): string | undefined {
     return this.current.sessionId;
+  }
+
+  get network(): TracedNetwork | undefined {
+    return this.current.network;
   }
 
   /** True between losing a transport and carrying on over a new one. */

@@ -3,16 +3,25 @@
  * verdict is kept, never probed again from scratch): the handshake (`initialize`, then
  * `notifications/initialized`) or the stateless revision's `server/discover`. Both are one exchange over a
  * transport nobody reads yet (`probeOnce`), so the connection, which carries on over the new transport, sees
- * none of it. A server that comes back speaking another revision is refused: the connection's negotiated
+ * none of it but its trace: the exchange, and the rediscovery's verdict (`era-probe probing → modern`, or
+ * `failed`). A server that comes back speaking another revision is refused: the connection's negotiated
  * revision does not change.
  */
 import type { Clock } from '../core/clock';
+import type { ConnectionTrace } from '../core/connection-trace';
 import type { Transport } from '../core/transport';
 import { McpError, ProtocolViolationError, TransportError, UnsupportedProtocolVersionError } from '../jsonrpc/errors';
 import type { JsonObject } from '../jsonrpc/types';
 import type { InitializeResult } from '../protocol/types';
 import { isSupportedVersion, type ProtocolVersion } from '../protocol/versions';
-import { channelOf, classifyProbe, discoverRequest, probeOnce, type ProbeOutcome } from './era-probe';
+import {
+  channelOf,
+  classifyProbe,
+  discoverRequest,
+  probeOnce,
+  traceProbeVerdict,
+  type ProbeOutcome,
+} from './era-probe';
 import { requestEnvelope } from './modern-request-stamp';
 
 let reopenCount = 0;
@@ -28,6 +37,7 @@ export async function redoHandshake(
   check: (result: unknown) => string,
   timeoutMs: number,
   clock: Clock,
+  trace?: ConnectionTrace,
 ): Promise<void> {
   const request = {
     jsonrpc: '2.0',
@@ -35,7 +45,7 @@ export async function redoHandshake(
     method: 'initialize',
     params,
   } as const;
-  const outcome = await probeOnce(transport, request, timeoutMs, clock);
+  const outcome = await probeOnce(transport, request, timeoutMs, clock, trace);
   if (outcome.kind !== 'result') throw failure('initialize', outcome);
   const answered = check(outcome.result);
   if (answered !== version) {
@@ -47,22 +57,30 @@ export async function redoHandshake(
   await transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
 }
 
-/** `server/discover` at `version` over `transport`: the server must still speak that stateless revision. */
+/**
+ * `server/discover` at `version` over `transport`, from the client `who` (its envelope's capabilities and
+ * info): the server must still speak that stateless revision.
+ */
 export async function redoDiscovery(
   transport: Transport,
   version: string,
-  capabilities: JsonObject,
-  clientInfo: JsonObject,
+  who: { readonly capabilities: object; readonly clientInfo: JsonObject },
   timeoutMs: number,
   clock: Clock,
+  trace?: ConnectionTrace,
 ): Promise<void> {
-  const request = discoverRequest(requestEnvelope(version, capabilities, clientInfo));
-  const outcome = await probeOnce(transport, request, timeoutMs, clock);
+  const request = discoverRequest(requestEnvelope(version, who.capabilities as JsonObject, who.clientInfo));
+  const outcome = await probeOnce(transport, request, timeoutMs, clock, trace);
   const verdict = classifyProbe(outcome, [version], channelOf(transport.eraKey));
-  if (verdict.kind === 'modern') return;
-  if (verdict.kind === 'error') throw verdict.error;
-  const why = verdict.kind === 'handshake' ? verdict.reason : `it asks for revision ${verdict.version}`;
-  throw new ProtocolViolationError(`The server no longer speaks the stateless revision ${version}: ${why}`);
+  if (verdict.kind === 'modern') return traceProbeVerdict(trace, 'probing', 'modern', `still revision ${version}`);
+  const error = verdict.kind === 'error' ? verdict.error : noLongerModern(version, verdict);
+  traceProbeVerdict(trace, 'probing', 'failed', error.message);
+  throw error;
+}
+
+function noLongerModern(version: string, verdict: { reason: string } | { version: string }): Error {
+  const why = 'reason' in verdict ? verdict.reason : `it asks for revision ${verdict.version}`;
+  return new ProtocolViolationError(`The server no longer speaks the stateless revision ${version}: ${why}`);
 }
 
 /** The revision of an `initialize` result, checked (the first handshake's check, and each reconnection's). */

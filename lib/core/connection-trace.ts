@@ -14,6 +14,7 @@ import {
   type RequestInstrumentation,
   type RequestOutcome,
   type RequestSpan,
+  type SessionTiming,
   type TracedRequest,
 } from '../trace/instrumentation';
 import { REDACTED, redactTraceEvent } from '../trace/redact';
@@ -22,6 +23,7 @@ import type { Clock } from './clock';
 import type { PendingRequest } from './correlation';
 import type { Logger } from './logger';
 import type { Runtime } from './runtime';
+import type { Transport } from './transport';
 
 /** What the tracer reads of its connection. */
 export interface TracedConnection extends TraceOrigin {
@@ -33,6 +35,10 @@ export interface TracedConnection extends TraceOrigin {
 
 export class ConnectionTrace {
   private channel: TraceChannel | undefined;
+  /** Where a span reads the session id and the network from (set once the connection has its transport). */
+  private transport: Pick<Transport, 'sessionId' | 'network'> | undefined;
+  /** The connection's session, timed while an instrumentation with `startSession` watches. */
+  private session: SessionTiming | undefined;
 
   constructor(
     private readonly connection: TracedConnection,
@@ -75,10 +81,22 @@ export class ConnectionTrace {
     return this.connection.id;
   }
 
-  /** The lifecycle moved; on `closed` the connection's stream ends, after this last event. */
+  /** The connection has its transport: its spans and session say what it runs over. */
+  attach(transport: Pick<Transport, 'sessionId' | 'network'>): void {
+    this.transport = transport;
+  }
+
+  /**
+   * The lifecycle moved; on `closed` the connection's stream ends, after this last event. The session is timed
+   * from `ready` (the handshake done) or `modern` (the era settled as stateless) to `closed`.
+   */
   lifecycle(from: ConnectionState, to: ConnectionState, quit: QuitReason | undefined): void {
     if (this.on) this.publish(connectionLifecycleEvent(this.connection, this.connection.clock.now(), from, to, quit));
-    if (to === 'closed') this.channel?.complete();
+    if (to === 'ready' || to === 'modern') this.startSession();
+    else if (to === 'closed') {
+      this.endSession(quit);
+      this.channel?.complete();
+    }
   }
 
   /**
@@ -129,6 +147,39 @@ export class ConnectionTrace {
     span.end(outcome, this.connection.clock.now());
   }
 
+  private startSession(): void {
+    const instrumentation = this.runtime.instrumentation;
+    if (!instrumentation?.startSession || this.session) return;
+    const connection = this.connection;
+    const transport = this.transport;
+    try {
+      this.session = instrumentation.startSession({
+        connection: connection.id,
+        role: connection.role,
+        upstream: connection.upstream,
+        protocolVersion: connection.protocolVersion,
+        sessionId: transport?.sessionId,
+        network: transport?.network,
+        time: connection.clock.now(),
+      });
+    } catch (error) {
+      connection.logger.error('The instrumentation failed to start a session', error);
+    }
+  }
+
+  /** A close by either side ends the session plainly; a failure (transport, internal) with its error. */
+  private endSession(quit: QuitReason | undefined): void {
+    const session = this.session;
+    if (!session) return;
+    this.session = undefined;
+    const failed = quit !== undefined && quit.kind !== 'local-close' && quit.kind !== 'transport-closed';
+    try {
+      session.end(failed ? (quit.error ?? new Error(quit.message)) : undefined, this.connection.clock.now());
+    } catch (error) {
+      this.connection.logger.error('The instrumentation failed to end a session', error);
+    }
+  }
+
   /** Redacts `event` (once, whoever listens) and hands it to this connection's stream and its runtime's. */
   private publish(event: TraceEvent): void {
     const redact = this.runtime.redact;
@@ -166,6 +217,8 @@ export class ConnectionTrace {
       time,
       parent,
       redact: this.runtime.redact,
+      sessionId: this.transport?.sessionId,
+      network: this.transport?.network,
     };
   }
 }

@@ -269,6 +269,7 @@ export abstract class Connection {
   protected attach(transport: Transport): void {
     if (this.transport || this.state !== 'uninitialized') throw this.alreadyConnected();
     this.transport = transport;
+    this.tracing.attach(transport);
     this.outbound = new OutboundRequests(this, transport, this.tracing, this.options);
     this.router = new Router(this, this.outbound, this.tracing);
     this.subscription = transport.messages.subscribe(this.router);

@@ -12,11 +12,12 @@ export type ResultCheck = (result: JsonObject) => Error | undefined;
 /**
  * What the caller of one request gets instead of its raw outcome, worked out in the step that settles it
  * (no promise step of its own): the stateless revision's client strips `resultType`, answers `input_required`
- * rounds and retries a -32022 this way. `complete` may throw; both may return a promise to wait for.
+ * rounds and retries a -32022 this way. `complete` may throw; both may return a promise to wait for. `id` is
+ * the settled request's: what a round or a retry names as its cause in the trace.
  */
 export interface RequestCompletion {
-  complete(result: JsonObject): JsonObject | PromiseLike<JsonObject>;
-  recover(error: Error): PromiseLike<JsonObject>;
+  complete(result: JsonObject, id: RequestId): JsonObject | PromiseLike<JsonObject>;
+  recover(error: Error, id: RequestId): PromiseLike<JsonObject>;
 }
 
 export interface RequestOptions {
@@ -96,7 +97,7 @@ export class PendingRequest {
     const completion = this.completion;
     if (completion === undefined) return this.resolve(result);
     try {
-      this.resolve(completion.complete(result));
+      this.resolve(completion.complete(result, this.id));
     } catch (error) {
       this.reject(error as Error);
     }
@@ -106,7 +107,7 @@ export class PendingRequest {
   fail(error: Error): void {
     const completion = this.completion;
     if (completion === undefined) this.reject(error);
-    else this.resolve(completion.recover(error));
+    else this.resolve(completion.recover(error, this.id));
   }
 }
 

@@ -8,6 +8,7 @@
 import type { EraPolicy, ModernNotificationVerdict, ModernRequestVerdict } from '../protocol/era';
 import type { HeaderSource } from '../protocol/header-value';
 import type { JsonRpcNotification, JsonRpcResponse } from '../jsonrpc/types';
+import type { TracedNetwork } from '../trace/instrumentation';
 
 export interface ExchangeReply {
   /**
@@ -23,6 +24,8 @@ export interface ExchangeReply {
    * cancelled then.
    */
   onAbort(hook: (reason: Error) => void): void;
+  /** What the exchange runs over, for the request's span (read only with an instrumentation). */
+  readonly network?: TracedNetwork;
 }
 
 /** What serves modern requests (`Server` does); transports reach it through this seam only. */

@@ -50,6 +50,11 @@ export interface SendOptions extends RequestOptions, TransportSendOptions {
    * name it as their subscription id, and may arrive before its response.
    */
   readonly onId?: (id: RequestId) => void;
+  /**
+   * @internal The request of this connection that this one tries again: an `input_required` round (`round`)
+   * or the retry after a -32022 (`retry`), naming the call's first request. Its trace event's `cause`.
+   */
+  readonly retryOf?: { readonly id: RequestId; readonly kind: 'round' | 'retry' };
 }
 
 /** What the outbound requests read of their connection. */
@@ -238,11 +243,15 @@ export function asTransportError(error: unknown, message: string): TransportErro
 }
 
 /**
- * The request an outbound request is made for, for its trace event: the inbound request of another connection
- * a hub forwards (`parentRequest`: named by the id its own trace events carry), or the inbound request of this
- * connection it serves (`relatedRequestId`: a server's sampling or elicitation during a call).
+ * The request an outbound request is made for, for its trace event: the first request of this connection's
+ * call it tries again (`retryOf`: an input round, a -32022 retry; before the rest, since a forwarded call's
+ * rounds carry the forwarding options too), the inbound request of another connection a hub forwards
+ * (`parentRequest`: named by the id its own trace events carry), or the inbound request of this connection
+ * it serves (`relatedRequestId`: a server's sampling or elicitation during a call).
  */
 function causeOf(options: SendOptions | undefined, ownId: string): TraceCause | undefined {
+  const retried = options?.retryOf;
+  if (retried !== undefined) return { connection: ownId, id: retried.id, kind: retried.kind };
   const parent = options?.parentRequest;
   if (parent !== undefined) {
     const host = parent.connection as { readonly traceOrigin?: string; readonly id?: unknown };

@@ -1,5 +1,6 @@
 import type { Observable } from 'rxjs';
 import type { InboundFrame, JsonRpcBatch, JsonRpcMessage, RequestId } from '../jsonrpc/types';
+import type { TracedNetwork } from '../trace/instrumentation';
 
 export interface TransportSendOptions {
   /** The inbound request this message belongs to: HTTP transports send it on that request's stream. */
@@ -44,6 +45,11 @@ export interface Transport {
   closeStream?(relatedRequestId: RequestId): Promise<boolean>;
   /** The transport-level session, when there is one (Streamable HTTP). */
   readonly sessionId?: string;
+  /**
+   * What the transport runs over, in the OpenTelemetry conventions' terms (`pipe` for stdio; `tcp`, `http`
+   * and the peer's address for HTTP): read when a span or a session starts, with an instrumentation only.
+   */
+  readonly network?: TracedNetwork;
   /**
    * Names the server this transport reaches, for the client's era verdict cache (lib/client/era-cache.ts):
    * the origin and path of an HTTP endpoint, the command line of a stdio child. Transports that leave it

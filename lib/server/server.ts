@@ -140,8 +140,9 @@ export class Server implements ModernServer {
     const { id, method, params } = verdict.request;
     const trace = channel.trace;
     trace?.message('request', 'in', verdict.request, method, id);
-    const startedAt = trace ? this.clock.now() : 0;
-    const context = new RequestContext<ModernHost>(request, id, method, params, startedAt, undefined, undefined);
+    const startedAt = trace?.on ? this.clock.now() : 0;
+    const span = trace?.startInboundSpan(this.runtime.instrumentation, verdict.request);
+    const context = new RequestContext<ModernHost>(request, id, method, params, startedAt, undefined, span);
     reply.onAbort((reason) => {
       // The revision's cancel is the requester closing the stream: traced as the cancel it is.
       if (!context.done) trace?.message('notification', 'in', cancelOf(id), CANCELLED, undefined, STREAM_CLOSED);

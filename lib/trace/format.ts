@@ -12,13 +12,15 @@ function payloadOf(message: unknown, max: number): string {
 /** One readable line per trace event, for humans watching a stream (stderr, a terminal). */
 export function formatTraceEvent(event: TraceEvent, options: { maxPayload?: number } = {}): string {
   const time = new Date(event.time).toISOString().slice(11, 23);
-  const id = event.actor === undefined ? event.connection : `${event.actor} ${event.connection}`;
+  // A part of a connection (the client's era probe) is on the connection's line, named after the dots.
+  const part = event.role !== undefined && event.actor !== undefined ? `${event.actor} ` : '';
+  const id = event.actor === undefined || part ? event.connection : `${event.actor} ${event.connection}`;
   const who = `${id}${event.upstream === undefined ? '' : `@${event.upstream}`}`.padEnd(5);
   if (event.kind === 'lifecycle') {
     // Where a connection's state changes, it is named (its messages keep the short id, which lines up).
     const named = event.name === undefined || event.name === event.upstream ? '' : ` (${clipText(event.name, 40)})`;
-    const why = event.reason ? ` (${event.quitKind ? `${event.quitKind}: ` : ''}${event.reason})` : '';
-    return `${time} ${who} ·· ${event.from} → ${event.to}${named}${why}`;
+    const why = event.reason ? ` (${event.quitKind ? `${event.quitKind}: ` : ''}${clipText(event.reason, 300)})` : '';
+    return `${time} ${who} ·· ${part}${event.from} → ${event.to}${named}${why}`;
   }
   const arrow = ARROWS[event.direction ?? 'in'];
   const what = [

@@ -35,7 +35,12 @@ export interface TracedNetwork {
   readonly transport?: 'pipe' | 'tcp' | 'quic' | 'unix';
   /** Lowercase: `http`, `websocket`. */
   readonly protocolName?: string;
-  /** The peer: the server's address seen from a client, the client's seen from a server. */
+  /** Of `protocolName`, as the conventions write it: `1.1`, `2`. */
+  readonly protocolVersion?: string;
+  /**
+   * The peer: the server's address seen from a client (on spans and metrics), the client's seen from a server
+   * (on spans only: a client's address and port would make a metric series per connection).
+   */
   readonly peerAddress?: string;
   /** With `peerAddress` only. */
   readonly peerPort?: number;

@@ -8,7 +8,7 @@
  */
 import type { Attributes } from '@opentelemetry/api';
 import { META } from '../protocol/modern';
-import type { RequestOutcome, TracedRequest } from './instrumentation';
+import type { RequestOutcome, TracedNetwork, TracedRequest } from './instrumentation';
 
 /** The version of the conventions followed, for docs and for anyone checking what a span means. */
 export const MCP_SEMCONV_SOURCE =
@@ -29,7 +29,7 @@ export interface RequestAttributes {
   readonly name: string;
   /** Low-cardinality: on the span and on `mcp.{client,server}.operation.duration`. */
   readonly common: Attributes;
-  /** On the span only (`jsonrpc.request.id`, `mcp.session.id`, `mcp.resource.uri`, our own). */
+  /** On the span only (`jsonrpc.request.id`, `mcp.session.id`, `mcp.resource.uri`, `client.address`, our own). */
   readonly spanOnly: Attributes;
 }
 
@@ -49,6 +49,7 @@ export function requestAttributes(request: TracedRequest): RequestAttributes {
   if (named) (target[2] ? common : spanOnly)[target[0]] = value;
   if (request.method === 'tools/call') common['gen_ai.operation.name'] = 'execute_tool';
   if (request.sessionId !== undefined) spanOnly['mcp.session.id'] = request.sessionId;
+  clientAttributes(request, spanOnly);
   if (request.upstream !== undefined) spanOnly['mcp_switchboard.upstream'] = request.upstream;
   return { name: named && target[2] ? `${request.method} ${value}` : request.method, common, spanOnly };
 }
@@ -66,22 +67,34 @@ function envelopeVersion(params: TracedRequest['params']): string | undefined {
 
 const DATE_NAMED = /^\d{4}-\d{2}-\d{2}$/;
 
-/** What a connection's requests and session share: the MCP revision and the network (low-cardinality). */
+/**
+ * What a connection's requests and session share on their metrics: the MCP revision, the network and, seen
+ * from a client, the server's address (low-cardinality). The conventions' server-side metrics name no client
+ * address: a client's port is new for every connection (`clientAttributes`, on spans only).
+ */
 export function connectionAttributes(
   connection: Pick<TracedRequest, 'role' | 'protocolVersion' | 'network'>,
 ): Attributes {
   const attributes: Attributes = {};
   if (connection.protocolVersion !== undefined) attributes['mcp.protocol.version'] = connection.protocolVersion;
   const network = connection.network;
-  if (network?.transport !== undefined) attributes['network.transport'] = network.transport;
-  if (network?.protocolName !== undefined) attributes['network.protocol.name'] = network.protocolName;
-  // The peer is the server when we are its client, the client otherwise.
-  const peer = connection.role === 'client' ? 'server' : 'client';
-  if (network?.peerAddress !== undefined) {
-    attributes[`${peer}.address`] = network.peerAddress;
-    if (network.peerPort !== undefined) attributes[`${peer}.port`] = network.peerPort;
-  }
+  if (network === undefined) return attributes;
+  if (network.transport !== undefined) attributes['network.transport'] = network.transport;
+  if (network.protocolName !== undefined) attributes['network.protocol.name'] = network.protocolName;
+  if (network.protocolVersion !== undefined) attributes['network.protocol.version'] = network.protocolVersion;
+  if (connection.role === 'client') addPeer(attributes, 'server', network);
   return attributes;
+}
+
+/** A server connection's peer (`client.address`, `client.port`): span attributes. */
+export function clientAttributes(connection: Pick<TracedRequest, 'role' | 'network'>, attributes: Attributes): void {
+  if (connection.role === 'server' && connection.network) addPeer(attributes, 'client', connection.network);
+}
+
+function addPeer(attributes: Attributes, peer: 'server' | 'client', network: TracedNetwork): void {
+  if (network.peerAddress === undefined) return;
+  attributes[`${peer}.address`] = network.peerAddress;
+  if (network.peerPort !== undefined) attributes[`${peer}.port`] = network.peerPort;
 }
 
 /** How a request ended, as the conventions classify it. */

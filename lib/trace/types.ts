@@ -56,8 +56,9 @@ export interface TraceEvent {
 /**
  * Why a request exists: the request it was made for. `forwarded`: a hub's upstream request for a downstream
  * one; `serves`: a request to the peer made while handling `id` (a server's sampling or elicitation during a
- * call); `round`: an `input_required` retry of `id`'s call; `retry`: another try of `id` (after -32022, or a
- * reconnection).
+ * call); `round`: an `input_required` retry of the call whose first request is `id`; `retry`: the one retry
+ * after a -32022 of the call whose first request is `id` (a reconnection sends nothing again: the requests in
+ * flight fail).
  */
 export interface TraceCause {
   readonly connection: string;

@@ -391,8 +391,14 @@ describe('serve over stdio, called with switchboard call', () => {
     expect(typeof listed.latencyMs).toBe('number');
 
     const clientEvents = traceFile(called);
-    expect(hops(clientEvents)).toEqual(['out request tools/list', 'in result tools/list']);
-    const received = clientEvents.find((event) => event.kind === 'result');
+    // The era probe first: its request, its answer, then (below) its verdict.
+    expect(hops(clientEvents)).toEqual([
+      'out request server/discover',
+      'in result server/discover',
+      'out request tools/list',
+      'in result tools/list',
+    ]);
+    const received = clientEvents.find((event) => event.kind === 'result' && event.method === 'tools/list');
     expect(received).toMatchObject({ id: 0, message: { result: { tools: [{ name: 'a' }] } } });
     expect(typeof received.latencyMs).toBe('number');
     // The runtime's trace also shows the stdio child's lifecycle actor: pick the client connection's changes.
@@ -401,6 +407,7 @@ describe('serve over stdio, called with switchboard call', () => {
     const ownEvents = clientEvents.filter((event) => event.connection === clientConnection);
     expect(new Set(ownEvents.map((event) => event.name))).toEqual(new Set([server.join(' ')]));
     expect(changes(clientEvents, clientConnection)).toEqual([
+      'probing → modern',
       'uninitialized → modern',
       'modern → closing',
       'closing → closed',

@@ -11,7 +11,9 @@ import { parseAllowEntry } from '../../lib/trace/analysis/findings';
 import { emptyReadStats, readTraceEvents } from '../../lib/trace/analysis/ndjson-reader';
 import type { TraceEvent } from '../../lib/trace/types';
 import { createMemoryPair } from '../../transports/memory';
+import { StdioClientTransport } from '../../transports/stdio';
 import { cleanups } from '../helpers/cleanups';
+import { fixturePath } from '../helpers/paths';
 import { traceServer } from '../fixtures/traces/session';
 
 const T = 1_735_732_800_000;
@@ -202,6 +204,109 @@ describe('pairing and findings, from hand-written events', () => {
   });
 });
 
+describe("a client's era probe", () => {
+  const probe = (connection: string, id: string, time = T): TraceEvent => ({
+    ...req(connection, 'out', 0, 'server/discover', time),
+    id,
+    message: { jsonrpc: '2.0', id, method: 'server/discover', params: {} },
+  });
+  const refused = (connection: string, id: string, code = -32601): TraceEvent => ({
+    time: T + 2,
+    connection,
+    role: 'client',
+    kind: 'error',
+    direction: 'in',
+    method: 'server/discover',
+    id,
+    latencyMs: 2,
+    message: { jsonrpc: '2.0', id, error: { code, message: 'Method not found' } },
+  });
+  const noAnswer = (connection: string, id: string, reason: string): TraceEvent => ({
+    time: T + 2,
+    connection,
+    role: 'client',
+    kind: 'error',
+    direction: 'in',
+    method: 'server/discover',
+    id,
+    latencyMs: 2,
+    reason,
+  });
+  const verdict = (connection: string, to: string, from = 'probing'): TraceEvent => ({
+    ...state(connection, from, to),
+    actor: 'era-probe',
+    reason: `why ${to}`,
+  });
+
+  it('is no finding when it falls back: a -32601, or an HTTP 404 without a JSON-RPC answer', async () => {
+    const report = await analyzeTrace([
+      probe('a', 'p1'),
+      refused('a', 'p1'),
+      verdict('a', 'handshake'),
+      state('a', 'uninitialized', 'initializing'),
+      probe('b', 'p2'),
+      noAnswer('b', 'p2', 'no JSON-RPC answer: HTTP 404 without a JSON-RPC body'),
+      verdict('b', 'handshake'),
+    ]);
+    expect(report.findings).toEqual([]);
+    expect(report.failures).toBe(0);
+    expect(report.outcomes).toEqual({ error: 2 });
+    expect(report.errorsByCode).toEqual({ '-32601': 1, none: 1 });
+  });
+
+  it('is no finding when a -32022 leads to a corrective probe that finds the server modern', async () => {
+    const report = await analyzeTrace([
+      probe('a', 'p1'),
+      refused('a', 'p1', -32022),
+      verdict('a', 'corrective'),
+      probe('a', 'p2'),
+      { ...res('a', 'in', 0), id: 'p2', method: 'server/discover' },
+      verdict('a', 'modern', 'corrective'),
+    ]);
+    expect(report.findings).toEqual([]);
+  });
+
+  it('is a finding when it failed: its refusal, or the failure itself when nothing was refused', async () => {
+    const report = await analyzeTrace([
+      probe('a', 'p1'),
+      noAnswer('a', 'p1', 'no JSON-RPC answer: HTTP 503 without a JSON-RPC body'),
+      verdict('a', 'failed'),
+      probe('b', 'p2'),
+      { ...res('b', 'in', 0), id: 'p2', method: 'server/discover' },
+      verdict('b', 'failed'),
+    ]);
+    expect(report.findings.map((finding) => [finding.connection, finding.rule, finding.detail])).toEqual([
+      ['a', 'error', 'error (no code): no JSON-RPC answer: HTTP 503 without a JSON-RPC body'],
+      ['b', 'error', 'the era probe failed: why failed'],
+    ]);
+    expect(report.failures).toBe(2);
+  });
+
+  it('is a finding when the trace or the connection ends before its verdict', async () => {
+    const report = await analyzeTrace([
+      probe('a', 'p1'),
+      refused('a', 'p1'),
+      probe('b', 'p2'),
+      refused('b', 'p2'),
+      { ...state('b', 'uninitialized', 'closed'), reason: 'closed' },
+    ]);
+    expect(report.findings.map((finding) => `${finding.connection} ${finding.rule} ${finding.code}`).sort()).toEqual([
+      'a error -32601',
+      'b error -32601',
+    ]);
+  });
+
+  it("a reconnection's refused probe, on a connection with its era, is a finding at once", async () => {
+    const report = await analyzeTrace([
+      state('a', 'uninitialized', 'modern'),
+      probe('a', 'p1'),
+      refused('a', 'p1'),
+      verdict('a', 'handshake'),
+    ]);
+    expect(rules(report)).toEqual(['error']);
+  });
+});
+
 describe('the NDJSON reader', () => {
   async function* chunks(...parts: string[]) {
     for (const part of parts) yield new TextEncoder().encode(part);
@@ -269,6 +374,23 @@ describe('findings of real traces', () => {
     subscription.unsubscribe();
     return analyzeTrace(events);
   }
+
+  it('a client that probes a handshake-era server (the SDK v1 over stdio) and falls back: no finding', async () => {
+    const runtime = new Runtime();
+    const events: TraceEvent[] = [];
+    const subscription = runtime.trace$.subscribe((event) => events.push(JSON.parse(JSON.stringify(event))));
+    const client = new Client({ name: 'c', version: '1' }, { runtime, eraCache: false });
+    cleanups.push(() => client.close());
+    const sdkV1 = fixturePath('sdk-v1-stdio-server.mjs');
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [sdkV1] }));
+    await client.callTool('echo', {});
+    await client.close();
+    subscription.unsubscribe();
+    const report = await analyzeTrace(events);
+    expect(report.errorsByCode).toEqual({ '-32601': 1 });
+    expect(report.findings).toEqual([]);
+    expect(report.failures).toBe(0);
+  });
 
   for (const era of ['handshake', 'modern'] as const) {
     it(`${era}: a call that times out, a cancelled one, an unknown tool; nothing else`, async () => {

@@ -209,9 +209,13 @@ describe('an elicitation', () => {
   it('in the 2026-07-28 era: the era probe, then the call answered with its input round, then the retry', async () => {
     const page = await open('elicit-modern', traces.modern!);
     const rows = await rowTexts(page);
-    expect(rows[0]).toBe('← client request server/discover #switchboard-era-probe-1');
+    expect(rows.slice(0, 2)).toEqual([
+      '→ server request server/discover #switchboard-era-probe-1',
+      '← client request server/discover #switchboard-era-probe-1',
+    ]);
     expect(rows).toContain('→ server request tools/call #0 greet');
-    expect(rows).toContain('→ server request tools/call #1 greet');
+    const retry = page.locator('.row', { hasText: '→ server request tools/call #1 greet' });
+    await expect(retry.locator('.cause-link').textContent()).resolves.toBe('↳ round from s (client) #0');
     await page.locator('.row', { hasText: '→ client result tools/call #0 greet' }).click();
     await expect(page.locator('#detail pre').textContent()).resolves.toContain('"method": "elicitation/create"');
   });

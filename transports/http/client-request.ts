@@ -13,6 +13,8 @@ import { TransportError } from '../../lib/jsonrpc/errors';
 import { clipText } from '../../lib/jsonrpc/excerpt';
 import type { JsonRpcErrorObject } from '../../lib/jsonrpc/types';
 import type { HttpAuthorization } from '../../lib/auth/http-authorization';
+import type { TracedNetwork } from '../../lib/trace/instrumentation';
+import { httpClientNetwork } from './network';
 
 export interface HttpClientOptions {
   /** Extra headers on every request (e.g. `Authorization`). */
@@ -64,6 +66,8 @@ export class HttpPeer {
   readonly agent: Agent;
   readonly target: HttpTarget;
   readonly maxMessageBytes: number;
+  /** The server's address and port, for the tracing (`Transport.network`). */
+  readonly network: TracedNetwork;
   private readonly ownsAgent: boolean;
 
   constructor(url: string | URL, options: HttpClientOptions) {
@@ -72,6 +76,7 @@ export class HttpPeer {
     this.ownsAgent = options.agent === undefined;
     this.target = httpTarget(this.url, this.agent);
     this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.network = httpClientNetwork(this.url);
   }
 
   /** The transport is closed: destroys the agent if the transport made it. */

@@ -11,6 +11,7 @@ import type { JsonRpcBatch, JsonRpcMessage, JsonRpcRequest, RequestId } from '..
 import type { Clock } from '../../lib/core/clock';
 import type { Logger } from '../../lib/core/logger';
 import type { Runtime } from '../../lib/core/runtime';
+import type { TracedNetwork } from '../../lib/trace/instrumentation';
 import { HTTP_DEFAULT_PROTOCOL_VERSION, isAtLeast, isSupportedVersion } from '../../lib/protocol/versions';
 import {
   httpSessionMachine,
@@ -114,6 +115,8 @@ export class HttpSession implements Transport, HttpSessionHost {
     private readonly config: HttpSessionConfig,
     /** Who opened the session, on an endpoint with `auth`: only requests of the same principal reach it. */
     readonly principalId?: string,
+    /** The client's address and port as the `initialize` that opened the session came (for the tracing). */
+    readonly network?: TracedNetwork,
   ) {
     this.messages = this.inbound.messages;
     this.clock = config.runtime.clock;

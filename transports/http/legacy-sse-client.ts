@@ -16,6 +16,7 @@ import { defer, type Observable } from 'rxjs';
 import { decodeFrame, encodeFrame } from '../../lib/jsonrpc/codec';
 import { TransportError } from '../../lib/jsonrpc/errors';
 import type { InboundFrame, JsonRpcBatch, JsonRpcMessage } from '../../lib/jsonrpc/types';
+import type { TracedNetwork } from '../../lib/trace/instrumentation';
 import { InboundQueue } from '../inbound-queue';
 import type { Transport } from '../transport';
 import {
@@ -67,6 +68,11 @@ export class LegacySseClientTransport implements Transport {
   /** Opens the event stream (once) and resolves with the POST endpoint when the server names it. */
   connect(): Promise<void> {
     return this.endpoint().then(() => undefined);
+  }
+
+  /** The server's address and port, over HTTP/1.1. */
+  get network(): TracedNetwork {
+    return this.peer.network;
   }
 
   setProtocolVersion(version: string): void {

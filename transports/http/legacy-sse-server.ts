@@ -15,6 +15,8 @@ import { InboundQueue } from '../inbound-queue';
 import type { Transport } from '../transport';
 import { createHttpListener, DEFAULT_KEEP_ALIVE_MS, type HttpListener, type HttpServerOptions } from './http-listener';
 import { remoteAddressKey } from './client-key';
+import { httpServerNetwork } from './network';
+import type { TracedNetwork } from '../../lib/trace/instrumentation';
 import { httpLimits } from './limits';
 import { readJsonBody } from './read-body';
 import { mediaTypes, refuseAndClose, refuseOrigin, refuseRequest, requestPath, singleHeader } from './request-guard';
@@ -66,6 +68,8 @@ class LegacySseSession implements Transport, TableSession {
     private readonly onClosed: (session: LegacySseSession) => void,
     /** Who opened the session, on an endpoint with `auth`: only POSTs of the same principal reach it. */
     readonly principalId: string | undefined,
+    /** The client's address and port as its event stream's GET came (for the tracing). */
+    readonly network: TracedNetwork,
   ) {
     this.messages = this.inbound.messages;
     stream.once('close', () => void this.close());
@@ -152,7 +156,8 @@ export function createLegacySseHandler(server: SessionServer, options: LegacySse
     const client = clientKey(request);
     const refusal = sessions.makeRoom(client);
     if (refusal) return refuseRequest(response, refusal.status, refusal.message);
-    const session = new LegacySseSession(crypto.randomUUID(), response, keepAliveMs, forget, principal?.id);
+    const network = httpServerNetwork(request);
+    const session = new LegacySseSession(crypto.randomUUID(), response, keepAliveMs, forget, principal?.id, network);
     sessions.add(session, client);
     await session.open(`${messagePath}?sessionId=${encodeURIComponent(session.sessionId)}`);
     if (!session.live) return; // the client left before the endpoint event got out

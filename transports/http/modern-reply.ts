@@ -6,7 +6,9 @@
  * stateless request has no other stream to carry them). The requester closing the response cancels the
  * request.
  */
-import type { ServerReply } from './server-port';
+import type { ServerReply, ServerRequest } from './server-port';
+import type { TracedNetwork } from '../../lib/trace/instrumentation';
+import { httpServerNetwork } from './network';
 import type { ExchangeReply } from '../../lib/core/exchange';
 import { ConnectionClosedError, ErrorCode } from '../../lib/jsonrpc/errors';
 import type { JsonRpcErrorResponse, JsonRpcNotification, JsonRpcResponse, RequestId } from '../../lib/jsonrpc/types';
@@ -53,8 +55,14 @@ export class HttpExchangeReply implements ExchangeReply {
     private readonly response: ServerReply,
     private readonly keepAliveMs: number,
     private readonly mode: ResponseMode = 'auto',
+    /** The POST: its socket names the requester, for the request's span. */
+    private readonly request?: ServerRequest,
   ) {
     response.once('close', () => this.closed());
+  }
+
+  get network(): TracedNetwork | undefined {
+    return this.request && httpServerNetwork(this.request);
   }
 
   notify(message: JsonRpcNotification): Promise<void> {

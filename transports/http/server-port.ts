@@ -20,7 +20,9 @@ export interface ServerRequest {
   /** Header names and values as sent, in order: a repeated `Authorization` is refused, so it must be seen. */
   readonly rawHeaders: readonly string[];
   /** The addresses of the connection, when the runtime tells them. */
-  readonly socket: { readonly remoteAddress?: string; readonly localAddress?: string };
+  readonly socket: { readonly remoteAddress?: string; readonly remotePort?: number; readonly localAddress?: string };
+  /** `1.1`, `2.0`, … (Node's); undefined where the runtime does not tell. */
+  readonly httpVersion?: string;
   /** The body arrives as `data` events of bytes, then `end`; `error` when the client went away. */
   on(event: 'data', listener: (chunk: Uint8Array) => void): unknown;
   on(event: 'end' | 'error', listener: () => void): unknown;

@@ -45,6 +45,7 @@
  */
 import type { Observable } from 'rxjs';
 import type { InboundFrame, JsonRpcBatch, JsonRpcMessage } from '../../lib/jsonrpc/types';
+import type { TracedNetwork } from '../../lib/trace/instrumentation';
 import type { HttpClientSessionState } from '../../machines/http-client-session';
 import type { Transport, TransportSendOptions } from '../transport';
 import type { HttpClientEvent } from './client-events';
@@ -75,6 +76,11 @@ export class StreamableHttpClientTransport implements Transport {
   /** The session the server issued (the current one after a renewal); undefined before or without one. */
   get sessionId(): string | undefined {
     return this.session.sessionId;
+  }
+
+  /** The server's address and port, over HTTP/1.1. */
+  get network(): TracedNetwork {
+    return this.session.peer.network;
   }
 
   /** Where the session's lifecycle is. */

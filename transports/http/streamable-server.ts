@@ -20,6 +20,7 @@ import {
 } from './http-listener';
 import { HttpSession, SESSION_HEADER, type ResponseMode } from './http-session';
 import { remoteAddressKey } from './client-key';
+import { httpServerNetwork } from './network';
 import { httpLimits } from './limits';
 import { ListenQuota } from './listen-quota';
 import { withJsonBody } from './read-body';
@@ -135,8 +136,9 @@ export function createStreamableHttpHandler(
     return true;
   }
 
-  function openSession(client: string, principal: Principal | undefined): HttpSession {
-    const session = new HttpSession(crypto.randomUUID(), sessionConfig, principal?.id);
+  function openSession(request: ServerRequest, client: string, principal: Principal | undefined): HttpSession {
+    const network = httpServerNetwork(request);
+    const session = new HttpSession(crypto.randomUUID(), sessionConfig, principal?.id, network);
     sessions.add(session, client);
     server.connect(session, options.connectionOptions);
     return session;
@@ -207,7 +209,7 @@ export function createStreamableHttpHandler(
         }
         return modern!.serveModern(
           verdict,
-          new HttpExchangeReply(response, sessionConfig.keepAliveMs, sessionConfig.responseMode),
+          new HttpExchangeReply(response, sessionConfig.keepAliveMs, sessionConfig.responseMode, request),
           request.headers,
         );
       default:
@@ -252,7 +254,7 @@ export function createStreamableHttpHandler(
       const client = clientKey(request);
       const refusal = sessions.makeRoom(client);
       if (refusal) return refuseRequest(response, refusal.status, refusal.message);
-      session = openSession(client, principal);
+      session = openSession(request, client, principal);
     } else if (!session.live) {
       return refuseRequest(response, 404, 'Session not found');
     }

@@ -36,7 +36,11 @@ export class ReplyChannel implements RunChannel, TracedConnection {
     readonly protocolVersion: string,
   ) {
     this.id = `x${++replyCount}`;
-    this.trace = serving.runtime.traceChannel.observed ? new ConnectionTrace(this, serving.runtime) : undefined;
+    const runtime = serving.runtime;
+    // Made for the trace's listeners and for the request's span: neither costs anything without them.
+    this.trace =
+      runtime.traceChannel.observed || runtime.instrumentation ? new ConnectionTrace(this, runtime) : undefined;
+    this.trace?.attach(reply);
   }
 
   get role(): 'server' {

@@ -4,6 +4,13 @@
  * end of the trace. Finds on the way what breaks the protocol: answers too late or to no request, ids reused
  * in flight, messages the connection's era does not allow. Keeps only what is in flight (and the ids of
  * requests given up on, for late answers), so a long trace costs little memory.
+ *
+ * A client's era probe is no failure when it falls back: a handshake-era server refuses `server/discover`
+ * (-32601, or HTTP 404 without a JSON-RPC answer), and that is how the fallback works. The findings of a
+ * `server/discover` a client sends before its connection has an era are held until the probe's verdict (the
+ * `era-probe` lifecycle event that follows): `failed` lists them (or, when there are none, the failure
+ * itself, as an `error`), any other verdict excuses them. A reconnection's probe, on a connection that has
+ * its era, is judged as any request.
  */
 import type { RequestId } from '../../jsonrpc/types';
 import type { ProtocolEra } from '../../protocol/methods';
@@ -55,6 +62,12 @@ interface GivenUp {
 /** Requests given up on that are remembered for late answers: the most recent ones. */
 const MAX_GIVEN_UP = 10_000;
 
+/** The part lifecycle of a client's era probe (lib/client/era-probe.ts), and its verdict that is a failure. */
+const ERA_PROBE = 'era-probe';
+const PROBE_FAILED = 'failed';
+/** Findings held for one connection's probe (a probe is one or two exchanges); later ones are listed at once. */
+const MAX_HELD_PER_PROBE = 8;
+
 const key = (connection: string, direction: 'in' | 'out', id: RequestId) =>
   `${connection}\u0000${direction}\u0000${typeof id}:${id}`;
 
@@ -64,6 +77,8 @@ export class ExchangePairer {
   private readonly open = new Map<string, Open>();
   private readonly givenUp = new Map<string, GivenUp>();
   private readonly eras = new Map<string, ProtocolEra>();
+  /** Findings of era probes waiting for their verdict, by connection. */
+  private readonly probing = new Map<string, Finding[]>();
   private last = 0;
 
   constructor(private readonly listener: ExchangeListener) {}
@@ -96,6 +111,7 @@ export class ExchangePairer {
 
   /** The trace ended: every request still in flight ends unanswered (one cancelled ends cancelled). */
   finish(): void {
+    for (const connection of [...this.probing.keys()]) this.releaseProbe(connection, true);
     for (const [k, open] of this.open) {
       this.open.delete(k);
       if (open.cancelled) this.end(open, open.cancelled.timedOut ? 'timed-out' : 'cancelled', this.last);
@@ -107,11 +123,14 @@ export class ExchangePairer {
   }
 
   private lifecycle(event: TraceEvent): void {
-    if (event.actor !== undefined || event.role === undefined) return;
+    if (event.role === undefined) return;
+    if (event.actor === ERA_PROBE) return this.probeVerdict(event);
+    if (event.actor !== undefined) return;
     const era = eraOfState(event.to);
     if (era) this.eras.set(event.connection, era);
     if (event.to !== 'closed') return;
     this.eras.delete(event.connection);
+    this.releaseProbe(event.connection, true);
     for (const [k, open] of this.open) {
       if (open.request.connection !== event.connection) continue;
       this.open.delete(k);
@@ -172,8 +191,9 @@ export class ExchangePairer {
     if (event.kind === 'error') {
       const error = (event.message as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
       const code = typeof error?.code === 'number' ? error.code : undefined;
-      const text = typeof error?.message === 'string' ? error.message.slice(0, 200) : 'no message';
-      this.find('error', event, `error ${code ?? '(no code)'}: ${text}`, code);
+      // An error without a message is a request that got no JSON-RPC answer (the era probe's): its reason says why.
+      const text = typeof error?.message === 'string' ? error.message : (event.reason ?? 'no message');
+      this.find('error', event, `error ${code ?? '(no code)'}: ${clip(text)}`, code);
     }
     if (event.direction === undefined || !isId(event.id)) return; // the answer to a frame without an id
     const k = key(event.connection, opposite(event.direction), event.id);
@@ -248,9 +268,36 @@ export class ExchangePairer {
     };
   }
 
+  /** The verdict of a client's era probe: a failure lists what was held for it (or itself), any other excuses it. */
+  private probeVerdict(event: TraceEvent): void {
+    const failed = event.to === PROBE_FAILED;
+    const listed = this.releaseProbe(event.connection, failed);
+    if (failed && listed === 0)
+      this.find('error', event, `the era probe failed: ${clip(event.reason ?? 'no reason given')}`);
+  }
+
+  /** Ends the wait of a connection's probe findings: listed when `list`, else dropped; returns how many were listed. */
+  private releaseProbe(connection: string, list: boolean): number {
+    const held = this.probing.get(connection);
+    if (!held) return 0;
+    this.probing.delete(connection);
+    if (list) for (const finding of held) this.listener.finding(finding);
+    return list ? held.length : 0;
+  }
+
+  /** A finding of a client's era probe (a `server/discover` before its connection has an era) waits for its verdict. */
+  private heldForProbe(finding: Finding, event: TraceEvent): boolean {
+    if (event.method !== 'server/discover' || event.role !== 'client' || this.eras.has(event.connection)) return false;
+    let held = this.probing.get(event.connection);
+    if (!held) this.probing.set(event.connection, (held = []));
+    if (held.length >= MAX_HELD_PER_PROBE) return false;
+    held.push(finding);
+    return true;
+  }
+
   private find(rule: FindingRule, event: TraceEvent, detail: string, code?: number): void {
     const name = event.name ?? event.upstream;
-    this.listener.finding({
+    const finding: Finding = {
       rule,
       connection: event.connection,
       ...(name !== undefined && { name }),
@@ -259,8 +306,13 @@ export class ExchangePairer {
       time: event.time,
       detail,
       ...(code !== undefined && { code }),
-    });
+    };
+    if (!this.heldForProbe(finding, event)) this.listener.finding(finding);
   }
+}
+
+function clip(text: string): string {
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 
 function isId(value: unknown): value is RequestId {

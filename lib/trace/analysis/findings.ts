@@ -10,8 +10,10 @@ import type { RequestId } from '../../jsonrpc/types';
  * request timed out or was cancelled. `invalid-frame`: a message that is not JSON-RPC. `unknown-id`: a
  * response to an id no request has. `duplicate-id`: a request reusing the id of one still in flight.
  * `era-violation`: a message the connection's protocol era does not allow (or not from that side).
- * `error`: a JSON-RPC error response (`error:<code>` in an allow list names one code). `slow`: an answer
- * slower than `--max-latency`.
+ * `error`: a JSON-RPC error response (`error:<code>` in an allow list names one code), a request that got no
+ * JSON-RPC answer (an error event without a message: HTTP status, timeout), or a client's era probe that
+ * failed (a probe that falls back to the handshake is no finding). `slow`: an answer slower than
+ * `--max-latency`.
  */
 export const FINDING_RULES = [
   'unanswered',
