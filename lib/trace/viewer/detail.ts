@@ -1,7 +1,11 @@
-/** The detail pane: everything about the selected event, and its message as JSON (redacted as recorded). */
+/**
+ * The detail pane: everything about the selected event, the timeline of its request (when it stands for one),
+ * and its message as JSON (redacted as recorded).
+ */
 import { causeText, errorText, offsetText, rowText } from './describe';
 import { h } from './dom';
 import type { Row, TraceModel } from './model';
+import { waterfallSection } from './waterfall';
 
 export class DetailPane {
   readonly element = h(
@@ -45,10 +49,12 @@ export class DetailPane {
     if (row.pairRow !== undefined) {
       links.append(this.goTo(event.kind === 'request' ? 'Go to the answer' : 'Go to the request', row.pairRow));
     }
+    const timeline = waterfallSection(model, row, this.onGoTo);
     this.element.replaceChildren(
       h('h2', {}, rowText(row, model)),
       list,
       links,
+      ...(timeline ? [timeline] : []),
       h('pre', { class: 'message', 'aria-label': 'Message JSON' }, messageJson(event.message)),
     );
   }

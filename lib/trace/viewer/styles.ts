@@ -55,4 +55,24 @@ main { flex: 1; display: flex; min-height: 0; }
 #detail dd { margin: 0; word-break: break-word; }
 #detail pre { background: #f6f8fa; padding: 8px; border: 1px solid #d0d7de; overflow: auto; font-size: 12px; }
 .hint { color: #57606a; }
+.waterfall { margin: 0 0 8px; }
+#detail h3 { font-size: 13px; margin: 8px 0 4px; }
+.wf-scale { margin: 0 0 4px; color: #57606a; font-variant-numeric: tabular-nums; }
+.wf-bars { list-style: none; margin: 0; padding: 0; }
+.wf-item { margin: 0 0 6px; }
+.wf-item > :not(.wf-track) { margin-left: calc(var(--depth, 0) * 12px); }
+.wf-item .wf-name { font: inherit; text-align: left; word-break: break-word; }
+button.wf-name, .wf-parent { padding: 0 4px; border: 1px solid #d0d7de; border-radius: 3px; background: #fff; cursor: pointer; }
+.wf-parent { margin: 0 0 4px; font: inherit; }
+.wf-error { margin: 2px 0; color: #a40e26; font-weight: 600; }
+.wf-track { position: relative; height: 12px; margin: 2px 0; background: #f0f3f6; border-radius: 2px; }
+.wf-bar { position: absolute; top: 2px; height: 8px; min-width: 2px; background: #3b6fd8; border-radius: 2px; }
+.wf-item.error .wf-bar { background: #cf222e; }
+.wf-item.cancelled .wf-bar, .wf-item.timed-out .wf-bar { background: #9a6700; }
+.wf-bar.open { background: repeating-linear-gradient(to right, #8c959f 0, #8c959f 6px, transparent 6px, transparent 9px);
+  border-radius: 2px 0 0 2px; }
+.wf-tick { position: absolute; top: 0; width: 2px; height: 12px; margin-left: -1px; background: #1a7f37; }
+.wf-tick.cancelled, .wf-tick.timed-out { width: 4px; margin-left: -2px; background: #a40e26; }
+.wf-marks { list-style: none; margin: 0; padding: 0 0 0 4px; color: #57606a; font-variant-numeric: tabular-nums; }
+.wf-mark-text.cancelled, .wf-mark-text.timed-out { color: #a40e26; }
 `;
