@@ -1,6 +1,7 @@
 import { PeerError, RequestCancelledError, RequestTimeoutError } from '../jsonrpc/errors';
 import type { JsonObject, JsonRpcErrorObject, RequestId } from '../jsonrpc/types';
 import type { Progress, ProgressParams } from '../protocol/types';
+import { TIMEOUT_CANCEL_REASON } from '../trace/cancel-reason';
 import type { RequestSpan } from '../trace/instrumentation';
 import { setTimerRef, type Clock } from './clock';
 
@@ -271,7 +272,7 @@ export class CorrelationTable {
 
   private expire(record: PendingRequest, now: number): void {
     this.settle(record);
-    this.notifyPeer(record, 'The request timed out');
+    this.notifyPeer(record, TIMEOUT_CANCEL_REASON);
     const total = record.totalDeadline <= now;
     const budget = total ? record.totalDeadline - record.startedAt : record.timeoutMs;
     record.fail(new RequestTimeoutError(record.method, total ? 'total' : 'idle', budget, now - record.startedAt));

@@ -12,6 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTraceView } from '../../lib/cli/trace-view';
+import { pixelDifference } from './pixel-difference';
 import { recordElicitation, recordGoldenSession, recordHubFanOut } from '../fixtures/trace-viewer/record';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -173,7 +174,10 @@ describe('a hub over two upstreams', () => {
   it('draws the link from each forwarded request to the downstream request it serves', async () => {
     await page.selectOption('#filter-method', 'tools/call'); // only the rows in sight are rendered
     const links = await page.locator('.cause-link').allTextContents();
-    expect(links).toEqual(['↳ forwarded from mcp-switchboard-hub (server) #1', '↳ forwarded from mcp-switchboard-hub (server) #2']);
+    expect(links).toEqual([
+      '↳ forwarded from mcp-switchboard-hub (server) #1',
+      '↳ forwarded from mcp-switchboard-hub (server) #2',
+    ]);
     const forwarded = page.locator('.row', { has: page.locator('.cause-link') }).first();
     await expect(forwarded.locator('.cell').textContent()).resolves.toBe('→ server request tools/call #3 note');
     await forwarded.click();
@@ -227,43 +231,8 @@ async function expectScreenshot(page: Page, name: string): Promise<void> {
   const reference = new URL(name, REFERENCES);
   if (process.env.UPDATE_VIEWER_SCREENSHOTS === '1') writeFileSync(reference, shot);
   if (!existsSync(reference)) throw new Error(`No reference ${name}: run with UPDATE_VIEWER_SCREENSHOTS=1`);
-  const differing = await pixelDifference(shot, readFileSync(reference));
+  const differing = await pixelDifference(browser, shot, readFileSync(reference));
   expect(differing).toBeLessThan(0.01);
-}
-
-/** The share of pixels that differ (by more than 48 in a channel) between two PNGs of one size, in a browser. */
-async function pixelDifference(a: Buffer, b: Buffer): Promise<number> {
-  const page = await browser.newPage();
-  try {
-    return await page.evaluate(
-      async ([first, second]) => {
-        const load = async (base64: string) => {
-          const image = new Image();
-          image.src = `data:image/png;base64,${base64}`;
-          await image.decode();
-          const canvas = new OffscreenCanvas(image.width, image.height);
-          const context = canvas.getContext('2d')!;
-          context.drawImage(image, 0, 0);
-          return context.getImageData(0, 0, image.width, image.height);
-        };
-        const [x, y] = [await load(first), await load(second)];
-        if (x.width !== y.width || x.height !== y.height) return 1;
-        let differing = 0;
-        for (let at = 0; at < x.data.length; at += 4) {
-          for (let channel = 0; channel < 3; channel++) {
-            if (Math.abs(x.data[at + channel]! - y.data[at + channel]!) > 48) {
-              differing++;
-              break;
-            }
-          }
-        }
-        return differing / (x.width * x.height);
-      },
-      [a.toString('base64'), b.toString('base64')] as const,
-    );
-  } finally {
-    await page.close();
-  }
 }
 
 describe('other traces and other ways in', () => {

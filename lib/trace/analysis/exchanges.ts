@@ -14,6 +14,7 @@
  */
 import type { RequestId } from '../../jsonrpc/types';
 import type { ProtocolEra } from '../../protocol/methods';
+import { isTimeoutReason } from '../cancel-reason';
 import type { TraceEvent } from '../types';
 import { eraOfState, eraViolation } from './era-check';
 import type { Finding, FindingRule } from './findings';
@@ -178,7 +179,7 @@ export class ExchangePairer {
     const k = key(event.connection, event.direction, params.requestId);
     const open = this.open.get(k);
     if (!open) return;
-    const timedOut = typeof params.reason === 'string' && /timed out|timeout/i.test(params.reason);
+    const timedOut = isTimeoutReason(params.reason);
     open.cancelled = { timedOut, time: event.time };
     if (event.direction === 'in') return; // the receiver still ends it: an `ignored` event, or a late answer
     this.open.delete(k);
@@ -227,7 +228,7 @@ export class ExchangePairer {
     const open = this.open.get(k);
     if (!open) return;
     this.open.delete(k);
-    const timedOut = open.cancelled?.timedOut ?? /timed out|timeout/i.test(event.reason ?? '');
+    const timedOut = open.cancelled?.timedOut ?? isTimeoutReason(event.reason);
     this.end(open, timedOut ? 'timed-out' : 'cancelled', event.time);
   }
 

@@ -4,6 +4,7 @@
  * cancellation or timeout, its error, and the bars of the requests made for it (`cause`), theirs too, on the
  * same time scale. One pass over the rows: O(events) per selection, nothing at load.
  */
+import { isTimeoutReason } from '../cancel-reason';
 import type { TraceCause } from '../types';
 import { record, requestKey, type Row, type TraceModel } from './model';
 
@@ -46,7 +47,6 @@ export interface Waterfall {
 }
 
 /** A cancellation's reason that says its sender's timeout gave up (as `trace check` reads it). */
-const TIMEOUT_REASON = /timed out|timeout/i;
 
 /**
  * The request a selected row stands for: a request (with an id), or the request an answer answers.
@@ -169,7 +169,7 @@ class TimelineBuilder {
     if (!bar || row.index < bar.row || this.givenUp.has(bar)) return;
     this.givenUp.add(bar);
     const reason = typeof params.reason === 'string' ? params.reason : 'no reason given';
-    const kind = TIMEOUT_REASON.test(reason) ? 'timed-out' : 'cancelled';
+    const kind = isTimeoutReason(reason) ? 'timed-out' : 'cancelled';
     bar.marks.push({
       kind,
       time: row.event.time,
