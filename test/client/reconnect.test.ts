@@ -154,6 +154,26 @@ describe.each(ERAS)('a client that reconnects (%s era)', (era) => {
     ]);
   });
 
+  it('traces the rediscovery of a reconnection as the era probe: its request, its answer and its verdict', async () => {
+    const { client, bounce } = await reconnectingClient(era);
+    const probe: string[] = [];
+    client.trace$.subscribe((event) => {
+      if (event.actor === 'era-probe') probe.push(`${event.from} → ${event.to}`);
+      else if (event.method === 'server/discover') probe.push(`${event.direction} ${event.kind} ${String(event.id)}`);
+    });
+    await bounce();
+    // The stateless revision asks the server again whether it still speaks it; the handshake era initializes.
+    expect(probe).toEqual(
+      era === 'modern'
+        ? [
+            expect.stringMatching(/^out request switchboard-era-probe-\d+$/),
+            expect.stringMatching(/^in result switchboard-era-probe-\d+$/),
+            'probing → modern',
+          ]
+        : [],
+    );
+  });
+
   it('keeps a resource subscriber: an update after the reconnect reaches the same Observable', async () => {
     const { client, server, bounce } = await reconnectingClient(era);
     const updates = follow(client.subscribeResource(URI));
