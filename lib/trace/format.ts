@@ -16,9 +16,10 @@ export function formatTraceEvent(event: TraceEvent, options: { maxPayload?: numb
   const part = event.role !== undefined && event.actor !== undefined ? `${event.actor} ` : '';
   const id = event.actor === undefined || part ? event.connection : `${event.actor} ${event.connection}`;
   const who = `${id}${event.upstream === undefined ? '' : `@${event.upstream}`}`.padEnd(5);
+  // Where a connection's state changes, and where a request starts (a stateless request has no lifecycle),
+  // the connection is named; its other lines keep the short id, which lines up.
+  const named = event.name === undefined || event.name === event.upstream ? '' : ` (${clipText(event.name, 40)})`;
   if (event.kind === 'lifecycle') {
-    // Where a connection's state changes, it is named (its messages keep the short id, which lines up).
-    const named = event.name === undefined || event.name === event.upstream ? '' : ` (${clipText(event.name, 40)})`;
     const why = event.reason ? ` (${event.quitKind ? `${event.quitKind}: ` : ''}${clipText(event.reason, 300)})` : '';
     return `${time} ${who} ·· ${part}${event.from} → ${event.to}${named}${why}`;
   }
@@ -35,5 +36,6 @@ export function formatTraceEvent(event: TraceEvent, options: { maxPayload?: numb
   const why = cause === undefined ? '' : ` [${cause.kind} ${cause.connection} #${excerpt(cause.id, 80)}]`;
   const reason = event.reason ? ` (${clipText(event.reason, 300)})` : '';
   const payload = event.message === undefined ? '' : payloadOf(event.message, options.maxPayload ?? 160);
-  return `${time} ${who} ${arrow} ${what}${why}${latency}${reason}${payload}`;
+  const name = event.kind === 'request' ? named : '';
+  return `${time} ${who} ${arrow} ${what}${name}${why}${latency}${reason}${payload}`;
 }

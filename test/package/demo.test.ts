@@ -86,7 +86,9 @@ describe('npm start', () => {
     // Each call is a 2026-07-28 request, traced as an exchange of its own (x1, x2, ...), probe first.
     await demo.waitFor('stderr', / x\d+ +-> result resources\/read #0 \d+ ms/);
     expect(demo.stderr).toMatch(/ x\d+ +<- request server\/discover /);
-    expect(demo.stderr).toMatch(/ x\d+ +<- request tools\/call #0 .*"name":"add_note"/);
+    // Each request names its server: the two read apart.
+    expect(demo.stderr).toMatch(/ x\d+ +<- request tools\/call #0 \(demo-notes\) .*"name":"add_note"/);
+    expect(demo.stderr).toMatch(/ x\d+ +<- request tools\/call #0 \(demo-tools\) .*"name":"add"/);
   });
 
   it("shows the countdown's progress and log messages on the caller's stderr", async () => {

@@ -69,7 +69,7 @@ describe('causal trace events', () => {
     expect(ask!.cause).toEqual({ connection: call.connection, id: call.id, kind: 'serves' });
     expect(requestsOut('tools/call')[0]!.cause).toBeUndefined();
     expect(formatTraceEvent(ask!)).toContain(
-      `request elicitation/create #${ask!.id} [serves ${call.connection} #${call.id}]`,
+      `request elicitation/create #${ask!.id} (causal) [serves ${call.connection} #${call.id}]`,
     );
   });
 
