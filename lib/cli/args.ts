@@ -17,7 +17,7 @@ import {
 } from './serve-http-args';
 import { didYouMeanWord, HELP_OPTION, parseOptions, parseTraceFile, type Options, type Parsed } from './parse-options';
 import { parseTask, parseTaskCall, type TaskCallSettings, type TaskCommand } from './task-args';
-import { parseTrace, type TraceCommand } from './trace-args';
+import { parseTrace, parseTraceUi, TRACE_UI_OPTIONS, type TraceCommand, type TraceUiSettings } from './trace-args';
 
 export { DEFAULT_CALL_TIMEOUT_MS, type CallTarget } from './connection-args';
 
@@ -33,6 +33,8 @@ export interface ServeCommand {
   readonly trace: boolean;
   /** NDJSON trace to this file. */
   readonly traceFile?: string;
+  /** `--trace-ui <port>`: the live trace viewer. */
+  readonly traceUi?: TraceUiSettings;
   /** `--task-store`: the folder the served server keeps its tasks in (LMDB); absent, in memory. */
   readonly taskStore?: string;
 }
@@ -101,6 +103,7 @@ const SERVE_OPTIONS: Options = {
   host: { type: 'string' },
   trace: { type: 'boolean' },
   'trace-file': { type: 'string' },
+  ...TRACE_UI_OPTIONS,
   'allowed-host': { type: 'string', multiple: true },
   'allowed-origin': { type: 'string', multiple: true },
   path: { type: 'string' },
@@ -200,12 +203,14 @@ function parseServe(args: readonly string[]): Command {
         };
   const traceFile = parseTraceFile(values['trace-file'] as string | undefined);
   const taskStore = parseTaskStore(values['task-store'] as string | undefined, module);
+  const traceUi = parseTraceUi(values);
   return {
     kind: 'serve',
     module,
     ...(http && { http }),
     trace: values.trace === true,
     ...(traceFile !== undefined && { traceFile }),
+    ...(traceUi && { traceUi }),
     ...(taskStore !== undefined && { taskStore }),
   };
 }

@@ -27,7 +27,8 @@ Exit codes: 0 success, 1 failure (the module, the network, the server), 2 usage 
 
 const SERVE = `Usage: switchboard serve <module | config.json> [--http <port> [--host <host>] [--path <path>]
                          [--tls-cert <file> --tls-key <file>] [--cors-origin <origin>] [--health]
-                         [HTTP options]] [--trace] [--trace-file <path>] [--task-store <dir>]
+                         [HTTP options]] [--trace] [--trace-file <path>]
+                         [--trace-ui <port> [--trace-ui-host <host>]] [--task-store <dir>]
 
 Loads <module> (.js or .mjs; .ts when run through tsx) and serves its default export, a server
 definition (defineServer(...)) or a Server, over stdio: newline-delimited JSON on stdin and stdout.
@@ -71,6 +72,15 @@ Options:
   --trace-file <path>
                   write the same events to <path> as NDJSON, one JSON object per line (the file
                   is replaced, and flushed when serving ends)
+  --trace-ui <port>
+                  serve the trace viewer live at http://127.0.0.1:<port>/ (0 picks a free port; the
+                  URL is printed on stderr): the same events, redacted as in every trace, streamed to
+                  the page, which first replays the last 10,000. Above 10,000 events/s the page
+                  samples whole requests and says so; a page that cannot keep up loses its oldest
+                  unsent events (the page says how many): the server's memory stays bounded
+  --trace-ui-host <host>
+                  listen on <host> instead of 127.0.0.1: the printed URL then carries a token,
+                  required of every request (on loopback, requests must name the listener as Host)
   --task-store <dir>
                   keep the tasks of the module's tools (tool calls made tasks) in <dir>, an LMDB
                   store, created if missing: a finished task's result outlives the process, and one
@@ -104,6 +114,7 @@ Examples:
   switchboard serve ./server.js
   switchboard serve ./server.js --http 3000 --trace
   switchboard serve ./mcp-servers.json --http 3000 --trace-file hub-trace.ndjson
+  switchboard serve ./mcp-servers.json --http 3000 --trace-ui 0
   switchboard serve ./server.js --http 8443 --path /rpc --tls-cert cert.pem --tls-key key.pem
   switchboard serve ./server.js --http 3000 --cors-origin https://app.example.com --health
   switchboard serve ./server.js --http 3000 --task-store ./tasks

@@ -2,8 +2,9 @@
  * `switchboard serve <module | config.json>`: the module's server, or a hub over the servers a config file
  * lists (the `mcpServers` shape), over stdio (the default) or Streamable HTTP (`--http`; at `--path`, over HTTPS
  * with `--tls-cert` and `--tls-key`), optionally tracing everything (the upstreams of a hub too) to stderr or a
- * file, and keeping a module's tasks on disk (`--task-store`). Resolves with the exit code once serving has
- * ended: stdin closed (stdio), or SIGINT/SIGTERM, at any point, a hub's start-up included.
+ * file, or live to a browser page (`--trace-ui`), and keeping a module's tasks on disk (`--task-store`).
+ * Resolves with the exit code once serving has ended: stdin closed (stdio), or SIGINT/SIGTERM, at any point, a
+ * hub's start-up included.
  *
  * Stopping ends every upstream child process before the command returns: the hub's own close runs each
  * child's shutdown ladder (stdin EOF, SIGTERM, SIGKILL to its process group); past `SHUTDOWN_DEADLINE_MS`

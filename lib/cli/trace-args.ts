@@ -1,7 +1,8 @@
 /**
  * The `trace` command lines: `trace check <file> [--json] [--allow <rule>...] [--max-latency <ms>]`,
  * `trace export <file> --format otlp|har [--out <file>]`, and `trace view …` (its arguments passed on, read
- * by trace-view.ts). Like args.ts, nothing here touches the file system.
+ * by trace-view.ts), and `serve`'s `--trace-ui` (the live viewer). Like args.ts, nothing here touches the file
+ * system.
  */
 import { parseAllowEntry, type AllowList, type FindingRule } from '../trace/analysis/findings';
 import { UsageError } from './errors';
@@ -89,4 +90,29 @@ function parseAllowList(entries: readonly string[]): AllowList {
     else errorCodes.add(parsed.errorCode);
   }
   return { rules, errorCodes };
+}
+
+/** `serve --trace-ui <port> [--trace-ui-host <host>]`: where the live trace viewer listens. */
+export interface TraceUiSettings {
+  readonly port: number;
+  /** Loopback (127.0.0.1) by default; another host makes the UI require the token printed with its URL. */
+  readonly host: string;
+}
+
+/** The options of the live trace viewer, for `serve`'s option table. */
+export const TRACE_UI_OPTIONS: Options = { 'trace-ui': { type: 'string' }, 'trace-ui-host': { type: 'string' } };
+
+/** `--trace-ui` and `--trace-ui-host` (which needs it), as parsed by `parseOptions`. */
+export function parseTraceUi(values: Readonly<Record<string, unknown>>): TraceUiSettings | undefined {
+  const port = values['trace-ui'] as string | undefined;
+  const host = values['trace-ui-host'] as string | undefined;
+  if (port === undefined) {
+    if (host !== undefined) throw new UsageError('--trace-ui-host only applies with --trace-ui <port>');
+    return undefined;
+  }
+  if (!/^\d+$/.test(port) || Number(port) > 65_535) {
+    throw new UsageError(`--trace-ui needs a port number from 0 to 65535 (0 picks a free one), got "${port}"`);
+  }
+  if (host === '') throw new UsageError('--trace-ui-host needs a host name or address to listen on');
+  return { port: Number(port), host: host ?? '127.0.0.1' };
 }

@@ -11,9 +11,7 @@ import { browserCommand } from './browser';
 import { CliFailure, EXIT_OK, UsageError } from './errors';
 import type { CliIo } from './io';
 import { HELP_OPTION, parseOptions } from './parse-options';
-
-/** The page, inlined by the build (tsup.config.ts); absent when running from sources. */
-declare const __SWITCHBOARD_TRACE_VIEWER__: string | undefined;
+import { emptyViewerPage } from './viewer-page';
 
 /** The largest trace a page is made for: beyond it the page would not open in a browser anyway. */
 export const MAX_TRACE_BYTES = 256 * 1024 * 1024;
@@ -40,7 +38,7 @@ export async function runTraceView(args: readonly string[], io: CliIo): Promise<
   const out = typeof values.out === 'string' ? values.out : pageNameFor(input);
   if (out === input) throw new UsageError(`The page would replace the trace ${input}: give another --out`);
   const trace = await readTrace(input);
-  const page = withTrace(await viewerPage(), trace, basename(input));
+  const page = withTrace(await emptyViewerPage(), trace, basename(input));
   try {
     await writeFile(out, page, { mode: TRACE_PAGE_MODE });
     await chmod(out, TRACE_PAGE_MODE); // a page that existed keeps its mode on write
@@ -68,17 +66,6 @@ async function readTrace(input: string): Promise<string> {
   } catch (error) {
     throw new CliFailure(`Cannot read the trace ${input}: ${(error as Error).message}`, [], { cause: error });
   }
-}
-
-/**
- * The viewer page without a trace: inlined by the build; from sources, bundled now by the build script (a
- * specifier in a variable, so the build does not follow it: the published package has no scripts/).
- */
-async function viewerPage(): Promise<string> {
-  if (typeof __SWITCHBOARD_TRACE_VIEWER__ === 'string') return __SWITCHBOARD_TRACE_VIEWER__;
-  const builder = '../../scripts/build-viewer.ts';
-  const { buildViewerPage } = (await import(builder)) as { buildViewerPage(): string };
-  return buildViewerPage();
 }
 
 /** Opens the page we just wrote with the platform's opener; best effort, like `openBrowser`. */

@@ -15,6 +15,8 @@ import { createPrettyTraceSink } from '../trace/sinks/pretty';
 import type { TraceSink } from '../trace/sinks/sink';
 import type { TraceEvent } from '../trace/types';
 import { CliFailure } from './errors';
+import type { TraceUiSettings } from './trace-args';
+import { openTraceUi } from './trace-ui/open';
 import type { CliIo } from './io';
 
 export interface TraceOptions {
@@ -22,6 +24,8 @@ export interface TraceOptions {
   readonly trace: boolean;
   /** NDJSON to this file (replaced). */
   readonly traceFile?: string;
+  /** The live trace viewer (`--trace-ui`). */
+  readonly traceUi?: TraceUiSettings;
 }
 
 /** Where a command's trace goes while it runs. */
@@ -50,6 +54,8 @@ export class CommandTrace {
     const sinks: TraceSink[] = [];
     if (options.trace) sinks.push(createPrettyTraceSink(io.err));
     if (options.traceFile !== undefined) sinks.push(await openFileSink(options.traceFile));
+    const ui = await openTraceUi(options.traceUi, io);
+    if (ui) sinks.push(ui);
     return sinks.length === 0 ? undefined : new CommandTrace(sinks, runtime);
   }
 

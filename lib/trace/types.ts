@@ -17,7 +17,10 @@ export type TraceKind =
 export interface TraceEvent {
   /** Milliseconds since the epoch, from the connection's clock (the runtime's for other actors). */
   readonly time: number;
-  /** The connection's id; for the lifecycle of another actor of the runtime, that actor's id. */
+  /**
+   * The connection's id; for the lifecycle of another actor of the runtime, that actor's id. A stateless
+   * request a server answers without a connection (over HTTP) is an origin of its own: `x1`, `x2`, ….
+   */
   readonly connection: string;
   /** Absent for actors that are not connections. */
   readonly role?: 'client' | 'server';

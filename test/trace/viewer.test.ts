@@ -12,6 +12,15 @@ import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTraceView } from '../../lib/cli/trace-view';
+import { Client } from '../../lib/client/client';
+import { Hub } from '../../lib/compose/hub';
+import { Runtime } from '../../lib/core/runtime';
+import { Server } from '../../lib/server/server';
+import { toNdjsonLine } from '../../lib/trace/sinks/ndjson';
+import { createMcpHttpHandler } from '../../transports/http/endpoint';
+import { StreamableHttpClientTransport } from '../../transports/http/streamable-client';
+import { serverWith, tool } from '../helpers/fixtures';
+import { listenHttp } from '../helpers/http';
 import { pixelDifference } from './pixel-difference';
 import { recordElicitation, recordGoldenSession, recordHubFanOut } from '../fixtures/trace-viewer/record';
 
@@ -234,6 +243,43 @@ async function expectScreenshot(page: Page, name: string): Promise<void> {
   const differing = await pixelDifference(browser, shot, readFileSync(reference));
   expect(differing).toBeLessThan(0.01);
 }
+
+describe('a server answering stateless requests over HTTP', () => {
+  it('puts all its requests on one lane, not one lane each, and names each origin in a causal link', async () => {
+    const runtime = new Runtime();
+    const events: string[] = [];
+    const subscription = runtime.trace$.subscribe((event) => events.push(toNdjsonLine(event)));
+    const upstream = new Server(serverWith([tool('echo')]), { runtime });
+    const hub = new Hub({
+      runtime,
+      name: 'web-hub',
+      upstreams: [{ name: 'echoes', source: { kind: 'in-process', server: upstream, direct: false } }],
+    });
+    await hub.start();
+    const handler = createMcpHttpHandler(hub.server);
+    const { origin } = await listenHttp(handler);
+    const client = new Client({ name: 'app', version: '1' }, { runtime, era: 'modern', eraCache: false });
+    await client.connect(new StreamableHttpClientTransport(`${origin}/mcp`));
+    for (let call = 0; call < 3; call++) await client.callTool('echo', { call });
+    await client.close();
+    await handler.close();
+    await hub.close();
+    subscription.unsubscribe();
+
+    const page = await open('stateless', events.join('\n'));
+    const lanes = await laneNames(page);
+    expect(lanes.filter((lane) => lane.startsWith('web-hub'))).toEqual([
+      'web-hub (client)',
+      'web-hub (stateless server)',
+    ]);
+    expect(lanes.filter((lane) => /\bx\d+\b/.test(lane))).toEqual([]);
+    await page.selectOption('#filter-method', 'tools/call');
+    const links = await page.locator('.cause-link').allTextContents();
+    expect(links).toHaveLength(3);
+    for (const link of links) expect(link).toMatch(/^↳ forwarded from web-hub \(stateless server\) x\d+ #\d+$/);
+    expect(new Set(links).size).toBe(3);
+  });
+});
 
 describe('other traces and other ways in', () => {
   it('shows hostile trace text as text, and counts the lines that are not events', async () => {

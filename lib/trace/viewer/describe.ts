@@ -43,8 +43,11 @@ export function errorText(row: Row): string {
 export function causeText(row: Row, model: TraceModel): string {
   const cause = row.event.cause;
   if (!cause) return '';
-  const lane = model.lanes.find((candidate) => candidate.connection === cause.connection);
-  return `↳ ${cause.kind} from ${lane?.label ?? cause.connection} #${String(cause.id)}`;
+  const causeRow = row.causeRow === undefined ? undefined : model.rows[row.causeRow];
+  const lane = causeRow ? model.lanes[causeRow.lane] : model.lanes.find((each) => each.connection === cause.connection);
+  // A lane of stateless requests holds many origins: the cause's own is named too.
+  const origin = lane?.stateless ? ` ${cause.connection}` : '';
+  return `↳ ${cause.kind} from ${lane?.label ?? cause.connection}${origin} #${String(cause.id)}`;
 }
 
 /** `+12.345 ms` after the trace's first event. */

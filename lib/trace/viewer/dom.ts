@@ -19,8 +19,11 @@ export function select(label: string, id: string, choices: readonly (readonly [s
   return element;
 }
 
-/** Replaces the options after the first ("all") of `element`. */
+/** Replaces the options after the first ("all") of `element`, keeping the choice made when it is still there. */
 export function setChoices(element: HTMLSelectElement, choices: readonly (readonly [string, string])[]): void {
+  const chosen = element.value;
   while (element.options.length > 1) element.remove(1);
   for (const [value, text] of choices) element.append(h('option', { value }, text));
+  element.value = chosen;
+  if (element.selectedIndex === -1) element.value = '';
 }

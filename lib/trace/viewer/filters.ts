@@ -13,11 +13,12 @@ export interface RowFilter {
   readonly search?: string;
 }
 
-/** The indexes of the rows `filter` keeps, in order. */
-export function filterRows(model: TraceModel, filter: RowFilter): number[] {
+/** The indexes of the rows `filter` keeps, in order (of the rows from `from` on: the live view's new ones). */
+export function filterRows(model: TraceModel, filter: RowFilter, from = 0): number[] {
   const search = filter.search?.trim().replace(/^#/, '');
   const kept: number[] = [];
-  for (const row of model.rows) {
+  for (let index = from; index < model.rows.length; index++) {
+    const row = model.rows[index]!;
     if (filter.lane !== undefined && row.lane !== filter.lane) continue;
     if (filter.method !== undefined && row.event.method !== filter.method) continue;
     if (filter.tool !== undefined && row.tool !== filter.tool) continue;
@@ -39,13 +40,13 @@ function carries(row: Row, search: string): boolean {
   );
 }
 
-/** The distinct values of the filters' menus: methods and tools, sorted. */
-export function filterChoices(model: TraceModel): { methods: string[]; tools: string[] } {
-  const methods = new Set<string>();
-  const tools = new Set<string>();
-  for (const row of model.rows) {
+/** Adds the methods and tools of the rows from `from` on to the filters' menus (the sets); true when either grew. */
+export function addChoices(model: TraceModel, from: number, methods: Set<string>, tools: Set<string>): boolean {
+  const sizes = methods.size + tools.size;
+  for (let index = from; index < model.rows.length; index++) {
+    const row = model.rows[index]!;
     if (row.event.method !== undefined) methods.add(row.event.method);
     if (row.tool !== undefined) tools.add(row.tool);
   }
-  return { methods: [...methods].sort(), tools: [...tools].sort() };
+  return methods.size + tools.size !== sizes;
 }

@@ -1,14 +1,21 @@
 /**
  * The trace viewer's model: NDJSON parsed into events, one lane per connection or actor, and per row what a
  * person asks of it (the request it answers, its status and duration, the tool it calls, the row that caused it).
- * Plain data and no DOM: built once per loaded trace, in one pass over the events plus one over the rows.
+ * Plain data and no DOM: built in one pass over the events, and grown batch by batch in the live view.
  */
 import type { TraceEvent } from '../types';
 
-/** One column of the sequence view: a connection (or another actor of the runtime). */
+/**
+ * One column of the sequence view: a connection (or another actor of the runtime), or all the stateless
+ * requests one server answered without a connection (each has an origin of its own, `x1`, `x2`, …: a lane each
+ * would make thousands).
+ */
 export interface Lane {
   readonly index: number;
+  /** The connection's id; for a server's stateless requests, `stateless`. */
   readonly connection: string;
+  /** The lane of a server's stateless requests. */
+  readonly stateless?: true;
   /** What a person reads: the connection's `name`, else its id and role; a hub's upstream names its lane. */
   label: string;
   role?: 'client' | 'server';
@@ -87,46 +94,112 @@ export function requestKey(connection: string, id: unknown): string {
 
 /** The model of `events` (in the order given: the order they were recorded). */
 export function buildModel(events: readonly TraceEvent[], skippedLines = 0): TraceModel {
-  const lanes: Lane[] = [];
-  const laneOf = new Map<string, Lane>();
-  const rows: Row[] = [];
-  const requests = new Map<string, Row>();
-  const cancelled = new Set<string>();
-  for (const event of events) {
-    let lane = laneOf.get(event.connection);
-    if (!lane) {
-      lane = { index: lanes.length, connection: event.connection, label: '' };
-      lanes.push(lane);
-      laneOf.set(event.connection, lane);
+  const builder = new ModelBuilder(skippedLines);
+  builder.append(events);
+  return builder.model;
+}
+
+/**
+ * A model that grows: `append` adds events (the live view's batches) in one pass over them, without
+ * revisiting the rows already built. An answer, a cancel or a cause that arrives before its request is kept
+ * and applied when the request arrives, so the model is the same however the events are split into batches.
+ */
+export class ModelBuilder {
+  private readonly rows: Row[] = [];
+  private readonly lanes: Lane[] = [];
+  private readonly laneOf = new Map<string, Lane>();
+  private readonly requests = new Map<string, Row>();
+  private readonly cancelled = new Set<string>();
+  /** Rows whose cause is a request not seen yet, by that request's key. */
+  private readonly awaitingCause = new Map<string, Row[]>();
+  private readonly state: { rows: Row[]; lanes: Lane[]; start: number; skippedLines: number };
+
+  constructor(skippedLines = 0) {
+    this.state = { rows: this.rows, lanes: this.lanes, start: 0, skippedLines };
+  }
+
+  /** The model so far: the same object after every `append` (its arrays grow). */
+  get model(): TraceModel {
+    return this.state;
+  }
+
+  /** Adds `events`; resolves whether a lane was added or renamed (its header must be drawn again). */
+  append(events: readonly TraceEvent[]): { lanesChanged: boolean } {
+    const touched = new Set<Lane>();
+    if (this.rows.length === 0 && events.length > 0) this.state.start = events[0]!.time;
+    for (const event of events) {
+      const lane = this.laneFor(event);
+      if (notesChange(lane, event)) touched.add(lane);
+      this.add(event, lane);
     }
-    noteLane(lane, event);
-    const row: Row = { index: rows.length, event, lane: lane.index };
-    rows.push(row);
+    let lanesChanged = false;
+    for (const lane of touched) {
+      const label = labelOf(lane);
+      if (label !== lane.label) {
+        lane.label = label;
+        lanesChanged = true;
+      }
+    }
+    return { lanesChanged };
+  }
+
+  private laneFor(event: TraceEvent): Lane {
+    const stateless = isStatelessOrigin(event);
+    const key = stateless ? `stateless\u0000${event.name ?? ''}\u0000${event.upstream ?? ''}` : event.connection;
+    let lane = this.laneOf.get(key);
+    if (!lane) {
+      const index = this.lanes.length;
+      lane = stateless
+        ? { index, connection: 'stateless', stateless: true, label: '' }
+        : { index, connection: event.connection, label: '' };
+      this.lanes.push(lane);
+      this.laneOf.set(key, lane);
+    }
+    return lane;
+  }
+
+  private add(event: TraceEvent, lane: Lane): void {
+    const row: Row = { index: this.rows.length, event, lane: lane.index };
+    this.rows.push(row);
     const message = record(event.message);
     if (event.method === 'tools/call') row.tool = stringOf(record(message?.params)?.name);
-    if (event.kind === 'request' && event.id !== undefined) {
-      row.status = 'pending';
-      requests.set(requestKey(event.connection, event.id), row);
-    } else if ((event.kind === 'result' || event.kind === 'error') && event.id !== undefined) {
-      answer(row, message, requests.get(requestKey(event.connection, event.id)));
+    if (event.kind === 'request' && event.id !== undefined) this.request(row);
+    else if ((event.kind === 'result' || event.kind === 'error') && event.id !== undefined) {
+      const request = this.requests.get(requestKey(event.connection, event.id));
+      answer(row, message, request);
+      if (request && this.cancelled.has(requestKey(event.connection, event.id))) request.status = 'cancelled';
     } else if (event.kind === 'invalid') {
       row.status = 'error';
       row.error = { message: event.reason ?? 'invalid frame' };
     } else if (event.method === 'notifications/cancelled') {
       const id = record(message?.params)?.requestId;
-      if (id !== undefined) cancelled.add(requestKey(event.connection, id));
+      if (id !== undefined) this.cancel(requestKey(event.connection, id));
+    }
+    if (event.cause) {
+      const key = requestKey(event.cause.connection, event.cause.id);
+      const cause = this.requests.get(key);
+      if (cause) row.causeRow = cause.index;
+      else this.awaitingCause.set(key, [...(this.awaitingCause.get(key) ?? []), row]);
     }
   }
-  for (const row of rows) {
-    const { event } = row;
-    if (event.kind === 'request' && cancelled.has(requestKey(event.connection, event.id))) {
-      row.status = 'cancelled';
-      if (row.pairRow !== undefined) rows[row.pairRow]!.status ??= 'cancelled';
-    }
-    if (event.cause) row.causeRow = requests.get(requestKey(event.cause.connection, event.cause.id))?.index;
+
+  private request(row: Row): void {
+    const key = requestKey(row.event.connection, row.event.id);
+    row.status = this.cancelled.has(key) ? 'cancelled' : 'pending';
+    this.requests.set(key, row);
+    const waiting = this.awaitingCause.get(key);
+    if (!waiting) return;
+    this.awaitingCause.delete(key);
+    for (const caused of waiting) caused.causeRow = row.index;
   }
-  for (const lane of lanes) lane.label = labelOf(lane);
-  return { rows, lanes, start: events[0]?.time ?? 0, skippedLines };
+
+  private cancel(key: string): void {
+    this.cancelled.add(key);
+    const request = this.requests.get(key);
+    if (!request) return;
+    request.status = 'cancelled';
+    if (request.pairRow !== undefined) this.rows[request.pairRow]!.status ??= 'cancelled';
+  }
 }
 
 /** Pairs an answer with its request: both get the status and duration, the answer the request's tool. */
@@ -150,12 +223,17 @@ function answer(row: Row, message: Record<string, unknown> | undefined, request:
   request.error = row.error;
 }
 
-/** What the lane's events say of it: the last `name` given, its role, its upstream, the actor it is. */
-function noteLane(lane: Lane, event: TraceEvent): void {
-  if (event.role) lane.role ??= event.role;
-  if (event.upstream) lane.upstream ??= event.upstream;
-  if (event.name) lane.name = event.name;
-  if (event.actor) lane.actor ??= event.actor;
+/**
+ * Notes what the lane's events say of it (the last `name` given, its role, its upstream, the actor it is);
+ * true when that may change its label.
+ */
+function notesChange(lane: Lane, event: TraceEvent): boolean {
+  let changed = lane.label === '';
+  if (event.role && lane.role === undefined) changed = Boolean((lane.role = event.role));
+  if (event.upstream && lane.upstream === undefined) changed = Boolean((lane.upstream = event.upstream));
+  if (event.name && lane.name !== event.name) changed = Boolean((lane.name = event.name));
+  if (event.actor && lane.actor === undefined) changed = Boolean((lane.actor = event.actor));
+  return changed;
 }
 
 /**
@@ -164,8 +242,17 @@ function noteLane(lane: Lane, event: TraceEvent): void {
  */
 function labelOf(lane: Lane): string {
   const name = lane.name ?? lane.upstream ?? `${lane.actor ? `${lane.actor} ` : ''}${lane.connection}`;
-  const role = lane.upstream && lane.role ? `upstream ${lane.role}` : lane.role;
+  const role = lane.stateless
+    ? `stateless ${lane.role}`
+    : lane.upstream && lane.role
+      ? `upstream ${lane.role}`
+      : lane.role;
   return role ? `${name} (${role})` : name;
+}
+
+/** A request a server answered without a connection (over HTTP, in the stateless revision): origin `x<n>`. */
+function isStatelessOrigin(event: TraceEvent): boolean {
+  return event.role === 'server' && /^x\d+$/.test(event.connection);
 }
 
 function firstText(result: Record<string, unknown>): string | undefined {

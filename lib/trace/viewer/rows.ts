@@ -36,9 +36,13 @@ export class RowsView {
     new ResizeObserver(() => this.schedule()).observe(this.element);
   }
 
-  /** Shows `rows` (indexes into `model.rows`) of `model`. */
-  show(model: TraceModel, rows: readonly number[]): void {
-    if (model !== this.model) {
+  /**
+   * Shows `rows` (indexes into `model.rows`) of `model`; `lanesChanged` draws the lanes' headers again (a
+   * model that grew), `follow` keeps the view at the end when it was there (the live view).
+   */
+  show(model: TraceModel, rows: readonly number[], { lanesChanged = false, follow = false } = {}): void {
+    const atEnd = this.element.scrollTop + this.element.clientHeight >= this.element.scrollHeight - ROW_HEIGHT;
+    if (model !== this.model || lanesChanged) {
       this.model = model;
       this.renderLanes(model);
     }
@@ -47,6 +51,7 @@ export class RowsView {
     this.spacer.style.height = `${rows.length * ROW_HEIGHT}px`;
     this.spacer.style.width = width;
     this.header.style.width = width;
+    if (follow && atEnd) this.element.scrollTop = this.element.scrollHeight;
     this.render();
   }
 

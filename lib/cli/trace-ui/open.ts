@@ -1,0 +1,32 @@
+/**
+ * `serve … --trace-ui <port> [--trace-ui-host <host>]`: starts the trace UI's listener with the live viewer
+ * page and says where it is on stderr (stdout may carry the protocol). Off loopback, a token is generated and
+ * is part of the printed URL.
+ */
+import type { TraceUiSettings } from '../trace-args';
+import { withLive } from '../../trace/viewer/page';
+import { CliFailure } from '../errors';
+import type { CliIo } from '../io';
+import { isLoopbackHost, newToken } from './guard';
+import { TraceUiServer, type TraceUiLimits } from './server';
+import { emptyViewerPage } from '../viewer-page';
+
+/** The listener `settings` ask for (none: undefined), its URL printed as `Trace UI: <url>` on stderr. */
+export async function openTraceUi(
+  settings: TraceUiSettings | undefined,
+  io: CliIo,
+  limits: Partial<TraceUiLimits> = {},
+): Promise<TraceUiServer | undefined> {
+  if (!settings) return undefined;
+  const { port, host } = settings;
+  const token = isLoopbackHost(host) ? undefined : newToken();
+  const page = withLive(await emptyViewerPage(), 'events');
+  const server = await TraceUiServer.listen({ port, host, page, ...(token && { token }) }, limits).catch(
+    (error: Error) => {
+      throw new CliFailure(`Cannot listen for the trace UI on ${host}:${port}: ${error.message}`, [], { cause: error });
+    },
+  );
+  const origin = `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${server.port}`;
+  io.err(`Trace UI: ${origin}/${token ? `?token=${token}` : ''}`);
+  return server;
+}
