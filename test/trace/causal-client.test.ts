@@ -6,7 +6,7 @@
  * stdio child that never answers. The builders of lib/trace/event.ts are counted to show a probe nobody
  * traces builds no event.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Client } from '../../lib/client/client';
 import { EraCache } from '../../lib/client/era-cache';
 import { ModernClient } from '../../lib/client/modern-client';
@@ -16,7 +16,6 @@ import type { JsonObject } from '../../lib/jsonrpc/types';
 import { defineServer } from '../../lib/server/definition';
 import { Server } from '../../lib/server/server';
 import { formatTraceEvent } from '../../lib/trace/format';
-import type { TraceEvent } from '../../lib/trace/types';
 import { createMcpHttpHandler } from '../../transports/http/endpoint';
 import { StreamableHttpClientTransport } from '../../transports/http/streamable-client';
 import { createMemoryPair } from '../../transports/memory';
@@ -24,6 +23,7 @@ import { StdioClientTransport } from '../../transports/stdio';
 import { text } from '../helpers/content';
 import { cleanups, listenHttp } from '../helpers/http';
 import { fixturePath } from '../helpers/paths';
+import { traceRecording } from '../helpers/trace-recording';
 
 const built = vi.hoisted(() => ({ events: 0 }));
 
@@ -74,17 +74,7 @@ const definition = defineServer({
   ],
 });
 
-let events: TraceEvent[] = [];
-afterEach(() => {
-  events = [];
-});
-
-function recording(): Runtime {
-  const runtime = new Runtime();
-  const subscription = runtime.trace$.subscribe((event) => events.push(event));
-  cleanups.push(() => subscription.unsubscribe());
-  return runtime;
-}
+const { events, recording } = traceRecording();
 
 const answerAll = {
   form: (params: { message: string }) => ({
@@ -309,7 +299,7 @@ describe('the era probe in the trace', () => {
     const url = await ourHttpServer();
     const cache = new EraCache();
     await tracedClient({ eraCache: cache }).connect(new StreamableHttpClientTransport(url));
-    events = [];
+    events.length = 0;
     const client = tracedClient({ eraCache: cache });
     await client.connect(new StreamableHttpClientTransport(url));
     expect(story(client).slice(0, 2)).toEqual(['era-probe idle → modern', 'connection uninitialized → modern']);

@@ -4,20 +4,19 @@
  * downstream request that caused it, whether that came on a handshake-era session or as a stateless request
  * over HTTP (whose events carry an `x…` id of their own).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Client } from '../../lib/client/client';
 import { Hub } from '../../lib/compose/hub';
-import { Runtime } from '../../lib/core/runtime';
 import { defineServer } from '../../lib/server/definition';
 import { Server } from '../../lib/server/server';
 import { formatTraceEvent } from '../../lib/trace/format';
-import type { TraceEvent } from '../../lib/trace/types';
 import { createMemoryPair } from '../../transports/memory';
 import { createMcpHttpHandler } from '../../transports/http/endpoint';
 import { StreamableHttpClientTransport } from '../../transports/http/streamable-client';
 import { cleanups, listenHttp } from '../helpers/http';
 import { askName } from '../helpers/fixtures';
 import { text } from '../helpers/content';
+import { traceRecording } from '../helpers/trace-recording';
 
 const definition = defineServer({
   name: 'causal',
@@ -32,17 +31,7 @@ const definition = defineServer({
   ],
 });
 
-let events: TraceEvent[] = [];
-afterEach(() => {
-  events = [];
-});
-
-function recording(): Runtime {
-  const runtime = new Runtime();
-  const subscription = runtime.trace$.subscribe((event) => events.push(event));
-  cleanups.push(() => subscription.unsubscribe());
-  return runtime;
-}
+const { events, recording } = traceRecording();
 
 const requestsOut = (method: string) =>
   events.filter((event) => event.kind === 'request' && event.direction === 'out' && event.method === method);

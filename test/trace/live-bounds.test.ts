@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../../lib/client/client';
 import { Runtime } from '../../lib/core/runtime';
 import { Server } from '../../lib/server/server';
-import { TraceUiServer } from '../../lib/cli/trace-ui/server';
+import { TraceUiServer, type TraceUiLimits } from '../../lib/cli/trace-ui/server';
 import { emptyViewerPage } from '../../lib/cli/viewer-page';
 import { withLive } from '../../lib/trace/viewer/page';
 import { createMemoryPair } from '../../transports/memory';
@@ -90,6 +90,30 @@ function readUntil(
   });
 }
 
+/**
+ * A traced pair of `size` whose trace a live UI server (with `limits`) serves, and a browser page open on it at
+ * `query`; `close()` ends all three.
+ */
+async function livePage(size: number, limits: Partial<TraceUiLimits> = {}, query = '') {
+  const pair = await tracedPair(size);
+  const ui = await TraceUiServer.listen(
+    { port: 0, host: '127.0.0.1', page: withLive(await emptyViewerPage(), 'events') },
+    limits,
+  );
+  pair.runtime.trace$.subscribe(ui);
+  const page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  await page.goto(`http://127.0.0.1:${ui.port}/${query}`);
+  const close = async () => {
+    expect(errors).toEqual([]);
+    await page.close();
+    await pair.close();
+    await ui.close();
+  };
+  return { pair, ui, page, close };
+}
+
 describe('a reader that stops reading', () => {
   it("never grows the server's queue for it past its bound: its oldest events go, counted, and it is told", async () => {
     const pair = await tracedPair(20_000);
@@ -127,17 +151,7 @@ describe('a reader that stops reading', () => {
 
 describe('a flood', () => {
   it('is sampled by the page, whole requests at a time, and the page says so in text', async () => {
-    const pair = await tracedPair(10);
-    const ui = await TraceUiServer.listen({
-      port: 0,
-      host: '127.0.0.1',
-      page: withLive(await emptyViewerPage(), 'events'),
-    });
-    pair.runtime.trace$.subscribe(ui);
-    const page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
-    const errors: string[] = [];
-    page.on('pageerror', (error) => errors.push(error.message));
-    await page.goto(`http://127.0.0.1:${ui.port}/?max-rate=20`);
+    const { pair, page, close } = await livePage(10, {}, '?max-rate=20');
     await page.locator('#live-status', { hasText: 'Live from' }).waitFor();
     await pair.flood(400);
     const total = pair.events();
@@ -157,23 +171,13 @@ describe('a flood', () => {
     // Whole requests: every request shown has its answer shown (none is left pending).
     await page.locator('#filter-status').selectOption('pending');
     expect(await page.locator('#summary').textContent()).toMatch(/, 0 shown$/);
-    expect(errors).toEqual([]);
-    await page.close();
-    await pair.close();
-    await ui.close();
+    await close();
   });
 });
 
 describe('a page that cannot keep up', () => {
   it('is told how many events the server dropped for it, in text', async () => {
-    const pair = await tracedPair(10);
-    const ui = await TraceUiServer.listen(
-      { port: 0, host: '127.0.0.1', page: withLive(await emptyViewerPage(), 'events') },
-      { pageEvents: 5 },
-    );
-    pair.runtime.trace$.subscribe(ui);
-    const page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
-    await page.goto(`http://127.0.0.1:${ui.port}/`);
+    const { pair, ui, page, close } = await livePage(10, { pageEvents: 5 });
     await page.locator('#live-status', { hasText: 'Live from' }).waitFor();
     await pair.flood(400);
     const dropped = () => ui.status().pages[0]!.dropped;
@@ -182,23 +186,13 @@ describe('a page that cannot keep up', () => {
     expect(await page.locator('#live-status').textContent()).toContain(
       `The server dropped ${dropped()} events this page did not read in time.`,
     );
-    await page.close();
-    await pair.close();
-    await ui.close();
+    await close();
   });
 });
 
 describe('a trace opened from a file on the live page', () => {
   it('is shown as it is: live events are not added to it', async () => {
-    const pair = await tracedPair(10);
-    const ui = await TraceUiServer.listen({
-      port: 0,
-      host: '127.0.0.1',
-      page: withLive(await emptyViewerPage(), 'events'),
-    });
-    pair.runtime.trace$.subscribe(ui);
-    const page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
-    await page.goto(`http://127.0.0.1:${ui.port}/`);
+    const { pair, page, close } = await livePage(10);
     await pair.flood(2);
     await page.locator('#summary', { hasText: /^live: 127\.0\.0\.1:\d+: 8 events/ }).waitFor();
     const recorded = JSON.stringify({
@@ -217,23 +211,13 @@ describe('a trace opened from a file on the live page', () => {
     // The live stream goes on (its next batch arrives), and the file's trace is still all there is.
     await page.locator('#live-status', { hasText: `: ${pair.events()} events received.` }).waitFor();
     expect(await page.locator('#summary').textContent()).toBe('saved.ndjson: 1 events on 1 lanes, 1 shown');
-    await page.close();
-    await pair.close();
-    await ui.close();
+    await close();
   });
 });
 
 describe('the live view', () => {
   it('follows the end as rows arrive, unless the reader scrolled away from it', async () => {
-    const pair = await tracedPair(10);
-    const ui = await TraceUiServer.listen({
-      port: 0,
-      host: '127.0.0.1',
-      page: withLive(await emptyViewerPage(), 'events'),
-    });
-    pair.runtime.trace$.subscribe(ui);
-    const page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
-    await page.goto(`http://127.0.0.1:${ui.port}/`);
+    const { pair, page, close } = await livePage(10);
     await page.locator('#live-status', { hasText: 'Live from' }).waitFor();
     const rows = page.locator('#rows');
     const atEnd = () =>
@@ -246,8 +230,6 @@ describe('the live view', () => {
     await pair.flood(100);
     await page.locator('#summary', { hasText: `: ${pair.events()} events on` }).waitFor();
     expect(await rows.evaluate((element) => element.scrollTop)).toBe(0);
-    await page.close();
-    await pair.close();
-    await ui.close();
+    await close();
   });
 });

@@ -49,11 +49,13 @@ async function serveHub(...flags: string[]) {
 }
 
 /** Calls `tool` through the hub at `endpoint` with a fresh client (in the 2026-07-28 era). */
-async function callThrough(endpoint: string, tool: string, args: Record<string, unknown> = {}) {
-  const client = new Client(
-    { name: 'live-test', version: '1' },
-    { era: 'modern', eraCache: false, listChanges: 'off' },
-  );
+async function callThrough(
+  endpoint: string,
+  tool: string,
+  args: Record<string, unknown> = {},
+  era: 'modern' | 'handshake' = 'modern',
+) {
+  const client = new Client({ name: 'live-test', version: '1' }, { era, eraCache: false, listChanges: 'off' });
   try {
     await client.connect(new StreamableHttpClientTransport(endpoint));
     return await client.callTool(tool, args);
@@ -122,9 +124,11 @@ describe('serve <hub> --trace-ui 0', () => {
     ]);
     expect(await page.locator('#summary').textContent()).toMatch(/^live: 127\.0\.0\.1:\d+: \d+ events on \d+ lanes/);
 
-    await callThrough(endpoint, 'echo', { said: 'after' });
+    // A handshake-era client: its session is a connection of the hub's, with a lane of its own (the stateless
+    // requests before it share one).
+    await callThrough(endpoint, 'echo', { said: 'after' }, 'handshake');
     await page.locator('.row .cell', { hasText: 'echo' }).nth(3).waitFor();
-    // The new client's lanes are in the menu, and the lane chosen still filters what arrives.
+    // The new lanes are in the menu, and the lane chosen still filters what arrives.
     expect(await page.locator('#filter-lane option').count()).toBeGreaterThan(laneCount + 1);
     expect(await page.locator('#filter-lane option:checked').textContent()).toBe('beta (upstream client)');
     const labels = await page.locator('.row').evaluateAll((rows) => rows.map((row) => row.getAttribute('aria-label')));
