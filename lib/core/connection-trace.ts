@@ -8,7 +8,7 @@ import type { ConnectionState, QuitReason } from '../../machines/connection';
 import { isParamsObject } from '../jsonrpc/classify';
 import type { JsonObject, JsonRpcRequest, RequestId } from '../jsonrpc/types';
 import { TraceChannel } from '../trace/channel';
-import { connectionLifecycleEvent, connectionPartEvent, messageTraceEvent } from '../trace/event';
+import { connectionLifecycleEvent, connectionPartEvent, messageTraceEvent, type SpanIds } from '../trace/event';
 import {
   withMetaEntries,
   type RequestInstrumentation,
@@ -69,11 +69,14 @@ export class ConnectionTrace {
     reason?: string,
     latencyMs?: number,
     cause?: TraceCause,
+    span?: SpanIds,
   ): void {
     if (!this.on) return;
     const connection = this.connection;
     const time = connection.clock.now();
-    this.publish(messageTraceEvent(connection, time, kind, direction, message, method, id, reason, latencyMs, cause));
+    this.publish(
+      messageTraceEvent(connection, time, kind, direction, message, method, id, reason, latencyMs, cause, span),
+    );
   }
 
   /** The id this trace's events name as their connection (a stateless request over HTTP has one of its own). */

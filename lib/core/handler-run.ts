@@ -141,7 +141,8 @@ function send(channel: RunChannel, context: RequestContext<any>, response: JsonR
   const trace = channel.trace;
   if (trace?.on) {
     const latency = context.startedAt ? channel.clock.now() - context.startedAt : undefined;
-    trace.message(error ? 'error' : 'result', 'out', response, context.method, context.id, undefined, latency);
+    const kind = error ? 'error' : 'result';
+    trace.message(kind, 'out', response, context.method, context.id, undefined, latency, undefined, span);
   }
   if (context.batch) return context.batch.answer(response);
   let sent: Promise<void>;

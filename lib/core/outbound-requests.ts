@@ -137,19 +137,24 @@ export class OutboundRequests implements CorrelationHost {
         ? undefined
         : options;
     const cause = this.trace.on ? causeOf(options, this.host.id) : undefined;
-    this.send(message, forTransport, cause).then(undefined, (error) =>
+    this.send(message, forTransport, cause, record.span).then(undefined, (error) =>
       table.fail(record, asTransportError(error, `Could not send ${method}`)),
     );
     return record.promise;
   }
 
   /** Hands a message to the transport, traced (with the request it was made for, when it is a request). */
-  send(message: JsonRpcMessage | JsonRpcMessage[], options?: TransportSendOptions, cause?: TraceCause): Promise<void> {
+  send(
+    message: JsonRpcMessage | JsonRpcMessage[],
+    options?: TransportSendOptions,
+    cause?: TraceCause,
+    span?: RequestSpan,
+  ): Promise<void> {
     if (this.trace.on && !Array.isArray(message)) {
       const m = message as Partial<JsonRpcRequest> & { result?: unknown; error?: unknown };
       const kind =
         m.id === undefined ? 'notification' : m.method !== undefined ? 'request' : m.error ? 'error' : 'result';
-      this.trace.message(kind, 'out', message, m.method, m.id, undefined, undefined, cause);
+      this.trace.message(kind, 'out', message, m.method, m.id, undefined, undefined, cause, span);
     }
     return this.transport.send(message, options);
   }
@@ -172,7 +177,8 @@ export class OutboundRequests implements CorrelationHost {
     const message = result ?? error;
     if (record) {
       const latency = this.host.clock.now() - record.startedAt;
-      this.trace.message(result ? 'result' : 'error', 'in', message, record.method, record.id, undefined, latency);
+      const kind = result ? 'result' : 'error';
+      this.trace.message(kind, 'in', message, record.method, record.id, undefined, latency, undefined, record.span);
     } else {
       const why = result
         ? 'No request in flight has this id (late or duplicate response)'

@@ -266,7 +266,7 @@ export class ServerConnection extends Connection {
         return connection.sendMessage(message, { relatedRequestId });
       },
     });
-    const request = new ModernRequest(this.server, verdict, stream, undefined);
+    const request = new ModernRequest(this.server, verdict, stream, undefined, this.id);
     const inbound = this.inbound;
     const context = inbound.admit(verdict.request, request, undefined);
     if (context) this.server.runModern(request, context, inbound, undefined);

@@ -8,6 +8,12 @@ import type { TraceCause, TraceEvent, TraceKind, TraceOrigin } from './types';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
+/** The OpenTelemetry ids of a request's span (a `RequestSpan` is one), for its trace events. */
+export interface SpanIds {
+  readonly traceId?: string;
+  readonly spanId?: string;
+}
+
 /** A message in or out of `origin` (or one it dropped, with the reason). */
 export function messageTraceEvent(
   origin: TraceOrigin,
@@ -20,6 +26,7 @@ export function messageTraceEvent(
   reason: string | undefined,
   latencyMs: number | undefined,
   cause?: TraceCause,
+  span?: SpanIds,
 ): TraceEvent {
   const event: Mutable<TraceEvent> = { time, connection: origin.id, role: origin.role, kind, direction };
   if (origin.upstream !== undefined) event.upstream = origin.upstream;
@@ -31,6 +38,11 @@ export function messageTraceEvent(
   if (message !== undefined) event.message = message;
   if (reason !== undefined) event.reason = reason;
   if (cause !== undefined) event.cause = cause;
+  const traceId = span?.traceId;
+  if (traceId !== undefined) {
+    event.traceId = traceId;
+    event.spanId = span!.spanId;
+  }
   return event;
 }
 

@@ -51,7 +51,11 @@ export interface TraceEvent {
   readonly name?: string;
   /** The request this event's request was made for, when it was made for one (see `TraceCause`). */
   readonly cause?: TraceCause;
-  /** The OpenTelemetry trace and span of this event's request, when the runtime has an instrumentation. */
+  /**
+   * The OpenTelemetry trace and span of this event's request, when the runtime has an instrumentation: on an
+   * outbound request and the answer it gets, and on the answer to an inbound request (the inbound request's own
+   * event comes before its span starts; its `_meta.traceparent` names its parent).
+   */
   readonly traceId?: string;
   readonly spanId?: string;
 }

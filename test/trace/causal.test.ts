@@ -62,8 +62,9 @@ describe('causal trace events', () => {
     );
   });
 
-  it.each(['handshake', 'modern'] as const)(
-    'names the downstream request a hub forwards upstream (downstream %s)',
+  // `handshake` and `modern` over a memory pair; `http`: the stateless revision over HTTP (no connection).
+  it.each(['handshake', 'modern', 'http'] as const)(
+    'names the downstream request a hub forwards upstream (downstream: %s)',
     async (era) => {
       const runtime = recording();
       const upstream = new Server(definition, { runtime });
@@ -73,9 +74,9 @@ describe('causal trace events', () => {
       });
       cleanups.push(() => hub.close());
       await hub.start();
-      const client = new Client({ name: 'down', version: '1' }, { era } as never);
+      const client = new Client({ name: 'down', version: '1' }, { era: era === 'http' ? 'modern' : era });
       cleanups.push(() => client.close());
-      if (era === 'handshake') {
+      if (era !== 'http') {
         const [clientSide, hubSide] = createMemoryPair();
         hub.connect(hubSide);
         await client.connect(clientSide);

@@ -19,6 +19,7 @@ import { Runtime } from '../../lib/core/runtime';
 import { Server } from '../../lib/server/server';
 import { openTelemetry } from '../../lib/trace/otel';
 import { formatTraceparent } from '../../lib/trace/traceparent';
+import type { TraceEvent } from '../../lib/trace/types';
 import { createMemoryPair } from '../../transports/memory';
 import { text } from '../helpers/content';
 import { serverWith, tool } from '../helpers/fixtures';
@@ -51,14 +52,20 @@ describe.each(['handshake', 'modern'] as const)('a hub over two upstreams, calle
   let app: Client;
   let meter: ReturnType<typeof recordingMeter>;
   let spans: ReadableSpan[];
+  /** The trace events of the hub's runtime and of the app's. */
+  const events: TraceEvent[] = [];
 
   beforeAll(async () => {
     exporter.reset();
     carried.clear();
     meter = recordingMeter();
+    events.length = 0;
+    const hubRuntime = new Runtime({ instrumentation: openTelemetry({ tracer, meter }) });
+    const appRuntime = new Runtime({ instrumentation: openTelemetry({ tracer }) });
+    for (const runtime of [hubRuntime, appRuntime]) runtime.trace$.subscribe((event) => events.push(event));
     hub = new Hub({
       name: 'traced-hub',
-      runtime: new Runtime({ instrumentation: openTelemetry({ tracer, meter }) }),
+      runtime: hubRuntime,
       upstreams: [upstream('north', 'alpha'), upstream('south', 'beta')],
     });
     await hub.start();
@@ -67,7 +74,7 @@ describe.each(['handshake', 'modern'] as const)('a hub over two upstreams, calle
     app = new Client(
       { name: 'app', version: '1.0.0' },
       {
-        runtime: new Runtime({ instrumentation: openTelemetry({ tracer }) }),
+        runtime: appRuntime,
         era,
         eraCache: false,
         listChanges: 'off',
@@ -119,6 +126,55 @@ describe.each(['handshake', 'modern'] as const)('a hub over two upstreams, calle
       expect(carried.get(toolName)).toBe(formatTraceparent({ traceId, spanId, flags: 1 }));
     },
   );
+
+  it("puts each span's trace and span ids on its request's trace events: sent, answered, forwarded", () => {
+    const idsOf = (span: ReadableSpan) => ({ traceId: span.spanContext().traceId, spanId: span.spanContext().spanId });
+    const ids = (event: TraceEvent | undefined) => event && { traceId: event.traceId, spanId: event.spanId };
+    for (const toolName of ['alpha', 'beta']) {
+      const named = spans.filter((span) => span.name === `tools/call ${toolName}`);
+      const appCall = named.find(
+        (span) => span.kind === SpanKind.CLIENT && !span.attributes['mcp_switchboard.upstream'],
+      );
+      const hubServer = named.find((span) => span.kind === SpanKind.SERVER && span.parentSpanContext);
+      const forwardedSpan = named.find((span) => span.attributes['mcp_switchboard.upstream']);
+      const calls = (role: 'client' | 'server', direction: 'in' | 'out', upstream: boolean) =>
+        events.filter(
+          (event) =>
+            event.kind === 'request' &&
+            event.method === 'tools/call' &&
+            event.role === role &&
+            event.direction === direction &&
+            (event.upstream !== undefined) === upstream &&
+            JSON.stringify(event.message).includes(`"${toolName}"`),
+        );
+      const [sent] = calls('client', 'out', false);
+      const [forwarded] = calls('client', 'out', true);
+      expect(ids(sent)).toEqual(idsOf(appCall!));
+      expect(ids(forwarded)).toEqual(idsOf(forwardedSpan!));
+      expect(forwarded!.cause).toMatchObject({ kind: 'forwarded' });
+      // The answers: the hub's to the app (its SERVER span), the upstream's to the hub (its CLIENT span).
+      const answerTo = (request: TraceEvent, role: 'client' | 'server', direction: 'in' | 'out') =>
+        events.find(
+          (event) =>
+            event.kind === 'result' &&
+            event.role === role &&
+            event.direction === direction &&
+            event.connection === request.connection &&
+            event.id === request.id &&
+            (event.upstream !== undefined) === (request.upstream !== undefined),
+        );
+      const received = events.find(
+        (event) =>
+          event.kind === 'request' &&
+          event.role === 'server' &&
+          event.upstream === undefined &&
+          JSON.stringify(event.message).includes(`"${toolName}"`),
+      )!;
+      expect(ids(answerTo(received, 'server', 'out'))).toEqual(idsOf(hubServer!));
+      expect(ids(answerTo(forwarded!, 'client', 'in'))).toEqual(idsOf(forwardedSpan!));
+      expect(sent!.traceId).toBe(forwarded!.traceId);
+    }
+  });
 
   it("records the hub's calls to its upstreams in mcp.client.operation.duration, one per tool", () => {
     const tools = meter.histograms

@@ -106,6 +106,8 @@ export class ModernRequest implements ModernHost, AnswerShape {
     private readonly stream: RequestStream,
     /** Where this request's own notifications are traced, when its stream does not trace them (HTTP). */
     private readonly tracing: ConnectionTrace | undefined,
+    /** The connection whose trace events carry this request, when it came on one (stdio, WebSocket, memory). */
+    private readonly connectionId?: string,
   ) {
     // One definition for the whole request, even if the server's changes meanwhile.
     this.definition = serving.definition;
@@ -141,9 +143,9 @@ export class ModernRequest implements ModernHost, AnswerShape {
     return this.serving.tasks;
   }
 
-  /** The id this request's trace events carry as their connection, when it is traced on its own (HTTP). */
+  /** The id this request's trace events carry as their connection: its own (HTTP), or its connection's. */
   get traceOrigin(): string | undefined {
-    return this.tracing?.originId;
+    return this.tracing?.originId ?? this.connectionId;
   }
 
   get protocolVersion(): string {
