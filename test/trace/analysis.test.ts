@@ -210,7 +210,8 @@ describe("a client's era probe", () => {
     id,
     message: { jsonrpc: '2.0', id, method: 'server/discover', params: {} },
   });
-  const refused = (connection: string, id: string, code = -32601): TraceEvent => ({
+  /** The probe's error event: an answer, or (with `reason` and no message) none. */
+  const probeError = (connection: string, id: string): TraceEvent => ({
     time: T + 2,
     connection,
     role: 'client',
@@ -219,17 +220,13 @@ describe("a client's era probe", () => {
     method: 'server/discover',
     id,
     latencyMs: 2,
+  });
+  const refused = (connection: string, id: string, code = -32601): TraceEvent => ({
+    ...probeError(connection, id),
     message: { jsonrpc: '2.0', id, error: { code, message: 'Method not found' } },
   });
   const noAnswer = (connection: string, id: string, reason: string): TraceEvent => ({
-    time: T + 2,
-    connection,
-    role: 'client',
-    kind: 'error',
-    direction: 'in',
-    method: 'server/discover',
-    id,
-    latencyMs: 2,
+    ...probeError(connection, id),
     reason,
   });
   const verdict = (connection: string, to: string, from = 'probing'): TraceEvent => ({
