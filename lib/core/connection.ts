@@ -13,7 +13,7 @@ import {
   MethodRemovedError,
   NotReadyError,
 } from '../jsonrpc/errors';
-import { clipText, excerpt } from '../jsonrpc/excerpt';
+import { clipText } from '../jsonrpc/excerpt';
 import type { JsonObject, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, RequestId } from '../jsonrpc/types';
 import { outboundVerdict } from '../protocol/gate';
 import type { OutboundKind } from '../protocol/gate';
@@ -27,7 +27,7 @@ import type { RequestCompletion, ResultCheck } from './correlation';
 import { EventFacade } from './events';
 import { InboundRequests, type HandlerTable, type RequestHandler } from './inbound-requests';
 import { Router } from './router';
-import { defaultLogger, type Logger } from './logger';
+import { defaultLogger, logMcpMessage, type Logger } from './logger';
 import { asTransportError, OutboundRequests, type SendOptions } from './outbound-requests';
 import { defaultRuntime, type Runtime } from './runtime';
 import type { Transport, TransportSendOptions } from './transport';
@@ -179,11 +179,6 @@ export abstract class Connection {
     return this.tracing.events$;
   }
 
-  /** Someone listens to this connection's trace (the connection's or the runtime's stream). */
-  protected get traced(): boolean {
-    return this.tracing.on;
-  }
-
   /** @internal This connection's tracer: what a role traces of its own (a client's era probe). */
   protected get tracer(): ConnectionTrace {
     return this.tracing;
@@ -246,11 +241,7 @@ export abstract class Connection {
 
   /** Local diagnostics for roles that cannot log to the peer; `ServerConnection` overrides it. */
   log(level: LoggingLevel, data: unknown, logger?: string, _relatedRequestId?: RequestId): Promise<void> {
-    const text = `${logger ? `${logger}: ` : ''}${typeof data === 'string' ? data : showData(data)}`;
-    if (level === 'debug') this.logger.debug(text);
-    else if (level === 'info' || level === 'notice') this.logger.info(text);
-    else if (level === 'warning') this.logger.warn(text);
-    else this.logger.error(text);
+    logMcpMessage(this.logger, level, data, logger);
     return Promise.resolve();
   }
 
@@ -446,14 +437,5 @@ export abstract class Connection {
       return new MethodRemovedError(method, verdict.removal.revision, verdict.removal.replacement);
     }
     return new CapabilityNotSupportedError(method, verdict.message);
-  }
-}
-
-/** What `log` prints of a non-string value: JSON, or a bounded excerpt when JSON cannot show it (a cycle, deep nesting). */
-function showData(data: unknown): string {
-  try {
-    return JSON.stringify(data) ?? String(data);
-  } catch {
-    return excerpt(data, 2_000);
   }
 }

@@ -52,3 +52,24 @@ export function createStderrLogger(minimum: Level = 'warn', options: StderrLogge
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
 export const defaultLogger: Logger = createStderrLogger('warn');
+
+/**
+ * An MCP log message (`notifications/message`'s level, data and logger name) on a local logger: `notice` as
+ * info, `warning` as warn, the levels above it as error; data that is not a string as JSON, or a bounded
+ * excerpt when JSON cannot show it (a cycle, deep nesting).
+ */
+export function logMcpMessage(logger: Logger, level: string, data: unknown, name?: string): void {
+  const text = `${name ? `${name}: ` : ''}${typeof data === 'string' ? data : showData(data)}`;
+  if (level === 'debug') logger.debug(text);
+  else if (level === 'info' || level === 'notice') logger.info(text);
+  else if (level === 'warning') logger.warn(text);
+  else logger.error(text);
+}
+
+function showData(data: unknown): string {
+  try {
+    return JSON.stringify(data) ?? String(data);
+  } catch {
+    return excerpt(data, 2_000);
+  }
+}
