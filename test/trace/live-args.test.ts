@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../lib/cli/errors';
 import { parseOptions } from '../../lib/cli/parse-options';
 import { parseTraceUi, TRACE_UI_OPTIONS } from '../../lib/cli/trace-args';
+import { tokenFor, traceUiUrl } from '../../lib/cli/trace-ui/open';
 
 const parsed = (...args: string[]) => parseTraceUi(parseOptions('serve', args, TRACE_UI_OPTIONS).values);
 
@@ -22,5 +23,21 @@ describe('--trace-ui', () => {
     [['--trace-ui', '0', '--trace-ui-host', ''], '--trace-ui-host needs a host name or address to listen on'],
   ])('%j is a usage error: %s', (args, message) => {
     expect(() => parsed(...args)).toThrow(new UsageError(message));
+  });
+});
+
+describe('the trace UI token and URL', () => {
+  it('needs no token on loopback (the Host check guards it), a fresh 192-bit one anywhere else', () => {
+    for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]']) expect(tokenFor(host)).toBeUndefined();
+    const tokens = ['0.0.0.0', '192.0.2.1', '::', 'trace.example'].map((host) => tokenFor(host)!);
+    for (const token of tokens) expect(token).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect(new Set(tokens).size).toBe(tokens.length);
+  });
+
+  it('prints the URL with its token, an IPv6 address in brackets', () => {
+    expect(traceUiUrl('127.0.0.1', 8123, undefined)).toBe('http://127.0.0.1:8123/');
+    expect(traceUiUrl('0.0.0.0', 8123, 'abc')).toBe('http://0.0.0.0:8123/?token=abc');
+    expect(traceUiUrl('::', 8123, 'abc')).toBe('http://[::]:8123/?token=abc');
+    expect(traceUiUrl('[::1]', 8123, undefined)).toBe('http://[::1]:8123/');
   });
 });

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../../lib/client/client';
 import { Runtime } from '../../lib/core/runtime';
 import { Server } from '../../lib/server/server';
+import { tokenFor } from '../../lib/cli/trace-ui/open';
 import { TraceUiServer, type TraceUiLimits } from '../../lib/cli/trace-ui/server';
 import { emptyViewerPage } from '../../lib/cli/viewer-page';
 import { withLive } from '../../lib/trace/viewer/page';
@@ -231,5 +232,44 @@ describe('the live view', () => {
     await page.locator('#summary', { hasText: `: ${pair.events()} events on` }).waitFor();
     expect(await rows.evaluate((element) => element.scrollTop)).toBe(0);
     await close();
+  });
+});
+
+describe('a trace UI that needs a token (what --trace-ui-host off loopback makes)', () => {
+  // On 127.0.0.1 like every test server: the token, not the address, is what is tested here.
+  it('answers 401 without the token or with another, and serves the page and its stream with it', async () => {
+    const token = tokenFor('192.0.2.1')!;
+    const pair = await tracedPair(10);
+    const ui = await TraceUiServer.listen({
+      port: 0,
+      host: '127.0.0.1',
+      page: withLive(await emptyViewerPage(), 'events'),
+      token,
+    });
+    pair.runtime.trace$.subscribe(ui);
+    const local = (path: string) => `http://127.0.0.1:${ui.port}${path}`;
+    for (const path of [
+      '/',
+      '/events',
+      '/status',
+      `/?token=${token.slice(1)}`,
+      `/events?token=${token}x`,
+      '/?token=',
+    ]) {
+      const answer = await fetch(local(path));
+      expect(answer.status).toBe(401);
+      expect(await answer.text()).toBe('This trace UI needs the token printed with its URL (?token=...)\n');
+    }
+    // With the token, any Host header will do (a name for the machine off loopback).
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(local(`/?token=${token}`));
+    await pair.flood(2);
+    await page.locator('.row .cell', { hasText: 'echo' }).first().waitFor();
+    expect(errors).toEqual([]);
+    await page.close();
+    await pair.close();
+    await ui.close();
   });
 });

@@ -19,14 +19,24 @@ export async function openTraceUi(
 ): Promise<TraceUiServer | undefined> {
   if (!settings) return undefined;
   const { port, host } = settings;
-  const token = isLoopbackHost(host) ? undefined : newToken();
+  const token = tokenFor(host);
   const page = withLive(await emptyViewerPage(), 'events');
   const server = await TraceUiServer.listen({ port, host, page, ...(token && { token }) }, limits).catch(
     (error: Error) => {
       throw new CliFailure(`Cannot listen for the trace UI on ${host}:${port}: ${error.message}`, [], { cause: error });
     },
   );
-  const origin = `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${server.port}`;
-  io.err(`Trace UI: ${origin}/${token ? `?token=${token}` : ''}`);
+  io.err(`Trace UI: ${traceUiUrl(host, server.port, token)}`);
   return server;
+}
+
+/** The token a listener on `host` requires: none on loopback (the Host check guards it), a fresh one elsewhere. */
+export function tokenFor(host: string): string | undefined {
+  return isLoopbackHost(host) ? undefined : newToken();
+}
+
+/** The URL printed for a listener on `host`:`port` (an IPv6 address in brackets), with its token when it has one. */
+export function traceUiUrl(host: string, port: number, token: string | undefined): string {
+  const origin = `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
+  return `${origin}/${token ? `?token=${token}` : ''}`;
 }
