@@ -6,12 +6,7 @@
  * so each call makes the second hop over a connection as a stdio or HTTP upstream would.
  */
 import { SpanKind } from '@opentelemetry/api';
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  SimpleSpanProcessor,
-  type ReadableSpan,
-} from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../../lib/client/client';
 import { Hub } from '../../lib/compose/hub';
@@ -24,9 +19,9 @@ import { createMemoryPair } from '../../transports/memory';
 import { text } from '../helpers/content';
 import { serverWith, tool } from '../helpers/fixtures';
 import { recordingMeter } from './otel-recording-meter';
+import { recordingTracer } from './otel-recording-tracer';
 
-const exporter = new InMemorySpanExporter();
-const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }).getTracer('hub');
+const { exporter, tracer } = recordingTracer('hub');
 
 /** The `traceparent` each upstream tool was called with, by tool name. */
 const carried = new Map<string, unknown>();

@@ -19,9 +19,9 @@ import { openTelemetry } from '../../lib/trace/otel';
 import { recordingMeter } from './otel-recording-meter';
 import { serverWith, tool } from '../helpers/fixtures';
 import { fakeClock, openPair } from '../fixtures/traces/session';
+import { recordingTracer } from './otel-recording-tracer';
 
-const exporter = new InMemorySpanExporter();
-const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }).getTracer('semconv');
+const { exporter, tracer } = recordingTracer('semconv');
 
 const ERAS = [
   { era: 'handshake', version: '2025-11-25', opening: 'initialize' },

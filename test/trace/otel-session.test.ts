@@ -8,12 +8,7 @@
 import { PassThrough } from 'node:stream';
 import path from 'node:path';
 import { SpanKind } from '@opentelemetry/api';
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  SimpleSpanProcessor,
-  type ReadableSpan,
-} from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { Client } from '../../lib/client/client';
 import { Runtime } from '../../lib/core/runtime';
@@ -30,9 +25,9 @@ import {
 import { serverWith, tool } from '../helpers/fixtures';
 import { cleanups, eventually, listenHttp } from '../helpers/http';
 import { recordingMeter } from './otel-recording-meter';
+import { recordingTracer } from './otel-recording-tracer';
 
-const exporter = new InMemorySpanExporter();
-const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }).getTracer('session');
+const { exporter, tracer } = recordingTracer('session');
 beforeEach(() => exporter.reset());
 
 const ROOT = path.resolve(__dirname, '../..');

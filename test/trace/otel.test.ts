@@ -12,12 +12,7 @@ import {
   type Context,
   type ContextManager,
 } from '@opentelemetry/api';
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  SimpleSpanProcessor,
-  type ReadableSpan,
-} from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Client } from '../../lib/client/client';
 import { Runtime } from '../../lib/core/runtime';
@@ -28,10 +23,9 @@ import { openTelemetry } from '../../lib/trace/otel';
 import { formatBaggage, formatTraceparent, parseBaggage, parseTraceparent } from '../../lib/trace/traceparent';
 import { serverWith, tool } from '../helpers/fixtures';
 import { fakeClock, GOLDEN_EPOCH, openPair, traceServer } from '../fixtures/traces/session';
+import { recordingTracer } from './otel-recording-tracer';
 
-const exporter = new InMemorySpanExporter();
-const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-const tracer = provider.getTracer('trace-otel-test');
+const { exporter, tracer } = recordingTracer('trace-otel-test');
 
 afterEach(() => exporter.reset());
 

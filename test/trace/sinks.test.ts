@@ -6,7 +6,6 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SpanKind } from '@opentelemetry/api';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { Runtime } from '../../lib/core/runtime';
 import type { Logger } from '../../lib/core/logger';
@@ -18,6 +17,7 @@ import { createNdjsonTraceSink, toNdjsonLine } from '../../lib/trace/sinks/ndjso
 import { createPrettyTraceSink } from '../../lib/trace/sinks/pretty';
 import type { TraceEvent } from '../../lib/trace/types';
 import { fakeClock, GOLDEN_EPOCH, openPair, runGoldenSession, traceServer } from '../fixtures/traces/session';
+import { recordingTracer } from './otel-recording-tracer';
 
 const directory = mkdtempSync(join(tmpdir(), 'switchboard-trace-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -194,8 +194,7 @@ describe('redaction', () => {
      * (payloads recorded).
      */
     async function callWithSecret() {
-      const exporter = new InMemorySpanExporter();
-      const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }).getTracer('t');
+      const { exporter, tracer } = recordingTracer('t');
       const runtime = new Runtime({ redact, instrumentation: openTelemetry({ tracer, recordPayloads: true }) });
       const path = join(directory, 'redacted.ndjson');
       const file = createNdjsonFileSink(path);
