@@ -7,6 +7,7 @@ import type { TraceUiSettings } from '../trace-args';
 import { withLive } from '../../trace/viewer/page';
 import { CliFailure } from '../errors';
 import type { CliIo } from '../io';
+import { urlHost } from '../http-listener';
 import { isLoopbackHost, newToken } from './guard';
 import { TraceUiServer, type TraceUiLimits } from './server';
 import { emptyViewerPage } from '../viewer-page';
@@ -23,7 +24,7 @@ export async function openTraceUi(
   const page = withLive(await emptyViewerPage(), 'events');
   const server = await TraceUiServer.listen({ port, host, page, ...(token && { token }) }, limits).catch(
     (error: Error) => {
-      throw new CliFailure(`Cannot listen for the trace UI on ${host}:${port}: ${error.message}`, [], { cause: error });
+      throw new CliFailure(`The trace UI: ${error.message}`, [], { cause: error });
     },
   );
   io.err(`Trace UI: ${traceUiUrl(host, server.port, token)}`);
@@ -37,6 +38,5 @@ export function tokenFor(host: string): string | undefined {
 
 /** The URL printed for a listener on `host`:`port` (an IPv6 address in brackets), with its token when it has one. */
 export function traceUiUrl(host: string, port: number, token: string | undefined): string {
-  const origin = `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
-  return `${origin}/${token ? `?token=${token}` : ''}`;
+  return `http://${urlHost(host)}:${port}/${token ? `?token=${token}` : ''}`;
 }

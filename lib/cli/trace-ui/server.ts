@@ -5,12 +5,12 @@
  * do: the ring and each page's queue have a bound in events and in characters, a page that does not read gets
  * nothing written until its socket drains and loses its oldest queued events (counted, and told) meanwhile.
  */
-import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toNdjsonLine } from '../../trace/sinks/ndjson';
 import type { TraceSink } from '../../trace/sinks/sink';
 import type { TraceEvent } from '../../trace/types';
 import { LIVE_PAGE_POLICY } from '../../trace/viewer/page';
+import { listenHttp, type HttpListener } from '../http-listener';
 import { BoundedLog } from './bounded-log';
 import { refusal, type Guard } from './guard';
 
@@ -102,7 +102,7 @@ export class TraceUiServer implements TraceSink {
   private closed = false;
 
   private constructor(
-    private readonly http: HttpServer,
+    private readonly listener: HttpListener,
     private readonly page: string,
     private readonly guard: Guard,
     private readonly limits: TraceUiLimits,
@@ -112,28 +112,25 @@ export class TraceUiServer implements TraceSink {
       for (const page of this.pages) page.flush();
     }, limits.batchMs);
     this.timer.unref();
-    http.on('request', (request, response) => this.answer(request, response));
   }
 
   /**
-   * Listens on `host`:`port` (0: a free port), serving `page` (the live viewer page); `token`, when given,
-   * is required of every request. Rejects when it cannot listen.
+   * Listens on `host`:`port` (0: a free port; the HTTP server's connection caps and timeouts as `serve --http`
+   * has them), serving `page` (the live viewer page); `token`, when given, is required of every request.
+   * Rejects with a `CliFailure` when it cannot listen.
    */
   static async listen(
     options: { port: number; host: string; page: string; token?: string },
     limits: Partial<TraceUiLimits> = {},
   ): Promise<TraceUiServer> {
-    const http = createServer();
-    await new Promise<void>((resolve, reject) => {
-      http.once('error', reject);
-      http.listen(options.port, options.host, () => {
-        http.off('error', reject);
-        resolve();
-      });
-    });
-    const { port } = http.address() as AddressInfo;
-    const guard = { port, ...(options.token !== undefined && { token: options.token }) };
-    return new TraceUiServer(http, options.page, guard, { ...DEFAULT_TRACE_UI_LIMITS, ...limits });
+    let ui: TraceUiServer | undefined;
+    const listener = await listenHttp((request, response) => ui!.answer(request, response), options.port, options.host);
+    const guard = {
+      port: Number(new URL(listener.origin).port),
+      ...(options.token !== undefined && { token: options.token }),
+    };
+    ui = new TraceUiServer(listener, options.page, guard, { ...DEFAULT_TRACE_UI_LIMITS, ...limits });
+    return ui;
   }
 
   /** The port listened on. */
@@ -174,9 +171,7 @@ export class TraceUiServer implements TraceSink {
       page.response.end('event: end\ndata: {}\n\n');
     }
     this.pages.clear();
-    const closed = new Promise<void>((resolve) => this.http.close(() => resolve()));
-    this.http.closeAllConnections();
-    await closed;
+    await this.listener.close();
   }
 
   /** The event as one line of JSON, as `--trace-file` writes it; a long one without its message. */
